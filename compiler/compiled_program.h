@@ -1,0 +1,100 @@
+// What ptoc produces and ptorun consumes: the compiled operator. Root
+// functions with their task graphs (leaf calls with successors and the GM
+// regions each task reads and writes, all as dim expressions over the dims
+// and the loop variables of the root), leaf functions with their costs, the
+// generated kernels, and the loop nest that instantiates roots at run time.
+// The bundle (runtime/bundle.h) serialises exactly this.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir.h"
+
+namespace ptoc {
+
+// PyPTO's CoreType numbering (dyn_topo.txt): AIV=0, AIC=1.
+enum class CoreType : uint8_t { AIV = 0, AIC = 1 };
+
+// Pipes of an AI Core, in the order the cost arrays use.
+enum class PipeId : uint8_t { MTE2, MTE1, M, FIX, V, MTE3, S };
+inline constexpr int kNumPipes = 7;
+std::string_view pipe_name(PipeId p);  // "MTE2", "MTE1", "M", "FIX", "V", "MTE3", "S"
+
+struct GmTensor {
+  enum class Role : uint8_t { Input, Output, Workspace, Temp };
+  std::string name;
+  Role role = Role::Input;
+  DType dtype = DType::fp32;
+  std::vector<DimExpr> shape;  // Temp shapes may use the root's loop variables and factor
+  Format format = Format::ND;
+  bool l2_bypass = false;
+  int root = -1;               // Temp: the root function that owns it (one copy per instance)
+};
+
+// A box in a GM tensor, in elements of that tensor's logical (ND) shape.
+struct Region {
+  int tensor = -1;
+  std::vector<DimExpr> offset;
+  std::vector<DimExpr> extent;
+};
+
+struct LeafFunction {
+  int id = -1;
+  uint64_t hash = 0;               // structural hash (the "leafHash"/function hash)
+  CoreType core = CoreType::AIV;
+  int kernel = -1;                 // index into CompiledProgram::kernels (deduplicated)
+  std::array<int64_t, kNumPipes> pipe_cycles{};  // busy cycles per pipe for one call
+  int64_t est_cycles = 0;          // one call, with the overlap its merged chains allow
+  int chains = 1;                  // independent tile chains merged into this leaf
+  int64_t ub_bytes = 0, l1_bytes = 0, l0a_bytes = 0, l0b_bytes = 0, l0c_bytes = 0;
+  int num_ops = 0;                 // tile ops in the leaf
+  std::string merge_info;          // e.g. "l1ReuseInfo hashOrder: func8_0, subGraphCount: 24"
+};
+
+struct Kernel {
+  std::string name;                // C symbol, e.g. "rmsnorm_3_0"
+  CoreType core = CoreType::AIV;
+  std::string source;              // CCE source; compiles for the device and, with -DPTO_HOST, for the host
+  uint64_t source_hash = 0;
+  int num_args = 0;                // int64 arguments it reads (PtoKernelArgs::args)
+  int num_gm = 0;                  // GM base pointers it reads (PtoKernelArgs::gm)
+};
+
+struct Task {
+  int leaf = -1;
+  std::vector<int> gm;             // GM tensor index per kernel GM slot
+  std::vector<DimExpr> args;       // kernel int64 arguments (offsets, valid extents)
+  std::vector<Region> reads, writes;
+  std::vector<int> succ;           // successor task indices within the root
+  int pred_count = 0;
+  int hash_order = 0;              // order of first appearance of this leaf's hash in its root
+  std::string label;               // semantic label of its ops (first one), "" if none
+  int op_magic = 0;                // id of the CALL op (PyPTO's callOpMagic)
+};
+
+struct RootFunction {
+  int index = -1;                  // function magic (func{index}_{order})
+  std::string name;
+  uint64_t hash = 0;
+  std::vector<std::string> loop_vars;
+  int64_t factor = 1;
+  std::vector<Task> tasks;         // topologically ordered
+  std::vector<int> temps;          // GmTensor indices with role Temp owned by this root
+};
+
+struct CompiledProgram {
+  std::string name, target, doc;
+  std::string spec_file, spec_source;        // kept so ptorun --check can rebuild the tensor graph
+  std::vector<std::string> set_overrides;    // the `--set` switches the bundle was compiled with
+  std::vector<DimDecl> dims;
+  Options options;
+  std::vector<GmTensor> tensors;             // spec tensors first (same order as Program::tensors), then temps
+  std::vector<LeafFunction> leaves;
+  std::vector<Kernel> kernels;
+  std::vector<RootFunction> roots;
+  std::vector<LoopNode> control;             // LoopNode::root indexes `roots`
+};
+
+}  // namespace ptoc

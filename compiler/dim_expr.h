@@ -1,0 +1,73 @@
+// Symbolic integer expressions over dims, loop variables and literals
+// (shapes, loop bounds, slice offsets, valid extents). Immutable, shared,
+// constant-folded on construction.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ptoc {
+
+class DimExpr {
+ public:
+  enum class Kind { Const, Sym, Add, Sub, Mul, FloorDiv, Mod, Neg, CeilDiv, Min, Max };
+
+  DimExpr();                         // the constant 0
+  DimExpr(int64_t v);                // NOLINT: implicit on purpose, literals read naturally
+  static DimExpr sym(const std::string& name);  // a dim, loop variable or unroll factor
+
+  Kind kind() const;
+  bool is_const() const { return kind() == Kind::Const; }
+  std::optional<int64_t> as_const() const;
+  const std::string& name() const;   // for Sym
+  const std::vector<DimExpr>& args() const;
+
+  // Binding of symbols to values; missing symbols throw UnboundSymbol.
+  using Env = std::map<std::string, int64_t, std::less<>>;
+  int64_t eval(const Env& env) const;
+  // Replace symbols that have a binding (e.g. static loop vars, unroll factors); fold.
+  DimExpr substitute(const Env& env) const;
+  void collect_symbols(std::vector<std::string>& out) const;
+
+  // Canonical text: fully parenthesised only where needed; stable for golden tests.
+  std::string str() const;
+  // The same expression as a C++ int64_t expression; `sym` maps a symbol to C code.
+  std::string to_c(const std::function<std::string(const std::string&)>& sym) const;
+  bool same(const DimExpr& o) const { return str() == o.str(); }
+  size_t hash() const;
+
+  friend DimExpr operator+(const DimExpr& a, const DimExpr& b);
+  friend DimExpr operator-(const DimExpr& a, const DimExpr& b);
+  friend DimExpr operator*(const DimExpr& a, const DimExpr& b);
+  friend DimExpr operator-(const DimExpr& a);
+  friend DimExpr floordiv(const DimExpr& a, const DimExpr& b);
+  friend DimExpr mod(const DimExpr& a, const DimExpr& b);
+  friend DimExpr ceil_div(const DimExpr& a, const DimExpr& b);
+  friend DimExpr min(const DimExpr& a, const DimExpr& b);
+  friend DimExpr max(const DimExpr& a, const DimExpr& b);
+
+  struct Node;
+
+ private:
+  explicit DimExpr(std::shared_ptr<const Node> n) : n_(std::move(n)) {}
+  static DimExpr make(Kind k, std::vector<DimExpr> args);
+  std::shared_ptr<const Node> n_;
+};
+
+struct UnboundSymbol : std::runtime_error {
+  explicit UnboundSymbol(const std::string& s) : std::runtime_error("unbound symbol '" + s + "'"), symbol(s) {}
+  std::string symbol;
+};
+struct DimEvalError : std::runtime_error {
+  using std::runtime_error::runtime_error;  // division by zero and the like
+};
+
+// Python semantics: floor division and modulo round toward -inf.
+int64_t floor_div_i64(int64_t a, int64_t b);
+int64_t floor_mod_i64(int64_t a, int64_t b);
+
+}  // namespace ptoc

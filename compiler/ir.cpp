@@ -1,0 +1,83 @@
+#include "ir.h"
+
+namespace ptoc {
+
+std::string_view op_kind_name(OpKind k) {
+  switch (k) {
+    case OpKind::TensorRef: return "tensor";
+    case OpKind::Full: return "full";
+    case OpKind::Add: return "add";
+    case OpKind::Sub: return "sub";
+    case OpKind::Mul: return "mul";
+    case OpKind::Div: return "div";
+    case OpKind::Maximum: return "maximum";
+    case OpKind::Minimum: return "minimum";
+    case OpKind::Exp: return "exp";
+    case OpKind::Log: return "log";
+    case OpKind::Sqrt: return "sqrt";
+    case OpKind::Rsqrt: return "rsqrt";
+    case OpKind::Abs: return "abs";
+    case OpKind::Neg: return "neg";
+    case OpKind::Reciprocal: return "reciprocal";
+    case OpKind::Relu: return "relu";
+    case OpKind::Sigmoid: return "sigmoid";
+    case OpKind::Tanh: return "tanh";
+    case OpKind::Gelu: return "gelu";
+    case OpKind::Silu: return "silu";
+    case OpKind::Sum: return "sum";
+    case OpKind::Amax: return "amax";
+    case OpKind::Amin: return "amin";
+    case OpKind::Mean: return "mean";
+    case OpKind::Cast: return "cast";
+    case OpKind::Matmul: return "matmul";
+    case OpKind::Transpose: return "transpose";
+    case OpKind::Reshape: return "reshape";
+    case OpKind::View: return "view";
+    case OpKind::Concat: return "concat";
+    case OpKind::Assemble: return "assemble";
+  }
+  return "?";
+}
+
+bool is_binary(OpKind k) { return k >= OpKind::Add && k <= OpKind::Minimum; }
+bool is_unary(OpKind k) { return k >= OpKind::Exp && k <= OpKind::Silu; }
+bool is_reduction(OpKind k) { return k >= OpKind::Sum && k <= OpKind::Mean; }
+bool is_vector_op(OpKind k) {
+  return is_binary(k) || is_unary(k) || is_reduction(k) || k == OpKind::Cast || k == OpKind::Transpose ||
+         k == OpKind::Concat || k == OpKind::Full;
+}
+
+const MergeSetting::Entry* MergeSetting::lookup(int64_t magic, int64_t order, const std::string& label) const {
+  const Entry* func = nullptr;
+  const Entry* lab = nullptr;
+  const Entry* global = nullptr;
+  for (const auto& e : entries) {
+    switch (e.key) {
+      case Entry::Key::Func:
+        if (e.func_magic == magic && e.func_order == order) func = &e;
+        break;
+      case Entry::Key::Label:
+        if (!label.empty() && e.name == label) lab = &e;
+        break;
+      case Entry::Key::Global:
+      case Entry::Key::Default:
+        global = &e;
+        break;
+    }
+  }
+  return func ? func : lab ? lab : global;
+}
+
+int Program::find_tensor(const std::string& n) const {
+  for (size_t i = 0; i < tensors.size(); ++i)
+    if (tensors[i].name == n) return int(i);
+  return -1;
+}
+
+const DimDecl* Program::find_dim(const std::string& n) const {
+  for (const auto& d : dims)
+    if (d.name == n) return &d;
+  return nullptr;
+}
+
+}  // namespace ptoc

@@ -1,0 +1,191 @@
+// The tensor graph: what a spec means, after the front end has checked and
+// elaborated it. Ops on whole tensors with symbolic shapes; `if` resolved,
+// static loops unrolled, dynamic loops kept as a nest whose bodies are
+// root-function templates (one per unroll gear). The reference evaluator and
+// the compiler passes both start from here.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "diag.h"
+#include "dim_expr.h"
+#include "dtype.h"
+
+namespace ptoc {
+
+enum class Format : uint8_t { ND, NZ };
+
+struct DimDecl {
+  std::string name;
+  bool dynamic = false;
+  int64_t value = 0;         // static dims
+  int64_t max = 0;           // dynamic: 0 = no bound given
+  int64_t divisible_by = 1;  // dynamic: checked at loop entry under runtime_debug_mode 4
+  SrcLoc loc;
+};
+
+enum class TensorRole : uint8_t { Input, Output, Workspace };
+
+struct TensorDecl {
+  std::string name;
+  TensorRole role = TensorRole::Input;
+  DType dtype = DType::fp32;
+  std::vector<DimExpr> shape;  // over dims only
+  Format format = Format::ND;
+  bool l2_bypass = false;      // {cache_policy: {tensor: NAME, l2: bypass}}
+  SrcLoc loc;
+};
+
+struct CubeTile {
+  std::array<int64_t, 2> m{}, n{};  // [L0, L1]
+  std::array<int64_t, 3> k{};       // [L0, L1 of A, L1 of B]; two given values mean kB = kA
+  bool split_k = false;
+  SrcLoc loc;
+};
+
+struct VecTile {
+  std::vector<int64_t> shape;
+  SrcLoc loc;  // the {vec_tile: ...} statement, for "reduce vec_tile on axis 0 at line 9"
+};
+
+struct ScopeInfo {
+  int64_t id = -1;  // -1: unscoped
+  bool parallel_merge = false;
+  bool cross_scope_merge = false;
+};
+
+enum class OpKind : uint8_t {
+  TensorRef,  // the whole GM tensor `tensor` as a value (inputs, outputs, workspaces)
+  Full,       // full(shape, value, dtype)
+  // binary elementwise (broadcasting); one operand may be a scalar literal
+  Add, Sub, Mul, Div, Maximum, Minimum,
+  // unary elementwise
+  Exp, Log, Sqrt, Rsqrt, Abs, Neg, Reciprocal, Relu, Sigmoid, Tanh, Gelu, Silu,
+  // reductions over one axis
+  Sum, Amax, Amin, Mean,
+  Cast, Matmul, Transpose, Reshape, View, Concat,
+  Assemble,   // writes inputs[0] into tensor `tensor` at `offsets`; no result value
+};
+
+std::string_view op_kind_name(OpKind k);  // spec spelling: "add", "exp", "matmul", "view", ...
+bool is_binary(OpKind k);
+bool is_unary(OpKind k);
+bool is_reduction(OpKind k);
+// Ops that move data and need a vec_tile: elementwise, reductions, cast, transpose, concat, full.
+bool is_vector_op(OpKind k);
+
+struct Value {
+  int id = -1;
+  std::string name;             // the spec name it was bound to ("" for temporaries)
+  DType dtype = DType::fp32;
+  std::vector<DimExpr> shape;
+  std::vector<DimExpr> valid;   // valid shape (== shape unless a view/slice clipped it)
+  int def_op = -1;
+};
+
+struct Op {
+  int id = -1;
+  OpKind kind = OpKind::Add;
+  std::vector<int> inputs;  // value ids
+  int output = -1;          // value id; -1 for Assemble
+
+  // Attributes; which ones apply depends on `kind`.
+  int tensor = -1;                  // TensorRef, Assemble: index into Program::tensors
+  std::vector<int> axes;            // reductions: {axis}; Transpose: {d0, d1}; Concat: {dim} (non-negative)
+  bool keepdim = false;
+  DType dtype = DType::fp32;        // Cast target; Matmul out_dtype; Full dtype
+  bool trans_a = false, trans_b = false;
+  std::optional<double> scalar;     // binary op with a literal operand
+  bool scalar_first = false;        // literal is the left operand (`2 - x`)
+  double fill = 0;                  // Full value
+  std::vector<DimExpr> offsets;     // View / Assemble
+  std::vector<DimExpr> shape;       // View window / Reshape target / Full shape
+  std::vector<DimExpr> valid;       // View: valid= (empty: computed by clipping to the source)
+  bool inplace = false;             // Reshape
+
+  // Tile state in force when the op was written.
+  std::optional<VecTile> vec_tile;
+  std::optional<CubeTile> cube_tile;
+  ScopeInfo scope;
+  std::string label;
+  SrcLoc loc;     // the operator token inside the statement string
+  int stmt = -1;  // index of the source statement (for grouping in printouts)
+};
+
+// One *_setting map of `options.pass`.
+struct MergeSetting {
+  struct Entry {
+    enum class Key : uint8_t { Global, Default, Func, Label } key = Key::Default;
+    std::string name;       // the key as written ("DEFAULT", "0", "func8_0", "MM1")
+    int64_t func_magic = -1, func_order = -1;  // Key::Func
+    int64_t count = 1;      // 0 = automatic
+    std::string side;       // cube_l1_reuse_setting only: "" (auto), "left", "right", "auto"
+    SrcLoc loc;
+  };
+  bool given = false;
+  std::vector<Entry> entries;
+  // The entry that applies to a root function (magic, order) with a label; most specific wins.
+  const Entry* lookup(int64_t magic, int64_t order, const std::string& label) const;
+};
+
+struct Options {
+  // runtime
+  int64_t stitch_function_max_num = 128;  // 1..1024
+  int device_sched_mode = 0;              // 0..3
+  int64_t max_workspace_kb = 0;           // 0: no cap
+  // pass
+  MergeSetting cube_l1_reuse_setting;     // default: on, automatic
+  MergeSetting cube_nbuffer_setting;      // default: {DEFAULT: 1} (off)
+  MergeSetting vec_nbuffer_setting;       // default: automatic
+  // codegen
+  bool enable_pmu_trace = false;
+  // debug
+  int runtime_debug_mode = 0;             // 0..4
+};
+
+// A root-function template: the body of one dynamic-loop path (one unroll
+// gear), or a run of top-level statements outside loops.
+struct RootTemplate {
+  int index = -1;                  // the function magic shown as func{index}_{order}
+  std::string name;                // e.g. "LOOP_B_k4" or "top_0"
+  std::vector<int> ops;            // op ids in program order
+  std::vector<std::string> loop_vars;  // enclosing dynamic loop variables, outermost first
+  int64_t factor = 1;              // the gear's unroll factor (1 when not unrolled)
+};
+
+struct LoopNode;
+struct Gear {
+  int64_t factor = 1;              // iterations this body covers
+  std::vector<LoopNode> body;
+};
+struct LoopNode {
+  enum class Kind : uint8_t { Root, Loop } kind = Kind::Root;
+  int root = -1;                   // Kind::Root: index into Program::roots
+  // Kind::Loop (always dynamic; static loops were unrolled):
+  std::string var, name, factor_var;
+  DimExpr begin, end, step = 1;    // trip count = ceil_div(end - begin, step)
+  std::vector<Gear> gears;         // descending factors; the last has factor 1
+  SrcLoc loc;
+};
+
+struct Program {
+  std::string file, name, doc, target = "ascend910b1";
+  std::vector<DimDecl> dims;
+  std::vector<TensorDecl> tensors;  // inputs, then outputs, then workspaces, each in spec order
+  Options options;
+  std::vector<Value> values;
+  std::vector<Op> ops;
+  std::vector<RootTemplate> roots;
+  std::vector<LoopNode> body;       // top level: Root nodes and Loop nodes in program order
+
+  int find_tensor(const std::string& name) const;  // -1 if absent
+  const DimDecl* find_dim(const std::string& name) const;
+};
+
+// Stable text form (`ptoc SPEC --emit ir`), pinned by golden tests.
+std::string print_ir(const Program& p);
+
+}  // namespace ptoc
