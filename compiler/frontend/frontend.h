@@ -1,0 +1,29 @@
+// The spec front end: YAML + statement strings -> checked, elaborated Program.
+#pragma once
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "compiler/diag.h"
+#include "compiler/ir.h"
+
+namespace ptoc {
+
+struct FrontendOptions {
+  std::vector<std::string> sets;  // "group.key=value" overrides (`--set`), applied over the file's options
+  std::string target;             // overrides the spec's target when not empty
+};
+
+// Parses, checks and elaborates the spec whose text `diags` holds (diags.file() names it).
+// Every error goes to `diags` (up to 20); returns nullopt when any error was reported.
+std::optional<Program> parse_spec(DiagEngine& diags, const FrontendOptions& opts);
+
+// Reads `path` and parses it; prints diagnostics (errors and warnings) to `err`.
+// A file that cannot be read is reported as "<path>: error: cannot read file: <reason>".
+std::optional<Program> load_spec_file(const std::string& path, const FrontendOptions& opts, std::ostream& err);
+// Same, for text already in memory (ptorun --check rebuilds the graph from the bundle's copy).
+std::optional<Program> load_spec_text(const std::string& file_name, const std::string& text,
+                                      const FrontendOptions& opts, std::ostream& err);
+
+}  // namespace ptoc
