@@ -3,6 +3,7 @@
 // constant-folded on construction.
 #pragma once
 #include <cstdint>
+#include <stdexcept>
 #include <functional>
 #include <map>
 #include <memory>

@@ -3,6 +3,7 @@
 // Inputs and outputs of `ptoc eval` and `ptorun` travel in this form.
 #pragma once
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 

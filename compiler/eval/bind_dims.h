@@ -1,6 +1,7 @@
 // Binding dynamic dims from input shapes (shared by `ptoc eval` and `ptorun`).
 #pragma once
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 

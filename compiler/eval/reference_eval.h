@@ -4,6 +4,7 @@
 // code with the tiling passes on purpose.
 #pragma once
 #include <map>
+#include <stdexcept>
 #include <string>
 
 #include "compiler/ir.h"
