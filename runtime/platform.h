@@ -2,6 +2,7 @@
 // compiler's cost estimate and of the machine model lives here, with its
 // source beside it in platform.cpp.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -53,6 +54,20 @@ struct Platform {
   int64_t build_per_root_cycles = 0;          // ... plus per root-function instance
   int64_t build_per_task_cycles = 0;          // ... plus per task
   int64_t thread_start_cycles = 0, init_cycles = 0, handshake_cycles = 0, exit_cycles = 0;
+  // Added by the machine model (same clocks as above):
+  int64_t sched_resolve_per_succ_cycles = 0;  // AICPU: per successor edge decremented on completion
+  int64_t submit_cycles = 0;                  // Control AICPU: push one built device task to the schedulers
+  int64_t launch_gap_cycles = 0;              // AICPU clock: host launch gap between two rounds
+  int64_t devtask_rcv_cycles = 0;             // Schedule AICPU: receive one device task
+  int64_t devtask_sync_stop_cycles = 0;       // Schedule AICPU: stop notice to its cores after a device task
+  int64_t devtask_rsp_cycles = 0;             // Schedule AICPU: completion response to Control
+  int64_t devtask_refresh_cycles = 0;         // AI Core: refresh the cached device-task data (dcci)
+
+  // Schedule AICPU threads actually used: every AICPU but the Control one, up to the hardware cap.
+  int sched_threads() const { return std::max(1, std::min(aicpu - 1, max_sched_aicpu)); }
+  // Peaks (derived): fp16 cube FLOP/s = AIC x 16x16x16 MAC x 2 x clock; HBM bytes/s.
+  double peak_cube_flops() const { return double(aic) * cube_m * cube_n * cube_k * 2.0 * core_mhz * 1e6; }
+  double hbm_bytes_per_s() const { return hbm_total_gbps * 1e9; }
 
   int npu_arch() const { return arch == "dav_3510" ? 3510 : 2201; }
   bool is_950() const { return npu_arch() == 3510; }
