@@ -1,0 +1,48 @@
+// The discrete-event machine model of one Ascend die running a PyPTO-style
+// operator: Control AICPU building device tasks, Schedule AICPUs dispatching
+// ready tasks to AIC/AIV cores (two slots each), cores running leaf kernels
+// on a pipe model, HBM bandwidth shared by all cores and an L2 cache.
+//
+// Deterministic: integer picosecond clock, ties broken by event creation
+// order; nothing depends on host time, addresses or hashing order.
+#pragma once
+#include <cstdint>
+#include <functional>
+
+#include "compiler/compiled_program.h"
+#include "runtime/device_task.h"
+#include "runtime/platform.h"
+#include "runtime/sim/trace.h"
+
+namespace ptoc::sim {
+
+// Produces the device tasks of round `round` one at a time (the Control
+// AICPU's control-flow walk and stitch); returns false when the round has no
+// more. Called lazily: when the simulated Control AICPU starts building the
+// next device task, so memory grows with the device tasks in flight only.
+// `out` is a recycled object: fill every field.
+using DeviceTaskSource = std::function<bool(int round, runtime::DeviceTask& out)>;
+
+// Called when a task starts on its simulated core, in simulated start order
+// (a topological order of the dependencies): the executor may run the
+// task's numerics here. It cannot change the timeline.
+using TaskStartHook = std::function<void(const runtime::DeviceTask&, uint32_t task_index)>;
+
+struct SimOptions {
+  int rounds = 1;                  // launches of the operator; L2 contents carry over
+  int device_sched_mode = -1;      // -1: the program's Options::device_sched_mode
+  int max_inflight_devtasks = 2;   // device tasks built but not finished that Control may hold (ready-queue depth)
+  bool keep_task_records = true;   // RoundTrace::tasks (ignored when task_sink is set)
+  TaskRecordSink task_sink;        // streaming: records go here instead of RoundTrace::tasks
+  TaskStartHook on_task_start;
+  uint32_t l2_line_bytes = 512;    // L2 line (PyPTO CostModel CacheMachine: 512 B lines)
+  int devtask_stage_cap = 200;     // PERF_TRACE_COUNT_DEVTASK_MAX_NUM
+};
+
+// Runs the model. Stage lanes are always recorded (up to the cap); task
+// records per SimOptions. Throws nothing on well-formed input; a device task
+// whose graph never completes (a cycle) is reported as std::runtime_error.
+Trace simulate(const Platform& platform, const CompiledProgram& program, const SimOptions& options,
+               const DeviceTaskSource& source);
+
+}  // namespace ptoc::sim
