@@ -13,14 +13,19 @@ DiagEngine::DiagEngine(std::string file, std::string source) : file_(std::move(f
 
 void DiagEngine::error(SrcLoc loc, std::string message, std::string hint, int length) {
   if (full()) return;
-  diags_.push_back({Diagnostic::Severity::Error, loc, std::max(1, length), std::move(message), std::move(hint)});
+  diags_.push_back({Diagnostic::Severity::Error, loc, std::max(1, length), std::move(message), std::move(hint), {}});
+  ++errors_;
+}
+void DiagEngine::error_in(std::string origin, std::string message, std::string hint) {
+  if (full()) return;
+  diags_.push_back({Diagnostic::Severity::Error, SrcLoc{}, 1, std::move(message), std::move(hint), std::move(origin)});
   ++errors_;
 }
 void DiagEngine::warning(SrcLoc loc, std::string message, std::string hint, int length) {
-  diags_.push_back({Diagnostic::Severity::Warning, loc, std::max(1, length), std::move(message), std::move(hint)});
+  diags_.push_back({Diagnostic::Severity::Warning, loc, std::max(1, length), std::move(message), std::move(hint), {}});
 }
 void DiagEngine::note(SrcLoc loc, std::string message, int length) {
-  diags_.push_back({Diagnostic::Severity::Note, loc, std::max(1, length), std::move(message), {}});
+  diags_.push_back({Diagnostic::Severity::Note, loc, std::max(1, length), std::move(message), {}, {}});
 }
 
 std::string DiagEngine::line_text(int n) const {
@@ -37,10 +42,10 @@ std::string DiagEngine::render(const Diagnostic& d) const {
   std::ostringstream os;
   const char* sev = d.severity == Diagnostic::Severity::Error ? "error"
                     : d.severity == Diagnostic::Severity::Warning ? "warning" : "note";
-  os << file_;
-  if (d.loc.valid()) os << ':' << d.loc.line << ':' << d.loc.col;
+  os << (d.origin.empty() ? file_ : d.origin);
+  if (d.origin.empty() && d.loc.valid()) os << ':' << d.loc.line << ':' << d.loc.col;
   os << ": " << sev << ": " << d.message << '\n';
-  if (d.loc.valid()) {
+  if (d.origin.empty() && d.loc.valid()) {
     std::string text = line_text(d.loc.line);
     os << text << '\n';
     // Keep tabs so the caret lines up under the token.

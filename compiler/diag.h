@@ -23,6 +23,7 @@ struct Diagnostic {
   int length = 1;          // columns underlined (>= 1)
   std::string message;     // what is wrong
   std::string hint;        // how to fix it ("did you mean 'vec_tile'?"); may be empty
+  std::string origin;      // shown instead of the engine's file when set (e.g. "<command line>")
 };
 
 class DiagEngine {
@@ -33,6 +34,8 @@ class DiagEngine {
   void error(SrcLoc loc, std::string message, std::string hint = {}, int length = 1);
   void warning(SrcLoc loc, std::string message, std::string hint = {}, int length = 1);
   void note(SrcLoc loc, std::string message, int length = 1);
+  // An error that is not in the spec file (e.g. origin "<command line>" for --set); no source line.
+  void error_in(std::string origin, std::string message, std::string hint = {});
 
   int error_count() const { return errors_; }
   bool has_errors() const { return errors_ > 0; }
