@@ -1,0 +1,406 @@
+// Host twin, part 2: the tile ops of kernels/pto_tile.h in plain C++.
+// Loops run over the valid region only, with unit-stride inner loops the
+// compiler vectorizes; fp16/bf16 are converted through fp32 and rounded back
+// after every op. The matmul converts its operands to fp32 once per call and
+// runs a register-blocked kernel (pto_host_gemm.h).
+#pragma once
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "pto_host_gemm.h"
+
+namespace pto {
+namespace host {
+
+// Element traits: the type arithmetic runs in and the rounding on store.
+template <typename T> struct Elem;
+template <> struct Elem<float> {
+  using C = float;
+  static inline float load(float x) { return x; }
+  static inline float store(float v) { return v; }
+  static constexpr bool is_float = true;
+};
+template <> struct Elem<f16> {
+  using C = float;
+  static inline float load(f16 x) { return half_bits_to_float(x.bits); }
+  static inline f16 store(float v) { return f16{float_to_half_bits(v)}; }
+  static constexpr bool is_float = true;
+};
+template <> struct Elem<bf16> {
+  using C = float;
+  static inline float load(bf16 x) { return bf16_bits_to_float(x.bits); }
+  static inline bf16 store(float v) { return bf16{float_to_bf16_bits(v)}; }
+  static constexpr bool is_float = true;
+};
+// Integers: arithmetic in double, store truncates toward zero and wraps
+// (non-finite -> 0), as ptoc::round_to_dtype.
+template <typename I> struct IntElem {
+  using C = double;
+  static inline double load(I x) { return double(x); }
+  static inline I store(double v) { return isfinite(v) ? I(int64_t(trunc(v))) : I(0); }
+  static constexpr bool is_float = false;
+};
+template <> struct Elem<int32_t> : IntElem<int32_t> {};
+template <> struct Elem<int8_t> : IntElem<int8_t> {};
+template <> struct Elem<uint8_t> : IntElem<uint8_t> {};
+template <> struct Elem<boolean> {
+  using C = double;
+  static inline double load(boolean x) { return x.v ? 1.0 : 0.0; }
+  static inline boolean store(double v) { return boolean{uint8_t(v != 0.0 ? 1 : 0)}; }
+  static constexpr bool is_float = false;
+};
+
+template <int OP, typename C> inline C binop(C a, C b) {
+  if constexpr (OP == PTO_ADD) return a + b;
+  else if constexpr (OP == PTO_SUB) return a - b;
+  else if constexpr (OP == PTO_MUL) return a * b;
+  else if constexpr (OP == PTO_DIV) return a / b;
+  else if constexpr (OP == PTO_MAX) return a > b ? a : b;
+  else return a < b ? a : b;
+}
+
+template <typename C> inline C sigmoid(C x) { return C(1) / (C(1) + exp(-x)); }
+
+template <int OP, typename C> inline C unop(C x) {
+  if constexpr (OP == PTO_EXP) return exp(x);
+  else if constexpr (OP == PTO_LOG) return log(x);
+  else if constexpr (OP == PTO_SQRT) return sqrt(x);
+  else if constexpr (OP == PTO_RSQRT) return C(1) / sqrt(x);
+  else if constexpr (OP == PTO_ABS) return x < C(0) ? -x : x;
+  else if constexpr (OP == PTO_NEG) return -x;
+  else if constexpr (OP == PTO_RECIPROCAL) return C(1) / x;
+  else if constexpr (OP == PTO_RELU) return x > C(0) ? x : C(0);
+  else if constexpr (OP == PTO_SIGMOID) return sigmoid(x);
+  else if constexpr (OP == PTO_TANH) return tanh(x);
+  else if constexpr (OP == PTO_GELU) {
+    const C k = C(0.7978845608028654);  // sqrt(2 / pi)
+    return C(0.5) * x * (C(1) + tanh(k * (x + C(0.044715) * x * x * x)));
+  } else {
+    return x * sigmoid(x);
+  }
+}
+
+// Index of element (i, j) of a broadcast operand of an R x C op.
+template <int BC, int C> inline int64_t bc_index(int64_t i, int64_t j) {
+  if constexpr (BC == PTO_BC_NONE) return i * C + j;
+  else if constexpr (BC == PTO_BC_ROW) return j;
+  else if constexpr (BC == PTO_BC_COL) return i;
+  else return 0;
+}
+
+template <typename T> inline void check_tile(const void* p, int64_t elems, const char* op) {
+#if defined(PTO_HOST_CHECK)
+  check_range(p, elems * int64_t(sizeof(T)), op);
+#else
+  (void)p; (void)elems; (void)op;
+#endif
+}
+
+template <int BC, int R, int C> constexpr int64_t bc_elems() {
+  return BC == PTO_BC_NONE ? int64_t(R) * C : BC == PTO_BC_ROW ? C : BC == PTO_BC_COL ? R : 1;
+}
+
+// GM accumulation for split_k and atomic stores: a compare-and-swap loop on
+// the element, so cores running on other host threads never lose an update.
+template <typename T> inline void atomic_add(T* p, T v) {
+  using E = Elem<T>;
+  T old;
+  __atomic_load(p, &old, __ATOMIC_RELAXED);
+  for (;;) {
+    T n = E::store(E::load(old) + E::load(v));
+    if (__atomic_compare_exchange(p, &old, &n, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return;
+  }
+}
+
+}  // namespace host
+}  // namespace pto
+
+// ---------------------------------------------------------------------------
+// Vector path: GM <-> UB
+// ---------------------------------------------------------------------------
+
+template <typename T, int R, int C, int PAD>
+inline void TLOAD(T* dst, const T* gm, int64_t offset, int64_t row_stride, int64_t vr, int64_t vc) {
+  pto::host::check_tile<T>(dst, int64_t(R) * C, "TLOAD");
+  const T* src = gm + offset;
+  for (int64_t i = 0; i < vr; ++i) {
+    memcpy(dst + i * C, src + i * row_stride, size_t(vc) * sizeof(T));
+    if (PAD == PTO_PAD_ZERO && vc < C) memset(dst + i * C + vc, 0, size_t(C - vc) * sizeof(T));
+  }
+  if (PAD == PTO_PAD_ZERO && vr < R) memset(dst + vr * C, 0, size_t(R - vr) * C * sizeof(T));
+}
+
+template <typename T, int B, int R, int C, int PAD>
+inline void TLOAD_B(T* dst, const T* gm, int64_t offset, int64_t batch_stride, int64_t row_stride, int64_t vb,
+                    int64_t vr, int64_t vc) {
+  pto::host::check_tile<T>(dst, int64_t(B) * R * C, "TLOAD_B");
+  for (int64_t b = 0; b < vb; ++b)
+    TLOAD<T, R, C, PAD>(dst + b * R * C, gm, offset + b * batch_stride, row_stride, vr, vc);
+  if (PAD == PTO_PAD_ZERO && vb < B) memset(dst + vb * R * C, 0, size_t(B - vb) * R * C * sizeof(T));
+}
+
+template <typename T, int R, int C, int ATOMIC>
+inline void TSTORE(T* gm, const T* src, int64_t offset, int64_t row_stride, int64_t vr, int64_t vc) {
+  pto::host::check_tile<T>(src, int64_t(R) * C, "TSTORE");
+  T* d = gm + offset;
+  for (int64_t i = 0; i < vr; ++i) {
+    if constexpr (ATOMIC) {
+      for (int64_t j = 0; j < vc; ++j) pto::host::atomic_add(d + i * row_stride + j, src[i * C + j]);
+    } else {
+      memcpy(d + i * row_stride, src + i * C, size_t(vc) * sizeof(T));
+    }
+  }
+}
+
+template <typename T, int B, int R, int C, int ATOMIC>
+inline void TSTORE_B(T* gm, const T* src, int64_t offset, int64_t batch_stride, int64_t row_stride, int64_t vb,
+                     int64_t vr, int64_t vc) {
+  for (int64_t b = 0; b < vb; ++b)
+    TSTORE<T, R, C, ATOMIC>(gm, src + b * R * C, offset + b * batch_stride, row_stride, vr, vc);
+}
+
+// ---------------------------------------------------------------------------
+// Vector path: UB -> UB
+// ---------------------------------------------------------------------------
+
+template <int OP, typename T, int R, int C, int BA, int BB>
+inline void TBINARY(T* dst, const T* a, const T* b, int64_t vr, int64_t vc) {
+  using E = pto::host::Elem<T>;
+  using pto::host::bc_index;
+  pto::host::check_tile<T>(dst, int64_t(R) * C, "TBINARY dst");
+  pto::host::check_tile<T>(a, pto::host::bc_elems<BA, R, C>(), "TBINARY a");
+  pto::host::check_tile<T>(b, pto::host::bc_elems<BB, R, C>(), "TBINARY b");
+  for (int64_t i = 0; i < vr; ++i) {
+    T* d = dst + i * C;
+    for (int64_t j = 0; j < vc; ++j)
+      d[j] = E::store(pto::host::binop<OP>(E::load(a[bc_index<BA, C>(i, j)]), E::load(b[bc_index<BB, C>(i, j)])));
+  }
+}
+
+template <int OP, typename T, int R, int C, int SCALAR_FIRST>
+inline void TBINARY_S(T* dst, const T* a, double s, int64_t vr, int64_t vc) {
+  using E = pto::host::Elem<T>;
+  using CT = typename E::C;
+  pto::host::check_tile<T>(dst, int64_t(R) * C, "TBINARY_S dst");
+  pto::host::check_tile<T>(a, int64_t(R) * C, "TBINARY_S a");
+  const CT sv = E::load(E::store(CT(s)));  // the literal takes the tensor's dtype
+  for (int64_t i = 0; i < vr; ++i) {
+    T* d = dst + i * C;
+    const T* x = a + i * C;
+    for (int64_t j = 0; j < vc; ++j) {
+      CT v = E::load(x[j]);
+      d[j] = E::store(SCALAR_FIRST ? pto::host::binop<OP>(sv, v) : pto::host::binop<OP>(v, sv));
+    }
+  }
+}
+
+template <int OP, typename T, int R, int C>
+inline void TUNARY(T* dst, const T* src, int64_t vr, int64_t vc) {
+  using E = pto::host::Elem<T>;
+  pto::host::check_tile<T>(dst, int64_t(R) * C, "TUNARY dst");
+  pto::host::check_tile<T>(src, int64_t(R) * C, "TUNARY src");
+  for (int64_t i = 0; i < vr; ++i) {
+    T* d = dst + i * C;
+    const T* x = src + i * C;
+    for (int64_t j = 0; j < vc; ++j) d[j] = E::store(pto::host::unop<OP>(E::load(x[j])));
+  }
+}
+
+template <int OP, typename T, int R, int C, int AXIS>
+inline void TREDUCE(T* dst, const T* src, int64_t vr, int64_t vc) {
+  using E = pto::host::Elem<T>;
+  using CT = typename E::C;
+  using pto::host::binop;
+  pto::host::check_tile<T>(src, int64_t(R) * C, "TREDUCE src");
+  pto::host::check_tile<T>(dst, AXIS == 1 ? R : C, "TREDUCE dst");
+  constexpr int BOP = OP == PTO_RMAX ? PTO_MAX : OP == PTO_RMIN ? PTO_MIN : PTO_ADD;
+  if constexpr (AXIS == 1) {
+    // Along a row: 8 interleaved partial results combined pairwise, so the
+    // loop vectorizes without reassociation flags (a fixed, deterministic order).
+    for (int64_t i = 0; i < vr; ++i) {
+      const T* x = src + i * C;
+      CT r;
+      if (vc >= 8) {
+        CT acc[8];
+        for (int l = 0; l < 8; ++l) acc[l] = E::load(x[l]);
+        int64_t j = 8;
+        for (; j + 8 <= vc; j += 8)
+          for (int l = 0; l < 8; ++l) acc[l] = binop<BOP>(acc[l], E::load(x[j + l]));
+        for (int l = 0; j + l < vc; ++l) acc[l] = binop<BOP>(acc[l], E::load(x[j + l]));
+        for (int w = 4; w >= 1; w /= 2)
+          for (int l = 0; l < w; ++l) acc[l] = binop<BOP>(acc[l], acc[l + w]);
+        r = acc[0];
+      } else if (vc > 0) {
+        r = E::load(x[0]);
+        for (int64_t j = 1; j < vc; ++j) r = binop<BOP>(r, E::load(x[j]));
+      } else {
+        r = CT(0);
+      }
+      if constexpr (OP == PTO_RMEAN) r = vc > 0 ? r / CT(vc) : CT(NAN);
+      dst[i] = E::store(r);
+    }
+  } else {
+    CT acc[C];
+    for (int64_t j = 0; j < vc; ++j) acc[j] = vr > 0 ? E::load(src[j]) : CT(0);
+    for (int64_t i = 1; i < vr; ++i) {
+      const T* x = src + i * C;
+      for (int64_t j = 0; j < vc; ++j) acc[j] = binop<BOP>(acc[j], E::load(x[j]));
+    }
+    for (int64_t j = 0; j < vc; ++j) {
+      CT r = acc[j];
+      if constexpr (OP == PTO_RMEAN) r = vr > 0 ? r / CT(vr) : CT(NAN);
+      dst[j] = E::store(r);
+    }
+  }
+}
+
+template <typename TD, typename TS, int R, int C>
+inline void TCAST(TD* dst, const TS* src, int64_t vr, int64_t vc) {
+  using ED = pto::host::Elem<TD>;
+  using ES = pto::host::Elem<TS>;
+  using CD = typename ED::C;
+  pto::host::check_tile<TD>(dst, int64_t(R) * C, "TCAST dst");
+  pto::host::check_tile<TS>(src, int64_t(R) * C, "TCAST src");
+  for (int64_t i = 0; i < vr; ++i) {
+    TD* d = dst + i * C;
+    const TS* x = src + i * C;
+    if constexpr (sizeof(TD) == sizeof(TS) && ED::is_float == ES::is_float && sizeof(TD) == 4) {
+      memcpy(d, x, size_t(vc) * 4);  // fp32 -> fp32 and int32 -> int32
+    } else {
+      // float -> int goes through double so truncation sees the exact value
+      for (int64_t j = 0; j < vc; ++j) d[j] = ED::store(CD(double(ES::load(x[j]))));
+    }
+  }
+}
+
+template <typename T, int R, int C>
+inline void TTRANSPOSE(T* dst, const T* src, int64_t vr, int64_t vc) {
+  pto::host::check_tile<T>(dst, int64_t(R) * C, "TTRANSPOSE dst");
+  pto::host::check_tile<T>(src, int64_t(R) * C, "TTRANSPOSE src");
+  constexpr int64_t kB = 16;  // blocked so both sides stay in cache lines
+  for (int64_t i0 = 0; i0 < vr; i0 += kB)
+    for (int64_t j0 = 0; j0 < vc; j0 += kB) {
+      int64_t i1 = i0 + kB < vr ? i0 + kB : vr, j1 = j0 + kB < vc ? j0 + kB : vc;
+      for (int64_t j = j0; j < j1; ++j)
+        for (int64_t i = i0; i < i1; ++i) dst[j * R + i] = src[i * C + j];
+    }
+}
+
+template <typename T, int R, int C>
+inline void TFILL(T* dst, double value, int64_t vr, int64_t vc) {
+  using E = pto::host::Elem<T>;
+  pto::host::check_tile<T>(dst, int64_t(R) * C, "TFILL");
+  const T v = E::store(typename E::C(value));
+  for (int64_t i = 0; i < vr; ++i)
+    for (int64_t j = 0; j < vc; ++j) dst[i * C + j] = v;
+}
+
+template <typename T, int RS, int CS, int RD, int CD>
+inline void TCOPY(T* dst, const T* src, int64_t vr, int64_t vc, int64_t row_off, int64_t col_off) {
+  pto::host::check_tile<T>(dst, int64_t(RD) * CD, "TCOPY dst");
+  pto::host::check_tile<T>(src, int64_t(RS) * CS, "TCOPY src");
+  for (int64_t i = 0; i < vr; ++i) memmove(dst + (row_off + i) * CD + col_off, src + i * CS, size_t(vc) * sizeof(T));
+}
+
+// ---------------------------------------------------------------------------
+// Cube path. Host layouts: L1, L0A and L0B tiles are row-major in T; L0C is
+// row-major fp32.
+// ---------------------------------------------------------------------------
+
+template <typename T, int R, int C, int SRC_NZ>
+inline void TLOAD_L1(T* dst, const T* gm, int64_t offset, int64_t row0, int64_t col0, int64_t ld, int64_t vr,
+                     int64_t vc) {
+  pto::host::check_tile<T>(dst, int64_t(R) * C, "TLOAD_L1");
+  const T* m = gm + offset;
+  if constexpr (!SRC_NZ) {
+    for (int64_t i = 0; i < vr; ++i) {
+      memcpy(dst + i * C, m + (row0 + i) * ld + col0, size_t(vc) * sizeof(T));
+      if (vc < C) memset(dst + i * C + vc, 0, size_t(C - vc) * sizeof(T));
+    }
+  } else {
+    constexpr int64_t C0 = 32 / int64_t(sizeof(T));
+    for (int64_t i = 0; i < vr; ++i) {
+      const int64_t r = row0 + i;
+      int64_t j = 0;
+      while (j < vc) {  // contiguous runs inside one fractal row
+        const int64_t c = col0 + j;
+        const int64_t run = (C0 - c % C0) < (vc - j) ? (C0 - c % C0) : (vc - j);
+        memcpy(dst + i * C + j, m + (c / C0) * ld * C0 + r * C0 + c % C0, size_t(run) * sizeof(T));
+        j += run;
+      }
+      if (vc < C) memset(dst + i * C + vc, 0, size_t(C - vc) * sizeof(T));
+    }
+  }
+  if (vr < R) memset(dst + vr * C, 0, size_t(R - vr) * C * sizeof(T));
+}
+
+template <typename T, int RL1, int CL1, int M, int K, int TRANS>
+inline void TEXTRACT_L0A(T* dst, const T* src, int64_t row_off, int64_t col_off) {
+  pto::host::check_tile<T>(dst, int64_t(M) * K, "TEXTRACT_L0A dst");
+  pto::host::check_tile<T>(src, int64_t(RL1) * CL1, "TEXTRACT_L0A src");
+  if constexpr (!TRANS) {
+    for (int64_t i = 0; i < M; ++i) memcpy(dst + i * K, src + (row_off + i) * CL1 + col_off, size_t(K) * sizeof(T));
+  } else {
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t i = 0; i < M; ++i) dst[i * K + k] = src[(row_off + k) * CL1 + col_off + i];
+  }
+}
+
+template <typename T, int RL1, int CL1, int K, int N, int TRANS>
+inline void TEXTRACT_L0B(T* dst, const T* src, int64_t row_off, int64_t col_off) {
+  pto::host::check_tile<T>(dst, int64_t(K) * N, "TEXTRACT_L0B dst");
+  pto::host::check_tile<T>(src, int64_t(RL1) * CL1, "TEXTRACT_L0B src");
+  if constexpr (!TRANS) {
+    for (int64_t k = 0; k < K; ++k) memcpy(dst + k * N, src + (row_off + k) * CL1 + col_off, size_t(N) * sizeof(T));
+  } else {
+    for (int64_t j = 0; j < N; ++j)
+      for (int64_t k = 0; k < K; ++k) dst[k * N + j] = src[(row_off + j) * CL1 + col_off + k];
+  }
+}
+
+template <typename T, int M, int K, int N>
+inline void TMMAD(float* c, const T* a, const T* b, int64_t vm, int64_t vk, int64_t vn, int init) {
+  using E = pto::host::Elem<T>;
+  static_assert(E::is_float, "TMMAD takes fp16, bf16 or fp32 operands");
+  pto::host::check_tile<float>(c, int64_t(M) * N, "TMMAD c");
+  pto::host::check_tile<T>(a, int64_t(M) * K, "TMMAD a");
+  pto::host::check_tile<T>(b, int64_t(K) * N, "TMMAD b");
+  pto::host::GemmScratch& s = pto::host::gemm_scratch();
+  // Operands converted to fp32 once per call: A row-major vm x vk, B packed
+  // into panels of kGemmNr columns (zero-padded), as the kernel reads them.
+  float* af = s.a((vm + pto::host::kGemmMr) * vk);
+  for (int64_t i = 0; i < vm; ++i)
+    for (int64_t k = 0; k < vk; ++k) af[i * vk + k] = E::load(a[i * K + k]);
+  const int64_t np = (vn + pto::host::kGemmNr - 1) / pto::host::kGemmNr;
+  float* bp = s.b(np * vk * pto::host::kGemmNr);
+  for (int64_t p = 0; p < np; ++p) {
+    float* panel = bp + p * vk * pto::host::kGemmNr;
+    const int64_t j0 = p * pto::host::kGemmNr;
+    const int64_t w = vn - j0 < pto::host::kGemmNr ? vn - j0 : pto::host::kGemmNr;
+    for (int64_t k = 0; k < vk; ++k) {
+      float* row = panel + k * pto::host::kGemmNr;
+      const T* src = b + k * N + j0;
+      for (int64_t j = 0; j < w; ++j) row[j] = E::load(src[j]);
+      for (int64_t j = w; j < pto::host::kGemmNr; ++j) row[j] = 0.0f;
+    }
+  }
+  pto::host::gemm_f32(af, bp, c, N, vm, vn, vk, init != 0);
+}
+
+template <typename TD, int M, int N, int ATOMIC>
+inline void TFIXPIPE(TD* gm, const float* c, int64_t offset, int64_t row_stride, int64_t vm, int64_t vn) {
+  using E = pto::host::Elem<TD>;
+  pto::host::check_tile<float>(c, int64_t(M) * N, "TFIXPIPE");
+  TD* d = gm + offset;
+  for (int64_t i = 0; i < vm; ++i) {
+    const float* x = c + i * N;
+    TD* o = d + i * row_stride;
+    if constexpr (ATOMIC) {
+      for (int64_t j = 0; j < vn; ++j) pto::host::atomic_add(o + j, E::store(x[j]));
+    } else {
+      for (int64_t j = 0; j < vn; ++j) o[j] = E::store(x[j]);
+    }
+  }
+}
