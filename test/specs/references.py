@@ -1,0 +1,181 @@
+"""Independent NumPy implementations of every operator in specs/, for the conformance harness.
+
+Each reference takes the inputs (float64 arrays holding values exactly representable in their
+dtype) and the bound dims, and returns the outputs as float64 arrays. They follow the spec
+language's semantics, not ptoc's code: every op computes in float64 and its result is rounded to
+the op's dtype (`rnd`), scalar literals take the tensor's dtype, matmuls accumulate exactly and
+round once to out_dtype. They are written from the operator's textbook definition, so a spec that
+computes something else than its one-line comment says fails here.
+
+`small` gives the dims of the small-shape copy the harness evaluates (large static dims shrunk,
+tails exercised: sizes that are not multiples of the tiles); `dynamic` gives the run-time size of
+each dynamic dim.
+"""
+import numpy as np
+
+from dtypes import rnd
+
+
+def f32(x):
+    return rnd(x, "fp32")
+
+
+def lit(v, dtype="fp32"):
+    """A scalar literal takes the tensor's dtype."""
+    return float(rnd(np.float64(v), dtype))
+
+
+def sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def silu(x):
+    return x * sigmoid(x)
+
+
+def gelu_tanh(x):
+    return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x ** 3)))
+
+
+def softmax_rows(s):
+    """fp32 softmax along the last axis, one rounding per spec op: amax, sub, exp, sum, div."""
+    m = s.max(axis=-1, keepdims=True)
+    e = f32(np.exp(f32(s - m)))
+    return f32(e / f32(e.sum(axis=-1, keepdims=True)))
+
+
+def matmul(a, b, out="fp32"):
+    return rnd(a @ b, out)
+
+
+# --- the operator library -------------------------------------------------------------------
+
+def ref_softmax(i, d):
+    return {"y": rnd(softmax_rows(f32(i["x"])), "fp16")}
+
+
+def ref_rmsnorm(i, d):
+    x, g = i["x"], i["gamma"]
+    ms = f32(np.mean(f32(x * x), axis=-1, keepdims=True))
+    r = f32(1.0 / np.sqrt(f32(ms + lit(1e-6))))
+    return {"y": rnd(f32(f32(x * r) * g), "bf16")}
+
+
+def ref_layernorm(i, d):
+    x, g, b = i["x"], i["gamma"], i["beta"]
+    mu = f32(np.mean(x, axis=-1, keepdims=True))
+    xc = f32(x - mu)
+    var = f32(np.mean(f32(xc * xc), axis=-1, keepdims=True))
+    xn = f32(xc * f32(1.0 / np.sqrt(f32(var + lit(1e-5)))))
+    return {"y": rnd(f32(f32(xn * g) + b), "fp16")}
+
+
+def ref_ffn_swiglu(i, d):
+    x = i["x"]
+    gate = matmul(x, i["w_gate"])
+    up = matmul(x, i["w_up"])
+    h = rnd(f32(f32(silu(gate)) * up), "bf16")
+    return {"y": rnd(matmul(h, i["w_down"]), "bf16")}
+
+
+def ref_matmul(i, d):
+    return {"c": matmul(i["a"], i["b"])}
+
+
+def ref_gemm(i, d):
+    return {"c": matmul(i["a"], i["b"], "fp16")}
+
+
+def attention_core(q, k, v):
+    """One head: q (S, D), k (L, D), v (L, D) in fp16 -> fp16 (S, D)."""
+    s = f32(matmul(q, k.T) * lit(0.08838834764831845))
+    p = rnd(softmax_rows(s), "fp16")
+    return rnd(matmul(p, v), "fp16")
+
+
+def ref_attention(i, d):
+    q, k, v = i["q"], i["k"], i["v"]
+    return {"o": np.stack([attention_core(q[g], k[g], v[g]) for g in range(q.shape[0])])}
+
+
+def ref_decode_attention(i, d):
+    q, k, v = i["q"], i["k_cache"], i["v_cache"]
+    return {"o": np.stack([attention_core(q[b], k[b], v[b]) for b in range(q.shape[0])])}
+
+
+def ref_skinny(i, d):
+    # Also the reference of the block-diagonal form: blockdiag(w, w, w, w) on (M/4, 64) rows is a @ w.
+    return {"c": matmul(i["a"], i["w"], "fp16")}
+
+
+def ref_loop_unroll(i, d):
+    t = f32(i["x"] + i["bias"])
+    return {"y": rnd(f32(gelu_tanh(t)), "fp16")}
+
+
+# --- small specs used by tests (specs/examples/) -----------------------------------------------
+
+def ref_exp_affine(i, d):
+    e = f32(np.exp(i["x"]))
+    return {"y": f32(f32(e * 2.0) + 1.0)}
+
+
+def ref_row_rms(i, d):
+    x = i["x"]
+    ms = f32(np.mean(f32(x * x), axis=1, keepdims=True))
+    return {"y": f32(x * f32(1.0 / np.sqrt(f32(ms + lit(1e-6)))))}
+
+
+def ref_transpose_tiles(i, d):
+    e = rnd(np.exp(i["x"]), "fp16")
+    return {"y": rnd(e.T * 0.5, "fp16")}
+
+
+def ref_matmul_nz_trans(i, d):
+    return {"y": rnd(matmul(i["x"], i["w"].T), "bf16")}
+
+
+def ref_scope_parallel(i, d):
+    x = i["x"]
+    return {"y": f32(f32(sigmoid(x)) * 2.0), "z": f32(f32(np.tanh(x)) + 1.0)}
+
+
+def ref_tail_view(i, d):
+    r = np.maximum(i["x"], 0.0)
+    return {"y": r, "rowmax": r.max(axis=1, keepdims=True)}
+
+
+def ref_labels_reuse(i, d):
+    p1, p2 = matmul(i["x"], i["w1"]), matmul(i["x"], i["w2"])
+    return {"y": f32(np.maximum(p1, p2) - f32(np.minimum(p1, p2) * 0.5))}
+
+
+class Ref:
+    def __init__(self, fn, small=None, dynamic=None):
+        self.fn, self.small, self.dynamic = fn, small or {}, dynamic or {}
+
+
+# Keyed by the spec's `name:`.
+REFERENCES = {
+    "softmax": Ref(ref_softmax, dynamic={"B": 37}),
+    "rmsnorm": Ref(ref_rmsnorm, dynamic={"T": 37}),
+    "layernorm": Ref(ref_layernorm, small={"N": 203}),
+    "ffn_swiglu": Ref(ref_ffn_swiglu, small={"D": 256, "F": 320}, dynamic={"T": 150}),
+    "matmul": Ref(ref_matmul, small={"M": 200, "K": 320, "N": 192}),
+    "gemm_6144": Ref(ref_gemm, small={"M": 384, "K": 320, "N": 272}),
+    "attention": Ref(ref_attention, small={"G": 2, "S": 192, "D": 64}),
+    "decode_attention": Ref(ref_decode_attention, small={"L": 320, "D": 64}, dynamic={"B": 3}),
+    "skinny_matmul": Ref(ref_skinny, small={"M": 16384 * 2 + 1000}),
+    "skinny_matmul_blockdiag": Ref(ref_skinny, small={"M": 16384 * 2}),
+    "loop_unroll": Ref(ref_loop_unroll, dynamic={"T": 16 * 21 + 5}),
+    "aligned_tiles": Ref(ref_exp_affine),
+    "misaligned_tiles": Ref(ref_exp_affine),
+    "reduction_whole": Ref(ref_row_rms),
+    "reduction_split": Ref(ref_row_rms),
+    "transpose_tiles": Ref(ref_transpose_tiles),
+    "split_k": Ref(ref_matmul, small={"M": 130, "K": 2112, "N": 144}),
+    "matmul_nz_trans": Ref(ref_matmul_nz_trans, small={"M": 200, "K": 320, "N": 272}),
+    "scope_parallel": Ref(ref_scope_parallel),
+    "tail_view": Ref(ref_tail_view, dynamic={"B": 100}),
+    "labels_reuse": Ref(ref_labels_reuse),
+}
