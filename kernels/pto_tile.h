@@ -44,6 +44,9 @@
 //   flat element offset plus a row stride; when a fold is not a plain row
 //   stride (a tail on a folded axis), the batched forms TLOAD_B / TSTORE_B
 //   take an extra leading batch axis with its own stride.
+//   For the device, keep UB tile rows a multiple of 32 bytes (C * sizeof(T))
+//   and cube tiles (M, K, N and L1 tiles) multiples of 16; the host twin does
+//   not need either.
 //
 // * Broadcast operands of binary ops are small tiles:
 //     PTO_BC_NONE  : an R x C tile like dst, element (i, j) at p[i*C + j]
@@ -163,6 +166,8 @@ PTO_INLINE void TBINARY_S(PTO_UB_PTR(T) dst, const PTO_UB_PTR(T) a, double s, in
 // dst = OP(src). gelu is the tanh form:
 // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))); sigmoid 1 / (1 + exp(-x));
 // silu x * sigmoid(x); relu max(x, 0); rsqrt 1 / sqrt(x).
+// GELU and SILU need dst != src (the device composes them from a sigmoid
+// computed in dst and reads the input again); every other op may alias.
 template <int OP, typename T, int R, int C>
 PTO_INLINE void TUNARY(PTO_UB_PTR(T) dst, const PTO_UB_PTR(T) src, int64_t vr, int64_t vc);
 
