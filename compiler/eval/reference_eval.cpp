@@ -1,0 +1,711 @@
+// The reference evaluator. Deliberately naive: every value is a dense
+// row-major array of doubles holding exactly what the device would store
+// (each op's result is rounded to its dtype), plus its valid extent per axis.
+// Elements outside the valid extent are padding; they hold NaN so that a leak
+// would show, and no op reads them: elementwise ops compute only the valid
+// box, reductions and matmul's K sum only valid elements, and assemble writes
+// only the valid box. It shares nothing with the tiling passes.
+#include "compiler/eval/reference_eval.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include "compiler/eval/bind_dims.h"
+
+namespace ptoc {
+
+namespace {
+
+constexpr double kPad = std::numeric_limits<double>::quiet_NaN();
+
+using Shape = std::vector<int64_t>;
+using Data = std::vector<double>;
+
+struct Val {
+  DType dtype = DType::fp32;
+  Shape shape, valid;
+  std::shared_ptr<const Data> data;
+};
+
+// A GM tensor (input, output or workspace). Values that reference it share
+// its data; an assemble copies the data first when someone else holds it.
+struct Gm {
+  DType dtype = DType::fp32;
+  Shape shape;
+  std::shared_ptr<Data> data;
+};
+
+int64_t numel(const Shape& s) {
+  int64_t n = 1;
+  for (auto v : s) n *= v;
+  return n;
+}
+
+Shape strides_of(const Shape& s) {
+  Shape st(s.size(), 1);
+  for (int a = int(s.size()) - 2; a >= 0; --a) st[a] = st[a + 1] * s[a + 1];
+  return st;
+}
+
+int64_t dot(const Shape& idx, const Shape& st) {
+  int64_t o = 0;
+  for (size_t a = 0; a < idx.size(); ++a) o += idx[a] * st[a];
+  return o;
+}
+
+// Calls fn(idx) for every index of the box [0, ext) in row-major order.
+template <class F>
+void for_box(const Shape& ext, F&& fn) {
+  for (auto e : ext)
+    if (e <= 0) return;
+  Shape idx(ext.size(), 0);
+  for (;;) {
+    fn(static_cast<const Shape&>(idx));
+    int a = int(ext.size()) - 1;
+    while (a >= 0 && ++idx[a] == ext[a]) {
+      idx[a] = 0;
+      --a;
+    }
+    if (a < 0) return;
+  }
+}
+
+std::string shape_str(const Shape& s) {
+  std::string r = "[";
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+  return r + "]";
+}
+
+bool is_int(DType t) { return t == DType::int32 || t == DType::int8 || t == DType::uint8; }
+
+double gelu_tanh(double x) {
+  const double c = std::sqrt(2.0 / M_PI);
+  return 0.5 * x * (1.0 + std::tanh(c * (x + 0.044715 * x * x * x)));
+}
+
+double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+double unary(OpKind k, double x) {
+  switch (k) {
+    case OpKind::Exp: return std::exp(x);
+    case OpKind::Log: return std::log(x);
+    case OpKind::Sqrt: return std::sqrt(x);
+    case OpKind::Rsqrt: return 1.0 / std::sqrt(x);
+    case OpKind::Abs: return std::fabs(x);
+    case OpKind::Neg: return -x;
+    case OpKind::Reciprocal: return 1.0 / x;
+    case OpKind::Relu: return x > 0 ? x : (std::isnan(x) ? x : 0.0);
+    case OpKind::Sigmoid: return sigmoid(x);
+    case OpKind::Tanh: return std::tanh(x);
+    case OpKind::Gelu: return gelu_tanh(x);
+    case OpKind::Silu: return x * sigmoid(x);
+    default: return kPad;
+  }
+}
+
+// NaN propagates through maximum/minimum, as NumPy's maximum/minimum do.
+double binary(OpKind k, double a, double b, DType t) {
+  if (is_int(t) || t == DType::boolean) {
+    // Integers: exact int64 arithmetic, then wrap to the type (round_to_dtype).
+    int64_t x = int64_t(a), y = int64_t(b);
+    switch (k) {
+      case OpKind::Add: return double(x + y);
+      case OpKind::Sub: return double(x - y);
+      case OpKind::Mul: return double(int64_t(uint64_t(x) * uint64_t(y)));
+      case OpKind::Div: return y == 0 ? 0.0 : double(x / y);  // truncates toward zero; x/0 is 0
+      case OpKind::Maximum: return double(std::max(x, y));
+      case OpKind::Minimum: return double(std::min(x, y));
+      default: return kPad;
+    }
+  }
+  switch (k) {
+    case OpKind::Add: return a + b;
+    case OpKind::Sub: return a - b;
+    case OpKind::Mul: return a * b;
+    case OpKind::Div: return a / b;
+    case OpKind::Maximum: return std::isnan(a) || std::isnan(b) ? kPad : std::max(a, b);
+    case OpKind::Minimum: return std::isnan(a) || std::isnan(b) ? kPad : std::min(a, b);
+    default: return kPad;
+  }
+}
+
+class Evaluator {
+ public:
+  Evaluator(const Program& p, const DimExpr::Env& dims) : p_(p), env_(dims), vals_(p.values.size()) {}
+
+  std::map<std::string, TensorData> run(const std::map<std::string, TensorData>& inputs) {
+    load_tensors(inputs);
+    run_nodes(p_.body);
+    std::map<std::string, TensorData> out;
+    for (size_t i = 0; i < p_.tensors.size(); ++i) {
+      const auto& t = p_.tensors[i];
+      if (t.role != TensorRole::Output) continue;
+      const Gm& g = gm_[i];
+      TensorData d = TensorData::zeros(t.dtype, g.shape);
+      for (int64_t j = 0; j < int64_t(g.data->size()); ++j) d.set(j, (*g.data)[j]);
+      out.emplace(t.name, std::move(d));
+    }
+    return out;
+  }
+
+ private:
+  const Program& p_;
+  DimExpr::Env env_;
+  std::vector<std::optional<Val>> vals_;
+  std::vector<Gm> gm_;
+  std::vector<std::pair<std::string, int64_t>> loop_stack_;  // for messages
+  const Op* cur_ = nullptr;   // the op being run, for messages
+  SrcLoc loop_loc_;          // the loop being entered, for messages
+
+  // --- errors -------------------------------------------------------------
+
+  [[noreturn]] void fail(const std::string& msg) const {
+    std::string where;
+    if (cur_) {
+      if (cur_->loc.valid())
+        where = fmt::format("{}:{}:{}: ", p_.file, cur_->loc.line, cur_->loc.col);
+      where += fmt::format("{}: ", op_kind_name(cur_->kind));
+    } else if (loop_loc_.valid()) {
+      where = fmt::format("{}:{}:{}: ", p_.file, loop_loc_.line, loop_loc_.col);
+    }
+    std::string iter;
+    for (const auto& [v, x] : loop_stack_) iter += fmt::format("{}{}={}", iter.empty() ? "" : ", ", v, x);
+    throw EvalError(where + msg + (iter.empty() ? "" : " (at " + iter + ")"));
+  }
+
+  int64_t ev(const DimExpr& e) const {
+    try {
+      return e.eval(env_);
+    } catch (const std::exception& x) {
+      fail(fmt::format("cannot evaluate '{}': {}", e.str(), x.what()));
+    }
+  }
+  Shape ev(const std::vector<DimExpr>& es) const {
+    Shape s;
+    for (const auto& e : es) s.push_back(ev(e));
+    return s;
+  }
+
+  // --- tensors ------------------------------------------------------------
+
+  void load_tensors(const std::map<std::string, TensorData>& inputs) {
+    for (const auto& t : p_.tensors) {
+      Gm g;
+      g.dtype = t.dtype;
+      g.shape = concrete_shape(t, env_);
+      g.data = std::make_shared<Data>(size_t(numel(g.shape)), 0.0);  // outputs and workspaces start zeroed
+      if (t.role == TensorRole::Input) {
+        auto it = inputs.find(t.name);
+        if (it == inputs.end()) throw EvalError(fmt::format("input {} was not given", t.name));
+        const TensorData& d = it->second;
+        if (d.dtype != t.dtype)
+          throw EvalError(fmt::format("input {} is {} but the tensor is declared {}", t.name, dtype_name(d.dtype),
+                                      dtype_name(t.dtype)));
+        if (d.shape != g.shape)
+          throw EvalError(fmt::format("input {} has shape {} but the tensor is {} under the dim binding", t.name,
+                                      shape_str(d.shape), shape_str(g.shape)));
+        for (int64_t j = 0; j < d.numel(); ++j) (*g.data)[size_t(j)] = d.get(j);
+      }
+      gm_.push_back(std::move(g));
+    }
+  }
+
+  // --- control flow -------------------------------------------------------
+
+  void run_nodes(const std::vector<LoopNode>& nodes) {
+    for (const auto& n : nodes) {
+      if (n.kind == LoopNode::Kind::Root) {
+        for (int id : p_.roots.at(size_t(n.root)).ops) run_op(p_.ops.at(size_t(id)));
+      } else {
+        run_loop(n);
+      }
+    }
+  }
+
+  // A dynamic loop: trip count ceil_div(end - begin, step), covered greedily
+  // by the largest gear that fits what remains; each gear body covers
+  // `factor` iterations starting at var = begin + i * step.
+  void run_loop(const LoopNode& n) {
+    cur_ = nullptr;
+    loop_loc_ = n.loc;
+    int64_t begin = ev(n.begin), end = ev(n.end), step = ev(n.step);
+    if (step == 0) fail(fmt::format("loop {} has step 0", n.var));
+    int64_t trips = std::max<int64_t>(0, -floor_div_i64(-(end - begin), step));
+    DimExpr::Env saved = env_;
+    int64_t i = 0;
+    while (i < trips) {
+      const Gear* g = nullptr;
+      for (const auto& gear : n.gears)
+        if (gear.factor >= 1 && gear.factor <= trips - i && (!g || gear.factor > g->factor)) g = &gear;
+      if (!g) {
+        cur_ = nullptr;
+        loop_loc_ = n.loc;
+        fail(fmt::format("loop {} has no unroll gear covering the remaining {} iterations", n.var, trips - i));
+      }
+      env_[n.var] = begin + i * step;
+      if (!n.factor_var.empty()) env_[n.factor_var] = g->factor;
+      loop_stack_.emplace_back(n.var, begin + i * step);
+      run_nodes(g->body);
+      loop_stack_.pop_back();
+      i += g->factor;
+    }
+    env_ = saved;
+  }
+
+  // --- ops ----------------------------------------------------------------
+
+  const Val& in(const Op& op, size_t k) {
+    int id = op.inputs.at(k);
+    auto& v = vals_.at(size_t(id));
+    if (!v) {
+      // A reference to a whole GM tensor may be defined outside every root
+      // function (the front end shares it); read the tensor as it is now.
+      int def = p_.values.at(size_t(id)).def_op;
+      if (def >= 0 && p_.ops.at(size_t(def)).kind == OpKind::TensorRef) {
+        v = tensor_ref(p_.ops[size_t(def)].tensor);
+      } else {
+        fail(fmt::format("internal: value %{} is used before it is computed", id));
+      }
+    }
+    return *v;
+  }
+
+  Val tensor_ref(int t) {
+    const Gm& g = gm_.at(size_t(t));
+    Val v;
+    v.dtype = g.dtype;
+    v.shape = v.valid = g.shape;
+    v.data = g.data;
+    return v;
+  }
+
+  static Val make(DType t, Shape shape, Shape valid) {
+    Val v;
+    v.dtype = t;
+    v.shape = std::move(shape);
+    v.valid = std::move(valid);
+    v.data = std::make_shared<Data>(size_t(numel(v.shape)), kPad);
+    return v;
+  }
+  static Data& mut(Val& v) { return const_cast<Data&>(*v.data); }  // only on freshly made values
+
+  void run_op(const Op& op) {
+    cur_ = &op;
+    if (op.kind == OpKind::Assemble) {
+      assemble(op);
+      return;
+    }
+    Val r = compute(op);
+    // Cross-check against the front end's symbolic shape: a disagreement is a bug on one side.
+    const Value& decl = p_.values.at(size_t(op.output));
+    Shape want = ev(decl.shape);
+    if (want != r.shape)
+      fail(fmt::format("internal: result shape {} differs from the declared {}", shape_str(r.shape),
+                       shape_str(want)));
+    if (decl.dtype != r.dtype)
+      fail(fmt::format("internal: result dtype {} differs from the declared {}", dtype_name(r.dtype),
+                       dtype_name(decl.dtype)));
+    vals_[size_t(op.output)] = std::move(r);
+    cur_ = nullptr;
+  }
+
+  Val compute(const Op& op) {
+    if (op.kind == OpKind::TensorRef) return tensor_ref(op.tensor);
+    if (op.kind == OpKind::Full) return full(op);
+    if (is_binary(op.kind)) return binary_op(op);
+    if (is_unary(op.kind)) return unary_op(op);
+    if (is_reduction(op.kind)) return reduce(op);
+    switch (op.kind) {
+      case OpKind::Cast: return cast(op);
+      case OpKind::Matmul: return matmul(op);
+      case OpKind::Transpose: return transpose(op);
+      case OpKind::Reshape: return reshape(op);
+      case OpKind::View: return view(op);
+      case OpKind::Concat: return concat(op);
+      default: break;
+    }
+    fail("internal: unknown op");
+  }
+
+  Val full(const Op& op) {
+    Shape s = ev(op.shape);
+    Val r = make(op.dtype, s, s);
+    std::fill(mut(r).begin(), mut(r).end(), round_to_dtype(op.fill, op.dtype));
+    return r;
+  }
+
+  // Elementwise over the valid box of the broadcast result.
+  Val binary_op(const Op& op) {
+    if (op.scalar) {
+      const Val& a = in(op, 0);
+      double s = round_to_dtype(*op.scalar, a.dtype);  // a literal takes the tensor's dtype
+      Val r = make(a.dtype, a.shape, a.valid);
+      Shape st = strides_of(a.shape);
+      Data& d = mut(r);
+      for_box(a.valid, [&](const Shape& idx) {
+        int64_t o = dot(idx, st);
+        double x = (*a.data)[size_t(o)];
+        double y = op.scalar_first ? binary(op.kind, s, x, a.dtype) : binary(op.kind, x, s, a.dtype);
+        d[size_t(o)] = round_to_dtype(y, a.dtype);
+      });
+      return r;
+    }
+    const Val& a = in(op, 0);
+    const Val& b = in(op, 1);
+    if (a.dtype != b.dtype)
+      fail(fmt::format("operands have different dtypes {} and {}", dtype_name(a.dtype), dtype_name(b.dtype)));
+    size_t rank = std::max(a.shape.size(), b.shape.size());
+    Shape shape(rank), valid(rank), sa(rank, 0), sb(rank, 0);
+    Shape sta = strides_of(a.shape), stb = strides_of(b.shape);
+    for (size_t k = 0; k < rank; ++k) {
+      // Align trailing axes (NumPy broadcasting).
+      int ia = int(k) - int(rank - a.shape.size()), ib = int(k) - int(rank - b.shape.size());
+      int64_t ea = ia >= 0 ? a.shape[size_t(ia)] : 1, eb = ib >= 0 ? b.shape[size_t(ib)] : 1;
+      int64_t va = ia >= 0 ? a.valid[size_t(ia)] : 1, vb = ib >= 0 ? b.valid[size_t(ib)] : 1;
+      if (ea != eb && ea != 1 && eb != 1)
+        fail(fmt::format("shapes {} and {} do not broadcast", shape_str(a.shape), shape_str(b.shape)));
+      int64_t e = std::max(ea, eb);
+      shape[k] = e;
+      // A broadcast axis (extent 1) is valid everywhere if its one element is.
+      int64_t wa = ea == e ? va : (va > 0 ? e : 0);
+      int64_t wb = eb == e ? vb : (vb > 0 ? e : 0);
+      valid[k] = std::min(wa, wb);
+      if (ia >= 0 && ea == e) sa[k] = sta[size_t(ia)];
+      if (ib >= 0 && eb == e) sb[k] = stb[size_t(ib)];
+    }
+    Val r = make(a.dtype, shape, valid);
+    Shape st = strides_of(shape);
+    Data& d = mut(r);
+    for_box(valid, [&](const Shape& idx) {
+      double y = binary(op.kind, (*a.data)[size_t(dot(idx, sa))], (*b.data)[size_t(dot(idx, sb))], a.dtype);
+      d[size_t(dot(idx, st))] = round_to_dtype(y, a.dtype);
+    });
+    return r;
+  }
+
+  Val unary_op(const Op& op) {
+    const Val& a = in(op, 0);
+    Val r = make(a.dtype, a.shape, a.valid);
+    Shape st = strides_of(a.shape);
+    Data& d = mut(r);
+    for_box(a.valid, [&](const Shape& idx) {
+      int64_t o = dot(idx, st);
+      d[size_t(o)] = round_to_dtype(unary(op.kind, (*a.data)[size_t(o)]), a.dtype);
+    });
+    return r;
+  }
+
+  // One axis; only the valid extent of that axis enters the result.
+  Val reduce(const Op& op) {
+    const Val& a = in(op, 0);
+    if (op.axes.size() != 1 || op.axes[0] < 0 || size_t(op.axes[0]) >= a.shape.size())
+      fail("internal: reduction axis out of range");
+    size_t ax = size_t(op.axes[0]);
+    Shape shape = a.shape, valid = a.valid;
+    shape[ax] = 1;
+    valid[ax] = 1;
+    Shape box = valid;
+    Val r = make(a.dtype, shape, valid);
+    Shape sta = strides_of(a.shape), st = strides_of(shape);
+    Data& d = mut(r);
+    const int64_t count = a.valid[ax];
+    for_box(box, [&](const Shape& idx) {
+      int64_t base = dot(idx, sta);
+      double acc = op.kind == OpKind::Amax ? -INFINITY : op.kind == OpKind::Amin ? INFINITY : 0.0;
+      for (int64_t j = 0; j < count; ++j) {
+        double x = (*a.data)[size_t(base + j * sta[ax])];
+        switch (op.kind) {
+          case OpKind::Amax: acc = std::isnan(x) || std::isnan(acc) ? kPad : std::max(acc, x); break;
+          case OpKind::Amin: acc = std::isnan(x) || std::isnan(acc) ? kPad : std::min(acc, x); break;
+          default: acc += x; break;
+        }
+      }
+      if (op.kind == OpKind::Mean) {
+        if (is_int(a.dtype) || a.dtype == DType::boolean)
+          acc = count == 0 ? 0.0 : double(int64_t(acc) / count);  // integer division truncates
+        else
+          acc = acc / double(count);
+      }
+      d[size_t(dot(idx, st))] = round_to_dtype(acc, a.dtype);
+    });
+    if (!op.keepdim) {
+      r.shape.erase(r.shape.begin() + long(ax));
+      r.valid.erase(r.valid.begin() + long(ax));
+    }
+    return r;
+  }
+
+  // Round to nearest even into integers (then wrap, as round_to_dtype does);
+  // between float types round_to_dtype is already nearest even.
+  Val cast(const Op& op) {
+    const Val& a = in(op, 0);
+    Val r = make(op.dtype, a.shape, a.valid);
+    Shape st = strides_of(a.shape);
+    Data& d = mut(r);
+    for_box(a.valid, [&](const Shape& idx) {
+      int64_t o = dot(idx, st);
+      double x = (*a.data)[size_t(o)];
+      if (is_int(op.dtype) && dtype_is_float(a.dtype)) x = std::nearbyint(x);
+      d[size_t(o)] = round_to_dtype(x, op.dtype);
+    });
+    return r;
+  }
+
+  // [..., M, K] x [..., K, N] with broadcast batch axes; K sums over the
+  // valid extent both operands share, in fp32 (float) for float inputs.
+  Val matmul(const Op& op) {
+    const Val& a = in(op, 0);
+    const Val& b = in(op, 1);
+    if (a.dtype != b.dtype)
+      fail(fmt::format("operands have different dtypes {} and {}", dtype_name(a.dtype), dtype_name(b.dtype)));
+    size_t ra = a.shape.size(), rb = b.shape.size();
+    if (ra < 2 || rb < 2) fail("matmul operands must have rank 2 or more");
+    // Logical (possibly transposed) extents and strides of the matrix axes.
+    Shape sta = strides_of(a.shape), stb = strides_of(b.shape);
+    int64_t M = op.trans_a ? a.shape[ra - 1] : a.shape[ra - 2];
+    int64_t Ka = op.trans_a ? a.shape[ra - 2] : a.shape[ra - 1];
+    int64_t vM = op.trans_a ? a.valid[ra - 1] : a.valid[ra - 2];
+    int64_t vKa = op.trans_a ? a.valid[ra - 2] : a.valid[ra - 1];
+    int64_t am = op.trans_a ? sta[ra - 1] : sta[ra - 2], ak = op.trans_a ? sta[ra - 2] : sta[ra - 1];
+    int64_t Kb = op.trans_b ? b.shape[rb - 1] : b.shape[rb - 2];
+    int64_t N = op.trans_b ? b.shape[rb - 2] : b.shape[rb - 1];
+    int64_t vKb = op.trans_b ? b.valid[rb - 1] : b.valid[rb - 2];
+    int64_t vN = op.trans_b ? b.valid[rb - 2] : b.valid[rb - 1];
+    int64_t bk = op.trans_b ? stb[rb - 1] : stb[rb - 2], bn = op.trans_b ? stb[rb - 2] : stb[rb - 1];
+    if (Ka != Kb)
+      fail(fmt::format("inner extents differ: {} (left {}) and {} (right {})", Ka, shape_str(a.shape), Kb,
+                       shape_str(b.shape)));
+    const int64_t K = std::min(vKa, vKb);
+
+    size_t bat = std::max(ra, rb) - 2;
+    Shape shape(bat + 2), valid(bat + 2), sa(bat, 0), sb(bat, 0);
+    for (size_t k = 0; k < bat; ++k) {
+      int ia = int(k) - int(bat - (ra - 2)), ib = int(k) - int(bat - (rb - 2));
+      int64_t ea = ia >= 0 ? a.shape[size_t(ia)] : 1, eb = ib >= 0 ? b.shape[size_t(ib)] : 1;
+      int64_t va = ia >= 0 ? a.valid[size_t(ia)] : 1, vb = ib >= 0 ? b.valid[size_t(ib)] : 1;
+      if (ea != eb && ea != 1 && eb != 1)
+        fail(fmt::format("batch axes of {} and {} do not broadcast", shape_str(a.shape), shape_str(b.shape)));
+      int64_t e = std::max(ea, eb);
+      shape[k] = e;
+      valid[k] = std::min(ea == e ? va : (va > 0 ? e : 0), eb == e ? vb : (vb > 0 ? e : 0));
+      if (ia >= 0 && ea == e) sa[k] = sta[size_t(ia)];
+      if (ib >= 0 && eb == e) sb[k] = stb[size_t(ib)];
+    }
+    shape[bat] = M;
+    shape[bat + 1] = N;
+    valid[bat] = vM;
+    valid[bat + 1] = vN;
+    Val r = make(op.dtype, shape, valid);
+    Shape st = strides_of(shape);
+    Data& d = mut(r);
+    const bool integer = is_int(a.dtype) || a.dtype == DType::boolean;
+    const Data& A = *a.data;
+    const Data& B = *b.data;
+    Shape batch_valid(valid.begin(), valid.begin() + long(bat));
+
+    for_box(batch_valid, [&](const Shape& bidx) {
+      int64_t a0 = dot(bidx, sa), b0 = dot(bidx, sb);
+      int64_t o0 = 0;
+      for (size_t k = 0; k < bat; ++k) o0 += bidx[k] * st[k];
+      // Rows are independent; split them over threads for large products.
+      // Every element's sum runs k = 0..K-1 in order, so threading changes nothing.
+      auto rows = [&](int64_t m0, int64_t m1) {
+        std::vector<float> acc(static_cast<size_t>(vN));
+        std::vector<int64_t> iacc(static_cast<size_t>(vN));
+        for (int64_t m = m0; m < m1; ++m) {
+          std::fill(acc.begin(), acc.end(), 0.0f);
+          std::fill(iacc.begin(), iacc.end(), 0);
+          for (int64_t k = 0; k < K; ++k) {
+            double x = A[size_t(a0 + m * am + k * ak)];
+            const double* brow = &B[size_t(b0 + k * bk)];
+            if (integer) {
+              for (int64_t n = 0; n < vN; ++n) iacc[size_t(n)] += int64_t(x) * int64_t(brow[n * bn]);
+            } else {
+              float xf = float(x);
+              for (int64_t n = 0; n < vN; ++n) acc[size_t(n)] += xf * float(brow[n * bn]);
+            }
+          }
+          for (int64_t n = 0; n < vN; ++n)
+            d[size_t(o0 + m * st[bat] + n)] =
+                round_to_dtype(integer ? double(iacc[size_t(n)]) : double(acc[size_t(n)]), op.dtype);
+        }
+      };
+      const double work = double(vM) * double(vN) * double(K);
+      unsigned nt = work < 4e6 ? 1u : std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), 64u));
+      if (nt <= 1 || vM < 2) {
+        rows(0, vM);
+      } else {
+        std::vector<std::thread> ts;
+        int64_t chunk = (vM + nt - 1) / nt;
+        for (int64_t m0 = 0; m0 < vM; m0 += chunk) ts.emplace_back(rows, m0, std::min(vM, m0 + chunk));
+        for (auto& t : ts) t.join();
+      }
+    });
+    return r;
+  }
+
+  Val transpose(const Op& op) {
+    const Val& a = in(op, 0);
+    if (op.axes.size() != 2) fail("internal: transpose needs two axes");
+    size_t d0 = size_t(op.axes[0]), d1 = size_t(op.axes[1]);
+    if (d0 >= a.shape.size() || d1 >= a.shape.size()) fail("internal: transpose axis out of range");
+    Shape shape = a.shape, valid = a.valid;
+    std::swap(shape[d0], shape[d1]);
+    std::swap(valid[d0], valid[d1]);
+    Val r = make(a.dtype, shape, valid);
+    Shape sta = strides_of(a.shape), st = strides_of(shape);
+    Data& d = mut(r);
+    for_box(valid, [&](const Shape& idx) {
+      Shape src = idx;
+      std::swap(src[d0], src[d1]);
+      d[size_t(dot(idx, st))] = (*a.data)[size_t(dot(src, sta))];
+    });
+    return r;
+  }
+
+  // Reinterprets the row-major elements. With padding, only a value whose
+  // valid elements form a flat prefix (partial first axis, full others) can
+  // be reshaped, into a shape whose rows that prefix fills exactly.
+  Val reshape(const Op& op) {
+    const Val& a = in(op, 0);
+    Shape shape = ev(op.shape);
+    if (numel(shape) != numel(a.shape))
+      fail(fmt::format("cannot reshape {} ({} elements) into {} ({} elements)", shape_str(a.shape), numel(a.shape),
+                       shape_str(shape), numel(shape)));
+    Shape valid = shape;
+    if (a.valid != a.shape) {
+      bool prefix = !a.shape.empty();
+      for (size_t k = 1; k < a.shape.size(); ++k) prefix = prefix && a.valid[k] == a.shape[k];
+      int64_t nvalid = numel(a.valid);
+      int64_t row = shape.empty() ? 1 : numel(Shape(shape.begin() + 1, shape.end()));
+      if (!prefix || row == 0 || nvalid % row != 0)
+        fail(fmt::format("cannot reshape a value of shape {} with valid shape {} into {}: its valid elements do "
+                         "not map to a rectangular valid region (reshape before slicing the tail)",
+                         shape_str(a.shape), shape_str(a.valid), shape_str(shape)));
+      valid[0] = nvalid / row;
+    }
+    Val r;
+    r.dtype = a.dtype;
+    r.shape = shape;
+    r.valid = valid;
+    r.data = a.data;  // same elements, same order
+    return r;
+  }
+
+  // A window at `offsets`; only the part inside the source's valid region
+  // (and inside `valid=` when given) is read, the rest is padding.
+  Val view(const Op& op) {
+    const Val& a = in(op, 0);
+    Shape off = ev(op.offsets), win = ev(op.shape);
+    if (off.size() != a.shape.size() || win.size() != a.shape.size())
+      fail(fmt::format("internal: view of rank {} has {} offsets and a {}-axis window", a.shape.size(), off.size(),
+                       win.size()));
+    Shape valid(win.size());
+    for (size_t k = 0; k < win.size(); ++k) {
+      if (off[k] < 0 || off[k] > a.shape[k])
+        fail(fmt::format("slice start {} on axis {} is outside the source's extent {}", off[k], k, a.shape[k]));
+      if (win[k] < 0) fail(fmt::format("slice on axis {} has negative extent {}", k, win[k]));
+      int64_t v = std::clamp<int64_t>(a.valid[k] - off[k], 0, win[k]);
+      if (!op.valid.empty()) v = std::min(v, std::max<int64_t>(0, ev(op.valid.at(k))));
+      valid[k] = v;
+    }
+    Val r = make(a.dtype, win, valid);
+    Shape sta = strides_of(a.shape), st = strides_of(win);
+    int64_t base = dot(off, sta);
+    Data& d = mut(r);
+    for_box(valid, [&](const Shape& idx) { d[size_t(dot(idx, st))] = (*a.data)[size_t(base + dot(idx, sta))]; });
+    return r;
+  }
+
+  Val concat(const Op& op) {
+    if (op.inputs.empty() || op.axes.size() != 1) fail("internal: concat needs inputs and one axis");
+    size_t ax = size_t(op.axes[0]);
+    const Val& first = in(op, 0);
+    Shape shape = first.shape, valid = first.valid;
+    if (ax >= shape.size()) fail("internal: concat axis out of range");
+    shape[ax] = 0;
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      const Val& v = in(op, i);
+      if (v.shape.size() != shape.size() || v.dtype != first.dtype)
+        fail(fmt::format("input {} has shape {} {}, unlike input 0 {} {}", i, shape_str(v.shape),
+                         dtype_name(v.dtype), shape_str(first.shape), dtype_name(first.dtype)));
+      for (size_t k = 0; k < shape.size(); ++k) {
+        if (k == ax) continue;
+        if (v.shape[k] != first.shape[k])
+          fail(fmt::format("input {} has shape {}, which differs from input 0 {} off axis {}", i,
+                           shape_str(v.shape), shape_str(first.shape), ax));
+        valid[k] = std::min(valid[k], v.valid[k]);
+      }
+      // Padding inside the joined axis would sit between valid elements.
+      if (i + 1 < op.inputs.size() && v.valid[ax] != v.shape[ax])
+        fail(fmt::format("input {} has valid extent {} of {} on the concatenated axis {}; only the last input may "
+                         "have a tail there",
+                         i, v.valid[ax], v.shape[ax], ax));
+      if (i + 1 == op.inputs.size()) valid[ax] = shape[ax] + v.valid[ax];
+      shape[ax] += v.shape[ax];
+    }
+    Val r = make(first.dtype, shape, valid);
+    Shape st = strides_of(shape);
+    Data& d = mut(r);
+    int64_t at = 0;
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      const Val& v = in(op, i);
+      Shape box = v.valid;
+      for (size_t k = 0; k < box.size(); ++k)
+        if (k != ax) box[k] = valid[k];
+      Shape sv = strides_of(v.shape);
+      for_box(box, [&](const Shape& idx) {
+        Shape o = idx;
+        o[ax] += at;
+        d[size_t(dot(o, st))] = (*v.data)[size_t(dot(idx, sv))];
+      });
+      at += v.shape[ax];
+    }
+    return r;
+  }
+
+  // Writes the value's valid box into the tensor at `offsets`; elements that
+  // would land outside the tensor are dropped (a tail tile's overhang).
+  void assemble(const Op& op) {
+    const Val& v = in(op, 0);
+    Gm& g = gm_.at(size_t(op.tensor));
+    const std::string& name = p_.tensors.at(size_t(op.tensor)).name;
+    Shape off = ev(op.offsets);
+    if (off.size() != g.shape.size() || v.shape.size() != g.shape.size())
+      fail(fmt::format("value of rank {} assembled into {} of rank {} at {} offsets", v.shape.size(), name,
+                       g.shape.size(), off.size()));
+    for (size_t k = 0; k < off.size(); ++k)
+      if (off[k] < 0 || off[k] > g.shape[k])
+        fail(fmt::format("assemble into {}: offset {} on axis {} is outside its extent {}", name, off[k], k,
+                         g.shape[k]));
+    if (g.data.use_count() > 1) g.data = std::make_shared<Data>(*g.data);  // a value still holds the old contents
+    Shape box(v.valid.size());
+    for (size_t k = 0; k < box.size(); ++k) box[k] = std::min(v.valid[k], g.shape[k] - off[k]);
+    Shape sv = strides_of(v.shape), sg = strides_of(g.shape);
+    int64_t base = dot(off, sg);
+    Data& d = *g.data;
+    for_box(box, [&](const Shape& idx) {
+      d[size_t(base + dot(idx, sg))] = round_to_dtype((*v.data)[size_t(dot(idx, sv))], g.dtype);
+    });
+    cur_ = nullptr;
+  }
+};
+
+}  // namespace
+
+std::map<std::string, TensorData> evaluate(const Program& p, const std::map<std::string, TensorData>& inputs,
+                                           const DimExpr::Env& dims) {
+  try {
+    return Evaluator(p, dims).run(inputs);
+  } catch (const BindError& e) {
+    throw EvalError(e.what());
+  }
+}
+
+}  // namespace ptoc
