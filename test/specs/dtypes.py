@@ -26,17 +26,19 @@ TOLERANCE = {
 }
 
 
+@np.errstate(over="ignore", invalid="ignore")
 def bf16_round(x):
     """float64 -> nearest bfloat16 (ties to even), returned as float64; via float32 as the device does."""
-    f = np.asarray(x, dtype=np.float64).astype(np.float32)
+    x = np.asarray(x, dtype=np.float64)
+    f = np.atleast_1d(x).astype(np.float32)
     bits = f.view(np.uint32).astype(np.uint64)
-    nan = np.isnan(f)
-    lsb = (bits >> 16) & 1
-    bits = ((bits + 0x7FFF + lsb) >> 16) << 16
+    lsb = (bits >> np.uint64(16)) & np.uint64(1)
+    bits = ((bits + np.uint64(0x7FFF) + lsb) >> np.uint64(16)) << np.uint64(16)
     out = bits.astype(np.uint32).view(np.float32).astype(np.float64)
-    return np.where(nan, np.nan, out)
+    return np.where(np.isnan(f), np.nan, out).reshape(x.shape)
 
 
+@np.errstate(over="ignore", invalid="ignore")
 def rnd(x, dtype):
     """Round float64 values to what `dtype` stores, returned as float64 (the spec's per-op rounding)."""
     x = np.asarray(x, dtype=np.float64)

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Checks the NumPy side of the conformance tests by itself: the dtype rounding against hand-computed
+values, and each reference against identities of its operator (softmax rows sum to 1, layernorm rows
+have mean 0 and variance 1, the block-diagonal trick equals the naive product, ...). A wrong reference
+would otherwise make a wrong ptoc look right."""
+import sys
+import os
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dtypes import bf16_round, compare, rnd  # noqa: E402
+import references as R  # noqa: E402
+
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failures.append(what)
+
+
+# Rounding, hand-computed.
+check(bf16_round(1.0) == 1.0, "bf16: 1.0 exact")
+check(bf16_round(1 + 2**-8) == 1.0, "bf16: tie 1 + 2^-8 rounds to even 1.0")
+check(bf16_round(1 + 3 * 2**-8) == 1 + 2**-6, "bf16: tie 1 + 3*2^-8 rounds to even 1 + 2^-6")
+check(bf16_round(1 + 2**-8 + 2**-20) == 1 + 2**-7, "bf16: just above a tie rounds up")
+check(np.isinf(bf16_round(3.5e38)), "bf16: overflow to inf")
+check(np.isnan(bf16_round(np.nan)), "bf16: NaN stays NaN")
+check(rnd(1 / 3, "fp16") == 0.333251953125, "fp16: 1/3")
+check(np.isinf(rnd(65520.0, "fp16")) and rnd(65519.0, "fp16") == 65504.0, "fp16: overflow threshold")
+check(rnd(2049.0, "fp16") == 2048.0 and rnd(2051.0, "fp16") == 2052.0, "fp16: ties to even at 2048")
+check(rnd(0.1, "fp32") == float(np.float32(0.1)), "fp32: 0.1")
+check(rnd(130.0, "int8") == -126 and rnd(-1.7, "int32") == -1 and rnd(256.0, "uint8") == 0, "ints truncate, wrap")
+check(rnd(-0.5, "bool") == 1 and rnd(0.0, "bool") == 0, "bool is != 0")
+
+# compare(): passes equal data, fails just past the bound, names the worst element.
+ref = np.linspace(-2, 2, 64).reshape(8, 8)
+check(compare(ref.copy(), ref, "fp16")[0], "compare: equal passes")
+bad = ref.copy()
+bad[3, 5] += 0.05
+ok, msg = compare(bad, ref, "fp16")
+check(not ok and "(3, 5)" in msg, "compare: a 0.05 error in fp16 fails and is located")
+check(not compare(ref[:4], ref, "fp32")[0], "compare: shape mismatch fails")
+check(not compare(np.full((2, 2), np.nan), np.zeros((2, 2)), "fp32")[0], "compare: NaN fails")
+
+# Activation functions at known points.
+check(abs(R.gelu_tanh(1.0) - 0.8411919906082768) < 1e-15, "gelu (tanh form) at 1")
+check(abs(R.silu(1.0) - 0.7310585786300049) < 1e-15, "silu at 1")
+
+rng = np.random.default_rng(7)
+
+
+def norm(shape, dtype):
+    return rnd(rng.standard_normal(shape), dtype)
+
+
+# Softmax: rows sum to 1 and the largest input gets the largest weight.
+x = norm((37, 1024), "fp16")
+y = R.ref_softmax({"x": x}, {})["y"]
+check(np.allclose(y.sum(-1), 1, atol=2e-3), "softmax rows sum to 1")
+check(np.all(y.argmax(-1) == x.argmax(-1)), "softmax keeps the argmax")
+
+# RMSNorm with gamma = 1: rows have RMS 1.
+x = norm((5, 4096), "bf16")
+y = R.ref_rmsnorm({"x": x, "gamma": np.ones(4096)}, {})["y"]
+check(np.allclose(np.sqrt((y * y).mean(-1)), 1, atol=1e-2), "rmsnorm rows have RMS 1")
+
+# LayerNorm with gamma 1, beta 0: mean 0, variance 1; beta shifts the mean.
+x = rnd(norm((9, 1024), "fp16") * 3 + 1, "fp16")
+y = R.ref_layernorm({"x": x, "gamma": np.ones((1, 1024)), "beta": np.zeros((1, 1024))}, {})["y"]
+check(np.allclose(y.mean(-1), 0, atol=5e-3) and np.allclose(y.var(-1), 1, atol=1e-2), "layernorm mean 0, var 1")
+y2 = R.ref_layernorm({"x": x, "gamma": np.ones((1, 1024)), "beta": np.full((1, 1024), 0.5)}, {})["y"]
+check(np.allclose(y2.mean(-1), 0.5, atol=5e-3), "layernorm beta shifts the mean")
+
+# SwiGLU against a direct formula without intermediate rounding.
+x, wg, wu, wd = norm((6, 32), "bf16"), norm((32, 48), "bf16"), norm((32, 48), "bf16"), norm((48, 32), "bf16")
+y = R.ref_ffn_swiglu({"x": x, "w_gate": wg, "w_up": wu, "w_down": wd}, {})["y"]
+g = x @ wg
+direct = (g / (1 + np.exp(-g)) * (x @ wu)) @ wd
+ok, msg = compare(y, direct, "bf16")
+check(ok, "swiglu matches silu(x Wg) * (x Wu) Wd: " + msg)
+
+# Attention: identical value rows give that row back; a one-hot score picks one row.
+q, k = norm((40, 64), "fp16"), norm((40, 64), "fp16")
+v = np.tile(rnd(np.linspace(-1, 1, 64), "fp16"), (40, 1))
+o = R.attention_core(q, k, v)
+check(np.allclose(o, v[:1], atol=2e-3), "attention with equal value rows returns that row")
+q = np.zeros((3, 64)); q[:, 0] = 64.0
+k = np.zeros((40, 64)); k[7, 0] = 64.0
+v = norm((40, 64), "fp16")
+o = R.attention_core(q, k, v)
+check(np.allclose(o, v[7], atol=2e-3), "attention with one dominant key returns its value row")
+
+# The block-diagonal trick equals the naive skinny matmul.
+a, w = norm((4096, 16), "fp16"), norm((16, 16), "fp16")
+bd = np.kron(np.eye(4), w)
+trick = rnd((a.reshape(1024, 64) @ bd).reshape(4096, 16), "fp16")
+check(np.array_equal(trick, R.ref_skinny({"a": a, "w": w}, {})["c"]), "blockdiag(w,w,w,w) on (M/4, 64) == a @ w")
+
+# Row RMS statistics and tail_view against hand-made data.
+x = np.array([[3.0, 4.0], [1.0, 1.0]])
+y = R.ref_row_rms({"x": x}, {})["y"]
+check(np.allclose(y, x / np.sqrt([[12.5], [1.0]]), rtol=1e-6), "row RMS normalisation by hand")
+t = R.ref_tail_view({"x": np.array([[-1.0, 2.0], [-3.0, -4.0]])}, {})
+check(np.array_equal(t["rowmax"], [[2.0], [0.0]]), "relu then row max by hand")
+
+if failures:
+    print(f"{len(failures)} failed")
+    sys.exit(1)
+print("all reference checks passed")
