@@ -22,6 +22,10 @@ enum class PipeId : uint8_t { MTE2, MTE1, M, FIX, V, MTE3, S };
 inline constexpr int kNumPipes = 7;
 std::string_view pipe_name(PipeId p);  // "MTE2", "MTE1", "M", "FIX", "V", "MTE3", "S"
 
+// PMU-trace marker id of a leaf (mark_stamp), as PyPTO's GenPMUId: "1" for a main
+// block followed by the last three characters of the function hash (decimal), mod 4096.
+int pmu_id(uint64_t function_hash, bool main_block = true);
+
 struct GmTensor {
   enum class Role : uint8_t { Input, Output, Workspace, Temp };
   std::string name;
