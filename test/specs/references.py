@@ -178,4 +178,9 @@ REFERENCES = {
     "scope_parallel": Ref(ref_scope_parallel),
     "tail_view": Ref(ref_tail_view, dynamic={"B": 100}),
     "labels_reuse": Ref(ref_labels_reuse),
+    # samples/tuning/: four tuning steps of one RMSNorm, all computing the same numbers.
+    "rmsnorm_0_baseline": Ref(ref_rmsnorm, dynamic={"T": 37}),
+    "rmsnorm_1_loop": Ref(ref_rmsnorm, dynamic={"T": 37}),
+    "rmsnorm_2_tiles": Ref(ref_rmsnorm, dynamic={"T": 37}),
+    "rmsnorm_3_stitch": Ref(ref_rmsnorm, dynamic={"T": 37}),
 }
