@@ -1,0 +1,44 @@
+// The L2 model: a cache of `capacity` bytes in lines of `line_bytes`, with
+// approximate LRU replacement kept in flat per-line stamp pages (no per-access
+// allocation, O(lines touched)).
+//
+// Replacement: every allocation or refresh takes the next value of a global
+// clock; a line is resident while fewer than capacity/line lines were stamped
+// after it. A hit on a line in the younger half of that window does not
+// re-stamp it (the two-list trick of CLOCK/Linux), so re-reading hot data does
+// not push other lines out, and the resident set never exceeds the capacity.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace ptoc::sim {
+
+struct L2Result {
+  uint64_t hit_bytes = 0, miss_bytes = 0;
+  uint32_t hit_lines = 0, miss_lines = 0;
+};
+
+class L2Cache {
+ public:
+  L2Cache(uint64_t capacity_bytes, uint32_t line_bytes);
+  // Touch [addr, addr+len). allocate=false (cache_policy bypass): misses do not
+  // allocate and hits do not refresh.
+  void access(uint64_t addr, uint64_t len, bool allocate, L2Result& r);
+  uint64_t capacity_lines() const { return cap_lines_; }
+  uint32_t line_bytes() const { return 1u << shift_; }
+
+ private:
+  static constexpr int kPageShift = 12;  // 4096 lines per page
+  uint64_t* page(uint64_t page_no);
+  uint64_t cap_lines_, half_;
+  uint64_t clock_ = 0;
+  int shift_;
+  std::unordered_map<uint64_t, uint32_t> dir_;
+  std::vector<std::unique_ptr<uint64_t[]>> pages_;
+  uint64_t last_page_no_ = ~0ull;
+  uint64_t* last_page_ = nullptr;
+};
+
+}  // namespace ptoc::sim

@@ -1,0 +1,727 @@
+// The machine model. One Machine object runs all rounds; per round:
+//
+//   Control AICPU   BEGIN -> INIT -> build device task i (base + roots + tasks cost, bounded by the
+//                   in-flight limit) -> submit -> ... -> EXIT
+//   Schedule k      BEGIN -> ALLOC_THREAD_ID -> INIT -> CORE_HAND_SHAKE -> per device task (in order):
+//                   RCV, dispatch / resolve loop (each action a serial cost on the thread), SCHED_EXEC,
+//                   SYNC_CORE_STOP, RSP -> WAIT_ALL_DEV_TASK_FINISH -> WAIT_CORE_EXIT -> EXIT
+//   Core            two slots (running + pending); per task: head, then the leaf's work with its GM
+//                   traffic timed by the L2 and the shared HBM; FIN notice to its scheduler.
+//
+// Device tasks run one after another (PyPTO syncs cores at each device task's end), which is what
+// makes a small stitch pay gaps and synchronisation; the Control AICPU builds ahead, up to
+// max_inflight_devtasks, which is what makes a large stitch delay the first dispatch.
+#include "runtime/sim/machine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <stdexcept>
+#include <string>
+
+#include "runtime/sim/event_queue.h"
+#include "runtime/sim/l2_cache.h"
+#include "runtime/sim/shared_bandwidth.h"
+
+namespace ptoc::sim {
+namespace {
+
+using runtime::DeviceTask;
+using runtime::TaskInstance;
+
+constexpr int64_t kCounterBase = 1'000'000'000'000;  // fixed device counter value at the first launch
+constexpr uint32_t kNone = ~0u;
+
+enum EvKind : uint32_t {
+  kCtrlBuildStart,  // a = -
+  kCtrlBuildDone,
+  kSchedRecv,       // a = thread
+  kSchedStep,       // a = thread
+  kSchedDone,       // a = thread
+  kTaskStart,       // a = core
+  kFlowJoin,        // a = core
+  kHbm,             // a = generation
+  kTaskEnd,         // a = core
+};
+
+struct CoreState {
+  CoreType type = CoreType::AIV;
+  int sched = 0;
+  uint32_t running = kNone, pending = kNone;
+  bool started = false;          // running task has begun (kTaskStart happened)
+  TaskRecord rec;                // record of the running task
+  int64_t mem_start = 0;         // ps the memory phase began (after head)
+  int64_t est_ps = 0, mem_nom_ps = 0, l2_ps = 0, lat_ps = 0;
+  int chains = 1;
+  int64_t floor_ps = 0;          // the leaf's busiest non-memory pipe (MTE1, M, V, S)
+  int64_t first_in_dt = -1, last_end_in_dt = -1;  // per current device task
+  int64_t rcv_model_ps = 0;      // DEV_TASK_RCV_MODEL of the current device task
+};
+
+struct SchedState {
+  std::vector<int> aic, aiv;     // owned cores
+  bool busy = false, stepping = false, received = false;
+  std::deque<uint32_t> notices;  // finished tasks (core << 32 would be redundant: task index only)
+  std::deque<uint32_t> queue[2]; // per-thread ready queues (modes 2, 3), [AIV, AIC]
+  // pending action
+  int action = 0;                // 1 resolve, 2 dispatch
+  uint32_t act_task = kNone;
+  int act_core = -1;
+  int64_t rsp_ps = 0;            // RSP of the previous device task
+  int64_t last_dispatch_ps = -1;
+  bool sent_first = false;
+};
+
+class Machine {
+ public:
+  Machine(const Platform& p, const CompiledProgram& prog, const SimOptions& o, const DeviceTaskSource& src)
+      : p_(p), prog_(prog), o_(o), src_(src),
+        l2_(static_cast<uint64_t>(p.l2), o.l2_line_bytes),
+        hbm_(p.hbm_total_gbps / 1000.0, p.gm_read_bpc * p.core_mhz / 1e6) {
+    mode_ = o.device_sched_mode >= 0 ? o.device_sched_mode : prog.options.device_sched_mode;
+    lifo_ = (mode_ & 1) != 0;
+    fair_ = (mode_ & 2) != 0;
+    nsched_ = p.sched_threads();
+    ncores_ = p.aic + p.aiv;
+    cores_.resize(ncores_);
+    sched_.resize(nsched_);
+    for (int i = 0; i < p.aic; ++i) {
+      int k = int(int64_t(i) * nsched_ / p.aic);
+      cores_[i].type = CoreType::AIC;
+      cores_[i].sched = k;
+      sched_[k].aic.push_back(i);
+    }
+    for (int i = 0; i < p.aiv; ++i) {
+      int k = int(int64_t(i) * nsched_ / p.aiv);
+      cores_[p.aic + i].type = CoreType::AIV;
+      cores_[p.aic + i].sched = k;
+      sched_[k].aiv.push_back(p.aic + i);
+    }
+    ring_.resize(std::max(1, o.max_inflight_devtasks));
+    l2_rate_ = p.l2_read_bpc * p.core_mhz / 1e6;
+    cap_rate_ = p.gm_read_bpc * p.core_mhz / 1e6;
+    trace_.platform = p.name;
+    trace_.arch = p.arch;
+    trace_.freq = p.counter_freq_mhz;
+    trace_.counter_base = kCounterBase;
+    trace_.core_mhz = p.core_mhz;
+    trace_.aic = p.aic;
+    trace_.aiv = p.aiv;
+    trace_.sched_threads = nsched_;
+    trace_.device_sched_mode = mode_;
+    trace_.l2_line_bytes = o.l2_line_bytes;
+    trace_.devtask_stage_cap = o.devtask_stage_cap;
+    bypass_.resize(prog.tensors.size());
+    for (size_t i = 0; i < prog.tensors.size(); ++i) bypass_[i] = prog.tensors[i].l2_bypass;
+  }
+
+  Trace run() {
+    int64_t t = 0;
+    for (int r = 0; r < std::max(1, o_.rounds); ++r) {
+      t = run_round(r, t);
+      t += cpu_ps(p_.launch_gap_cycles);
+    }
+    return std::move(trace_);
+  }
+
+ private:
+  // ---- clocks
+  int64_t cpu_ps(int64_t cycles) const { return std::llround(double(cycles) * 1e6 / p_.aicpu_mhz); }
+  int64_t core_ps(double cycles) const { return std::llround(cycles * 1e6 / p_.core_mhz); }
+  double ps_to_core_cycles(int64_t ps) const { return double(ps) * p_.core_mhz / 1e6; }
+
+  // ---- stage stamps
+  void cpu_stamp(int lane, CpuStage s, int idx, int64_t ps) {
+    if (idx >= o_.devtask_stage_cap) {
+      rt_->summary.devtask_stages_dropped = true;
+      return;
+    }
+    rt_->cpu[lane].events.push_back({static_cast<uint8_t>(s), idx, ps});
+  }
+  void core_stamp(int core, CoreStage s, int idx, int64_t ps) {
+    if (idx >= o_.devtask_stage_cap) {
+      rt_->summary.devtask_stages_dropped = true;
+      return;
+    }
+    rt_->cores[core].events.push_back({static_cast<uint8_t>(s), idx, ps});
+  }
+
+  // ---- round
+  int64_t run_round(int round, int64_t t0) {
+    round_ = round;
+    trace_.rounds.emplace_back();
+    rt_ = &trace_.rounds.back();
+    rt_->round = round;
+    rt_->cpu.resize(1 + nsched_);
+    rt_->cpu[0].ctrl = true;
+    for (int k = 0; k <= nsched_; ++k) rt_->cpu[k].thread = k;
+    rt_->cores.resize(ncores_);
+    for (int c = 0; c < ncores_; ++c) {
+      rt_->cores[c].core = c;
+      rt_->cores[c].type = cores_[c].type;
+      rt_->cores[c].sched = cores_[c].sched;
+    }
+    rt_->summary.launch_ps = t0;
+    built_ = 0;
+    finished_ = 0;
+    ctrl_done_ = false;
+    ctrl_waiting_ = false;
+    exec_seq_ = 0;
+    submit_ps_.clear();
+    first_start_ = INT64_MAX;
+    last_end_ = 0;
+    busy_ps_ = 0;
+    used_.assign(ncores_, 0);
+    round_exit_ = t0;
+
+    // Control AICPU: BEGIN, thread start + init, then builds.
+    cpu_stamp(0, CpuStage::BEGIN, -1, t0);
+    const int64_t ctrl_init = t0 + cpu_ps(p_.thread_start_cycles + p_.init_cycles);
+    cpu_stamp(0, CpuStage::INIT, -1, ctrl_init);
+    ev_.push(ctrl_init, kCtrlBuildStart, 0);
+
+    // Schedule AICPUs and cores: start, init, handshake.
+    for (int k = 0; k < nsched_; ++k) {
+      SchedState& s = sched_[k];
+      s.busy = s.stepping = s.received = false;
+      s.notices.clear();
+      s.queue[0].clear();
+      s.queue[1].clear();
+      const int lane = 1 + k;
+      cpu_stamp(lane, CpuStage::BEGIN, -1, t0);
+      const int64_t alloc = t0 + cpu_ps(p_.thread_start_cycles);
+      cpu_stamp(lane, CpuStage::ALLOC_THREAD_ID, -1, alloc);
+      const int64_t init = alloc + cpu_ps(p_.init_cycles);
+      cpu_stamp(lane, CpuStage::INIT, -1, init);
+      const int64_t hs = init + cpu_ps(p_.handshake_cycles);
+      cpu_stamp(lane, CpuStage::CORE_HAND_SHAKE, -1, hs);
+      s.rsp_ps = hs;
+      for (int c : s.aic) core_stamp(c, CoreStage::BEGIN, -1, t0), core_stamp(c, CoreStage::INIT, -1, hs);
+      for (int c : s.aiv) core_stamp(c, CoreStage::BEGIN, -1, t0), core_stamp(c, CoreStage::INIT, -1, hs);
+    }
+    shared_q_[0].clear();
+    shared_q_[1].clear();
+    for (auto& c : cores_) {
+      const CoreType ty = c.type;
+      const int k = c.sched;
+      c = CoreState{};
+      c.type = ty;
+      c.sched = k;
+    }
+
+    while (!ev_.empty()) {
+      const Event e = ev_.pop();
+      now_ = e.t;
+      switch (e.kind) {
+        case kCtrlBuildStart: ctrl_build_start(); break;
+        case kCtrlBuildDone: ctrl_build_done(); break;
+        case kSchedRecv: sched_recv(int(e.a)); break;
+        case kSchedStep: sched_[e.a].stepping = false; sched_step(int(e.a)); break;
+        case kSchedDone: sched_done(int(e.a)); break;
+        case kTaskStart: task_start(int(e.a)); break;
+        case kFlowJoin: flow_join(int(e.a)); break;
+        case kHbm: if (e.a == hbm_gen_) hbm_event(); break;
+        case kTaskEnd: task_end(int(e.a)); break;
+      }
+    }
+    if (!ctrl_done_ || finished_ != built_)
+      throw std::runtime_error("machine model: device task " + std::to_string(finished_) +
+                               " never completed (a dependency cycle or a task whose predecessors never run)");
+    finish_round();
+    return round_exit_;
+  }
+
+  // ---- Control AICPU
+  void ctrl_build_start() {
+    if (built_ - finished_ >= int(ring_.size())) {  // ready queue full: wait for a device task to finish
+      ctrl_waiting_ = true;
+      return;
+    }
+    DeviceTask& dt = ring_[built_ % ring_.size()];
+    dt.roots.clear();
+    dt.tasks.clear();
+    dt.waits_for.clear();
+    dt.workspace_bytes = 0;
+    dt.seq = built_;
+    if (!src_(round_, dt)) {
+      ctrl_done_ = true;
+      const int64_t exit = now_ + cpu_ps(p_.exit_cycles);
+      cpu_stamp(0, CpuStage::EXIT, -1, exit);
+      round_exit_ = std::max(round_exit_, exit);
+      // Schedulers waiting for another device task can now finish.
+      for (int k = 0; k < nsched_; ++k)
+        if (sched_[k].received == false && finished_ == built_) sched_finish(k);
+      return;
+    }
+    dt.seq = built_;
+    const int64_t cost = p_.build_base_cycles + p_.build_per_root_cycles * int64_t(dt.roots.size()) +
+                         p_.build_per_task_cycles * int64_t(dt.tasks.size()) + p_.submit_cycles;
+    ev_.push(now_ + cpu_ps(cost), kCtrlBuildDone, 0);
+  }
+
+  void ctrl_build_done() {
+    const int i = built_++;
+    cpu_stamp(0, CpuStage::DEV_TASK_BUILD, i, now_);
+    submit_ps_.push_back(now_);
+    rt_->summary.device_tasks++;
+    rt_->summary.root_instances += ring_[i % ring_.size()].roots.size();
+    if (i == exec_seq_) start_devtask_recv();
+    ctrl_build_start();
+  }
+
+  // ---- device task execution (one at a time, in order)
+  DeviceTask& cur() { return ring_[exec_seq_ % ring_.size()]; }
+
+  void start_devtask_recv() {
+    // Every scheduler receives the device task once it is submitted and its previous one responded.
+    for (int k = 0; k < nsched_; ++k) {
+      const int64_t t = std::max(submit_ps_[exec_seq_], sched_[k].rsp_ps) + cpu_ps(p_.devtask_rcv_cycles);
+      ev_.push(t, kSchedRecv, uint32_t(k));
+    }
+    DeviceTask& dt = cur();
+    const size_t n = dt.tasks.size();
+    preds_.resize(n);
+    ready_ps_.resize(n);
+    dispatch_ps_.resize(n);
+    for (size_t i = 0; i < n; ++i) preds_[i] = dt.tasks[i].pred_count;
+    done_in_dt_ = 0;
+    recv_count_ = 0;
+    initial_pushed_ = false;
+    for (auto& c : cores_) c.first_in_dt = c.last_end_in_dt = -1;
+  }
+
+  // A device task is done when every task finished and every scheduler received it.
+  bool maybe_done() {
+    if (recv_count_ < nsched_ || done_in_dt_ < cur().tasks.size()) return false;
+    devtask_done();
+    return true;
+  }
+
+  void sched_recv(int k) {
+    SchedState& s = sched_[k];
+    s.received = true;
+    ++recv_count_;
+    s.last_dispatch_ps = -1;
+    s.sent_first = false;
+    cpu_stamp(1 + k, CpuStage::DEV_TASK_RCV, exec_seq_, now_);
+    const int64_t refresh = now_ + core_ps(double(p_.devtask_refresh_cycles));
+    for (int c : s.aic) cores_[c].rcv_model_ps = refresh, core_stamp(c, CoreStage::DEV_TASK_RCV_MODEL, exec_seq_, refresh);
+    for (int c : s.aiv) cores_[c].rcv_model_ps = refresh, core_stamp(c, CoreStage::DEV_TASK_RCV_MODEL, exec_seq_, refresh);
+    DeviceTask& dt = cur();
+    if (!initial_pushed_) {
+      initial_pushed_ = true;
+      for (uint32_t i = 0; i < dt.tasks.size(); ++i)
+        if (preds_[i] == 0) {
+          ready_ps_[i] = now_;
+          push_ready(i, k);
+        }
+    }
+    if (maybe_done()) return;
+    wake(k);
+  }
+
+  int type_slot(uint32_t task) const {
+    const int leaf = cur_const().tasks[task].leaf;
+    return (leaf >= 0 && prog_.leaves[leaf].core == CoreType::AIC) ? 1 : 0;
+  }
+  const DeviceTask& cur_const() const { return ring_[exec_seq_ % ring_.size()]; }
+
+  // A newly ready task: the shared queue (modes 0, 1) or the next thread's queue round-robin (2, 3).
+  void push_ready(uint32_t task, int from) {
+    const int ty = type_slot(task);
+    if (!fair_) {
+      shared_q_[ty].push_back(task);
+      for (int k = 0; k < nsched_; ++k) wake(k);
+      (void)from;
+      return;
+    }
+    const int k = rr_[ty]++ % nsched_;
+    sched_[k].queue[ty].push_back(task);
+    for (int j = 0; j < nsched_; ++j) wake((k + j) % nsched_);
+  }
+
+  bool pop_ready(int k, int ty, uint32_t& task) {
+    auto take = [&](std::deque<uint32_t>& q) {
+      if (q.empty()) return false;
+      if (lifo_) task = q.back(), q.pop_back();
+      else task = q.front(), q.pop_front();
+      return true;
+    };
+    if (!fair_) return take(shared_q_[ty]);
+    if (take(sched_[k].queue[ty])) return true;
+    for (int j = 1; j < nsched_; ++j)  // steal
+      if (take(sched_[(k + j) % nsched_].queue[ty])) return true;
+    return false;
+  }
+
+  // A free slot of this thread's cores of a type: a fully idle core first, else a free pending slot.
+  int free_slot(int k, int ty) const {
+    const auto& list = ty == 1 ? sched_[k].aic : sched_[k].aiv;
+    for (int c : list)
+      if (cores_[c].running == kNone) return c;
+    for (int c : list)
+      if (cores_[c].pending == kNone) return c;
+    return -1;
+  }
+
+  void wake(int k) {
+    SchedState& s = sched_[k];
+    if (s.busy || s.stepping || !s.received) return;
+    s.stepping = true;
+    ev_.push(now_, kSchedStep, uint32_t(k));
+  }
+
+  void sched_step(int k) {
+    SchedState& s = sched_[k];
+    if (s.busy || !s.received) return;
+    DeviceTask& dt = cur();
+    if (!s.notices.empty()) {  // poll completions first, as AiCoreManager does
+      const uint32_t t = s.notices.front();
+      s.notices.pop_front();
+      s.busy = true;
+      s.action = 1;
+      s.act_task = t;
+      const int64_t cost = p_.sched_completion_cycles + p_.sched_resolve_cycles +
+                           p_.sched_resolve_per_succ_cycles * int64_t(dt.tasks[t].succ.size());
+      ev_.push(now_ + cpu_ps(cost), kSchedDone, uint32_t(k));
+      return;
+    }
+    for (int ty = 1; ty >= 0; --ty) {
+      const int c = free_slot(k, ty);
+      if (c < 0) continue;
+      uint32_t t;
+      if (!pop_ready(k, ty, t)) continue;
+      // Reserve the slot now so no other dispatch targets it.
+      if (cores_[c].running == kNone) cores_[c].running = t, cores_[c].started = false;
+      else cores_[c].pending = t;
+      s.busy = true;
+      s.action = 2;
+      s.act_task = t;
+      s.act_core = c;
+      ev_.push(now_ + cpu_ps(p_.sched_dispatch_cycles), kSchedDone, uint32_t(k));
+      return;
+    }
+  }
+
+  void sched_done(int k) {
+    SchedState& s = sched_[k];
+    s.busy = false;
+    if (s.action == 1) {
+      resolve(k, s.act_task);
+      if (maybe_done()) {
+        s.action = 0;
+        return;
+      }
+    } else if (s.action == 2) {
+      const uint32_t t = s.act_task;
+      const int c = s.act_core;
+      dispatch_ps_[t] = now_;
+      s.last_dispatch_ps = now_;
+      if (!s.sent_first) {
+        s.sent_first = true;
+        cpu_stamp(1 + k, CpuStage::DEV_TASK_SEND_FIRST_LEAF_TASK, exec_seq_, now_);
+      }
+      CoreState& cs = cores_[c];
+      if (cs.running == t && !cs.started) {
+        cs.started = true;
+        ev_.push(std::max(now_, cs.rcv_model_ps), kTaskStart, uint32_t(c));
+      }
+    }
+    s.action = 0;
+    sched_step(k);
+  }
+
+  void resolve(int k, uint32_t t) {
+    DeviceTask& dt = cur();
+    ++done_in_dt_;
+    const auto& succ = dt.tasks[t].succ;
+    if (lifo_) {  // L2 affinity: the first successor must come out of the LIFO queue first
+      for (size_t i = succ.size(); i-- > 0;) release(succ[i], k);
+    } else {
+      for (uint32_t s : succ) release(s, k);
+    }
+  }
+  void release(uint32_t s, int k) {
+    if (s >= preds_.size()) throw std::runtime_error("machine model: successor index out of range");
+    if (preds_[s] == 0) throw std::runtime_error("machine model: task released more times than its pred_count");
+    if (--preds_[s] == 0) {
+      ready_ps_[s] = now_;
+      push_ready(s, k);
+    }
+  }
+
+  void devtask_done() {
+    const int i = exec_seq_;
+    const int64_t done = now_;
+    for (int c = 0; c < ncores_; ++c) {
+      CoreState& cs = cores_[c];
+      core_stamp(c, CoreStage::DEV_TASK_WAIT_RCV_FIRST_LEAF_TASK, i,
+                 cs.first_in_dt >= 0 ? cs.first_in_dt : std::max(done, cs.rcv_model_ps));
+      core_stamp(c, CoreStage::DEV_TASK_ALL_LEAF_TASK_EXEC, i,
+                 cs.last_end_in_dt >= 0 ? cs.last_end_in_dt : std::max(done, cs.rcv_model_ps));
+    }
+    for (int k = 0; k < nsched_; ++k) {
+      SchedState& s = sched_[k];
+      const int lane = 1 + k;
+      const int64_t exec = s.last_dispatch_ps >= 0 ? s.last_dispatch_ps : done;
+      if (!s.sent_first) cpu_stamp(lane, CpuStage::DEV_TASK_SEND_FIRST_LEAF_TASK, i, exec);
+      cpu_stamp(lane, CpuStage::DEV_TASK_SCHED_EXEC, i, exec);
+      const int64_t stop = std::max(done, exec) + cpu_ps(p_.devtask_sync_stop_cycles);
+      cpu_stamp(lane, CpuStage::DEV_TASK_SYNC_CORE_STOP, i, stop);
+      s.rsp_ps = stop + cpu_ps(p_.devtask_rsp_cycles);
+      cpu_stamp(lane, CpuStage::DEV_TASK_RSP, i, s.rsp_ps);
+      s.received = false;
+    }
+    ++finished_;
+    ++exec_seq_;
+    if (ctrl_waiting_) {
+      ctrl_waiting_ = false;
+      ev_.push(done, kCtrlBuildStart, 0);
+    }
+    if (exec_seq_ < built_) {
+      start_devtask_recv();
+    } else if (ctrl_done_) {
+      for (int k = 0; k < nsched_; ++k) sched_finish(k);
+    }
+  }
+
+  void sched_finish(int k) {
+    SchedState& s = sched_[k];
+    const int lane = 1 + k;
+    const int64_t all = std::max(s.rsp_ps, now_);
+    cpu_stamp(lane, CpuStage::WAIT_ALL_DEV_TASK_FINISH, -1, all);
+    const int64_t core_exit = all + cpu_ps(p_.devtask_sync_stop_cycles);
+    cpu_stamp(lane, CpuStage::WAIT_CORE_EXIT, -1, core_exit);
+    for (int c : s.aic) core_stamp(c, CoreStage::WAIT_EXIT_NOTIFY, -1, core_exit);
+    for (int c : s.aiv) core_stamp(c, CoreStage::WAIT_EXIT_NOTIFY, -1, core_exit);
+    last_core_exit_ = std::max(last_core_exit_, core_exit);
+    const int64_t exit = core_exit + cpu_ps(p_.exit_cycles);
+    cpu_stamp(lane, CpuStage::EXIT, -1, exit);
+    round_exit_ = std::max(round_exit_, exit);
+  }
+
+  // ---- cores
+  void task_start(int c) {
+    CoreState& cs = cores_[c];
+    const uint32_t t = cs.running;
+    const DeviceTask& dt = cur();
+    const TaskInstance& ti = dt.tasks[t];
+    if (o_.on_task_start) o_.on_task_start(dt, t);
+    TaskRecord& r = cs.rec;
+    r = TaskRecord{};
+    r.core = c;
+    r.core_type = cs.type;
+    r.seq = dt.seq;
+    r.task_index = t;
+    r.task_id = ti.task_id;
+    if (ti.root_instance < dt.roots.size()) {
+      r.root = dt.roots[ti.root_instance].root;
+      if (r.root >= 0 && size_t(r.root) < prog_.roots.size()) {
+        const RootFunction& rf = prog_.roots[r.root];
+        r.root_hash = rf.hash;
+        if (ti.task < rf.tasks.size()) r.op_magic = rf.tasks[ti.task].op_magic;
+      }
+    }
+    r.root_instance = int32_t(ti.root_instance);
+    r.leaf = ti.leaf;
+    r.ready_ps = ready_ps_[t];
+    r.dispatch_ps = dispatch_ps_[t];
+    r.start_ps = now_;
+    if (cs.first_in_dt < 0) cs.first_in_dt = now_;
+
+    // Leaf cost (compiler estimate) and its chains.
+    int64_t est_cycles = 0, floor_cycles = 0;
+    cs.chains = 1;
+    if (ti.leaf >= 0 && size_t(ti.leaf) < prog_.leaves.size()) {
+      const LeafFunction& lf = prog_.leaves[ti.leaf];
+      r.leaf_hash = lf.hash;
+      r.pipe_busy = lf.pipe_cycles;
+      est_cycles = lf.est_cycles;
+      if (est_cycles <= 0) est_cycles = *std::max_element(lf.pipe_cycles.begin(), lf.pipe_cycles.end());
+      cs.chains = std::max(1, lf.chains);
+      for (PipeId pp : {PipeId::MTE1, PipeId::M, PipeId::V, PipeId::S})
+        floor_cycles = std::max(floor_cycles, lf.pipe_cycles[static_cast<int>(pp)]);
+    }
+    // GM traffic through the L2.
+    L2Result rd, wr;
+    for (const auto& a : ti.accesses) {
+      const bool bypass = a.tensor >= 0 && size_t(a.tensor) < bypass_.size() && bypass_[a.tensor];
+      L2Result& res = a.write ? wr : rd;
+      const bool alloc = a.write || !bypass;
+      if (a.rows <= 1 || a.row_stride == a.row_bytes) {
+        l2_.access(a.addr, a.rows * a.row_bytes, alloc, res);
+      } else {
+        for (uint64_t i = 0; i < a.rows; ++i) l2_.access(a.addr + i * a.row_stride, a.row_bytes, alloc, res);
+      }
+    }
+    r.bytes_read = rd.hit_bytes + rd.miss_bytes;
+    r.bytes_written = wr.hit_bytes + wr.miss_bytes;
+    r.bytes_l2 = rd.hit_bytes;
+    r.bytes_hbm = rd.miss_bytes + r.bytes_written;  // writes go on to HBM (write-through approximation)
+    r.l2_read_hits = rd.hit_lines;
+    r.l2_read_misses = rd.miss_lines;
+    r.l2_write_hits = wr.hit_lines;
+    r.l2_write_misses = wr.miss_lines;
+
+    const int64_t head = core_ps(double(p_.task_head_cycles));
+    r.head_cycles = p_.task_head_cycles;
+    cs.est_ps = core_ps(double(est_cycles));
+    cs.floor_ps = core_ps(double(std::min(floor_cycles, est_cycles)));
+    const uint64_t total = r.bytes_read + r.bytes_written;
+    cs.mem_nom_ps = total ? std::llround(double(total) / cap_rate_) + core_ps(double(p_.gm_latency_cycles)) : 0;
+    cs.l2_ps = std::llround(double(rd.hit_bytes) / l2_rate_);
+    cs.lat_ps = r.bytes_hbm ? core_ps(double(p_.gm_latency_cycles))
+                            : (total ? core_ps(double(p_.l2_hit_latency_cycles)) : 0);
+    cs.mem_start = now_ + head;
+    if (r.bytes_hbm > 0) {
+      ev_.push(cs.mem_start + cs.l2_ps + cs.lat_ps, kFlowJoin, uint32_t(c));
+    } else {
+      ev_.push(cs.mem_start + work_ps(cs, cs.l2_ps + cs.lat_ps), kTaskEnd, uint32_t(c));
+    }
+  }
+
+  // Duration of the leaf's work after the head, given its memory phase took m ps. With c chains,
+  // a chain's loads overlap the other chains' compute; only the first chain's load is exposed.
+  // x: the compute on the critical path besides the loads (at least the busiest compute pipe).
+  // Scaled so that an uncontended all-miss memory phase gives exactly the compiler's estimate.
+  int64_t work_ps(const CoreState& cs, int64_t m) const {
+    const double c = cs.chains;
+    const double x = double(std::max<int64_t>(cs.floor_ps, cs.est_ps - cs.mem_nom_ps));
+    auto f = [&](double mm) { return mm / c + std::max(x, mm * (c - 1) / c); };
+    const double fn = f(double(cs.mem_nom_ps));
+    const double scale = fn > 0 ? double(cs.est_ps) / fn : 1.0;
+    return std::max<int64_t>(m, std::llround(scale * f(double(m))));
+  }
+
+  void flow_join(int c) {
+    hbm_.add(now_, uint32_t(c), double(cores_[c].rec.bytes_hbm));
+    resched_hbm();
+  }
+  void resched_hbm() {
+    const int64_t t = hbm_.next_finish();
+    ++hbm_gen_;
+    if (t >= 0) ev_.push(std::max(t, now_), kHbm, hbm_gen_);
+  }
+  void hbm_event() {
+    finished_flows_.clear();
+    hbm_.pop_finished(now_, finished_flows_);
+    for (uint32_t c : finished_flows_) {
+      CoreState& cs = cores_[c];
+      const int64_t m = now_ - cs.mem_start;
+      ev_.push(cs.mem_start + work_ps(cs, m), kTaskEnd, c);
+    }
+    resched_hbm();
+  }
+
+  void task_end(int c) {
+    CoreState& cs = cores_[c];
+    TaskRecord& r = cs.rec;
+    const DeviceTask& dt = cur();
+    r.end_ps = now_;
+    r.total_cycles = std::llround(ps_to_core_cycles(r.end_ps - r.start_ps));
+    // Memory pipes as timed: reads on MTE2, writes on MTE3 (AIV) or FIX (AIC).
+    const int64_t mem_ps = now_ - cs.mem_start;
+    const uint64_t tot = r.bytes_read + r.bytes_written;
+    if (tot > 0) {
+      // The memory phase as timed, split between reads and writes by bytes.
+      const double busy_mem = ps_to_core_cycles(mem_ps);
+      r.pipe_busy[static_cast<int>(PipeId::MTE2)] = std::llround(busy_mem * double(r.bytes_read) / double(tot));
+      auto& wpipe = r.pipe_busy[static_cast<int>(cs.type == CoreType::AIC ? PipeId::FIX : PipeId::MTE3)];
+      wpipe = std::max<int64_t>(wpipe, std::llround(busy_mem * double(r.bytes_written) / double(tot)));
+    }
+    // Round statistics.
+    first_start_ = std::min(first_start_, r.start_ps);
+    last_end_ = std::max(last_end_, r.end_ps);
+    busy_ps_ += r.end_ps - r.start_ps;
+    used_[c] = 1;
+    RoundSummary& sm = rt_->summary;
+    sm.tasks++;
+    sm.bytes_hbm += r.bytes_hbm;
+    sm.bytes_l2 += r.bytes_l2;
+    sm.l2_read_hits += r.l2_read_hits;
+    sm.l2_read_misses += r.l2_read_misses;
+    cs.last_end_in_dt = now_;
+    if (o_.task_sink) {
+      o_.task_sink(r, dt);
+    } else if (o_.keep_task_records) {
+      r.succ_begin = uint32_t(rt_->succ_ids.size());
+      for (uint32_t s : dt.tasks[r.task_index].succ) rt_->succ_ids.push_back(dt.tasks[s].task_id);
+      r.succ_count = uint32_t(rt_->succ_ids.size()) - r.succ_begin;
+      rt_->tasks.push_back(r);
+    }
+    // FIN to the scheduler; the pending slot starts at once (no scheduler round trip).
+    const uint32_t t = cs.running;
+    sched_[cs.sched].notices.push_back(t);
+    cs.running = cs.pending;
+    cs.pending = kNone;
+    cs.started = false;
+    if (cs.running != kNone) {
+      // A pending task whose dispatch is still in flight starts when its dispatch completes.
+      if (!sched_dispatching(cs.sched, cs.running)) {
+        cs.started = true;
+        task_start(c);
+      }
+    }
+    wake(cs.sched);
+  }
+  bool sched_dispatching(int k, uint32_t t) const {
+    const SchedState& s = sched_[k];
+    return s.busy && s.action == 2 && s.act_task == t;
+  }
+
+  void finish_round() {
+    RoundSummary& sm = rt_->summary;
+    sm.end_ps = round_exit_;
+    if (sm.tasks > 0) {
+      sm.first_task_start_ps = first_start_;
+      sm.last_task_end_ps = last_end_;
+      sm.aicore_e2e_ps = last_end_ - first_start_;
+      sm.busy_core_ps = busy_ps_;
+      for (char u : used_) sm.cores_used += u;
+      if (sm.aicore_e2e_ps > 0)
+        sm.aicore_utilization = double(busy_ps_) / (double(sm.cores_used) * double(sm.aicore_e2e_ps));
+    }
+    sm.operator_e2e_ps = std::max(last_core_exit_, sm.launch_ps) - sm.launch_ps;
+    last_core_exit_ = 0;
+  }
+
+  const Platform& p_;
+  const CompiledProgram& prog_;
+  const SimOptions& o_;
+  const DeviceTaskSource& src_;
+  L2Cache l2_;
+  SharedBandwidth hbm_;
+  EventQueue ev_;
+  Trace trace_;
+  RoundTrace* rt_ = nullptr;
+  int mode_ = 0, nsched_ = 0, ncores_ = 0, round_ = 0;
+  bool lifo_ = false, fair_ = false;
+  double l2_rate_ = 1, cap_rate_ = 1;
+  std::vector<char> bypass_;
+  std::vector<CoreState> cores_;
+  std::vector<SchedState> sched_;
+  std::vector<DeviceTask> ring_;
+  std::deque<uint32_t> shared_q_[2];
+  uint32_t rr_[2] = {0, 0};
+  std::vector<int64_t> submit_ps_;
+  int built_ = 0, finished_ = 0, exec_seq_ = 0;
+  bool ctrl_done_ = false, ctrl_waiting_ = false, initial_pushed_ = false;
+  size_t done_in_dt_ = 0;
+  int recv_count_ = 0;
+  std::vector<uint32_t> preds_;
+  std::vector<int64_t> ready_ps_, dispatch_ps_;
+  std::vector<uint32_t> finished_flows_;
+  uint32_t hbm_gen_ = 0;
+  int64_t now_ = 0, first_start_ = 0, last_end_ = 0, busy_ps_ = 0, round_exit_ = 0, last_core_exit_ = 0;
+  std::vector<char> used_;
+};
+
+}  // namespace
+
+Trace simulate(const Platform& platform, const CompiledProgram& program, const SimOptions& options,
+               const DeviceTaskSource& source) {
+  Machine m(platform, program, options, source);
+  return m.run();
+}
+
+}  // namespace ptoc::sim
