@@ -1,0 +1,48 @@
+// `ptorun pmu-csv FILE.csv|DIR`
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "pmu_csv.h"
+#include "runtime/driver.h"
+
+namespace ptoc::runtime {
+
+int pmu_csv(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::string file = path;
+  if (fs::is_directory(path)) {
+    // A run folder, or a base folder: the newest tilefwk_prof_pmu.csv below it.
+    fs::path best;
+    fs::file_time_type best_time{};
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+      if (it->is_regular_file() && it->path().filename() == "tilefwk_prof_pmu.csv" &&
+          (best.empty() || it->last_write_time() > best_time))
+        best = it->path(), best_time = it->last_write_time();
+    if (best.empty()) {
+      std::cerr << "ptorun pmu-csv: error: no tilefwk_prof_pmu.csv below '" << path
+                << "' (run ptorun with --pmu-event-type N or PYPTO_PROF_PMU_EVENT_TYPE=N)\n";
+      return 1;
+    }
+    file = best.string();
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    std::cerr << "ptorun pmu-csv: error: cannot open '" << file << "'\n";
+    return 1;
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  try {
+    auto t = profiling::parse_csv(ss.str(), file);
+    std::cout << file << ": " << t.rows.size() << " tasks\n" << profiling::render_grid(t);
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "ptorun pmu-csv: error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace ptoc::runtime

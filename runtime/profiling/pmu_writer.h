@@ -1,0 +1,17 @@
+// tilefwk_prof_pmu.csv: one row per task with the 7 fixed columns and the
+// chosen event group's counters, derived from the machine model's record of
+// the task (busy cycles per pipe, bytes per buffer, L2 hits and misses).
+#pragma once
+#include <string>
+
+#include "compiler/compiled_program.h"
+#include "pmu_csv.h"
+#include "pmu_events.h"
+#include "runtime/sim/trace.h"
+
+namespace ptoc::profiling {
+
+PmuSource pmu_source(const sim::TaskRecord& t, const CompiledProgram& program, bool first_run_on_core);
+CsvTable pmu_table(const sim::Trace& trace, const sim::RoundTrace& round, const CompiledProgram& program, int group);
+
+}  // namespace ptoc::profiling

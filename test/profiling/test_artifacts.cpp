@@ -1,0 +1,309 @@
+// The artifact writers on a hand-built trace: field by field against
+// PyPTO's formats (reference/pypto-profiling.md) and against the trace's meaning.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "runtime/profiling/artifacts.h"
+#include "runtime/profiling/perf_analyze.h"
+#include "runtime/profiling/perf_data_writer.h"
+#include "runtime/profiling/pmu_csv.h"
+#include "runtime/profiling/pmu_writer.h"
+#include "runtime/profiling/run_folder.h"
+#include "runtime/profiling/swimlane_writer.h"
+
+using namespace ptoc;
+using namespace ptoc::profiling;
+using nlohmann::json;
+
+namespace {
+
+constexpr int64_t US = 1'000'000;  // ps per us
+
+CompiledProgram three_task_program() {
+  CompiledProgram p;
+  p.name = "demo";
+  p.tensors = {{"x", GmTensor::Role::Input, DType::fp16, {64, 64}}, {"y", GmTensor::Role::Output, DType::fp16, {64, 64}}};
+  LeafFunction cube;
+  cube.id = 0, cube.hash = 1234567, cube.core = CoreType::AIC, cube.num_ops = 6;
+  LeafFunction vec;
+  vec.id = 1, vec.hash = 7654321, vec.core = CoreType::AIV, vec.num_ops = 4;
+  vec.merge_info = "vecNBufferInfo hashOrder: func0_1, subGraphCount: 2";
+  p.leaves = {cube, vec};
+  RootFunction r;
+  r.index = 0, r.name = "top_0", r.hash = 99;
+  Task a;
+  a.leaf = 0, a.succ = {1, 2}, a.label = "MM1", a.op_magic = 10;
+  a.reads = {{0, {0, 0}, {64, 64}}};
+  Task b;
+  b.leaf = 1, b.pred_count = 1, b.op_magic = 11;
+  b.writes = {{1, {0, 0}, {32, 64}}};
+  Task c = b;
+  c.op_magic = 12;
+  c.writes = {{1, {32, 0}, {32, 64}}};
+  r.tasks = {a, b, c};
+  p.roots = {r};
+  return p;
+}
+
+sim::TaskRecord record(int core, CoreType type, uint32_t idx, int leaf, uint64_t leaf_hash, int64_t ready, int64_t start,
+                       int64_t end) {
+  sim::TaskRecord t;
+  t.core = core, t.core_type = type, t.seq = 0, t.task_index = idx, t.task_id = idx;  // funcId 0, opIdx idx
+  t.root = 0, t.root_hash = 99, t.leaf = leaf, t.leaf_hash = leaf_hash, t.op_magic = 10 + int(idx);
+  t.ready_ps = ready, t.dispatch_ps = ready, t.start_ps = start, t.end_ps = end;
+  t.total_cycles = (end - start) / US * 1850;
+  t.pipe_busy = {100, 50, 400, 30, 0, 0, 10};
+  t.bytes_read = 8192;
+  return t;
+}
+
+sim::RoundTrace one_round(int round, int64_t base) {
+  sim::RoundTrace r;
+  r.round = round;
+  using S = sim::CpuStage;
+  auto cpu = [&](bool ctrl, int thread, std::vector<std::pair<S, int64_t>> st) {
+    sim::CpuLane l;
+    l.ctrl = ctrl, l.thread = thread;
+    for (auto [s, t] : st) l.events.push_back({uint8_t(s), s == S::DEV_TASK_BUILD || s == S::DEV_TASK_RCV ? 0 : -1, base + t * US});
+    return l;
+  };
+  r.cpu.push_back(cpu(true, 0, {{S::BEGIN, 0}, {S::INIT, 2}, {S::DEV_TASK_BUILD, 5}, {S::EXIT, 30}}));
+  r.cpu.push_back(cpu(false, 1, {{S::BEGIN, 0}, {S::ALLOC_THREAD_ID, 1}, {S::INIT, 2}, {S::CORE_HAND_SHAKE, 4},
+                                 {S::DEV_TASK_RCV, 6}, {S::WAIT_ALL_DEV_TASK_FINISH, 25}, {S::WAIT_CORE_EXIT, 27}, {S::EXIT, 28}}));
+  using C = sim::CoreStage;
+  for (int core = 0; core < 2; ++core) {
+    sim::CoreLane l;
+    l.core = core, l.type = core == 0 ? CoreType::AIC : CoreType::AIV, l.sched = 0;
+    for (auto [s, t, idx] : {std::tuple{C::BEGIN, 0, -1}, {C::INIT, 4, -1}, {C::DEV_TASK_RCV_MODEL, 6, 0},
+                             {C::DEV_TASK_WAIT_RCV_FIRST_LEAF_TASK, 7 + 3 * core, 0},
+                             {C::DEV_TASK_ALL_LEAF_TASK_EXEC, 20 + core, 0}, {C::WAIT_EXIT_NOTIFY, 28, -1}})
+      l.events.push_back({uint8_t(s), idx, base + int64_t(t) * US});
+    r.cores.push_back(l);
+  }
+  r.tasks = {record(0, CoreType::AIC, 0, 0, 1234567, base + 6 * US, base + 7 * US, base + 10 * US),
+             record(1, CoreType::AIV, 1, 1, 7654321, base + 10 * US, base + 10 * US, base + 15 * US),
+             record(1, CoreType::AIV, 2, 1, 7654321, base + 10 * US, base + 16 * US, base + 21 * US)};
+  r.succ_ids = {1, 2};
+  r.tasks[0].succ_begin = 0, r.tasks[0].succ_count = 2;
+  r.summary.aicore_e2e_ps = 14 * US;
+  r.summary.aicore_utilization = 13.0 / 28.0;
+  r.summary.operator_e2e_ps = 28 * US;
+  return r;
+}
+
+sim::Trace make_trace(int rounds, const char* arch = "dav_2201") {
+  sim::Trace t;
+  t.platform = std::string(arch) == "dav_3510" ? "ascend950pr" : "ascend910b1";
+  t.arch = arch;
+  t.freq = std::string(arch) == "dav_3510" ? 1000 : 50;
+  t.counter_base = 1'000'000;
+  t.core_mhz = 1850;
+  t.aic = 1, t.aiv = 1, t.sched_threads = 1;
+  for (int r = 0; r < rounds; ++r) t.rounds.push_back(one_round(r, int64_t(r) * 100 * US));
+  return t;
+}
+
+json read_json(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE(in);
+  return json::parse(in);
+}
+
+std::string temp_dir(const std::string& name) {
+  auto d = std::filesystem::temp_directory_path() / ("ptoc_test_" + name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d.string();
+}
+
+}  // namespace
+
+TEST_CASE("tilefwk_L1_prof_data.json: one entry per core that ran, ticks on the device clock") {
+  auto trace = make_trace(1);
+  auto l1 = l1_prof_data(trace, trace.rounds[0]);
+  REQUIRE(l1.size() == 2);
+  CHECK(l1[0]["blockIdx"] == 0);
+  CHECK(l1[0]["coreType"] == "AIC");
+  CHECK(l1[1]["coreType"] == "AIV");
+  REQUIRE(l1[1]["tasks"].size() == 2);
+  auto t = l1[1]["tasks"][0];
+  CHECK(t["seqNo"] == 0);
+  CHECK(t["leafIndex"] == 1);
+  CHECK(t["taskId"] == 1);
+  CHECK(t["execStart"] == trace.counter_base + 10 * 50);  // 10 us at 50 ticks/us
+  CHECK(t["execEnd"] == trace.counter_base + 15 * 50);
+}
+
+TEST_CASE("dyn_topo.txt: PyPTO's header and one row per task with its successors") {
+  auto trace = make_trace(1);
+  auto p = three_task_program();
+  std::string topo = dyn_topo(trace, trace.rounds[0], p);
+  std::istringstream in(topo);
+  std::string line;
+  std::getline(in, line);
+  CHECK(line == "seqNo,taskId,rootIndex,rootHash,opmagic,leafIndex,leafHash,coreType,psgId,wrapId,staticSuccCount,successors");
+  std::getline(in, line);
+  CHECK(line == "0,0,0,99,10,0,1234567,1,0,-1,2,1,2");  // AIC = 1, two intra-root successors
+  std::getline(in, line);
+  CHECK(line == "0,1,0,99,11,1,7654321,0,1,-1,0");
+}
+
+TEST_CASE("merged_swimlane Machine View: lanes, names, hints, flows and ReadyCount") {
+  auto trace = make_trace(1);
+  auto p = three_task_program();
+  auto ev = machine_view_events(trace, trace.rounds[0], p);
+  int tasks = 0, flows_s = 0, flows_f = 0;
+  bool aic_lane = false, hash_order = false;
+  int64_t max_ready = 0;
+  for (const auto& e : ev) {
+    if (e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"] == "AIC_1") {
+      CHECK(e["tid"] == 1002);
+      aic_lane = true;
+    }
+    if (e["ph"] == "X") {
+      ++tasks;
+      CHECK(e["pid"] == 1);
+      CHECK(e["cat"] == "event");
+      if (e["args"]["taskId"] == 0) {
+        CHECK(e["name"] == "0-0-0-0-0(MM1)");
+        CHECK(e["tid"] == 1002);
+        CHECK(e["ts"].get<double>() == Approx((1'000'000 + 7 * 50) / 50.0));
+        CHECK(e["dur"].get<double>() == Approx(3.0));
+        CHECK(e["args"]["event-hint"].get<std::string>().find("leafHash:1234567") != std::string::npos);
+        CHECK(e["args"]["ioperand-hint"] == "x[0 +64, 0 +64]");
+      }
+      if (e["args"].contains("hashOrder-hint")) hash_order = true;
+    }
+    if (e["ph"] == "s") ++flows_s;
+    if (e["ph"] == "f") {
+      ++flows_f;
+      CHECK(e["bp"] == "e");
+      CHECK(e["name"] == "machine-view-last-dep");
+    }
+    if (e["ph"] == "C" && e["name"] == "ReadyCount_AIV") max_ready = std::max<int64_t>(max_ready, e["args"]["size"]);
+  }
+  CHECK(aic_lane);
+  CHECK(tasks == 3);
+  CHECK(flows_s == 2);
+  CHECK(flows_f == 2);
+  CHECK(hash_order);
+  CHECK(max_ready == 1);  // task 2 waits for the AIV core from 10 us to 16 us
+}
+
+TEST_CASE("machine_trace_perf_data: lanes, names and what analyze reads back") {
+  auto trace = make_trace(1);
+  auto lanes = perf_data_lanes(trace, 0, 1);
+  REQUIRE(lanes.size() == 4);
+  CHECK(lanes[0]["coreType"] == "AICPU-CTRL");
+  CHECK(lanes[1]["coreType"] == "AICPU-SCHED");
+  CHECK(lanes[1]["blockIdx"] == 1);
+  CHECK(lanes[2]["coreType"] == "SCHED0-AIC");
+  CHECK(lanes[2]["blockIdx"] == 1);
+  CHECK(lanes[3]["coreType"] == "SCHED0-AIV");
+  CHECK(lanes[0]["freq"] == 50);
+  CHECK(lanes[0]["tasks"][2]["name"] == "DEV_TASK_BUILD_0(0)");
+  CHECK(lanes[2]["tasks"][2]["name"] == "DEV_TASK_RCV_MODEL_0(0)");
+  auto tables = analyze_perf_json(json::parse(lanes.dump()), "mem");
+  REQUIRE(tables.size() == 1);
+  const auto& rows = tables[0].rows;
+  REQUIRE(rows.size() == 3);
+  CHECK(*rows[0].cells[0] == Approx(3.0));   // build: 5 us - 2 us
+  CHECK(*rows[0].cells[7] == Approx(30.0));  // ctrl total
+  CHECK(*rows[2].cells[6] == Approx(14.0));  // AICore E2E: 21 - 7
+}
+
+TEST_CASE("perf data is chunked every 50 rounds and capped at 200, with PyPTO's warning") {
+  auto trace = make_trace(230);
+  std::string dir = temp_dir("chunks");
+  std::ostringstream log;
+  auto events = write_perf_data(trace, dir, log);
+  for (int first : {0, 50, 100, 150}) {
+    CHECK(std::filesystem::exists(dir + "/machine_trace_perf_data_" + std::to_string(first) + ".json"));
+    CHECK(std::filesystem::exists(dir + "/machine_runtime_operator_trace_" + std::to_string(first) + ".json"));
+  }
+  CHECK_FALSE(std::filesystem::exists(dir + "/machine_trace_perf_data_200.json"));
+  CHECK(log.str().find("Aicpu perf info more than maxTurnNum=200, some info would be lost") != std::string::npos);
+  auto chunk = read_json(dir + "/machine_trace_perf_data_50.json");
+  CHECK(chunk[0]["tasks"][0]["name"] == "BEGIN_50");  // absolute round numbers
+  auto tables = analyze_perf_json(chunk, "chunk");
+  CHECK(tables.size() == 50);
+  CHECK(tables.front().round == 50);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("write_artifacts writes every requested file and the terminal summary") {
+  auto trace = make_trace(2);
+  auto p = three_task_program();
+  std::string dir = temp_dir("all");
+  ArtifactRequest rq;
+  rq.swimlane = true, rq.device_perf = true, rq.pmu_group = 2, rq.pmu_trace = true, rq.folder = dir;
+  std::ostringstream log;
+  const Platform* platform = find_platform("ascend910b1");
+  REQUIRE(platform);
+  write_artifacts(rq, trace, p, *platform, log);
+  for (const char* f : {"tilefwk_L1_prof_data.json", "dyn_topo.txt", "merged_swimlane.json", "tilefwk_prof_pmu.csv",
+                        "machine_trace_perf_data_0.json", "machine_runtime_operator_trace_0.json"})
+    CHECK(std::filesystem::exists(dir + "/" + f));
+  auto merged = read_json(dir + "/merged_swimlane.json");
+  REQUIRE(merged.is_object());
+  bool pid0 = false, pid1 = false;
+  for (const auto& e : merged["traceEvents"]) {
+    if (e["pid"] == 0) pid0 = true;
+    if (e["pid"] == 1) pid1 = true;
+  }
+  CHECK(pid0);
+  CHECK(pid1);
+  CHECK(log.str().find("AICore End-to-End Time: 14.00") != std::string::npos);
+  CHECK(log.str().find("AICore Utilization: 46.43%") != std::string::npos);
+  CHECK(log.str().find("Operator End-to-End Time: 28.00") != std::string::npos);
+  // The PMU trace exists only on 950: a clear message here, no PROF_ folder.
+  CHECK(log.str().find("no PMU trace") != std::string::npos);
+  std::ifstream csv(dir + "/tilefwk_prof_pmu.csv");
+  std::stringstream ss;
+  ss << csv.rdbuf();
+  auto table = parse_csv(ss.str(), "pmu");
+  CHECK(table.header[0] == "thread id");
+  CHECK(table.header[6] == "total cycle");
+  CHECK(table.header[7] == "vec_busy_cycles");
+  REQUIRE(table.rows.size() == 3);
+  CHECK(table.rows[0][8] == "400");  // cube busy cycles of the AIC task
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("PMU trace on a 950 target: per-pipe lanes and mark_stamp ids") {
+  auto trace = make_trace(1, "dav_3510");
+  auto p = three_task_program();
+  p.options.enable_pmu_trace = true;
+  std::string dir = temp_dir("pmutrace");
+  ArtifactRequest rq;
+  rq.pmu_trace = true, rq.folder = dir + "/output_20260101_000000_000001_1_host";
+  std::filesystem::create_directories(rq.folder);
+  std::ostringstream log;
+  write_artifacts(rq, trace, p, *find_platform("ascend950pr"), log);
+  auto file = rq.folder + "/PROF_20260101_000000_000001_1_host/mindstudio_profiler_output/msprof_20260101_000000_000001_1_host.json";
+  REQUIRE(std::filesystem::exists(file));
+  auto doc = read_json(file);
+  int stamps = 0;
+  for (const auto& e : doc["traceEvents"])
+    if (e["ph"] == "i") {
+      ++stamps;
+      int id = e["args"]["pmu_id"];
+      CHECK((id == pmu_id(1234567) || id == pmu_id(7654321)));
+    }
+  CHECK(stamps == 6);  // head and tail of three tasks
+  CHECK(pmu_id(1234567) == 1567);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("run folders are named as PyPTO names them") {
+  std::string base = temp_dir("folders");
+  std::string a = create_run_folder(base);
+  std::string b = create_run_folder(base);
+  CHECK(a != b);
+  CHECK(std::filesystem::path(a).filename().string().rfind("output_", 0) == 0);
+  CHECK(std::filesystem::is_directory(b));
+  std::filesystem::remove_all(base);
+}
