@@ -26,4 +26,8 @@ std::optional<Program> load_spec_file(const std::string& path, const FrontendOpt
 std::optional<Program> load_spec_text(const std::string& file_name, const std::string& text,
                                       const FrontendOptions& opts, std::ostream& err);
 
+// One line: "softmax: ok: 9 ops, 1 loop, 2 root-function templates, dims: B=dynamic, H=1024".
+// Ops exclude TensorRef (reads of GM tensors); loops count dynamic loops (static ones are unrolled).
+std::string summarize(const Program& p);
+
 }  // namespace ptoc

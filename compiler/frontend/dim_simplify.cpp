@@ -1,0 +1,173 @@
+#include "compiler/frontend/dim_simplify.h"
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+namespace ptoc::fe {
+
+namespace {
+
+using Mono = std::vector<std::string>;  // sorted atom keys; empty = the constant term
+
+struct Poly {
+  std::map<Mono, int64_t> terms;
+  std::map<std::string, DimExpr> atoms;  // key -> expression
+
+  static Poly constant(int64_t c) {
+    Poly p;
+    if (c != 0) p.terms[{}] = c;
+    return p;
+  }
+  static Poly atom(const DimExpr& e) {
+    Poly p;
+    std::string k = e.str();
+    p.atoms.emplace(k, e);
+    p.terms[{k}] = 1;
+    return p;
+  }
+  std::optional<int64_t> as_const() const {
+    if (terms.empty()) return 0;
+    if (terms.size() == 1 && terms.begin()->first.empty()) return terms.begin()->second;
+    return std::nullopt;
+  }
+  void merge_atoms(const Poly& o) { atoms.insert(o.atoms.begin(), o.atoms.end()); }
+  void add(const Mono& m, int64_t c) {
+    int64_t& v = terms[m];
+    v += c;
+    if (v == 0) terms.erase(m);
+  }
+};
+
+Poly add(const Poly& a, const Poly& b, int64_t sign) {
+  Poly r = a;
+  r.merge_atoms(b);
+  for (auto& [m, c] : b.terms) r.add(m, sign * c);
+  return r;
+}
+
+Poly mul(const Poly& a, const Poly& b) {
+  Poly r;
+  r.merge_atoms(a);
+  r.merge_atoms(b);
+  for (auto& [ma, ca] : a.terms)
+    for (auto& [mb, cb] : b.terms) {
+      Mono m = ma;
+      m.insert(m.end(), mb.begin(), mb.end());
+      std::sort(m.begin(), m.end());
+      r.add(m, ca * cb);
+    }
+  return r;
+}
+
+DimExpr rebuild(const Poly& p);
+
+Poly to_poly(const DimExpr& e) {
+  using K = DimExpr::Kind;
+  const auto& a = e.args();
+  switch (e.kind()) {
+    case K::Const: return Poly::constant(*e.as_const());
+    case K::Sym: return Poly::atom(e);
+    case K::Add: return add(to_poly(a[0]), to_poly(a[1]), 1);
+    case K::Sub: return add(to_poly(a[0]), to_poly(a[1]), -1);
+    case K::Neg: return add(Poly::constant(0), to_poly(a[0]), -1);
+    case K::Mul: return mul(to_poly(a[0]), to_poly(a[1]));
+    case K::FloorDiv:
+    case K::CeilDiv:
+    case K::Mod: {
+      Poly x = to_poly(a[0]), y = to_poly(a[1]);
+      auto c = y.as_const();
+      if (c && *c > 0) {
+        bool divisible = true;
+        for (auto& [m, v] : x.terms)
+          if (v % *c != 0) divisible = false;
+        if (divisible) {
+          if (e.kind() == K::Mod) return Poly::constant(0);
+          Poly r = x;
+          for (auto& [m, v] : r.terms) v /= *c;
+          return r;
+        }
+      }
+      DimExpr xs = rebuild(x), ys = rebuild(y);
+      DimExpr r = e.kind() == K::FloorDiv ? floordiv(xs, ys) : e.kind() == K::Mod ? mod(xs, ys) : ceil_div(xs, ys);
+      return r.is_const() ? Poly::constant(*r.as_const()) : Poly::atom(r);
+    }
+    case K::Min:
+    case K::Max: {
+      Poly x = to_poly(a[0]), y = to_poly(a[1]);
+      auto d = add(x, y, -1).as_const();
+      if (d) {
+        bool take_x = e.kind() == K::Min ? *d <= 0 : *d >= 0;
+        return take_x ? x : y;
+      }
+      DimExpr xs = rebuild(x), ys = rebuild(y);
+      // Order the arguments so that min(a, b) and min(b, a) are one atom.
+      if (ys.str() < xs.str()) std::swap(xs, ys);
+      DimExpr r = e.kind() == K::Min ? min(xs, ys) : max(xs, ys);
+      return r.is_const() ? Poly::constant(*r.as_const()) : Poly::atom(r);
+    }
+  }
+  return Poly::atom(e);
+}
+
+DimExpr monomial(const Poly& p, const Mono& m, int64_t c) {
+  DimExpr r;
+  bool first = true;
+  for (auto& k : m) {
+    const DimExpr& at = p.atoms.at(k);
+    r = first ? at : r * at;
+    first = false;
+  }
+  if (first) return DimExpr(c);
+  return c == 1 ? r : r * DimExpr(c);
+}
+
+DimExpr rebuild(const Poly& p) {
+  if (auto c = p.as_const()) return DimExpr(*c);
+  // Positive terms first (highest degree first, then by name), then negative, constant last.
+  std::vector<std::pair<Mono, int64_t>> pos, neg;
+  int64_t konst = 0;
+  for (auto& [m, c] : p.terms) {
+    if (m.empty()) konst = c;
+    else (c > 0 ? pos : neg).push_back({m, c});
+  }
+  auto order = [](const auto& x, const auto& y) {
+    if (x.first.size() != y.first.size()) return x.first.size() > y.first.size();
+    return x.first < y.first;
+  };
+  std::sort(pos.begin(), pos.end(), order);
+  std::sort(neg.begin(), neg.end(), order);
+  DimExpr r;
+  bool have = false;
+  for (auto& [m, c] : pos) {
+    r = have ? r + monomial(p, m, c) : monomial(p, m, c);
+    have = true;
+  }
+  if (!have && konst > 0) {
+    r = DimExpr(konst);
+    have = true;
+    konst = 0;
+  }
+  for (auto& [m, c] : neg) {
+    r = have ? r - monomial(p, m, -c) : -monomial(p, m, -c);
+    have = true;
+  }
+  if (konst > 0) r = r + DimExpr(konst);
+  if (konst < 0) r = r - DimExpr(-konst);
+  return r;
+}
+
+}  // namespace
+
+DimExpr simplify(const DimExpr& e) { return rebuild(to_poly(e)); }
+
+bool provably_equal(const DimExpr& a, const DimExpr& b) {
+  auto d = const_difference(a, b);
+  return d && *d == 0;
+}
+
+std::optional<int64_t> const_difference(const DimExpr& a, const DimExpr& b) {
+  return add(to_poly(a), to_poly(b), -1).as_const();
+}
+
+}  // namespace ptoc::fe

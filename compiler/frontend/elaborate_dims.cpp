@@ -1,0 +1,185 @@
+// Dim expressions (shapes, loop bounds, slices, axes) and compile-time `if`
+// conditions: integer arithmetic over dims, loop variables and literals.
+#include <cmath>
+
+#include "compiler/frontend/dim_simplify.h"
+#include "compiler/frontend/elaborator.h"
+#include "compiler/frontend/suggest.h"
+
+namespace ptoc::fe {
+
+std::optional<DimExpr> Elaborator::dim_src(const SrcExpr& e, DimUse use) {
+  PosMapPtr saved = pos_;
+  const std::string* saved_text = text_;
+  pos_ = e.pos;
+  text_ = &e.text;
+  auto r = dim(*e.expr, use);
+  pos_ = saved;
+  text_ = saved_text;
+  return r;
+}
+
+std::optional<DimExpr> Elaborator::dim(const Expr& e, DimUse use) {
+  using K = Expr::Kind;
+  switch (e.kind) {
+    case K::Number:
+      if (!e.is_int) {
+        err(e.off, e.len, "dim expressions are integers; '" + text_of(e) + "' is not");
+        return std::nullopt;
+      }
+      return DimExpr(e.ival);
+    case K::Name: {
+      const std::string& n = e.name;
+      const Frame* f = seq_ ? &seq_->frame : nullptr;
+      if (const DimDecl* d = p_.find_dim(n)) {
+        if (use == DimUse::DimsOnly) return DimExpr::sym(n);
+        if (!d->dynamic) return DimExpr(d->value);
+        if (use == DimUse::Static) {
+          err(e.off, e.len, "'" + n + "' is a dynamic dim; this must be static",
+              "an if condition may only use static dims, static loop variables and unroll factors");
+          return std::nullopt;
+        }
+        return DimExpr::sym(n);
+      }
+      if (use != DimUse::DimsOnly && f) {
+        auto it = f->consts.find(n);
+        if (it != f->consts.end()) return DimExpr(it->second);
+        if (f->dyn_vars.count(n)) {
+          if (use == DimUse::Static) {
+            err(e.off, e.len, "'" + n + "' is a dynamic loop variable; this must be static",
+                "an if condition may only use static dims, static loop variables and unroll factors");
+            return std::nullopt;
+          }
+          return DimExpr::sym(n);
+        }
+      }
+      if (names_ && names_->count(n)) {
+        err(e.off, e.len, "'" + n + "' is a tensor value, not a dim", "dim expressions use dims, loop variables and integers");
+        return std::nullopt;
+      }
+      if (p_.find_tensor(n) >= 0 || broken_tensors_.count(n)) {
+        err(e.off, e.len, "'" + n + "' is a tensor, not a dim", "dim expressions use dims, loop variables and integers");
+        return std::nullopt;
+      }
+      std::vector<std::string> cands;
+      for (const auto& d : p_.dims) cands.push_back(d.name);
+      if (use != DimUse::DimsOnly && f) {
+        for (const auto& [k, v] : f->consts) cands.push_back(k);
+        for (const auto& v : f->dyn_vars) cands.push_back(v);
+      }
+      std::string what = use == DimUse::DimsOnly ? "unknown dim '" + n + "'" : "unknown dim or loop variable '" + n + "'";
+      std::string hint = did_you_mean(n, cands);
+      if (hint.empty() && use == DimUse::DimsOnly) hint = "declare it under 'dims:'";
+      err(e.off, e.len, what, hint);
+      return std::nullopt;
+    }
+    case K::Neg: {
+      auto a = dim(*e.items[0], use);
+      if (!a) return std::nullopt;
+      return -*a;
+    }
+    case K::Binary: {
+      auto a = dim(*e.items[0], use);
+      auto b = dim(*e.items[1], use);
+      if (e.op == "/") {
+        err(e.op_off, 1, "'/' is not integer division; dim expressions use '//' (floor) or ceil_div(a, b)",
+            "write '" + text_of(*e.items[0]) + " // " + text_of(*e.items[1]) + "' or 'ceil_div(" + text_of(*e.items[0]) +
+                ", " + text_of(*e.items[1]) + ")'");
+        return std::nullopt;
+      }
+      if (!a || !b) return std::nullopt;
+      if (e.op == "+") return *a + *b;
+      if (e.op == "-") return *a - *b;
+      if (e.op == "*") return *a * *b;
+      if (b->as_const() == 0) {
+        err(e.op_off, int(e.op.size()), "division by zero in a dim expression");
+        return std::nullopt;
+      }
+      if (e.op == "//") return floordiv(*a, *b);
+      return mod(*a, *b);
+    }
+    case K::Call: {
+      if (e.name != "ceil_div" && e.name != "min" && e.name != "max") {
+        std::string hint = did_you_mean(e.name, {"ceil_div", "min", "max"});
+        err(e.op_off, int(e.name.size()), "'" + e.name + "' is not a dim function",
+            hint.empty() ? "dim expressions may call ceil_div(a, b), min(a, b) and max(a, b)" : hint);
+        return std::nullopt;
+      }
+      if (e.args.size() != 2 || !e.args[0].name.empty() || !e.args[1].name.empty()) {
+        err(e.op_off, e.len, e.name + " takes two arguments: " + e.name + "(a, b)");
+        return std::nullopt;
+      }
+      auto a = dim(*e.args[0].value, use);
+      auto b = dim(*e.args[1].value, use);
+      if (!a || !b) return std::nullopt;
+      if (e.name == "ceil_div") {
+        if (b->as_const() == 0) {
+          err(e.args[1].value->off, e.args[1].value->len, "division by zero in a dim expression");
+          return std::nullopt;
+        }
+        return ceil_div(*a, *b);
+      }
+      return e.name == "min" ? min(*a, *b) : max(*a, *b);
+    }
+    default:
+      err(e.off, e.len, "expected a dim expression (integers, dims, loop variables, + - * // %, ceil_div, min, max)");
+      return std::nullopt;
+  }
+}
+
+std::optional<int64_t> Elaborator::const_int(const Expr& e, const std::string& what) {
+  auto d = dim(e, DimUse::Loop);
+  if (!d) return std::nullopt;
+  DimExpr s = simplify(*d);
+  if (!s.as_const()) {
+    err(e.off, e.len, what + " must be a constant integer, got '" + text_of(e) + "'");
+    return std::nullopt;
+  }
+  return *s.as_const();
+}
+
+std::optional<bool> Elaborator::condition(const Expr& e) {
+  using K = Expr::Kind;
+  switch (e.kind) {
+    case K::BoolOp: {
+      auto a = condition(*e.items[0]);
+      auto b = condition(*e.items[1]);
+      if (!a || !b) return std::nullopt;
+      return e.op == "and" ? (*a && *b) : (*a || *b);
+    }
+    case K::Not: {
+      auto a = condition(*e.items[0]);
+      if (!a) return std::nullopt;
+      return !*a;
+    }
+    case K::Compare: {
+      auto a = dim(*e.items[0], DimUse::Static);
+      auto b = dim(*e.items[1], DimUse::Static);
+      if (!a || !b) return std::nullopt;
+      auto x = simplify(*a).as_const(), y = simplify(*b).as_const();
+      if (!x || !y) {
+        err(e.off, e.len, "the condition '" + text_of(e) + "' is not static");
+        return std::nullopt;
+      }
+      const std::string& o = e.op;
+      return o == "==" ? *x == *y : o == "!=" ? *x != *y : o == "<" ? *x < *y : o == "<=" ? *x <= *y
+             : o == ">" ? *x > *y : *x >= *y;
+    }
+    case K::Name:
+      if (e.name == "true" || e.name == "True") return true;
+      if (e.name == "false" || e.name == "False") return false;
+      [[fallthrough]];
+    default: {
+      auto a = dim(e, DimUse::Static);
+      if (!a) return std::nullopt;
+      auto x = simplify(*a).as_const();
+      if (!x) {
+        err(e.off, e.len, "the condition '" + text_of(e) + "' is not static");
+        return std::nullopt;
+      }
+      return *x != 0;
+    }
+  }
+}
+
+}  // namespace ptoc::fe

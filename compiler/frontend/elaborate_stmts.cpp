@@ -1,0 +1,524 @@
+// Statements, tile state, loops and root-function templates
+// (spec-language.md sections 4 and 5), and the declarations around them.
+#include <algorithm>
+
+#include "compiler/frontend/dim_simplify.h"
+#include "compiler/frontend/elaborate.h"
+#include "compiler/frontend/elaborator.h"
+#include "compiler/frontend/suggest.h"
+#include "runtime/platform.h"
+
+namespace ptoc::fe {
+
+namespace {
+
+constexpr int64_t kMaxStaticTrip = 4096;
+
+// The first dynamic loop anywhere inside `stmts` (through if/scope/static loops).
+const Stmt* find_dynamic_loop(const std::vector<Stmt>& stmts) {
+  for (const auto& s : stmts) {
+    if (s.kind == Stmt::Kind::Loop && !s.loop.is_static) return &s;
+    if (const Stmt* x = find_dynamic_loop(s.body)) return x;
+    if (const Stmt* x = find_dynamic_loop(s.else_body)) return x;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> known_targets() {
+  std::vector<std::string> v;
+  for (const auto& p : all_platforms()) v.push_back(p.name);
+  // The platform table may not be filled yet; the language names these four.
+  if (v.empty()) v = {"ascend910b1", "ascend910_9391", "ascend950pr", "ascend950dt"};
+  return v;
+}
+
+}  // namespace
+
+void Elaborator::flush_run() {
+  if (!seq_ || seq_->run.empty()) return;
+  RootTemplate rt;
+  rt.index = int(p_.roots.size());
+  const Frame& f = seq_->frame;
+  rt.name = f.root_prefix + (f.in_loop ? (seq_->runs == 0 ? "" : "_" + std::to_string(seq_->runs))
+                                       : "_" + std::to_string(seq_->runs));
+  rt.ops = seq_->run;
+  rt.loop_vars = f.loop_vars;
+  rt.factor = f.factor;
+  LoopNode n;
+  n.kind = LoopNode::Kind::Root;
+  n.root = rt.index;
+  seq_->nodes->push_back(std::move(n));
+  p_.roots.push_back(std::move(rt));
+  seq_->run.clear();
+  seq_->tensor_refs.clear();
+  ++seq_->runs;
+}
+
+void Elaborator::block(const std::vector<Stmt>& stmts) {
+  for (const auto& s : stmts) {
+    if (r_.full()) return;
+    stmt(s);
+  }
+}
+
+bool Elaborator::check_binding_name(const std::string& n, SrcLoc loc, int len, const std::string& what) {
+  std::string clash;
+  if (p_.find_dim(n)) clash = "a dim";
+  else if (int t = p_.find_tensor(n); t >= 0)
+    clash = p_.tensors[size_t(t)].role == TensorRole::Input ? "an input tensor"
+            : p_.tensors[size_t(t)].role == TensorRole::Output ? "an output tensor" : "a tensors: workspace";
+  else if (broken_tensors_.count(n)) clash = "a tensor";
+  else if (seq_ && seq_->frame.dyn_vars.count(n)) clash = "a loop variable";
+  else if (seq_ && seq_->frame.factor_vars.count(n)) clash = "an unroll factor";
+  else if (seq_ && seq_->frame.consts.count(n)) clash = "a loop variable";
+  if (clash.empty()) return true;
+  std::string hint = "choose another name";
+  if (clash == "an output tensor" || clash == "a tensors: workspace")
+    hint = "to store a value into it write '" + n + "[...] = VALUE'";
+  r_.error(loc, "cannot bind " + what + " '" + n + "': it names " + clash, hint, len);
+  return false;
+}
+
+void Elaborator::stmt(const Stmt& s) {
+  cur_ = &s;
+  pos_ = s.pos;
+  text_ = &s.text;
+  cur_loc_ = s.loc;
+  switch (s.kind) {
+    case Stmt::Kind::Assign:
+      if (s.assign.subscript) assemble(s);
+      else assign(s);
+      break;
+    case Stmt::Kind::VecTile: ts_->vec = s.vec; break;
+    case Stmt::Kind::CubeTile: ts_->cube = s.cube; break;
+    case Stmt::Kind::Label: ts_->label = s.label; break;
+    case Stmt::Kind::Scope:
+      if (!s.has_body) {
+        ts_->scope = s.scope;
+      } else {
+        // A scope body restores the outer tile state when it ends; its names stay visible.
+        TileState outer = *ts_;
+        ts_->scope = s.scope;
+        block(s.body);
+        *ts_ = outer;
+      }
+      break;
+    case Stmt::Kind::CachePolicy: {
+      int t = p_.find_tensor(s.cache_tensor);
+      if (t >= 0) {
+        p_.tensors[size_t(t)].l2_bypass = s.bypass;
+      } else if (!broken_tensors_.count(s.cache_tensor)) {
+        std::vector<std::string> names;
+        for (const auto& d : p_.tensors) names.push_back(d.name);
+        std::string hint = did_you_mean(s.cache_tensor, names);
+        if (names_ && names_->count(s.cache_tensor)) hint = "cache_policy applies to inputs, outputs and tensors: entries";
+        r_.error(s.cache_tensor_loc, "cache_policy: unknown tensor '" + s.cache_tensor + "'", hint,
+                 int(s.cache_tensor.size()));
+      }
+      break;
+    }
+    case Stmt::Kind::If: {
+      if (!s.cond) break;
+      auto c = condition(*s.cond);
+      if (!c) break;
+      // The chosen branch is spliced in place: names and tile state carry on after it.
+      block(*c ? s.body : s.else_body);
+      break;
+    }
+    case Stmt::Kind::Loop: loop(s); break;
+  }
+}
+
+void Elaborator::assign(const Stmt& s) {
+  const AssignAst& a = s.assign;
+  bool name_ok = check_binding_name(a.target, at(a.target_off), a.target_len, "value");
+  EV v = expr(*a.value);
+  Binding b;
+  if (v.is_scalar()) {
+    err(a.value->off, a.value->len, "'" + text_of(*a.value) + "' is a scalar; a statement binds a tensor value",
+        "make a tensor with full([shape], value, dtype)");
+    b.poison = true;
+  } else if (!v.ok()) {
+    b.poison = true;
+  } else {
+    b.value = v.value;
+    b.nz = v.nz;
+    Value& val = p_.values[size_t(v.value)];
+    // Name fresh results after the spec name; an alias (`t = s`) keeps the first name.
+    if (val.name.empty()) val.name = a.target;
+  }
+  if (name_ok) (*names_)[a.target] = b;
+}
+
+void Elaborator::assemble(const Stmt& s) {
+  const AssignAst& a = s.assign;
+  EV v = expr(*a.value);
+  int t = p_.find_tensor(a.target);
+  if (t < 0) {
+    if (broken_tensors_.count(a.target)) return;
+    if (names_->count(a.target)) {
+      err(a.target_off, a.target_len, "cannot assemble into '" + a.target + "': it is a value, not a GM tensor",
+          "assemble targets are outputs and tensors: entries");
+    } else {
+      std::vector<std::string> names;
+      for (const auto& d : p_.tensors)
+        if (d.role != TensorRole::Input) names.push_back(d.name);
+      std::string hint = did_you_mean(a.target, names);
+      err(a.target_off, a.target_len, "unknown tensor '" + a.target + "'",
+          hint.empty() ? "assemble targets are outputs and tensors: entries" : hint);
+    }
+    return;
+  }
+  const TensorDecl decl = p_.tensors[size_t(t)];
+  if (decl.role == TensorRole::Input) {
+    err(a.target_off, a.target_len, "cannot assemble into input '" + a.target + "'",
+        "write into an output or a tensors: workspace");
+    return;
+  }
+  if (!v.ok()) return;
+  if (v.is_scalar()) {
+    err(a.value->off, a.value->len, "cannot assemble the scalar '" + text_of(*a.value) + "' into '" + a.target + "'",
+        "make a tensor with full([shape], value, dtype)");
+    return;
+  }
+  if (!check_nz(v, *a.value, "assemble")) return;
+  const Value val = p_.values[size_t(v.value)];
+  if (val.dtype != decl.dtype) {
+    err(a.eq_off, 1, "assembling a " + std::string(dtype_name(val.dtype)) + " value into " +
+                         std::string(dtype_name(decl.dtype)) + " tensor '" + a.target + "'",
+        "insert cast(" + text_of(*a.value) + ", " + std::string(dtype_name(decl.dtype)) + ")");
+    return;
+  }
+  Shape tshape;
+  for (const auto& d : decl.shape) tshape.push_back(d.substitute(static_dims_));
+  SliceResult sr = slices(a.slices, tshape, tshape, "'" + a.target + "'", a.target_off + a.target_len);
+  if (!sr.ok) return;
+  size_t nidx = 0;
+  for (bool b : sr.index) nidx += b ? 1 : 0;
+  size_t want = tshape.size() - nidx;
+  int value = v.value;
+  Shape vshape = val.shape, vvalid = val.valid;
+  if (nidx > 0 && vshape.size() == want) {
+    // `y[i, :] = v`: v lacks the indexed axes; give it size-1 axes there.
+    Shape sh, va;
+    size_t k = 0;
+    for (size_t i = 0; i < tshape.size(); ++i) {
+      if (sr.index[i]) { sh.push_back(DimExpr(1)); va.push_back(DimExpr(1)); }
+      else { sh.push_back(vshape[k]); va.push_back(vvalid[k]); ++k; }
+    }
+    value = reshape_to(value, sh, va, a.target_off);
+    vshape = sh;
+    vvalid = va;
+  }
+  if (vshape.size() != tshape.size()) {
+    err(a.value->off, a.value->len, "a rank-" + std::to_string(val.shape.size()) + " value " + shape_str(val.shape) +
+                                        " cannot be assembled into rank-" + std::to_string(tshape.size()) +
+                                        " tensor '" + a.target + "'");
+    return;
+  }
+  for (size_t i = 0; i < tshape.size(); ++i) {
+    // `a:b` and `:` must cover exactly the value; `a:` means "from a".
+    bool open = sr.open_stop[i] && i < a.slices.size() && a.slices[i].kind == Slice::Kind::Range &&
+                a.slices[i].start;
+    if (open || sr.index[i]) {
+      auto over = const_difference(sr.offsets[i] + vshape[i], tshape[i]);
+      if (over && *over > 0) {
+        err(a.value->off, a.value->len, "the value " + shape_str(vshape) + " written at offset " +
+                                            sr.offsets[i].str() + " runs past axis " + std::to_string(i) +
+                                            " of '" + a.target + "' (size " + tshape[i].str() + ")");
+        return;
+      }
+      continue;
+    }
+    auto d = const_difference(sr.extents[i], vshape[i]);
+    if (d && *d != 0) {
+      err(a.target_off + a.target_len, 1, "the target region of '" + a.target + "' has " + sr.extents[i].str() +
+                                              " on axis " + std::to_string(i) + " but the value has " +
+                                              vshape[i].str(),
+          "write 'start:' to place the value from an offset");
+      return;
+    }
+  }
+  Op op;
+  op.kind = OpKind::Assemble;
+  op.inputs = {value};
+  op.tensor = t;
+  op.offsets = sr.offsets;
+  emit(op, val.dtype, {}, {}, a.target_off, a.target_len);
+  written_.insert(t);
+  if (seq_) seq_->tensor_refs.erase(t);  // later reads see the new data
+}
+
+void Elaborator::loop(const Stmt& s) {
+  const LoopAst& l = s.loop;
+  if (!check_binding_name(l.var, l.var_loc, int(l.var.size()), "loop variable")) return;
+  if (names_->count(l.var)) {
+    r_.error(l.var_loc, "loop variable '" + l.var + "' shadows a value of the same name", "choose another name",
+             int(l.var.size()));
+    return;
+  }
+  if (!l.factor.empty() && !check_binding_name(l.factor, l.factor_loc, int(l.factor.size()), "unroll factor")) return;
+  std::optional<DimExpr> begin = DimExpr(0), end, step = DimExpr(1);
+  if (l.has_count) {
+    end = dim_src(l.count, DimUse::Loop);
+  } else {
+    if (l.begin.expr) begin = dim_src(l.begin, DimUse::Loop);
+    end = dim_src(l.end, DimUse::Loop);
+    if (l.step.expr) step = dim_src(l.step, DimUse::Loop);
+  }
+  if (!begin || !end || !step) return;
+  DimExpr b = simplify(*begin), e = simplify(*end), st = simplify(*step);
+  if (!st.as_const() || *st.as_const() <= 0) {
+    r_.error(l.step.loc(), "loop step must be a positive constant, got '" + st.str() + "'");
+    return;
+  }
+  int64_t step_v = *st.as_const();
+  DimExpr trip = simplify(ceil_div(e - b, st));
+  if (l.is_static) {
+    auto n = trip.as_const();
+    if (!n) {
+      std::vector<std::string> syms;
+      trip.collect_symbols(syms);
+      r_.error(l.has_count ? l.count.loc() : l.end.loc(),
+               "a static loop needs a static trip count; '" + trip.str() + "' depends on " +
+                   (syms.empty() ? std::string("run-time values") : "'" + syms[0] + "'"),
+               "use kind: dynamic (the default) for loops over dynamic dims");
+      return;
+    }
+    if (*n > kMaxStaticTrip) {
+      r_.error(l.kind_loc.valid() ? l.kind_loc : s.loc, "a static loop of " + std::to_string(*n) +
+                                                            " iterations; at most " + std::to_string(kMaxStaticTrip) +
+                                                            " are unrolled",
+               "use kind: dynamic");
+      return;
+    }
+    if (!b.as_const()) {
+      r_.error(l.has_count ? l.count.loc() : l.begin.loc(), "a static loop needs a static start, got '" + b.str() + "'");
+      return;
+    }
+    // Python `for`: unrolled in place, each iteration with the variable bound.
+    TileState outer = *ts_;
+    Names* outer_names = names_;
+    Frame saved = seq_->frame;
+    for (int64_t i = 0; i < *n && !r_.full(); ++i) {
+      int64_t value = *b.as_const() + i * step_v;
+      Names local = *outer_names;
+      names_ = &local;
+      seq_->frame.consts[l.var] = value;
+      seq_->frame.name_suffix = saved.name_suffix + "_" + l.var + std::to_string(value);
+      block(s.body);
+    }
+    seq_->frame = saved;
+    names_ = outer_names;
+    *ts_ = outer;
+    return;
+  }
+  // Unroll only on the innermost loop of a nest.
+  if (!l.unroll.empty()) {
+    if (const Stmt* inner = find_dynamic_loop(s.body)) {
+      r_.error(l.unroll_loc, "only the innermost loop may carry unroll; this loop contains the dynamic loop at line " +
+                                 std::to_string(inner->loc.line),
+               "move 'unroll' to the innermost loop", 6);
+      return;
+    }
+  }
+  std::string name = l.name;
+  if (!name.empty()) {
+    auto [it, fresh] = explicit_loop_names_.emplace(name, s.index);
+    if (!fresh && it->second != s.index) {
+      r_.error(l.name_loc, "duplicate loop name '" + name + "'", "loop names must be unique", int(name.size()));
+      return;
+    }
+  } else {
+    name = "loop_" + l.var;
+  }
+  name += seq_->frame.name_suffix;
+  {
+    std::string base = name;
+    for (int k = 2; loop_names_.count(name); ++k) name = base + "_" + std::to_string(k);
+    loop_names_.insert(name);
+  }
+  flush_run();
+  LoopNode node;
+  node.kind = LoopNode::Kind::Loop;
+  node.var = l.var;
+  node.name = name;
+  node.factor_var = l.factor;
+  node.begin = b;
+  node.end = e;
+  node.step = st;
+  node.loc = s.loc;
+  std::vector<int64_t> gears = l.unroll;
+  gears.push_back(1);
+  std::sort(gears.rbegin(), gears.rend());
+  gears.erase(std::unique(gears.begin(), gears.end()), gears.end());
+  node.gears.resize(gears.size());
+  Seq* outer_seq = seq_;
+  Names* outer_names = names_;
+  TileState* outer_ts_ptr = ts_;
+  TileState outer_ts = *ts_;
+  for (size_t g = 0; g < gears.size() && !r_.full(); ++g) {
+    // Each gear is its own root-function template, elaborated with the factor bound.
+    node.gears[g].factor = gears[g];
+    Seq inner;
+    inner.nodes = &node.gears[g].body;
+    inner.frame = outer_seq->frame;
+    inner.frame.in_loop = true;
+    inner.frame.name_suffix.clear();
+    inner.frame.dyn_vars.insert(l.var);
+    inner.frame.loop_vars.push_back(l.var);
+    inner.frame.factor = gears[g];
+    if (!l.factor.empty()) {
+      inner.frame.consts[l.factor] = gears[g];
+      inner.frame.factor_vars.insert(l.factor);
+    }
+    inner.frame.root_prefix = name + (l.unroll.empty() ? "" : "_k" + std::to_string(gears[g]));
+    Names local = *outer_names;
+    TileState ts = outer_ts;
+    seq_ = &inner;
+    names_ = &local;
+    ts_ = &ts;
+    block(s.body);
+    flush_run();
+    seq_ = outer_seq;
+    names_ = outer_names;
+    ts_ = outer_ts_ptr;
+  }
+  // The loop body's tile state ends with the loop.
+  *ts_ = outer_ts;
+  seq_->nodes->push_back(std::move(node));
+}
+
+std::optional<Program> Elaborator::run(const std::string& target_override) {
+  p_.name = ast_.name;
+  p_.doc = ast_.doc;
+  p_.options = ast_.options;
+  p_.dims = ast_.dims;
+  for (const auto& d : p_.dims)
+    if (!d.dynamic) static_dims_[d.name] = d.value;
+
+  // Target: the command line wins over the file.
+  auto targets = known_targets();
+  if (!target_override.empty()) {
+    if (std::find(targets.begin(), targets.end(), target_override) == targets.end()) {
+      std::string hint = did_you_mean(target_override, targets);
+      std::string all;
+      for (const auto& t : targets) all += (all.empty() ? "" : ", ") + t;
+      r_.engine().error_in("<command line>", "--target: unknown target '" + target_override + "'",
+                           hint.empty() ? "targets: " + all : hint);
+    }
+    p_.target = target_override;
+  } else if (!ast_.target.empty()) {
+    if (std::find(targets.begin(), targets.end(), ast_.target) == targets.end()) {
+      std::string hint = did_you_mean(ast_.target, targets);
+      std::string all;
+      for (const auto& t : targets) all += (all.empty() ? "" : ", ") + t;
+      r_.error(ast_.target_loc, "unknown target '" + ast_.target + "'", hint.empty() ? "targets: " + all : hint,
+               int(ast_.target.size()));
+    }
+    p_.target = ast_.target;
+  }
+
+  // Tensor declarations: unique names, shapes over dims.
+  std::map<std::string, std::string> declared;  // name -> what
+  for (const auto& d : p_.dims) declared[d.name] = "a dim";
+  for (const auto& ta : ast_.tensors) {
+    const bool broken = !ta.decl.name.empty() && ta.decl.name[0] == '!';
+    const std::string name = broken ? ta.decl.name.substr(1) : ta.decl.name;
+    const char* role = ta.decl.role == TensorRole::Input ? "an input" : ta.decl.role == TensorRole::Output
+                                                                           ? "an output" : "a tensors: entry";
+    if (declared.count(name)) {
+      r_.error(ta.decl.loc, "'" + name + "' is declared twice (as " + declared[name] + " and as " + role + ")",
+               "names of dims and tensors must be unique", int(name.size()));
+      continue;
+    }
+    declared[name] = role;
+    if (broken) {
+      broken_tensors_.insert(name);
+      continue;
+    }
+    TensorDecl d = ta.decl;
+    bool ok = true;
+    for (const auto& se : ta.shape_src) {
+      auto x = dim_src(se, DimUse::DimsOnly);
+      if (!x) { ok = false; continue; }
+      DimExpr v = simplify(*x);
+      auto c = simplify(v.substitute(static_dims_)).as_const();
+      if (c && *c <= 0) {
+        r_.error(se.loc(), "tensor '" + name + "': extent " + v.str() + " = " + std::to_string(*c) + " is not positive");
+        ok = false;
+        continue;
+      }
+      d.shape.push_back(v);
+    }
+    if (d.format == Format::NZ) {
+      if (d.role == TensorRole::Output) {
+        r_.error(ta.decl.loc, "output '" + name + "' cannot use format NZ; NZ is only valid on cube operands",
+                 "outputs are written as ND", int(name.size()));
+        ok = false;
+      } else if (d.shape.size() < 2) {
+        r_.error(ta.decl.loc, "tensor '" + name + "' has format NZ but rank " + std::to_string(d.shape.size()),
+                 "NZ is a matrix layout (rank 2 or 3)", int(name.size()));
+        ok = false;
+      }
+    }
+    if (!ok) {
+      broken_tensors_.insert(name);
+      continue;
+    }
+    p_.tensors.push_back(std::move(d));
+  }
+  // Program order: inputs, then outputs, then workspaces (stable within each).
+  std::stable_sort(p_.tensors.begin(), p_.tensors.end(),
+                   [](const TensorDecl& a, const TensorDecl& b) { return int(a.role) < int(b.role); });
+
+  Names top;
+  TileState ts;
+  Seq seq;
+  seq.nodes = &p_.body;
+  names_ = &top;
+  ts_ = &ts;
+  seq_ = &seq;
+  block(ast_.body);
+  flush_run();
+  cur_ = nullptr;
+  pos_.reset();
+  text_ = nullptr;
+
+  if (!r_.full()) {
+    for (size_t i = 0; i < p_.tensors.size(); ++i) {
+      const TensorDecl& d = p_.tensors[i];
+      if (d.role == TensorRole::Output && !written_.count(int(i)))
+        r_.error(d.loc, "output '" + d.name + "' is never written",
+                 "assemble a value into it: '" + d.name + "[...] = VALUE'", int(d.name.size()));
+    }
+  }
+  // Option keys that name nothing are likely typos: warn.
+  std::set<std::string> labels(ast_.labels_used.begin(), ast_.labels_used.end());
+  for (const auto* ms : {&p_.options.cube_l1_reuse_setting, &p_.options.cube_nbuffer_setting,
+                         &p_.options.vec_nbuffer_setting}) {
+    for (const auto& e : ms->entries) {
+      if (!e.loc.valid()) continue;
+      if (e.key == MergeSetting::Entry::Key::Label && !labels.count(e.name)) {
+        std::vector<std::string> lv(labels.begin(), labels.end());
+        std::string hint = did_you_mean(e.name, lv);
+        r_.warning(e.loc, "'" + e.name + "' is not a label set by any {label: ...} statement", hint,
+                   int(e.name.size()));
+      }
+      if (e.key == MergeSetting::Entry::Key::Func && e.func_magic >= int64_t(p_.roots.size()))
+        r_.warning(e.loc, "'" + e.name + "': there is no root function " + std::to_string(e.func_magic) + " (the spec has " +
+                              std::to_string(p_.roots.size()) + ")",
+                   "ptoc SPEC --emit ir lists the root functions", int(e.name.size()));
+    }
+  }
+  if (r_.errors() > 0) return std::nullopt;
+  return std::move(p_);
+}
+
+std::optional<Program> elaborate(const SpecAst& ast, const std::string& file, const std::string& target_override,
+                                 Reporter& r) {
+  Elaborator e(ast, file, r);
+  return e.run(target_override);
+}
+
+}  // namespace ptoc::fe

@@ -1,0 +1,138 @@
+// Internal to the elaborator: its state and the split of its work over
+// elaborate_stmts.cpp (statements, loops, roots), elaborate_exprs.cpp
+// (expressions -> ops) and elaborate_dims.cpp (dim expressions).
+#pragma once
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "compiler/frontend/reporter.h"
+#include "compiler/frontend/shape_rules.h"
+#include "compiler/frontend/spec_ast.h"
+#include "compiler/ir.h"
+
+namespace ptoc::fe {
+
+// What a name or expression evaluates to while elaborating.
+struct EV {
+  enum class K { Poison, Tensor, Scalar } k = K::Poison;
+  int value = -1;        // Tensor: Program::values index
+  double scalar = 0;     // Scalar
+  bool is_int = false;   // Scalar: an integer literal or static dim
+  bool nz = false;       // Tensor: read from an NZ-format tensor (matmul operands only)
+  static EV poison() { return {}; }
+  static EV tensor(int v, bool nz = false) { EV e; e.k = K::Tensor; e.value = v; e.nz = nz; return e; }
+  static EV number(double d, bool is_int) { EV e; e.k = K::Scalar; e.scalar = d; e.is_int = is_int; return e; }
+  bool ok() const { return k != K::Poison; }
+  bool is_tensor() const { return k == K::Tensor; }
+  bool is_scalar() const { return k == K::Scalar; }
+};
+
+struct Binding {
+  int value = -1;
+  bool poison = false;
+  bool nz = false;
+};
+using Names = std::map<std::string, Binding>;
+
+struct TileState {
+  std::optional<VecTile> vec;
+  std::optional<CubeTile> cube;
+  ScopeInfo scope;
+  std::string label;
+};
+
+// Compile-time context of the loops around a statement.
+struct Frame {
+  DimExpr::Env consts;               // static loop vars and unroll factors -> value
+  std::set<std::string> dyn_vars;    // dynamic loop vars in scope
+  std::set<std::string> factor_vars; // unroll factor names in scope
+  std::vector<std::string> loop_vars;  // enclosing dynamic loop vars, outermost first
+  int64_t factor = 1;
+  std::string root_prefix = "top";   // names this sequence's root templates
+  std::string name_suffix;           // "_i0" inside static loop copies
+  bool in_loop = false;
+};
+
+// A sequence of LoopNodes being built (top level or one gear's body).
+struct Seq {
+  std::vector<LoopNode>* nodes = nullptr;
+  std::vector<int> run;            // ops of the current run (the next root)
+  int runs = 0;
+  std::map<int, int> tensor_refs;  // tensor -> TensorRef value in the current run
+  Frame frame;
+};
+
+// Which names a dim expression may use.
+enum class DimUse { DimsOnly, Loop, Static };
+
+class Elaborator {
+ public:
+  Elaborator(const SpecAst& ast, const std::string& file, Reporter& r) : ast_(ast), r_(r) { p_.file = file; }
+  std::optional<Program> run(const std::string& target_override);
+
+  // --- dims (elaborate_dims.cpp)
+  std::optional<DimExpr> dim(const Expr& e, DimUse use);
+  std::optional<DimExpr> dim_src(const SrcExpr& e, DimUse use);
+  std::optional<int64_t> const_int(const Expr& e, const std::string& what);
+  std::optional<bool> condition(const Expr& e);
+
+  // --- expressions (elaborate_exprs.cpp)
+  EV expr(const Expr& e);
+  EV name_ref(const Expr& e);
+  EV tensor_ref(int tensor);
+  EV call(const Expr& e);
+  EV binary(OpKind k, const EV& a, const EV& b, const Expr& ea, const Expr& eb, int op_off, int op_len,
+            const std::string& spelling);
+  EV unary(OpKind k, const EV& a, const Expr& ea, int op_off, const std::string& spelling);
+  EV subscript(const Expr& e);
+  // Slicing: offsets/extents/valid of a view over `src` (dropped axes for integer indices).
+  struct SliceResult {
+    bool ok = true;
+    Shape offsets, extents, valid;
+    std::vector<bool> index;  // axis given as a single index
+    std::vector<bool> open_stop;  // `a:` (no stop)
+  };
+  SliceResult slices(const std::vector<Slice>& sl, const Shape& shape, const Shape& valid, const std::string& what,
+                     int err_off);
+  int emit(Op op, DType dt, Shape shape, Shape valid, int loc_off, int loc_len = 1);
+  int reshape_to(int value, const Shape& shape, const Shape& valid, int loc_off);
+  bool check_nz(const EV& v, const Expr& e, const std::string& consumer);
+  std::string text_of(const Expr& e) const;
+  std::vector<std::string> visible_names() const;
+
+  // --- statements (elaborate_stmts.cpp)
+  void block(const std::vector<Stmt>& stmts);
+  void stmt(const Stmt& s);
+  void assign(const Stmt& s);
+  void assemble(const Stmt& s);
+  void loop(const Stmt& s);
+  void flush_run();
+  bool check_binding_name(const std::string& n, SrcLoc loc, int len, const std::string& what);
+
+  // --- reporting
+  SrcLoc at(int off) const { return pos_ ? pos_->at(off) : cur_loc_; }
+  void err(int off, int len, const std::string& msg, const std::string& hint = {}) { r_.error(at(off), msg, hint, len); }
+
+  const SpecAst& ast_;
+  Reporter& r_;
+  Program p_;
+  DimExpr::Env static_dims_;
+  std::set<std::string> broken_tensors_;
+  std::set<int> written_;         // tensors assembled into
+  std::set<std::string> loop_names_;
+  std::map<std::string, int> explicit_loop_names_;  // name -> statement index
+
+  // Current position in the walk.
+  const Stmt* cur_ = nullptr;
+  PosMapPtr pos_;
+  const std::string* text_ = nullptr;  // the string pos_ maps
+  SrcLoc cur_loc_;
+  Names* names_ = nullptr;
+  TileState* ts_ = nullptr;
+  Seq* seq_ = nullptr;
+};
+
+}  // namespace ptoc::fe

@@ -1,0 +1,95 @@
+#include "compiler/frontend/lexer.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+
+namespace ptoc::fe {
+
+namespace {
+bool is_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+}  // namespace
+
+bool tokenize(std::string_view s, std::vector<Token>& out, SyntaxError& err) {
+  out.clear();
+  size_t i = 0;
+  while (i < s.size()) {
+    char c = s[i];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') { ++i; continue; }
+    Token t;
+    t.off = int(i);
+    if (is_name_start(c)) {
+      size_t j = i;
+      while (j < s.size() && is_name_char(s[j])) ++j;
+      t.kind = Token::Kind::Name;
+      t.text = std::string(s.substr(i, j - i));
+    } else if (is_digit(c) || (c == '.' && i + 1 < s.size() && is_digit(s[i + 1]))) {
+      size_t j = i;
+      bool is_float = false;
+      while (j < s.size() && is_digit(s[j])) ++j;
+      if (j < s.size() && s[j] == '.' && !(j + 1 < s.size() && s[j + 1] == '.')) {
+        is_float = true;
+        ++j;
+        while (j < s.size() && is_digit(s[j])) ++j;
+      }
+      if (j < s.size() && (s[j] == 'e' || s[j] == 'E')) {
+        size_t k = j + 1;
+        if (k < s.size() && (s[k] == '+' || s[k] == '-')) ++k;
+        if (k < s.size() && is_digit(s[k])) {
+          is_float = true;
+          j = k;
+          while (j < s.size() && is_digit(s[j])) ++j;
+        }
+      }
+      if (j < s.size() && is_name_start(s[j])) {
+        err = {int(i), int(j - i + 1), "malformed number '" + std::string(s.substr(i, j - i + 1)) + "'", {}};
+        return false;
+      }
+      t.kind = Token::Kind::Number;
+      t.text = std::string(s.substr(i, j - i));
+      t.number = std::strtod(t.text.c_str(), nullptr);
+      t.is_int = !is_float;
+      if (t.is_int) {
+        errno = 0;
+        long long v = std::strtoll(t.text.c_str(), nullptr, 10);
+        if (errno == ERANGE) {
+          err = {int(i), int(j - i), "integer literal '" + t.text + "' is too large", {}};
+          return false;
+        }
+        t.ival = v;
+      }
+    } else {
+      static const char* const kOps[] = {"...", "//", "==", "!=", "<=", ">=", "+", "-", "*", "/", "%", "(", ")",
+                                         "[",   "]",  ",",  ":",  "=",  "<",  ">"};
+      t.kind = Token::Kind::Op;
+      for (const char* op : kOps) {
+        std::string_view o(op);
+        if (s.substr(i, o.size()) == o) {
+          t.text = std::string(o);
+          break;
+        }
+      }
+      if (t.text.empty()) {
+        std::string hint;
+        if (c == '&') hint = "conditions use 'and'";
+        else if (c == '|') hint = "conditions use 'or'";
+        else if (c == '!') hint = "conditions use 'not'";
+        else if (c == '"' || c == '\'') hint = "string literals are not part of the expression language";
+        err = {int(i), 1, std::string("unexpected character '") + c + "'", hint};
+        return false;
+      }
+    }
+    t.len = t.kind == Token::Kind::Op ? int(t.text.size()) : int(t.text.size());
+    i += size_t(t.len);
+    out.push_back(std::move(t));
+  }
+  Token end;
+  end.kind = Token::Kind::End;
+  end.off = int(s.size());
+  out.push_back(end);
+  return true;
+}
+
+}  // namespace ptoc::fe

@@ -1,0 +1,327 @@
+#include "compiler/frontend/parser.h"
+
+#include <memory>
+
+#include "compiler/frontend/lexer.h"
+
+namespace ptoc::fe {
+
+namespace {
+
+struct Fail {
+  SyntaxError e;
+};
+
+class Parser {
+ public:
+  explicit Parser(std::vector<Token> toks) : t_(std::move(toks)) {}
+
+  AssignAst assignment() {
+    AssignAst a;
+    const Token& n = peek();
+    if (n.kind != Token::Kind::Name)
+      fail(n, "expected a name at the start of the statement", "statements have the form 'NAME = EXPR' or 'NAME[SLICES] = EXPR'");
+    a.target = n.text;
+    a.target_off = n.off;
+    a.target_len = n.len;
+    next();
+    if (is_op("[")) {
+      a.subscript = true;
+      next();
+      a.slices = slices();
+      expect("]", "to close the subscript");
+    }
+    if (!is_op("=")) {
+      if (is_op("=="))
+        fail(peek(), "expected '=' but found '=='", "a statement assigns with a single '='");
+      fail(peek(), "expected '=' after '" + a.target + "'",
+           "statements have the form 'NAME = EXPR' or 'NAME[SLICES] = EXPR'");
+    }
+    a.eq_off = peek().off;
+    next();
+    a.value = expr();
+    end();
+    return a;
+  }
+
+  ExprPtr expression() {
+    ExprPtr e = expr();
+    end();
+    return e;
+  }
+
+  ExprPtr condition() {
+    ExprPtr e = or_expr();
+    end();
+    return e;
+  }
+
+ private:
+  std::vector<Token> t_;
+  size_t i_ = 0;
+
+  const Token& peek(size_t k = 0) const { return t_[std::min(i_ + k, t_.size() - 1)]; }
+  void next() { if (i_ + 1 < t_.size()) ++i_; }
+  bool is_op(const char* s, size_t k = 0) const {
+    const Token& t = peek(k);
+    return t.kind == Token::Kind::Op && t.text == s;
+  }
+  bool is_name(const char* s) const { return peek().kind == Token::Kind::Name && peek().text == s; }
+  [[noreturn]] void fail(const Token& t, std::string msg, std::string hint = {}) {
+    throw Fail{{t.off, std::max(1, t.len), std::move(msg), std::move(hint)}};
+  }
+  static std::string describe(const Token& t) {
+    if (t.kind == Token::Kind::End) return "end of statement";
+    return "'" + t.text + "'";
+  }
+  void expect(const char* op, const char* why) {
+    if (!is_op(op)) fail(peek(), std::string("expected '") + op + "' " + why + ", found " + describe(peek()));
+    next();
+  }
+  void end() {
+    if (peek().kind != Token::Kind::End) {
+      std::string hint;
+      if (is_op("=")) hint = "only one '=' per statement; conditions compare with '=='";
+      fail(peek(), "unexpected " + describe(peek()) + " after the expression", hint);
+    }
+  }
+  static std::shared_ptr<Expr> make(Expr::Kind k, int off) {
+    auto e = std::make_shared<Expr>();
+    e->kind = k;
+    e->off = off;
+    return e;
+  }
+  int end_of_prev() const { return i_ == 0 ? 0 : t_[i_ - 1].off + t_[i_ - 1].len; }
+  void close(const std::shared_ptr<Expr>& e) { e->len = std::max(1, end_of_prev() - e->off); }
+
+  ExprPtr binary(ExprPtr l, const Token& op, ExprPtr r, Expr::Kind k = Expr::Kind::Binary) {
+    auto e = make(k, l->off);
+    e->op = op.text;
+    e->op_off = op.off;
+    e->items = {std::move(l), std::move(r)};
+    close(e);
+    return e;
+  }
+
+  // Conditions.
+  ExprPtr or_expr() {
+    ExprPtr l = and_expr();
+    while (is_name("or")) {
+      Token op = peek();
+      next();
+      l = binary(l, op, and_expr(), Expr::Kind::BoolOp);
+    }
+    return l;
+  }
+  ExprPtr and_expr() {
+    ExprPtr l = not_expr();
+    while (is_name("and")) {
+      Token op = peek();
+      next();
+      l = binary(l, op, not_expr(), Expr::Kind::BoolOp);
+    }
+    return l;
+  }
+  ExprPtr not_expr() {
+    if (is_name("not")) {
+      auto e = make(Expr::Kind::Not, peek().off);
+      e->op = "not";
+      e->op_off = peek().off;
+      next();
+      e->items = {not_expr()};
+      close(e);
+      return e;
+    }
+    ExprPtr l = expr();
+    static const char* const kCmp[] = {"==", "!=", "<", "<=", ">", ">="};
+    for (const char* c : kCmp) {
+      if (is_op(c)) {
+        Token op = peek();
+        next();
+        ExprPtr r = expr();
+        for (const char* c2 : kCmp)
+          if (is_op(c2)) fail(peek(), "chained comparisons are not supported", "join comparisons with 'and'");
+        return binary(l, op, r, Expr::Kind::Compare);
+      }
+    }
+    return l;
+  }
+
+  // expr := expr ('+'|'-') term | term
+  ExprPtr expr() {
+    ExprPtr l = term();
+    while (is_op("+") || is_op("-")) {
+      Token op = peek();
+      next();
+      l = binary(l, op, term());
+    }
+    return l;
+  }
+  // term := term ('*'|'/'|'//'|'%') unary | unary
+  ExprPtr term() {
+    ExprPtr l = unary();
+    while (is_op("*") || is_op("/") || is_op("//") || is_op("%")) {
+      Token op = peek();
+      next();
+      l = binary(l, op, unary());
+    }
+    return l;
+  }
+  ExprPtr unary() {
+    if (is_op("-")) {
+      auto e = make(Expr::Kind::Neg, peek().off);
+      e->op_off = peek().off;
+      next();
+      e->items = {unary()};
+      close(e);
+      return e;
+    }
+    if (is_op("+")) {
+      next();
+      return unary();
+    }
+    return postfix();
+  }
+  ExprPtr postfix() {
+    ExprPtr e = primary();
+    while (is_op("[")) {
+      auto s = make(Expr::Kind::Subscript, e->off);
+      s->op_off = peek().off;
+      next();
+      s->slices = slices();
+      expect("]", "to close the subscript");
+      s->items = {e};
+      close(s);
+      e = s;
+    }
+    return e;
+  }
+  ExprPtr primary() {
+    const Token t = peek();
+    switch (t.kind) {
+      case Token::Kind::Number: {
+        auto e = make(Expr::Kind::Number, t.off);
+        e->number = t.number;
+        e->is_int = t.is_int;
+        e->ival = t.ival;
+        next();
+        close(e);
+        return e;
+      }
+      case Token::Kind::Name: {
+        if (t.text == "and" || t.text == "or" || t.text == "not")
+          fail(t, "'" + t.text + "' is only allowed in if conditions");
+        next();
+        if (is_op("(")) {
+          auto e = make(Expr::Kind::Call, t.off);
+          e->name = t.text;
+          e->op_off = t.off;
+          next();
+          if (!is_op(")")) {
+            while (true) {
+              Arg a;
+              if (peek().kind == Token::Kind::Name && is_op("=", 1)) {
+                a.name = peek().text;
+                a.name_off = peek().off;
+                next();
+                next();
+              }
+              a.value = expr();
+              e->args.push_back(std::move(a));
+              if (is_op(",")) { next(); continue; }
+              break;
+            }
+          }
+          if (!is_op(")"))
+            fail(peek(), "expected ',' or ')' in the arguments of '" + t.text + "', found " + describe(peek()));
+          next();
+          close(e);
+          return e;
+        }
+        auto e = make(Expr::Kind::Name, t.off);
+        e->name = t.text;
+        close(e);
+        return e;
+      }
+      case Token::Kind::Op:
+        if (t.text == "(") {
+          next();
+          ExprPtr inner = expr();
+          expect(")", "to close '('");
+          return inner;
+        }
+        if (t.text == "[") {
+          auto e = make(Expr::Kind::List, t.off);
+          next();
+          if (!is_op("]")) {
+            while (true) {
+              e->items.push_back(expr());
+              if (is_op(",")) { next(); if (is_op("]")) break; continue; }
+              break;
+            }
+          }
+          expect("]", "to close the list");
+          close(e);
+          return e;
+        }
+        fail(t, "expected an expression, found " + describe(t));
+      case Token::Kind::End:
+        fail(t, "expected an expression, found end of statement");
+    }
+    fail(t, "expected an expression");
+  }
+
+  std::vector<Slice> slices() {
+    std::vector<Slice> out;
+    while (true) {
+      Slice s;
+      s.off = peek().off;
+      if (is_op("...")) {
+        s.kind = Slice::Kind::Ellipsis;
+        next();
+      } else {
+        if (!is_op(":")) s.start = expr();
+        if (is_op(":")) {
+          s.kind = Slice::Kind::Range;
+          next();
+          if (!is_op(",") && !is_op("]")) s.stop = expr();
+          if (is_op(":")) fail(peek(), "slice steps are not supported", "use a view with the shape you need");
+        } else {
+          s.kind = Slice::Kind::Index;
+        }
+      }
+      s.len = std::max(1, end_of_prev() - s.off);
+      out.push_back(std::move(s));
+      if (is_op(",")) { next(); continue; }
+      break;
+    }
+    return out;
+  }
+};
+
+template <class T, class F>
+std::variant<T, SyntaxError> run(std::string_view s, F f) {
+  std::vector<Token> toks;
+  SyntaxError err;
+  if (!tokenize(s, toks, err)) return err;
+  try {
+    Parser p(std::move(toks));
+    return f(p);
+  } catch (const Fail& f) {
+    return f.e;
+  }
+}
+
+}  // namespace
+
+std::variant<AssignAst, SyntaxError> parse_assignment(std::string_view s) {
+  return run<AssignAst>(s, [](Parser& p) { return p.assignment(); });
+}
+std::variant<ExprPtr, SyntaxError> parse_expression(std::string_view s) {
+  return run<ExprPtr>(s, [](Parser& p) { return p.expression(); });
+}
+std::variant<ExprPtr, SyntaxError> parse_condition(std::string_view s) {
+  return run<ExprPtr>(s, [](Parser& p) { return p.condition(); });
+}
+
+}  // namespace ptoc::fe

@@ -1,0 +1,74 @@
+// The spec file after syntax checking: top-level sections and the statement
+// tree, every string already parsed, every node with its file position.
+// Semantic checks and elaboration (elaborate.h) work from here.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/frontend/ast.h"
+#include "compiler/frontend/yaml_source.h"
+#include "compiler/ir.h"
+
+namespace ptoc::fe {
+
+// An expression written in the spec (a YAML integer or a string), with the
+// map from its character offsets to file positions.
+struct SrcExpr {
+  ExprPtr expr;
+  PosMapPtr pos;
+  std::string text;  // the string it was parsed from
+  SrcLoc loc() const { return pos ? pos->at(expr ? expr->off : 0) : SrcLoc{}; }
+  SrcLoc at(int off) const { return pos ? pos->at(off) : SrcLoc{}; }
+};
+
+struct LoopAst {
+  std::string var, name, factor;
+  SrcLoc var_loc, name_loc, factor_loc, unroll_loc, kind_loc, count_loc;
+  bool is_static = false;
+  bool has_count = false;
+  SrcExpr begin, end, step, count;  // range: [begin, end, step] (begin/step optional); or count
+  std::vector<int64_t> unroll;       // as written
+};
+
+struct Stmt {
+  enum class Kind { Assign, VecTile, CubeTile, Loop, If, Scope, Label, CachePolicy };
+  Kind kind = Kind::Assign;
+  SrcLoc loc;
+  int index = -1;  // pre-order statement number (Op::stmt)
+
+  AssignAst assign;  // Assign
+  std::string text;  // Assign / If: the string as the YAML scalar holds it
+  PosMapPtr pos;     // Assign / If: positions inside the string
+  VecTile vec;       // VecTile
+  CubeTile cube;     // CubeTile
+  LoopAst loop;      // Loop
+  ExprPtr cond;      // If
+  ScopeInfo scope;   // Scope
+  bool has_body = false;  // Scope: with a body (restores) or without (sets)
+  std::string label;      // Label
+  std::string cache_tensor;  // CachePolicy
+  SrcLoc cache_tensor_loc;
+  bool bypass = false;
+  std::vector<Stmt> body;       // Loop / Scope body; If then-branch
+  std::vector<Stmt> else_body;  // If else-branch
+};
+
+struct TensorAst {
+  TensorDecl decl;             // shape filled by the elaborator from shape_src
+  std::vector<SrcExpr> shape_src;
+  SrcLoc shape_loc;
+};
+
+struct SpecAst {
+  std::string name, doc, target;
+  SrcLoc name_loc, target_loc;
+  std::vector<DimDecl> dims;
+  std::vector<TensorAst> tensors;  // inputs, outputs, workspaces
+  Options options;
+  std::vector<Stmt> body;
+  SrcLoc body_loc;
+  std::vector<std::string> labels_used;  // for warnings about unused option keys
+};
+
+}  // namespace ptoc::fe

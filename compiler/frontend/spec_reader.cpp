@@ -1,0 +1,673 @@
+#include "compiler/frontend/spec_reader.h"
+
+#include <regex>
+#include <set>
+
+#include "compiler/frontend/options.h"
+#include "compiler/frontend/parser.h"
+#include "compiler/frontend/suggest.h"
+#include "compiler/frontend/yaml_util.h"
+
+namespace ptoc::fe {
+
+namespace {
+
+const std::vector<std::string> kTopKeys = {"ptoc", "name", "doc", "target", "dims", "inputs",
+                                           "outputs", "tensors", "options", "body"};
+const std::vector<std::string> kStmtKeys = {"vec_tile", "cube_tile", "loop", "if", "scope", "label", "cache_policy"};
+
+std::vector<std::string> dtype_names() {
+  std::vector<std::string> v;
+  for (DType t : kAllDTypes) v.emplace_back(dtype_name(t));
+  return v;
+}
+
+class Reader {
+ public:
+  Reader(const std::string& text, Reporter& r) : src_(text), r_(r) {}
+
+  std::optional<SpecAst> run(const std::string& text) {
+    YAML::Node root;
+    try {
+      root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+      std::string msg = e.msg;
+      if (!msg.empty()) msg[0] = char(std::tolower(static_cast<unsigned char>(msg[0])));
+      r_.error({e.mark.line + 1, e.mark.column + 1}, "invalid YAML: " + msg);
+      return std::nullopt;
+    }
+    if (!root.IsDefined() || root.IsNull()) {
+      r_.error({1, 1}, "empty spec", "a spec starts with 'ptoc: 1' and names its dims, inputs, outputs and body");
+      return std::nullopt;
+    }
+    if (!root.IsMap()) {
+      r_.error(YamlSource::loc(root), "a spec must be a YAML mapping, got " + node_kind(root));
+      return std::nullopt;
+    }
+    check_map(root, kTopKeys, "the spec", r_);
+    SpecAst s;
+    version(root);
+    name(root, s);
+    if (root["doc"]) {
+      if (!root["doc"].IsScalar()) r_.error(value_loc(root, "doc"), "doc must be a string");
+      else s.doc = root["doc"].Scalar();
+    }
+    if (root["target"]) {
+      s.target_loc = value_loc(root, "target");
+      if (!root["target"].IsScalar()) r_.error(s.target_loc, "target must be a platform name");
+      else s.target = root["target"].Scalar();
+    }
+    if (root["dims"] && !root["dims"].IsNull()) dims(root["dims"], s);
+    if (root["inputs"] && !root["inputs"].IsNull()) tensors(root["inputs"], TensorRole::Input, "inputs", s);
+    if (root["outputs"] && !root["outputs"].IsNull()) tensors(root["outputs"], TensorRole::Output, "outputs", s);
+    else r_.error(root["outputs"] ? value_loc(root, "outputs") : SrcLoc{1, 1}, "the spec has no outputs",
+                  "add 'outputs: {y: {dtype: fp32, shape: [...]}}'");
+    if (root["tensors"] && !root["tensors"].IsNull()) tensors(root["tensors"], TensorRole::Workspace, "tensors", s);
+    if (root["options"] && !root["options"].IsNull()) read_options_node(root["options"], s);
+    const YAML::Node body = root["body"];
+    if (!body || body.IsNull()) {
+      r_.error(body ? value_loc(root, "body") : SrcLoc{1, 1}, "the spec has no body",
+               "add 'body:' with the statements that compute the outputs");
+    } else if (!body.IsSequence()) {
+      r_.error(YamlSource::loc(body), "body must be a list of statements, got " + node_kind(body));
+    } else {
+      s.body_loc = YamlSource::loc(body);
+      s.body = stmts(body);
+    }
+    s.labels_used.assign(labels_.begin(), labels_.end());
+    return s;
+  }
+
+ private:
+  YamlSource src_;
+  Reporter& r_;
+  int stmt_counter_ = 0;
+  std::set<std::string> labels_;
+
+  void read_options_node(const YAML::Node& n, SpecAst& s);
+
+  void version(const YAML::Node& root) {
+    const YAML::Node v = root["ptoc"];
+    if (!v) {
+      r_.error({1, 1}, "missing required key 'ptoc' (the format version)", "add 'ptoc: 1' as the first line");
+      return;
+    }
+    auto i = as_int(v);
+    if (!i || *i != 1)
+      r_.error(value_loc(root, "ptoc"), "unsupported format version " + node_kind(v) + "; this ptoc reads version 1",
+               "write 'ptoc: 1'");
+  }
+
+  void name(const YAML::Node& root, SpecAst& s) {
+    const YAML::Node n = root["name"];
+    if (!n) {
+      r_.error({1, 1}, "missing required key 'name'", "add 'name: my_operator'");
+      return;
+    }
+    s.name_loc = value_loc(root, "name");
+    if (!n.IsScalar() || !is_identifier(n.Scalar())) {
+      r_.error(s.name_loc, "invalid operator name " + node_kind(n), "names match [A-Za-z_][A-Za-z0-9_]*");
+      return;
+    }
+    s.name = n.Scalar();
+  }
+
+  // A dim expression written as a YAML integer or string.
+  std::optional<SrcExpr> dim_src(const YAML::Node& n, const std::string& what) {
+    if (!n.IsScalar()) {
+      r_.error(YamlSource::loc(n), what + " must be an integer or a dim expression, got " + node_kind(n));
+      return std::nullopt;
+    }
+    PosMapPtr pos = src_.scalar_map(n);
+    auto res = parse_expression(n.Scalar());
+    if (auto* e = std::get_if<SyntaxError>(&res)) {
+      r_.error(pos->at(e->off), e->message, e->hint, e->len);
+      return std::nullopt;
+    }
+    return SrcExpr{std::get<ExprPtr>(res), pos, n.Scalar()};
+  }
+
+  void dims(const YAML::Node& n, SpecAst& s) {
+    if (!n.IsMap()) {
+      r_.error(YamlSource::loc(n), "dims must be a mapping of name to size, got " + node_kind(n));
+      return;
+    }
+    std::set<std::string> seen;
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      DimDecl d;
+      d.loc = YamlSource::loc(it->first);
+      if (!it->first.IsScalar() || !is_identifier(it->first.Scalar())) {
+        r_.error(d.loc, "invalid dim name " + node_kind(it->first), "names match [A-Za-z_][A-Za-z0-9_]*");
+        continue;
+      }
+      d.name = it->first.Scalar();
+      if (!seen.insert(d.name).second) {
+        r_.error(d.loc, "duplicate dim '" + d.name + "'", {}, int(d.name.size()));
+        continue;
+      }
+      const YAML::Node v = it->second;
+      SrcLoc vl = v.IsNull() ? d.loc : YamlSource::loc(v);
+      if (v.IsScalar() && v.Scalar() == "dynamic") {
+        d.dynamic = true;
+      } else if (auto i = as_int(v)) {
+        if (*i <= 0) {
+          r_.error(vl, "dim '" + d.name + "' must be a positive integer, got " + std::to_string(*i));
+          continue;
+        }
+        d.value = *i;
+      } else if (v.IsMap()) {
+        if (!check_map(v, {"dynamic", "max", "divisible_by"}, "dim '" + d.name + "'", r_)) continue;
+        auto dyn = as_bool(v["dynamic"]);
+        if (!v["dynamic"] || !dyn || !*dyn) {
+          r_.error(v["dynamic"] ? YamlSource::loc(v["dynamic"]) : vl,
+                   "dim '" + d.name + "': a mapping describes a dynamic dim and needs 'dynamic: true'",
+                   "a static dim is written 'NAME: 1024'");
+          continue;
+        }
+        d.dynamic = true;
+        if (v["max"]) {
+          auto m = as_int(v["max"]);
+          if (!m || *m <= 0) r_.error(YamlSource::loc(v["max"]), "dim '" + d.name + "': max must be a positive integer");
+          else d.max = *m;
+        }
+        if (v["divisible_by"]) {
+          auto m = as_int(v["divisible_by"]);
+          if (!m || *m <= 0)
+            r_.error(YamlSource::loc(v["divisible_by"]), "dim '" + d.name + "': divisible_by must be a positive integer");
+          else d.divisible_by = *m;
+        }
+        if (d.max > 0 && d.max % d.divisible_by != 0)
+          r_.error(YamlSource::loc(v["max"]), "dim '" + d.name + "': max " + std::to_string(d.max) +
+                                                  " is not divisible by divisible_by " + std::to_string(d.divisible_by));
+      } else {
+        std::string hint;
+        if (v.IsScalar() && edit_distance(v.Scalar(), "dynamic") <= 2) hint = "did you mean 'dynamic'?";
+        else hint = "write a positive integer, 'dynamic', or {dynamic: true, max: N, divisible_by: N}";
+        r_.error(vl, "dim '" + d.name + "' must be a positive integer or 'dynamic', got " + node_kind(v), hint);
+        continue;
+      }
+      s.dims.push_back(d);
+    }
+  }
+
+  void tensors(const YAML::Node& n, TensorRole role, const std::string& section, SpecAst& s) {
+    if (!n.IsMap()) {
+      r_.error(YamlSource::loc(n), section + " must be a mapping of name to {dtype, shape}, got " + node_kind(n));
+      return;
+    }
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      TensorAst t;
+      t.decl.role = role;
+      t.decl.loc = YamlSource::loc(it->first);
+      if (!it->first.IsScalar() || !is_identifier(it->first.Scalar())) {
+        r_.error(t.decl.loc, "invalid tensor name " + node_kind(it->first), "names match [A-Za-z_][A-Za-z0-9_]*");
+        continue;
+      }
+      t.decl.name = it->first.Scalar();
+      const YAML::Node v = it->second;
+      const std::string what = "tensor '" + t.decl.name + "'";
+      if (!check_map(v, {"dtype", "shape", "format"}, what, r_, t.decl.loc)) continue;
+      bool ok = true;
+      if (!v["dtype"]) {
+        r_.error(t.decl.loc, what + " has no dtype", "add 'dtype: fp32' (fp32 fp16 bf16 int32 int8 uint8 bool)");
+        ok = false;
+      } else {
+        const YAML::Node d = v["dtype"];
+        auto dt = d.IsScalar() ? parse_dtype(d.Scalar()) : std::nullopt;
+        if (!dt) {
+          std::string w = d.IsScalar() ? d.Scalar() : "";
+          std::string hint = did_you_mean(w, dtype_names());
+          if (w == "float32" || w == "float") hint = "did you mean 'fp32'?";
+          if (w == "float16" || w == "half") hint = "did you mean 'fp16'?";
+          if (w == "bfloat16") hint = "did you mean 'bf16'?";
+          if (hint.empty()) hint = "dtypes: fp32 fp16 bf16 int32 int8 uint8 bool";
+          r_.error(value_loc(v, "dtype"), "unknown dtype " + node_kind(d), hint, int(w.size()));
+          ok = false;
+        } else {
+          t.decl.dtype = *dt;
+        }
+      }
+      if (v["format"]) {
+        const YAML::Node f = v["format"];
+        std::string fs = f.IsScalar() ? f.Scalar() : "";
+        if (fs == "ND") t.decl.format = Format::ND;
+        else if (fs == "NZ") t.decl.format = Format::NZ;
+        else {
+          r_.error(value_loc(v, "format"), "unknown format " + node_kind(f), "formats: ND (default), NZ");
+          ok = false;
+        }
+      }
+      if (!v["shape"]) {
+        r_.error(t.decl.loc, what + " has no shape", "add 'shape: [B, 1024]'");
+        ok = false;
+      } else {
+        const YAML::Node sh = v["shape"];
+        t.shape_loc = value_loc(v, "shape");
+        if (!sh.IsSequence()) {
+          r_.error(t.shape_loc, what + ": shape must be a list of dims, got " + node_kind(sh));
+          ok = false;
+        } else if (sh.size() < 1 || sh.size() > 4) {
+          r_.error(t.shape_loc, what + " has rank " + std::to_string(sh.size()) + "; ranks 1 to 4 are supported");
+          ok = false;
+        } else {
+          for (auto e : sh) {
+            auto d = dim_src(e, "a shape entry");
+            if (!d) { ok = false; continue; }
+            t.shape_src.push_back(*d);
+          }
+        }
+      }
+      if (ok) s.tensors.push_back(std::move(t));
+      else {
+        // Keep the name known so later uses do not report "unknown name" again.
+        t.decl.shape.clear();
+        t.shape_src.clear();
+        t.decl.dtype = DType::fp32;
+        t.decl.name = "!" + t.decl.name;  // marked broken
+        s.tensors.push_back(std::move(t));
+      }
+    }
+  }
+
+  std::vector<Stmt> stmts(const YAML::Node& list) {
+    std::vector<Stmt> out;
+    for (auto item : list) {
+      if (r_.full()) break;
+      if (auto s = stmt(item)) out.push_back(std::move(*s));
+    }
+    return out;
+  }
+
+  std::vector<Stmt> body_of(const YAML::Node& map, const std::string& key, const std::string& what) {
+    const YAML::Node b = map[key];
+    if (!b || b.IsNull()) {
+      r_.error(b ? value_loc(map, key) : YamlSource::loc(map), what + " needs a '" + key + "' list");
+      return {};
+    }
+    if (!b.IsSequence()) {
+      r_.error(YamlSource::loc(b), what + ": '" + key + "' must be a list of statements, got " + node_kind(b));
+      return {};
+    }
+    return stmts(b);
+  }
+
+  std::optional<Stmt> stmt(const YAML::Node& n) {
+    Stmt s;
+    s.loc = YamlSource::loc(n);
+    s.index = stmt_counter_++;
+    if (n.IsScalar()) {
+      s.kind = Stmt::Kind::Assign;
+      s.pos = src_.scalar_map(n);
+      s.text = n.Scalar();
+      auto res = parse_assignment(n.Scalar());
+      if (auto* e = std::get_if<SyntaxError>(&res)) {
+        r_.error(s.pos->at(e->off), e->message, e->hint, e->len);
+        return std::nullopt;
+      }
+      s.assign = std::get<AssignAst>(res);
+      return s;
+    }
+    if (!n.IsMap()) {
+      r_.error(s.loc, "a statement is a string 'NAME = EXPR' or a mapping ({vec_tile: ...}, {loop: ...}, ...), got " +
+                          node_kind(n));
+      return std::nullopt;
+    }
+    std::string kind;
+    for (auto it = n.begin(); it != n.end(); ++it)
+      if (it->first.IsScalar())
+        for (const auto& k : kStmtKeys)
+          if (it->first.Scalar() == k && kind.empty()) kind = k;
+    if (kind.empty()) {
+      const YAML::Node k0 = n.begin()->first;
+      std::string k = k0.IsScalar() ? k0.Scalar() : "";
+      std::string hint = did_you_mean(k, kStmtKeys);
+      if (hint.empty()) hint = "statement keys: vec_tile, cube_tile, loop, if, scope, label, cache_policy";
+      r_.error(YamlSource::loc(k0), "unknown statement '" + k + "'", hint, int(k.size()));
+      return std::nullopt;
+    }
+    if (kind == "vec_tile") return vec_tile(n, s);
+    if (kind == "cube_tile") return cube_tile(n, s);
+    if (kind == "loop") return loop(n, s);
+    if (kind == "if") return if_stmt(n, s);
+    if (kind == "scope") return scope(n, s);
+    if (kind == "label") return label(n, s);
+    return cache_policy(n, s);
+  }
+
+  std::optional<Stmt> vec_tile(const YAML::Node& n, Stmt& s) {
+    check_map(n, {"vec_tile"}, "a vec_tile statement", r_);
+    s.kind = Stmt::Kind::VecTile;
+    const YAML::Node v = n["vec_tile"];
+    s.vec.loc = s.loc;
+    if (!v.IsSequence() || v.size() < 1 || v.size() > 4) {
+      r_.error(value_loc(n, "vec_tile"), "vec_tile must be a list of 1 to 4 positive integers, got " + node_kind(v),
+               "e.g. {vec_tile: [16, 1024]}");
+      return std::nullopt;
+    }
+    bool ok = true;
+    for (auto e : v) {
+      auto i = as_int(e);
+      if (!i || *i <= 0) {
+        r_.error(YamlSource::loc(e), "vec_tile entries must be positive integers, got " + node_kind(e));
+        ok = false;
+        continue;
+      }
+      s.vec.shape.push_back(*i);
+    }
+    if (!ok) return std::nullopt;
+    return s;
+  }
+
+  bool cube_axis(const YAML::Node& c, const char* axis, size_t max_len, std::vector<int64_t>& out) {
+    const YAML::Node v = c[axis];
+    std::string form = max_len == 3 ? "[L0, L1] or [L0, L1_A, L1_B]" : "[L0, L1]";
+    if (!v) {
+      r_.error(YamlSource::loc(c), std::string("cube_tile needs '") + axis + ": " + form + "'");
+      return false;
+    }
+    if (!v.IsSequence() || v.size() < 2 || v.size() > max_len) {
+      r_.error(value_loc(c, axis), std::string("cube_tile ") + axis + " must be " + form + ", got " + node_kind(v));
+      return false;
+    }
+    bool ok = true;
+    for (auto e : v) {
+      auto i = as_int(e);
+      if (!i || *i <= 0) {
+        r_.error(YamlSource::loc(e), std::string("cube_tile ") + axis + " entries must be positive integers, got " +
+                                         node_kind(e));
+        ok = false;
+        continue;
+      }
+      out.push_back(*i);
+    }
+    if (!ok) return false;
+    const std::string a = axis;
+    if (out[1] < out[0] || out[1] % out[0] != 0) {
+      r_.error(value_loc(c, axis), "cube_tile " + a + ": the L1 tile " + std::to_string(out[1]) +
+                                       " must be a multiple of the L0 tile " + std::to_string(out[0]));
+      ok = false;
+    }
+    if (out.size() == 3 && (out[2] < out[0] || out[2] % out[0] != 0)) {
+      r_.error(value_loc(c, axis), "cube_tile k: the L1 tile of B " + std::to_string(out[2]) +
+                                       " must be a multiple of the L0 tile " + std::to_string(out[0]));
+      ok = false;
+    }
+    if ((a == "k" || a == "n") && out[0] % 16 != 0) {
+      r_.error(value_loc(c, axis), "cube_tile " + a + ": the L0 tile " + std::to_string(out[0]) +
+                                       " must be a multiple of 16 (one cube fractal)");
+      ok = false;
+    }
+    return ok;
+  }
+
+  std::optional<Stmt> cube_tile(const YAML::Node& n, Stmt& s) {
+    check_map(n, {"cube_tile"}, "a cube_tile statement", r_);
+    s.kind = Stmt::Kind::CubeTile;
+    const YAML::Node c = n["cube_tile"];
+    if (!check_map(c, {"m", "k", "n", "split_k"}, "cube_tile", r_, s.loc)) return std::nullopt;
+    std::vector<int64_t> m, k, nn;
+    bool ok = cube_axis(c, "m", 2, m);
+    ok = cube_axis(c, "k", 3, k) && ok;
+    ok = cube_axis(c, "n", 2, nn) && ok;
+    if (c["split_k"]) {
+      auto b = as_bool(c["split_k"]);
+      if (!b) {
+        r_.error(value_loc(c, "split_k"), "cube_tile split_k must be true or false, got " + node_kind(c["split_k"]));
+        ok = false;
+      } else {
+        s.cube.split_k = *b;
+      }
+    }
+    if (!ok) return std::nullopt;
+    s.cube.m = {m[0], m[1]};
+    s.cube.n = {nn[0], nn[1]};
+    s.cube.k = {k[0], k[1], k.size() == 3 ? k[2] : k[1]};
+    s.cube.loc = s.loc;
+    return s;
+  }
+
+  std::optional<SrcExpr> loop_bound(const YAML::Node& n, const std::string& what) { return dim_src(n, what); }
+
+  std::optional<Stmt> loop(const YAML::Node& n, Stmt& s) {
+    s.kind = Stmt::Kind::Loop;
+    check_map(n, {"loop", "body"}, "a loop statement", r_);
+    const YAML::Node l = n["loop"];
+    LoopAst& a = s.loop;
+    bool ok = check_map(l, {"var", "range", "count", "kind", "unroll", "factor", "name"}, "loop", r_, s.loc);
+    if (ok) {
+      if (!l["var"]) {
+        r_.error(YamlSource::loc(l), "loop needs 'var: NAME' (the loop variable)");
+        ok = false;
+      } else if (!l["var"].IsScalar() || !is_identifier(l["var"].Scalar())) {
+        r_.error(value_loc(l, "var"), "loop var must be a name, got " + node_kind(l["var"]));
+        ok = false;
+      } else {
+        a.var = l["var"].Scalar();
+        a.var_loc = value_loc(l, "var");
+      }
+      if (l["range"] && l["count"]) {
+        r_.error(YamlSource::loc(key_node(l, "count")), "loop takes either 'range' or 'count', not both");
+        ok = false;
+      } else if (l["range"]) {
+        const YAML::Node rg = l["range"];
+        if (!rg.IsSequence() || rg.size() < 1 || rg.size() > 3) {
+          r_.error(value_loc(l, "range"), "loop range must be [end], [begin, end] or [begin, end, step], got " +
+                                              node_kind(rg));
+          ok = false;
+        } else {
+          std::vector<SrcExpr> parts;
+          for (auto e : rg) {
+            auto d = loop_bound(e, "a loop bound");
+            if (!d) { ok = false; continue; }
+            parts.push_back(*d);
+          }
+          if (ok) {
+            if (parts.size() == 1) a.end = parts[0];
+            else { a.begin = parts[0]; a.end = parts[1]; }
+            if (parts.size() == 3) a.step = parts[2];
+          }
+        }
+      } else if (l["count"]) {
+        a.has_count = true;
+        a.count_loc = value_loc(l, "count");
+        auto d = loop_bound(l["count"], "loop count");
+        if (!d) ok = false;
+        else a.count = *d;
+      } else {
+        r_.error(YamlSource::loc(l), "loop needs 'range: [begin, end, step]' or 'count: N'");
+        ok = false;
+      }
+      if (l["kind"]) {
+        a.kind_loc = value_loc(l, "kind");
+        std::string k = l["kind"].IsScalar() ? l["kind"].Scalar() : "";
+        if (k == "static") a.is_static = true;
+        else if (k != "dynamic") {
+          r_.error(a.kind_loc, "loop kind must be dynamic or static, got " + node_kind(l["kind"]),
+                   did_you_mean(k, {"dynamic", "static"}));
+          ok = false;
+        }
+      }
+      if (l["name"]) {
+        a.name_loc = value_loc(l, "name");
+        if (!l["name"].IsScalar() || !is_identifier(l["name"].Scalar())) {
+          r_.error(a.name_loc, "loop name must be an identifier, got " + node_kind(l["name"]));
+          ok = false;
+        } else {
+          a.name = l["name"].Scalar();
+        }
+      }
+      if (l["unroll"]) {
+        a.unroll_loc = YamlSource::loc(key_node(l, "unroll"));
+        const YAML::Node u = l["unroll"];
+        if (!u.IsSequence() || u.size() == 0) {
+          r_.error(value_loc(l, "unroll"), "unroll must be a list of positive factors such as [64, 16, 4], got " +
+                                               node_kind(u));
+          ok = false;
+        } else {
+          for (auto e : u) {
+            auto i = as_int(e);
+            if (!i || *i <= 0 || *i > 1 << 20) {
+              r_.error(YamlSource::loc(e), "unroll factors must be positive integers, got " + node_kind(e));
+              ok = false;
+              continue;
+            }
+            a.unroll.push_back(*i);
+          }
+        }
+        if (a.is_static) {
+          r_.error(a.unroll_loc, "a static loop cannot carry unroll", "static loops are fully unrolled already; "
+                                                                       "remove 'unroll' or use kind: dynamic");
+          ok = false;
+        }
+      }
+      if (l["factor"]) {
+        a.factor_loc = value_loc(l, "factor");
+        if (!l["factor"].IsScalar() || !is_identifier(l["factor"].Scalar())) {
+          r_.error(a.factor_loc, "loop factor must be a name, got " + node_kind(l["factor"]));
+          ok = false;
+        } else if (!l["unroll"]) {
+          r_.error(a.factor_loc, "'factor' names the unroll factor but the loop has no 'unroll' list",
+                   "add 'unroll: [...]' or remove 'factor'");
+          ok = false;
+        } else if (l["factor"].Scalar() == a.var) {
+          r_.error(a.factor_loc, "the factor name '" + a.var + "' is also the loop variable");
+          ok = false;
+        } else {
+          a.factor = l["factor"].Scalar();
+        }
+      }
+    }
+    s.body = body_of(n, "body", "a loop");
+    if (!ok) return std::nullopt;
+    return s;
+  }
+
+  std::optional<Stmt> if_stmt(const YAML::Node& n, Stmt& s) {
+    s.kind = Stmt::Kind::If;
+    check_map(n, {"if", "then", "else"}, "an if statement", r_);
+    const YAML::Node c = n["if"];
+    bool ok = true;
+    if (!c.IsScalar()) {
+      r_.error(value_loc(n, "if"), "if needs a condition string such as \"k <= 16\", got " + node_kind(c));
+      ok = false;
+    } else {
+      s.pos = src_.scalar_map(c);
+      s.text = c.Scalar();
+      auto res = parse_condition(c.Scalar());
+      if (auto* e = std::get_if<SyntaxError>(&res)) {
+        r_.error(s.pos->at(e->off), e->message, e->hint, e->len);
+        ok = false;
+      } else {
+        s.cond = std::get<ExprPtr>(res);
+      }
+    }
+    s.body = body_of(n, "then", "an if statement");
+    if (n["else"]) s.else_body = body_of(n, "else", "an if statement");
+    if (!ok) return std::nullopt;
+    return s;
+  }
+
+  std::optional<Stmt> scope(const YAML::Node& n, Stmt& s) {
+    s.kind = Stmt::Kind::Scope;
+    check_map(n, {"scope", "body"}, "a scope statement", r_);
+    const YAML::Node v = n["scope"];
+    bool ok = true;
+    auto check_id = [&](const YAML::Node& idn, SrcLoc l) {
+      auto i = as_int(idn);
+      if (!i || *i < -1 || *i > 2147483647) {
+        r_.error(l, "scope id must be an integer in -1..2147483647 (-1 ends scoping), got " + node_kind(idn));
+        return false;
+      }
+      s.scope.id = *i;
+      return true;
+    };
+    if (v.IsMap()) {
+      if (!check_map(v, {"id", "parallel_merge", "cross_scope_merge"}, "scope", r_)) ok = false;
+      else if (!v["id"]) {
+        r_.error(YamlSource::loc(v), "scope needs 'id: N'");
+        ok = false;
+      } else {
+        ok = check_id(v["id"], value_loc(v, "id"));
+        for (const char* k : {"parallel_merge", "cross_scope_merge"}) {
+          if (!v[k]) continue;
+          auto b = as_bool(v[k]);
+          if (!b) {
+            r_.error(value_loc(v, k), std::string("scope ") + k + " must be true or false, got " + node_kind(v[k]));
+            ok = false;
+          } else {
+            (std::string(k) == "parallel_merge" ? s.scope.parallel_merge : s.scope.cross_scope_merge) = *b;
+          }
+        }
+      }
+    } else {
+      ok = check_id(v, value_loc(n, "scope"));
+    }
+    if (n["body"]) {
+      s.has_body = true;
+      s.body = body_of(n, "body", "a scope");
+    }
+    if (!ok) return std::nullopt;
+    return s;
+  }
+
+  std::optional<Stmt> label(const YAML::Node& n, Stmt& s) {
+    s.kind = Stmt::Kind::Label;
+    check_map(n, {"label"}, "a label statement", r_);
+    const YAML::Node v = n["label"];
+    SrcLoc l = value_loc(n, "label");
+    if (v.IsNull()) return s;  // {label: null} clears the label
+    if (!v.IsScalar() || !is_identifier(v.Scalar())) {
+      r_.error(l, "label must be a name ([A-Za-z_][A-Za-z0-9_]*), got " + node_kind(v));
+      return std::nullopt;
+    }
+    static const std::regex func_re("func[0-9]+_[0-9]+");
+    if (std::regex_match(v.Scalar(), func_re)) {
+      r_.error(l, "label '" + v.Scalar() + "' looks like a function key func{magic}_{order}",
+               "choose another name; func keys name root functions in the *_setting options", int(v.Scalar().size()));
+      return std::nullopt;
+    }
+    s.label = v.Scalar();
+    labels_.insert(s.label);
+    return s;
+  }
+
+  std::optional<Stmt> cache_policy(const YAML::Node& n, Stmt& s) {
+    s.kind = Stmt::Kind::CachePolicy;
+    check_map(n, {"cache_policy"}, "a cache_policy statement", r_);
+    const YAML::Node c = n["cache_policy"];
+    if (!check_map(c, {"tensor", "l2"}, "cache_policy", r_, s.loc)) return std::nullopt;
+    bool ok = true;
+    if (!c["tensor"] || !c["tensor"].IsScalar()) {
+      r_.error(c["tensor"] ? value_loc(c, "tensor") : YamlSource::loc(c), "cache_policy needs 'tensor: NAME'");
+      ok = false;
+    } else {
+      s.cache_tensor = c["tensor"].Scalar();
+      s.cache_tensor_loc = value_loc(c, "tensor");
+    }
+    if (!c["l2"]) {
+      r_.error(YamlSource::loc(c), "cache_policy needs 'l2: normal' or 'l2: bypass'");
+      ok = false;
+    } else {
+      std::string v = c["l2"].IsScalar() ? c["l2"].Scalar() : "";
+      if (v == "bypass") s.bypass = true;
+      else if (v != "normal") {
+        r_.error(value_loc(c, "l2"), "cache_policy l2 must be normal or bypass, got " + node_kind(c["l2"]),
+                 did_you_mean(v, {"normal", "bypass"}));
+        ok = false;
+      }
+    }
+    if (!ok) return std::nullopt;
+    return s;
+  }
+};
+
+void Reader::read_options_node(const YAML::Node& n, SpecAst& s) { read_options(n, s.options, r_); }
+
+}  // namespace
+
+std::optional<SpecAst> read_spec(const std::string& text, Reporter& r) {
+  Reader rd(text, r);
+  return rd.run(text);
+}
+
+}  // namespace ptoc::fe

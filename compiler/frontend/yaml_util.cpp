@@ -1,0 +1,95 @@
+#include "compiler/frontend/yaml_util.h"
+
+#include <cctype>
+#include <set>
+
+#include "compiler/frontend/suggest.h"
+
+namespace ptoc::fe {
+
+std::string node_kind(const YAML::Node& n) {
+  if (!n.IsDefined() || n.IsNull()) return "nothing";
+  if (n.IsSequence()) return "a list";
+  if (n.IsMap()) return "a mapping";
+  return "'" + n.Scalar() + "'";
+}
+
+bool is_quoted(const YAML::Node& n) { return n.IsScalar() && n.Tag() == "!"; }
+
+std::optional<int64_t> as_int(const YAML::Node& n) {
+  if (!n.IsDefined() || !n.IsScalar() || is_quoted(n)) return std::nullopt;
+  const std::string& s = n.Scalar();
+  size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  if (i == s.size() || s.size() > 19 + i) return std::nullopt;
+  for (size_t k = i; k < s.size(); ++k)
+    if (!std::isdigit(static_cast<unsigned char>(s[k]))) return std::nullopt;
+  return std::stoll(s);
+}
+
+std::optional<bool> as_bool(const YAML::Node& n) {
+  if (!n.IsDefined() || !n.IsScalar() || is_quoted(n)) return std::nullopt;
+  const std::string& s = n.Scalar();
+  if (s == "true" || s == "True" || s == "TRUE") return true;
+  if (s == "false" || s == "False" || s == "FALSE") return false;
+  return std::nullopt;
+}
+
+bool check_map(const YAML::Node& n, const std::vector<std::string>& allowed, const std::string& what, Reporter& r,
+               SrcLoc fallback) {
+  if (!n.IsMap()) {
+    SrcLoc l = n.IsDefined() && !n.IsNull() ? YamlSource::loc(n) : fallback;
+    r.error(l, what + " must be a mapping, got " + node_kind(n));
+    return false;
+  }
+  std::set<std::string> seen;
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    const YAML::Node& k = it->first;
+    SrcLoc kl = YamlSource::loc(k);
+    if (!k.IsScalar()) {
+      r.error(kl, "keys of " + what + " must be plain names");
+      continue;
+    }
+    const std::string& key = k.Scalar();
+    if (!seen.insert(key).second) {
+      r.error(kl, "duplicate key '" + key + "' in " + what, "remove one of them", int(key.size()));
+      continue;
+    }
+    bool ok = false;
+    for (const auto& a : allowed) ok = ok || a == key;
+    if (!ok) {
+      std::string hint = did_you_mean(key, allowed);
+      if (hint.empty()) {
+        hint = "allowed keys:";
+        for (size_t i = 0; i < allowed.size(); ++i) hint += (i ? ", " : " ") + allowed[i];
+      }
+      r.error(kl, "unknown key '" + key + "' in " + what, hint, int(key.size()));
+    }
+  }
+  return true;
+}
+
+YAML::Node key_node(const YAML::Node& n, const std::string& key) {
+  if (n.IsMap())
+    for (auto it = n.begin(); it != n.end(); ++it)
+      if (it->first.IsScalar() && it->first.Scalar() == key) return it->first;
+  return YAML::Node(YAML::NodeType::Undefined);
+}
+
+SrcLoc value_loc(const YAML::Node& map, const std::string& key) {
+  if (map.IsMap())
+    for (auto it = map.begin(); it != map.end(); ++it)
+      if (it->first.IsScalar() && it->first.Scalar() == key) {
+        if (it->second.IsNull()) return YamlSource::loc(it->first);
+        return YamlSource::loc(it->second);
+      }
+  return YamlSource::loc(map);
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+}  // namespace ptoc::fe
