@@ -349,8 +349,11 @@ class Machine {
     };
     if (!fair_) return take(shared_q_[ty]);
     if (take(sched_[k].queue[ty])) return true;
-    for (int j = 1; j < nsched_; ++j)  // steal
-      if (take(sched_[(k + j) % nsched_].queue[ty])) return true;
+    // Steal only from a thread whose own cores are all full: fairness first, idle cores second.
+    for (int j = 1; j < nsched_; ++j) {
+      const int o = (k + j) % nsched_;
+      if (free_slot(o, ty) < 0 && take(sched_[o].queue[ty])) return true;
+    }
     return false;
   }
 
