@@ -2,6 +2,8 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "compiler/driver.h"
 
@@ -44,7 +46,7 @@ int main(int argc, char** argv) {
                "print the bisheng command lines for the device kernels");
   app.add_option("--cann", compile_args.cann, "CANN toolkit folder (default: $ASCEND_HOME_PATH)");
   bool md = false;
-  app.add_flag("--MD,-M", md, "write a Make depfile (with -MF)");
+  app.add_flag("--MD", md, "write a Make depfile (with -MF)");
   app.add_option("--MF", compile_args.depfile, "depfile path");
 
   auto* check_cmd = app.add_subcommand("check", "check a spec and print a one-line summary");
@@ -59,8 +61,14 @@ int main(int argc, char** argv) {
   eval_cmd->add_option("--dim", eval_args.dims, "bind a dynamic dim")->type_name("NAME=VALUE");
   eval_cmd->add_option("--seed", eval_args.seed, "seed for inputs not given (default 0)");
 
+  // Make's and compilers' spelling -MD / -MF (single dash, two letters) maps onto --MD / --MF.
+  std::vector<std::string> args;
+  for (int i = argc - 1; i >= 1; --i) {
+    std::string a = argv[i];
+    args.push_back(a == "-MD" ? "--MD" : a == "-MF" ? "--MF" : a);
+  }
   try {
-    app.parse(argc, argv);
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     app.exit(e);
