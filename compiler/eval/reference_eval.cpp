@@ -569,9 +569,11 @@ class Evaluator {
     return r;
   }
 
-  // Reinterprets the row-major elements. With padding, only a value whose
-  // valid elements form a flat prefix (partial first axis, full others) can
-  // be reshaped, into a shape whose rows that prefix fills exactly.
+  // Reinterprets the row-major elements. With padding, the valid region must
+  // stay a box: either the reshape only adds or drops size-1 axes (indexing
+  // `x[i, :]`), and every other axis keeps its valid extent; or the valid
+  // elements form a flat prefix (partial first axis, full others) that fills
+  // whole rows of the new shape.
   Val reshape(const Op& op) {
     const Val& a = in(op, 0);
     Shape shape = ev(op.shape);
@@ -580,15 +582,33 @@ class Evaluator {
                        shape_str(shape), numel(shape)));
     Shape valid = shape;
     if (a.valid != a.shape) {
-      bool prefix = !a.shape.empty();
-      for (size_t k = 1; k < a.shape.size(); ++k) prefix = prefix && a.valid[k] == a.shape[k];
-      int64_t nvalid = numel(a.valid);
-      int64_t row = shape.empty() ? 1 : numel(Shape(shape.begin() + 1, shape.end()));
-      if (!prefix || row == 0 || nvalid % row != 0)
-        fail(fmt::format("cannot reshape a value of shape {} with valid shape {} into {}: its valid elements do "
-                         "not map to a rectangular valid region (reshape before slicing the tail)",
-                         shape_str(a.shape), shape_str(a.valid), shape_str(shape)));
-      valid[0] = nvalid / row;
+      Shape src_big, dst_big, src_valid;
+      bool empty = false;
+      for (size_t k = 0; k < a.shape.size(); ++k) {
+        empty = empty || a.valid[k] == 0;
+        if (a.shape[k] != 1) {
+          src_big.push_back(a.shape[k]);
+          src_valid.push_back(a.valid[k]);
+        }
+      }
+      for (int64_t e : shape)
+        if (e != 1) dst_big.push_back(e);
+      if (empty) {
+        std::fill(valid.begin(), valid.end(), 0);
+      } else if (src_big == dst_big) {
+        size_t j = 0;
+        for (size_t k = 0; k < shape.size(); ++k) valid[k] = shape[k] == 1 ? 1 : src_valid[j++];
+      } else {
+        bool prefix = !a.shape.empty();
+        for (size_t k = 1; k < a.shape.size(); ++k) prefix = prefix && a.valid[k] == a.shape[k];
+        int64_t nvalid = numel(a.valid);
+        int64_t row = shape.empty() ? 1 : numel(Shape(shape.begin() + 1, shape.end()));
+        if (!prefix || row == 0 || nvalid % row != 0)
+          fail(fmt::format("cannot reshape a value of shape {} with valid shape {} into {}: its valid elements do "
+                           "not map to a rectangular valid region (reshape before slicing the tail)",
+                           shape_str(a.shape), shape_str(a.valid), shape_str(shape)));
+        valid[0] = nvalid / row;
+      }
     }
     Val r;
     r.dtype = a.dtype;
