@@ -7,6 +7,7 @@
 // Producer: the tiling passes (expansion, partition, depth and breadth merge).
 // Consumer: the backend passes (schedule, buffer plan, sync, cost, codegen).
 #pragma once
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -69,6 +70,23 @@ struct TileOp {
   int source_op = -1;              // tensor-graph op this came from (location, label, scope)
   int chain = 0;                   // independent chain inside a merged subgraph (breadth merge), 0-based
 };
+// Conventions of the tiling passes (tiling.h) that the backend relies on:
+// - A LocalTile may differ in rank from the GmRef it is copied from/to only by
+//   size-1 axes (squeezed views, batched matmul G axis); element order is the same.
+// - Vector tiles have static shape min(vec_tile, full extent) per axis; `valid`
+//   clips tails. Reductions: dst rank = the op's output rank (the reduced axis
+//   kept as 1 with keepdim, dropped otherwise).
+// - A tile may have several writers: accumulating Mmads into one L0C tile, and
+//   Concat ops each copying one source into its part of dst (the first defines it).
+// - Cube: an L1 tile has the GM box's stored orientation (A is [k, m] when
+//   trans_a); L1ToL0A/B carry trans_a/trans_b and sub_offset in L1 coordinates;
+//   L0A is [m, k], L0B [k, n], L0C [m, n] fp32. L1 `layout` = the GM tensor's
+//   format (NZ: CopyIn reads fractal blocks).
+// - split_k: FixOut with atomic_add into a region zero-filled by an AIV subgraph
+//   (Vec Full 0 + CopyOut) that precedes it in Subgraph::succ.
+// - A subgraph may read back a GM region it wrote itself (scope-forced merges
+//   across misaligned tiles): CopyIn after the CopyOut of an overlapping region
+//   in `ops` order needs an MTE3 -> MTE2 sync.
 
 // A group of tile ops that will run as one leaf function on one core.
 struct Subgraph {
@@ -94,5 +112,12 @@ struct TileRoot {
   int64_t tile_ops_before_merge = 0;
   std::vector<std::string> merges_applied;  // human-readable lines: "depth: 3 ops into sg 4", "vec_nbuffer: 4 x 8"
 };
+
+// Bytes (index = MemKind) live at the worst point when `ops` run in the given
+// order, each tile occupying its size rounded up to align[mem] from its first to
+// its last touch. The tiling passes keep every Subgraph's own `ops` order within
+// the platform buffers by this measure, so the backend can always fall back to it.
+std::array<int64_t, 6> peak_bytes(const TileRoot& root, const std::vector<int>& ops,
+                                  const std::array<int64_t, 6>& align);
 
 }  // namespace ptoc

@@ -1,0 +1,75 @@
+// Shared steps of the breadth merges: reading a *_setting for a subgraph
+// (most specific key wins), and absorbing one subgraph into another as extra
+// independent chains, kept only when the merged leaf still fits its buffers
+// and no dependency cycle appears.
+#include <algorithm>
+
+#include "compiler/passes/breadth_merge.h"
+
+namespace ptoc::tiling {
+
+MergeCount merge_count(const MergeSetting& set, bool default_auto, int64_t magic, int64_t order,
+                       const std::string& label) {
+  MergeCount c;
+  if (!set.given || set.entries.empty()) {
+    c.automatic = default_auto;
+    c.count = default_auto ? 0 : 1;
+    return c;
+  }
+  const MergeSetting::Entry* e = set.lookup(magic, order, label);
+  if (!e) return c;  // given, nothing applies: off
+  c.automatic = e->count == 0;
+  c.count = e->count;
+  c.side = e->side;
+  c.key = e->name;
+  return c;
+}
+
+bool try_absorb(Builder& b, SgGraph& g, int into, int from, bool chain_major,
+                const std::vector<std::pair<int, int>>& tile_rewrite, const std::vector<int>& drop_ops) {
+  TileRoot& r = b.root;
+  Subgraph& a = r.subgraphs[into];
+  Subgraph& s = r.subgraphs[from];
+  if (a.ops.empty() || s.ops.empty() || a.core != s.core) return false;
+  if (g.merge_creates_cycle(into, from)) return false;
+  // Tentatively apply: chain offsets, tile rewrites, dropped duplicate loads.
+  std::vector<std::tuple<int, size_t, int>> undo_srcs;  // (op, index, old tile)
+  for (int o : s.ops)
+    for (size_t k = 0; k < r.ops[o].srcs.size(); ++k)
+      for (auto& [old_t, new_t] : tile_rewrite)
+        if (r.ops[o].srcs[k] == old_t) {
+          undo_srcs.emplace_back(o, k, old_t);
+          r.ops[o].srcs[k] = new_t;
+          break;
+        }
+  std::vector<int> cand = a.ops;
+  for (int o : s.ops) {
+    if (std::find(drop_ops.begin(), drop_ops.end(), o) != drop_ops.end()) continue;
+    r.ops[o].chain += a.chains;
+    cand.push_back(o);
+  }
+  auto order = merged_order(r, cand, chain_major);
+  bool ok = order.size() == cand.size() && fits(b, peak_bytes(r, order, b.align));
+  if (!ok) {
+    for (int o : s.ops)
+      if (std::find(drop_ops.begin(), drop_ops.end(), o) == drop_ops.end()) r.ops[o].chain -= a.chains;
+    for (auto& [o, k, t] : undo_srcs) r.ops[o].srcs[k] = t;
+    return false;
+  }
+  a.ops = std::move(order);
+  a.chains += s.chains;
+  if (a.label.empty()) a.label = s.label;
+  s.ops.clear();
+  s.chains = 0;
+  g.merge(into, from);
+  return true;
+}
+
+int64_t auto_vec_count(int64_t n, int64_t lanes) {
+  if (lanes <= 0 || n <= lanes) return 1;
+  int64_t N = (n + lanes - 1) / lanes;
+  while (N > 1 && (n + N - 1) / N < lanes) --N;
+  return N;
+}
+
+}  // namespace ptoc::tiling

@@ -1,0 +1,89 @@
+// The tiling pipeline of one program, root template by root template:
+// expansion -> partition (supernodes, scopes, depth merge, cuts) ->
+// VecNBuffer -> L1Reuse -> CubeNBuffer -> successor edges. Subgraphs never
+// merge across roots.
+#include <chrono>
+#include <map>
+
+#include "compiler/passes/tile_build.h"
+
+namespace ptoc {
+
+Platform tiling_platform(const std::string& target) {
+  if (const Platform* p = find_platform(target)) return *p;
+  Platform p;  // A2 (ascend910b1) figures until the platform table has the target
+  p.name = target.empty() ? "ascend910b1" : target;
+  p.aic = 24;
+  p.aiv = 48;
+  p.ub = 196608;
+  p.l1 = 524288;
+  p.l0a = p.l0b = 65536;
+  p.l0c = 131072;
+  return p;
+}
+
+static void collect_env(const Program& prog, const std::vector<LoopNode>& nodes, const DimExpr::Env& cur,
+                        std::map<int, DimExpr::Env>& out) {
+  for (auto& n : nodes) {
+    if (n.kind == LoopNode::Kind::Root) {
+      out[n.root] = cur;
+      continue;
+    }
+    for (auto& g : n.gears) {
+      DimExpr::Env e = cur;
+      if (!n.factor_var.empty()) e[n.factor_var] = g.factor;
+      collect_env(prog, g.body, e, out);
+    }
+  }
+}
+
+std::vector<TileRoot> build_tile_roots(const Program& prog, const Platform& plat_in, DiagEngine& diags,
+                                       TilingStats* stats_out) {
+  using Clock = std::chrono::steady_clock;
+  auto ms = [](Clock::time_point a) { return std::chrono::duration<double, std::milli>(Clock::now() - a).count(); };
+  Platform plat = plat_in.ub > 0 ? plat_in : tiling_platform(prog.target);
+  TilingStats local;
+  TilingStats& stats = stats_out ? *stats_out : local;
+  std::map<int, DimExpr::Env> envs;
+  collect_env(prog, prog.body, {}, envs);
+  std::vector<TileRoot> out;
+  int temps = 0;
+  for (size_t i = 0; i < prog.roots.size(); ++i) {
+    const RootTemplate& rt = prog.roots[i];
+    TileRoot tr;
+    tr.root = int(i);
+    tiling::Builder b(prog, plat, diags, tr, stats);
+    b.magic = rt.index >= 0 ? rt.index : int(i);
+    b.temp_base = int(prog.tensors.size()) + temps;
+    if (envs.count(int(i))) b.env = envs[int(i)];
+    auto t0 = Clock::now();
+    b.expand_root(rt);
+    tr.tile_ops_before_merge = int64_t(tr.ops.size());
+    stats.tile_ops += int64_t(tr.ops.size());
+    stats.ms_expand += ms(t0);
+    if (!b.failed && !tr.ops.empty()) {
+      t0 = Clock::now();
+      tiling::partition(b);
+      stats.ms_partition += ms(t0);
+    }
+    if (!b.failed && !tr.subgraphs.empty()) {
+      t0 = Clock::now();
+      tiling::vec_nbuffer(b);
+      tiling::l1_reuse(b);
+      tiling::cube_nbuffer(b);
+      stats.ms_breadth += ms(t0);
+      t0 = Clock::now();
+      tiling::finalize_subgraphs(tr);
+      stats.ms_edges += ms(t0);
+    }
+    stats.subgraphs += int64_t(tr.subgraphs.size());
+    temps += int(tr.temps.size());
+    out.push_back(std::move(tr));
+    if (diags.full()) break;
+  }
+  stats.roots = int(out.size());
+  if (diags.has_errors()) throw CompileError();
+  return out;
+}
+
+}  // namespace ptoc

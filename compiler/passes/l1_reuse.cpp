@@ -1,0 +1,111 @@
+// L1Reuse: cube subgraphs that copy the same GM block into L1 merge into an
+// earlier "anchor" subgraph holding that copy; the duplicate copies are
+// removed and the merged chains read the anchor's L1 tile. Count from
+// cube_l1_reuse_setting (on and automatic by default: class size / (2 * #AIC)),
+// optionally restricted to left (L0A) or right (L0B) operands. A merge that
+// would not fit L1/L0 (all chains' shared tiles stay resident) is refused.
+#include <algorithm>
+#include <map>
+
+#include "compiler/passes/breadth_merge.h"
+
+namespace ptoc::tiling {
+
+namespace {
+struct Feature {
+  std::string key;  // tensor, offsets, extents
+  char side;        // 'L' (feeds L0A) or 'R' (feeds L0B)
+  int op, tile;
+};
+
+std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg) {
+  std::vector<Feature> out;
+  std::map<int, char> side;
+  for (int o : sg.ops) {
+    const TileOp& op = r.ops[o];
+    if (op.kind == TileOpKind::L1ToL0A) side[op.srcs[0]] = 'L';
+    if (op.kind == TileOpKind::L1ToL0B) side[op.srcs[0]] = 'R';
+  }
+  for (int o : sg.ops) {
+    const TileOp& op = r.ops[o];
+    if (op.kind != TileOpKind::CopyIn || r.tiles[op.dst].mem != MemKind::L1) continue;
+    std::string k = std::to_string(op.gm.tensor);
+    for (auto& x : op.gm.offset) k += "|" + x.str();
+    k += "#";
+    for (auto& x : op.gm.extent) k += "|" + x.str();
+    k += op.trans_a || op.trans_b ? "T" : "N";
+    out.push_back({k, side.count(op.dst) ? side[op.dst] : '?', o, op.dst});
+  }
+  return out;
+}
+}  // namespace
+
+void l1_reuse(Builder& b) {
+  TileRoot& r = b.root;
+  compute_iso_hashes(r);
+  SgGraph g(r);
+  std::map<int, std::vector<int>> classes;
+  for (auto& sg : r.subgraphs)
+    if (sg.core == CoreType::AIC && !sg.ops.empty()) classes[sg.hash_order].push_back(sg.id);
+  std::map<std::string, std::vector<int>> anchors;  // feature key -> anchor subgraphs
+  std::map<int, int64_t> limit, count;             // anchor -> its N, merged members
+  int64_t merged = 0, removed = 0;
+  for (auto& [order, members] : classes) {
+    int64_t before_merged = merged;
+    int64_t N_shown = 1;
+    for (int m : members) {
+      Subgraph& s = r.subgraphs[m];
+      MergeCount mc = merge_count(b.prog.options.cube_l1_reuse_setting, true, b.magic, order, s.label);
+      int64_t N = mc.automatic ? std::max<int64_t>(1, int64_t(members.size()) / (2 * std::max(1, b.plat.aic)))
+                               : mc.count;
+      N_shown = std::max(N_shown, N);
+      auto feats = l1_features(r, s);
+      bool done = false;
+      if (N > 1) {
+        for (auto& f : feats) {
+          if ((mc.side == "left" && f.side != 'L') || (mc.side == "right" && f.side != 'R')) continue;
+          for (int a : anchors[f.key]) {
+            if (a == m || r.subgraphs[a].ops.empty() || count[a] >= limit[a]) continue;
+            // Every copy of s that the anchor already holds is dropped.
+            auto afeats = l1_features(r, r.subgraphs[a]);
+            std::vector<std::pair<int, int>> rewrite;
+            std::vector<int> drop;
+            for (auto& sf : feats)
+              for (auto& af : afeats)
+                if (sf.key == af.key) {
+                  rewrite.push_back({sf.tile, af.tile});
+                  drop.push_back(sf.op);
+                  break;
+                }
+            if (try_absorb(b, g, a, m, true, rewrite, drop)) {
+              ++count[a];
+              ++merged;
+              removed += int64_t(drop.size());
+              done = true;
+              break;
+            }
+          }
+          if (done) break;
+        }
+      }
+      if (!done) {
+        for (auto& f : feats) anchors[f.key].push_back(m);
+        limit[m] = N;
+        count[m] = 1;
+      }
+    }
+    if (merged == before_merged) continue;
+    std::string info = "l1ReuseInfo hashOrder: func" + std::to_string(b.magic) + "_" + std::to_string(order) +
+                       ", subGraphCount: " + std::to_string(members.size());
+    for (int m : members)
+      if (r.subgraphs[m].chains > 1) r.subgraphs[m].merge_info = info;
+    r.merges_applied.push_back("l1_reuse: func" + std::to_string(b.magic) + "_" + std::to_string(order) + " " +
+                               std::to_string(merged - before_merged) + " subgraphs absorbed (N=" +
+                               std::to_string(N_shown) + ")");
+  }
+  r.merges_applied.push_back("l1_reuse: " + std::to_string(removed) + " duplicate L1 loads removed");
+  b.stats.l1_reuse_merges += merged;
+  b.stats.l1_loads_removed += removed;
+}
+
+}  // namespace ptoc::tiling

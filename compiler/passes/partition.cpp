@@ -1,0 +1,400 @@
+// Partition of a root's tile ops into subgraphs (future leaves):
+// 1. supernodes: ops that cannot be apart (a copy-in with its consumer, a
+//    copy-out with its producer, an L1 copy with its L1->L0 moves, a Mmad chain
+//    sharing L0C, its FixOut);
+// 2. scopes (sg_set_scope): same-scope producer->consumer ops forced together,
+//    parallel_merge joins the scope's independent branches;
+// 3. depth merge along one-to-one tile edges (producer with a unique consumer
+//    group or consumer with a unique producer group), same core type, scope
+//    rules, no cycle, and only when the merged group still fits the buffers;
+// 4. cuts: a tile edge left between two groups becomes a GM round trip (the
+//    value's home or a temp), a copied-in tile is loaded again instead.
+#include <algorithm>
+#include <numeric>
+
+#include "compiler/passes/tile_build.h"
+
+namespace ptoc::tiling {
+
+namespace {
+
+struct Groups {
+  std::vector<int> parent;
+  std::vector<std::vector<int>> members;
+  std::vector<std::set<int>> succ, pred;
+  std::vector<int64_t> scope;  // per root
+  std::vector<int> stamp;
+  int epoch = 0;
+
+  int find(int x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  }
+  // Merge b into a (both roots); returns the new root.
+  int unite(int a, int b) {
+    if (members[a].size() < members[b].size()) std::swap(a, b);
+    parent[b] = a;
+    std::vector<int> m;
+    m.reserve(members[a].size() + members[b].size());
+    std::merge(members[a].begin(), members[a].end(), members[b].begin(), members[b].end(), std::back_inserter(m));
+    members[a] = std::move(m);
+    members[b].clear();
+    for (int s : succ[b]) {
+      pred[s].erase(b);
+      if (s != a) {
+        pred[s].insert(a);
+        succ[a].insert(s);
+      }
+    }
+    for (int p : pred[b]) {
+      succ[p].erase(b);
+      if (p != a) {
+        succ[p].insert(a);
+        pred[a].insert(p);
+      }
+    }
+    succ[a].erase(b);
+    pred[a].erase(b);
+    succ[b].clear();
+    pred[b].clear();
+    if (scope[a] < 0) scope[a] = scope[b];
+    return a;
+  }
+  // A path from `from` to `to` other than the direct edge.
+  bool indirect_path(int from, int to) {
+    ++epoch;
+    std::vector<int> stack;
+    for (int s : succ[from])
+      if (s != to) stack.push_back(s);
+    while (!stack.empty()) {
+      int x = stack.back();
+      stack.pop_back();
+      if (x == to) return true;
+      if (stamp[x] == epoch) continue;
+      stamp[x] = epoch;
+      for (int s : succ[x]) stack.push_back(s);
+    }
+    return false;
+  }
+};
+
+const ScopeInfo& op_scope(const Builder& b, int op) {
+  static const ScopeInfo none;
+  int src = b.root.ops[op].source_op;
+  return src >= 0 ? b.prog.ops[src].scope : none;
+}
+
+}  // namespace
+
+static std::string hint_for(const Builder& b, const TileOp& op, MemKind m) {
+  if (op.source_op < 0) return {};
+  const Op& src = b.prog.ops[op.source_op];
+  if (m == MemKind::UB && src.vec_tile) {
+    const auto& t = src.vec_tile->shape;
+    size_t axis = 0;
+    for (size_t d = 0; d < t.size(); ++d)
+      if (t[d] > t[axis]) axis = d;
+    if (t.size() > 1 && axis == t.size() - 1 && t[0] > 1) axis = 0;  // keep the last (contiguous) axis wide
+    return "reduce vec_tile on axis " + std::to_string(axis) +
+           (src.vec_tile->loc.valid() ? " at line " + std::to_string(src.vec_tile->loc.line) : std::string()) +
+           ", or merge fewer ops (scope, vec_nbuffer_setting)";
+  }
+  if (src.cube_tile) {
+    std::string what = m == MemKind::L0C ? "m or n L0" : m == MemKind::L1 ? "the k L1 extents" : "m, n or k L0";
+    return "reduce " + what + " of cube_tile" +
+           (src.cube_tile->loc.valid() ? " at line " + std::to_string(src.cube_tile->loc.line) : std::string());
+  }
+  return {};
+}
+
+bool check_fits(Builder& b, const std::vector<int>& ops, const std::string& context) {
+  auto peak = peak_bytes(b.root, ops, b.align);
+  for (int m = 1; m < 6; ++m) {
+    if (peak[m] <= b.cap[m]) continue;
+    // Name the op where the peak occurs.
+    std::map<int, std::pair<int, int>> range;  // tile -> first, last position
+    for (int i = 0; i < int(ops.size()); ++i) {
+      const TileOp& op = b.root.ops[ops[i]];
+      auto touch = [&](int t) {
+        if (t < 0 || int(b.root.tiles[t].mem) != m) return;
+        auto [it, fresh] = range.try_emplace(t, i, i);
+        it->second.second = i;
+      };
+      for (int t : op.srcs) touch(t);
+      touch(op.dst);
+    }
+    int worst = ops.front();
+    int64_t best = -1;
+    for (int i = 0; i < int(ops.size()); ++i) {
+      int64_t live = 0;
+      for (auto& [t, fl] : range)
+        if (fl.first <= i && i <= fl.second) {
+          int64_t a = std::max<int64_t>(1, b.align[m]);
+          live += (b.root.tiles[t].bytes() + a - 1) / a * a;
+        }
+      if (live > best) best = live, worst = ops[i];
+    }
+    const TileOp& op = b.root.ops[worst];
+    SrcLoc loc = op.source_op >= 0 ? b.prog.ops[op.source_op].loc : SrcLoc{};
+    std::string name = op.source_op >= 0 ? std::string(op_kind_name(b.prog.ops[op.source_op].kind)) : "tile op";
+    b.diags.error(loc,
+                  "'" + name + "' does not fit " + std::string(mem_kind_name(MemKind(m))) + context + ": needs " +
+                      std::to_string(peak[m]) + " bytes, " + b.plat.name + " has " + std::to_string(b.cap[m]),
+                  hint_for(b, op, MemKind(m)));
+    b.failed = true;
+    return false;
+  }
+  return true;
+}
+
+bool fits(const Builder& b, const std::array<int64_t, 6>& peak) {
+  for (int m = 1; m < 6; ++m)
+    if (peak[m] > b.cap[m]) return false;
+  return true;
+}
+
+void partition(Builder& b) {
+  TileRoot& r = b.root;
+  int n = int(r.ops.size());
+  std::vector<char> alive(n, 1);
+  // A UB load read by several ops is no dependency between its readers: each
+  // group that needs it loads it (cuts below), so its edges do not drive merging.
+  auto edges = op_edges(r, alive);
+  auto is_loader = [&](int o) {
+    const TileOp& op = r.ops[o];
+    return (op.kind == TileOpKind::CopyIn && r.tiles[op.dst].mem == MemKind::UB) ||
+           (op.kind == TileOpKind::Vec && op.srcs.empty());
+  };
+
+  Groups g;
+  g.parent.resize(n);
+  std::iota(g.parent.begin(), g.parent.end(), 0);
+  // 1. Supernodes.
+  std::vector<std::vector<int>> writers(r.tiles.size()), readers(r.tiles.size());
+  for (auto& op : r.ops) {
+    if (op.dst >= 0) writers[op.dst].push_back(op.id);
+    for (int s : op.srcs) readers[s].push_back(op.id);
+  }
+  auto u = [&](int x, int y) { g.parent[g.find(x)] = g.find(y); };
+  for (size_t t = 0; t < r.tiles.size(); ++t) {
+    auto& ws = writers[t];
+    auto& rs = readers[t];
+    for (size_t i = 1; i < ws.size(); ++i) u(ws[i], ws[0]);
+    if (ws.empty()) continue;
+    const TileOp& w = r.ops[ws[0]];
+    bool loader = w.kind == TileOpKind::CopyIn || w.kind == TileOpKind::L1ToL0A || w.kind == TileOpKind::L1ToL0B ||
+                  (w.kind == TileOpKind::Vec && w.srcs.empty());
+    bool all = r.tiles[t].mem != MemKind::UB;  // L1/L0 tiles stay with every reader
+    for (size_t i = 0; i < rs.size(); ++i) {
+      const TileOp& rd = r.ops[rs[i]];
+      if (rd.kind == TileOpKind::CopyOut || rd.kind == TileOpKind::FixOut || (loader && (i == 0 || all)))
+        u(rs[i], ws[0]);
+    }
+  }
+  g.members.assign(n, {});
+  g.succ.assign(n, {});
+  g.pred.assign(n, {});
+  g.scope.assign(n, -1);
+  g.stamp.assign(n, 0);
+  for (int i = 0; i < n; ++i) {
+    int root = g.find(i);
+    g.members[root].push_back(i);
+    if (g.scope[root] < 0) g.scope[root] = op_scope(b, i).id;
+  }
+  std::vector<OpEdge> kept;
+  for (auto& e : edges)
+    if (!(e.local && is_loader(e.from) && g.find(e.from) != g.find(e.to))) kept.push_back(e);
+  edges = std::move(kept);
+  for (auto& e : edges) {
+    int a = g.find(e.from), c = g.find(e.to);
+    if (a != c) {
+      g.succ[a].insert(c);
+      g.pred[c].insert(a);
+    }
+  }
+  int groups = 0;
+  for (int i = 0; i < n; ++i)
+    if (g.find(i) == i) {
+      ++groups;
+      if (!check_fits(b, g.members[i], "")) return;
+    }
+  b.stats.supernodes += groups;
+
+  auto core_of = [&](int root) { return op_core(r, r.ops[g.members[root].front()]); };
+  // Try to merge the groups of ops x and y. forced: a failure to fit is an error at `y`.
+  auto try_merge = [&](int x, int y, bool forced, const std::string& why) -> bool {
+    int a = g.find(x), c = g.find(y);
+    if (a == c) return true;
+    if (core_of(a) != core_of(c)) return false;
+    if (g.indirect_path(a, c) || g.indirect_path(c, a)) return false;  // would close a cycle
+    std::vector<int> m;
+    std::merge(g.members[a].begin(), g.members[a].end(), g.members[c].begin(), g.members[c].end(),
+               std::back_inserter(m));
+    auto peak = peak_bytes(r, m, b.align);
+    if (!fits(b, peak)) {
+      if (forced) check_fits(b, m, " when " + why);
+      return false;
+    }
+    g.unite(a, c);
+    ++b.stats.depth_merges;
+    return true;
+  };
+
+  // 2. Scopes: same-scope producer->consumer edges, then parallel_merge.
+  for (auto& e : edges) {
+    const ScopeInfo& sa = op_scope(b, e.from);
+    const ScopeInfo& sc = op_scope(b, e.to);
+    if (sa.id < 0 || sa.id != sc.id) continue;
+    if (op_core(r, r.ops[e.from]) != op_core(r, r.ops[e.to])) continue;
+    int before = g.find(e.from) == g.find(e.to);
+    if (try_merge(e.from, e.to, true, "scope " + std::to_string(sa.id) + " joins it with its producers") && !before)
+      ++b.stats.scope_merges;
+    if (b.failed) return;
+  }
+  std::map<int64_t, int> first_of_scope[2];
+  for (int i = 0; i < n; ++i) {
+    const ScopeInfo& s = op_scope(b, i);
+    if (s.id < 0 || !s.parallel_merge) continue;
+    int core = int(op_core(r, r.ops[i]));
+    auto [it, fresh] = first_of_scope[core].try_emplace(s.id, i);
+    if (!fresh && g.find(it->second) != g.find(i)) {
+      if (try_merge(it->second, i, true, "scope " + std::to_string(s.id) + " (parallel_merge) joins its branches"))
+        ++b.stats.scope_merges;
+      if (b.failed) return;
+    }
+  }
+  r.merges_applied.push_back("scope: " + std::to_string(b.stats.scope_merges) + " merges");
+
+  // 3. Depth merge along one-to-one tile edges.
+  auto scope_ok = [&](int a, int c) {
+    int64_t sa = g.scope[a], sc = g.scope[c];
+    if (sa == sc) return true;
+    auto cross = [&](int grp) {
+      for (int o : g.members[grp])
+        if (op_scope(b, o).id >= 0) return op_scope(b, o).cross_scope_merge;
+      return false;
+    };
+    if (sa < 0) return cross(c);
+    if (sc < 0) return cross(a);
+    return false;
+  };
+  int64_t depth_before = b.stats.depth_merges;
+  for (int iter = 0; iter < 100; ++iter) {
+    bool changed = false;
+    for (auto& e : edges) {
+      if (!e.local) continue;
+      int a = g.find(e.from), c = g.find(e.to);
+      if (a == c) continue;
+      bool unique_out = g.succ[a].size() == 1, unique_in = g.pred[c].size() == 1;
+      if (!unique_out && !unique_in) continue;
+      if (!scope_ok(a, c)) continue;
+      if (try_merge(a, c, false, "")) changed = true;
+    }
+    if (!changed) break;
+  }
+  r.merges_applied.push_back("depth: " + std::to_string(b.stats.depth_merges - depth_before) + " merges");
+
+  // 4. Cuts: tile edges between groups.
+  std::vector<int> group_of(n);
+  for (int i = 0; i < n; ++i) group_of[i] = g.find(i);
+  std::map<std::pair<int, int>, int> reloaded;  // (tile, group) -> tile in that group
+  std::map<int, GmRef> spilled;                 // tile -> where it was stored
+  int64_t cuts = 0;
+  for (int i = 0; i < n; ++i) {
+    for (size_t k = 0; k < r.ops[i].srcs.size(); ++k) {
+      int t = r.ops[i].srcs[k];
+      int w = b.tile_writer[t];
+      int gw = group_of[w], gr = group_of[i];
+      if (gw == gr) continue;
+      auto key = std::make_pair(t, gr);
+      auto it = reloaded.find(key);
+      if (it != reloaded.end()) {
+        r.ops[i].srcs[k] = it->second;
+        continue;
+      }
+      TileOp wop = r.ops[w];
+      int nt;
+      if (wop.kind == TileOpKind::CopyIn || (wop.kind == TileOpKind::Vec && wop.srcs.empty())) {
+        // Load (or fill) it again where it is needed.
+        LocalTile copy = r.tiles[t];
+        nt = b.new_tile(copy.mem, copy.dtype, copy.shape, copy.valid, copy.layout);
+        wop.dst = nt;
+        wop.chain = 0;
+        int id = b.emit(wop);
+        group_of.push_back(gr);
+        (void)id;
+      } else {
+        ++cuts;
+        GmRef where;
+        auto sp = spilled.find(t);
+        if (sp != spilled.end()) {
+          where = sp->second;
+        } else {
+          auto org = b.tile_origin.find(t);
+          size_t before = r.ops.size();
+          if (org != b.tile_origin.end()) {
+            int v = org->second.first;
+            b.cur_op = wop.source_op;
+            b.store_tile(v, org->second.second);
+            where = b.gm_ref(b.home_of(v), b.value_box(v, org->second.second, r.tiles[t].shape));
+          } else {
+            const LocalTile& lt = r.tiles[t];
+            int tensor = b.new_temp(lt.dtype, lt.shape, "cut");
+            where.tensor = tensor;
+            for (size_t d = 0; d < lt.shape.size(); ++d) where.offset.push_back(DimExpr(0));
+            where.extent = lt.valid;
+            TileOp st;
+            st.kind = TileOpKind::CopyOut;
+            st.srcs = {t};
+            st.gm = where;
+            st.source_op = wop.source_op;
+            b.emit(std::move(st));
+          }
+          for (size_t o = before; o < r.ops.size(); ++o) group_of.push_back(gw);
+          spilled[t] = where;
+        }
+        LocalTile copy = r.tiles[t];
+        nt = b.new_tile(copy.mem, copy.dtype, copy.shape, copy.valid, copy.layout);
+        TileOp ld;
+        ld.kind = TileOpKind::CopyIn;
+        ld.gm = where;
+        ld.dst = nt;
+        ld.source_op = r.ops[i].source_op;
+        b.emit(std::move(ld));
+        group_of.push_back(gr);
+      }
+      reloaded[key] = nt;
+      r.ops[i].srcs[k] = nt;
+    }
+  }
+  b.stats.cut_edges += cuts;
+  b.cur_op = -1;
+
+  // Subgraphs, one per group, ops in a topological order (creation order breaks ties).
+  std::map<int, std::vector<int>> by_group;
+  for (int i = 0; i < int(r.ops.size()); ++i) by_group[group_of[i]].push_back(i);
+  std::vector<std::vector<int>> lists;
+  for (auto& [grp, ops] : by_group) lists.push_back(ops);
+  std::sort(lists.begin(), lists.end(), [](auto& x, auto& y) { return x.front() < y.front(); });
+  std::vector<double> key(r.ops.size());
+  for (size_t i = 0; i < key.size(); ++i) key[i] = double(i);
+  // A reload must run before its reader although it was created later: key it just before.
+  for (int i = 0; i < int(r.ops.size()); ++i)
+    for (int s : r.ops[i].srcs)
+      if (b.tile_writer[s] > i) key[b.tile_writer[s]] = std::min(key[b.tile_writer[s]], double(i) - 0.5);
+  for (auto& ops : lists) {
+    Subgraph sg;
+    sg.id = int(r.subgraphs.size());
+    sg.ops = order_ops(r, ops, key);
+    sg.core = op_core(r, r.ops[ops.front()]);
+    for (int o : ops) {
+      int src = r.ops[o].source_op;
+      if (src < 0) continue;
+      if (sg.label.empty()) sg.label = b.prog.ops[src].label;
+      if (sg.scope < 0) sg.scope = b.prog.ops[src].scope.id;
+    }
+    r.subgraphs.push_back(std::move(sg));
+  }
+}
+
+}  // namespace ptoc::tiling

@@ -1,0 +1,163 @@
+// Internal state shared by the tiling passes of one root template: how each
+// tensor-graph value can be read (GM box, UB tiles, alias, constant), the GM
+// homes of values, and the helpers that create tiles, ops and temps.
+// Not part of the backend contract (that is tile_graph.h).
+#pragma once
+#include <algorithm>
+#include <array>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/diag.h"
+#include "compiler/ir.h"
+#include "compiler/passes/tile_graph.h"
+#include "compiler/passes/tiling.h"
+#include "runtime/platform.h"
+
+namespace ptoc::tiling {
+
+// A box in a value's coordinates: element offsets, static tile extents, valid extents.
+struct Box {
+  std::vector<DimExpr> off;
+  std::vector<int64_t> ext;
+  std::vector<DimExpr> valid;
+};
+
+// A value laid over a GM tensor: for each tensor axis its base offset and the
+// value axis that moves it (-1: the value has no such axis; extent 1 there).
+struct GmLoc {
+  int tensor = -1;
+  std::vector<DimExpr> base;
+  std::vector<int> map;
+};
+
+struct ValueInfo {
+  enum class Kind : uint8_t { None, Gm, Local, Alias, Full } kind = Kind::None;
+  GmLoc gm;                                   // Gm: where it is; Local: its home once materialized
+  std::vector<int64_t> tile;                  // Local: static tile shape of the grid
+  std::map<std::vector<int64_t>, int> tiles;  // Local: tile offset -> LocalTile id
+  std::set<std::vector<int64_t>> stored;      // Local: tiles already copied to the home
+  int src = -1;                               // Alias: the value it windows; Full: the op
+  GmLoc alias;                                // Alias: base/map relative to `src` (tensor unused)
+};
+
+// Calls fn(offset, extent) for every tile of `tile` over `shape`, row-major.
+template <class F>
+void for_each_tile(const std::vector<int64_t>& shape, const std::vector<int64_t>& tile, F&& fn) {
+  size_t r = shape.size();
+  std::vector<int64_t> off(r, 0), ext(r);
+  for (auto s : shape)
+    if (s <= 0) return;
+  while (true) {
+    for (size_t d = 0; d < r; ++d) ext[d] = std::min(tile[d], shape[d] - off[d]);
+    fn(off, ext);
+    size_t d = r;
+    while (d > 0) {
+      --d;
+      off[d] += tile[d];
+      if (off[d] < shape[d]) break;
+      off[d] = 0;
+      if (d == 0) return;
+    }
+    if (r == 0) return;
+  }
+}
+
+// DimExpr helpers.
+std::optional<int64_t> const_of(const DimExpr& e);
+// min(ext, rem) clipped at 0, folded when constant.
+DimExpr clip_extent(int64_t ext, const DimExpr& rem);
+DimExpr rename_symbol(const DimExpr& e, const std::string& from, const std::string& to);
+
+struct Builder {
+  const Program& prog;
+  const Platform& plat;
+  DiagEngine& diags;
+  TileRoot& root;
+  TilingStats& stats;
+  int magic = 0;              // RootTemplate::index
+  int temp_base = 0;          // CompiledProgram tensor index of this root's first temp
+  DimExpr::Env env;           // compile-time symbols of the root (unroll factor)
+  std::array<int64_t, 6> cap{}, align{};
+  std::vector<ValueInfo> vals;
+  std::vector<int> home_assemble;  // value -> the Assemble op that gives it a GM home, -1 none
+  // Origin of a registered UB tile: (value, offset) so a cut edge can reuse the value's home.
+  std::map<int, std::pair<int, std::vector<int64_t>>> tile_origin;
+  std::map<std::string, int> loaded;  // GM box -> UB tile already loaded for a reader
+  std::vector<int> tile_writer;    // tile -> first op writing it
+  int cur_op = -1;
+  bool failed = false;
+
+  Builder(const Program& p, const Platform& pl, DiagEngine& d, TileRoot& r, TilingStats& s);
+
+  // Creation helpers.
+  int new_tile(MemKind m, DType t, std::vector<int64_t> shape, std::vector<DimExpr> valid, Format f = Format::ND);
+  int emit(TileOp op);
+  int new_temp(DType t, const std::vector<int64_t>& shape, const std::string& what);
+  DType tensor_dtype(int tensor) const;
+  Format tensor_format(int tensor) const;
+  DimExpr sub(const DimExpr& e) const { return e.substitute(env); }
+  // Static shape of a value; reports an error at `op` when a dim stays symbolic.
+  std::optional<std::vector<int64_t>> static_shape(int value, const Op& op);
+  std::vector<DimExpr> valid_of(int value) const;
+  void error(const Op& op, const std::string& msg, const std::string& hint = {});
+
+  // Value access.
+  GmRef gm_ref(const GmLoc& loc, const Box& b) const;
+  GmLoc gm_of(int value);                     // materializes a UB value into its home
+  int get_tile(int value, const Box& b);      // a UB tile holding box b of the value
+  void store_tile(int value, const std::vector<int64_t>& off);
+  GmLoc home_of(int value);
+  Box value_box(int value, const std::vector<int64_t>& off, const std::vector<int64_t>& ext) const;
+
+  // Expansion (tile_expand_vector.cpp / tile_expand_cube.cpp).
+  void expand_root(const RootTemplate& rt);
+  void expand_vector(const Op& op);
+  void expand_reduction(const Op& op);
+  void expand_assemble(const Op& op);
+  void expand_matmul(const Op& op);
+  std::optional<std::vector<int64_t>> vec_tile_for(const Op& op, size_t rank);
+};
+
+// Core type of a tile op.
+CoreType op_core(const TileRoot& r, const TileOp& op);
+// Dependency edges between live ops: local tile def->use and GM RAW/WAR/WAW in op order.
+struct OpEdge {
+  int from, to;
+  bool local;
+};
+std::vector<OpEdge> op_edges(const TileRoot& r, const std::vector<char>& alive);
+// Canonical execution order of a subgraph's ops: Kahn over their edges, ties
+// by `key` (smaller first).
+std::vector<int> order_ops(const TileRoot& r, const std::vector<int>& ops, const std::vector<double>& key);
+
+// partition.cpp: supernodes, scopes, depth merge, cuts; fills root.subgraphs.
+void partition(Builder& b);
+// Located "does not fit" error for a group of ops.
+bool check_fits(Builder& b, const std::vector<int>& ops, const std::string& context);
+
+// Breadth merges (vec_nbuffer.cpp, l1_reuse.cpp, cube_nbuffer.cpp); helpers in breadth_merge.cpp.
+void vec_nbuffer(Builder& b);
+void l1_reuse(Builder& b);
+void cube_nbuffer(Builder& b);
+// subgraph_edges.cpp: structural hashes and hash orders; successor edges; renumbering.
+void compute_iso_hashes(TileRoot& r);
+void finalize_subgraphs(TileRoot& r);
+
+// Subgraph-level graph used while breadth merging.
+struct SgGraph {
+  std::vector<std::set<int>> succ, pred;
+  explicit SgGraph(const TileRoot& r);
+  bool reaches(int from, int to, int skip_direct_from = -1) const;  // path from -> to
+  bool merge_creates_cycle(int a, int b) const;
+  void merge(int into, int from);
+};
+// Absorb subgraph `from` into `into` (chains appended); `cube` orders chain-major.
+void absorb_subgraph(TileRoot& r, int into, int from);
+std::vector<int> merged_order(const TileRoot& r, const std::vector<int>& ops, bool chain_major);
+bool fits(const Builder& b, const std::array<int64_t, 6>& peak);
+
+}  // namespace ptoc::tiling

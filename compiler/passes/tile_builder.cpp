@@ -1,0 +1,448 @@
+// The shared machinery of tile expansion: values as GM boxes, UB tiles,
+// aliases or constants; GM homes and temps; reading any box of any value as a
+// UB tile (one-to-one reuse when the producer's tile matches, a GM round trip
+// otherwise); and the per-root dispatch over the tensor-graph ops.
+#include <algorithm>
+
+#include "compiler/passes/tile_build.h"
+
+namespace ptoc::tiling {
+
+std::optional<int64_t> const_of(const DimExpr& e) { return e.as_const(); }
+
+DimExpr clip_extent(int64_t ext, const DimExpr& rem) {
+  if (auto c = rem.as_const()) return DimExpr(std::max<int64_t>(0, std::min(ext, *c)));
+  return max(DimExpr(0), min(DimExpr(ext), rem));
+}
+
+DimExpr rename_symbol(const DimExpr& e, const std::string& from, const std::string& to) {
+  using K = DimExpr::Kind;
+  const auto& a = e.args();
+  auto r = [&](int i) { return rename_symbol(a[i], from, to); };
+  switch (e.kind()) {
+    case K::Const: return e;
+    case K::Sym: return e.name() == from ? DimExpr::sym(to) : e;
+    case K::Add: return r(0) + r(1);
+    case K::Sub: return r(0) - r(1);
+    case K::Mul: return r(0) * r(1);
+    case K::FloorDiv: return floordiv(r(0), r(1));
+    case K::Mod: return mod(r(0), r(1));
+    case K::Neg: return -r(0);
+    case K::CeilDiv: return ceil_div(r(0), r(1));
+    case K::Min: return min(r(0), r(1));
+    case K::Max: return max(r(0), r(1));
+  }
+  return e;
+}
+
+Builder::Builder(const Program& p, const Platform& pl, DiagEngine& d, TileRoot& r, TilingStats& s)
+    : prog(p), plat(pl), diags(d), root(r), stats(s) {
+  cap = {0, pl.ub, pl.l1, pl.l0a, pl.l0b, pl.l0c};
+  align = {1, pl.align_ub, pl.align_l1, pl.align_l0a, pl.align_l0b, pl.align_l0c};
+  vals.resize(p.values.size());
+  home_assemble.assign(p.values.size(), -1);
+}
+
+int Builder::new_tile(MemKind m, DType t, std::vector<int64_t> shape, std::vector<DimExpr> valid, Format f) {
+  LocalTile lt;
+  lt.id = int(root.tiles.size());
+  lt.mem = m;
+  lt.dtype = t;
+  lt.shape = std::move(shape);
+  lt.valid = std::move(valid);
+  lt.layout = f;
+  root.tiles.push_back(std::move(lt));
+  return root.tiles.back().id;
+}
+
+int Builder::emit(TileOp op) {
+  op.id = int(root.ops.size());
+  if (op.source_op < 0) op.source_op = cur_op;
+  if (op.dst >= 0) {
+    if (int(tile_writer.size()) <= op.dst) tile_writer.resize(op.dst + 1, -1);
+    if (tile_writer[op.dst] < 0) tile_writer[op.dst] = op.id;
+  }
+  root.ops.push_back(std::move(op));
+  return root.ops.back().id;
+}
+
+int Builder::new_temp(DType t, const std::vector<int64_t>& shape, const std::string& what) {
+  GmTensor g;
+  g.name = "tmp" + std::to_string(magic) + "_" + std::to_string(root.temps.size()) + "_" + what;
+  g.role = GmTensor::Role::Temp;
+  g.dtype = t;
+  for (auto d : shape) g.shape.push_back(DimExpr(d));
+  g.root = root.root;
+  root.temps.push_back(std::move(g));
+  return temp_base + int(root.temps.size()) - 1;
+}
+
+DType Builder::tensor_dtype(int tensor) const {
+  if (tensor < int(prog.tensors.size())) return prog.tensors[tensor].dtype;
+  return root.temps[tensor - temp_base].dtype;
+}
+
+Format Builder::tensor_format(int tensor) const {
+  if (tensor < int(prog.tensors.size())) return prog.tensors[tensor].format;
+  return Format::ND;
+}
+
+void Builder::error(const Op& op, const std::string& msg, const std::string& hint) {
+  diags.error(op.loc, msg, hint);
+  failed = true;
+}
+
+std::optional<std::vector<int64_t>> Builder::static_shape(int value, const Op& op) {
+  std::vector<int64_t> out;
+  const Value& v = prog.values[value];
+  for (size_t d = 0; d < v.shape.size(); ++d) {
+    auto c = sub(v.shape[d]).as_const();
+    if (!c) {
+      error(op,
+            "'" + std::string(op_kind_name(op.kind)) + "': axis " + std::to_string(d) + " of " +
+                (v.name.empty() ? std::string("its operand") : "'" + v.name + "'") + " has the dynamic extent " +
+                v.shape[d].str() + "; tiles need static shapes inside a root function",
+            "slice a static window inside a dynamic loop (x[b*64:(b+1)*64, :]); tails are handled by valid shapes");
+      return std::nullopt;
+    }
+    out.push_back(*c);
+  }
+  return out;
+}
+
+std::vector<DimExpr> Builder::valid_of(int value) const {
+  const Value& v = prog.values[value];
+  std::vector<DimExpr> out;
+  for (size_t d = 0; d < v.shape.size(); ++d) out.push_back(sub(d < v.valid.size() ? v.valid[d] : v.shape[d]));
+  return out;
+}
+
+Box Builder::value_box(int value, const std::vector<int64_t>& off, const std::vector<int64_t>& ext) const {
+  Box b;
+  auto valid = valid_of(value);
+  for (size_t d = 0; d < off.size(); ++d) {
+    b.off.push_back(DimExpr(off[d]));
+    b.ext.push_back(ext[d]);
+    b.valid.push_back(clip_extent(ext[d], valid[d] - DimExpr(off[d])));
+  }
+  return b;
+}
+
+GmRef Builder::gm_ref(const GmLoc& loc, const Box& b) const {
+  GmRef r;
+  r.tensor = loc.tensor;
+  for (size_t e = 0; e < loc.base.size(); ++e) {
+    int m = loc.map[e];
+    r.offset.push_back(m >= 0 ? loc.base[e] + b.off[m] : loc.base[e]);
+    r.extent.push_back(m >= 0 ? b.valid[m] : DimExpr(1));
+  }
+  return r;
+}
+
+GmLoc Builder::home_of(int value) {
+  ValueInfo& vi = vals[value];
+  if (vi.gm.tensor >= 0) return vi.gm;
+  const Value& v = prog.values[value];
+  GmLoc loc;
+  int asm_op = home_assemble[value];
+  if (asm_op >= 0) {
+    const Op& a = prog.ops[asm_op];
+    loc.tensor = a.tensor;
+    size_t trank = prog.tensors[a.tensor].shape.size();
+    size_t lead = trank - v.shape.size();
+    for (size_t e = 0; e < trank; ++e) {
+      loc.base.push_back(e < a.offsets.size() ? sub(a.offsets[e]) : DimExpr(0));
+      loc.map.push_back(e < lead ? -1 : int(e - lead));
+    }
+  } else {
+    std::vector<int64_t> shape;
+    for (auto& d : v.shape) shape.push_back(sub(d).as_const().value_or(1));
+    loc.tensor = new_temp(v.dtype, shape, v.name.empty() ? "v" + std::to_string(value) : v.name);
+    for (size_t e = 0; e < shape.size(); ++e) {
+      loc.base.push_back(DimExpr(0));
+      loc.map.push_back(int(e));
+    }
+  }
+  vi.gm = loc;
+  return loc;
+}
+
+void Builder::store_tile(int value, const std::vector<int64_t>& off) {
+  ValueInfo& vi = vals[value];
+  if (vi.stored.count(off)) return;
+  GmLoc home = home_of(value);
+  int t = vi.tiles.at(off);
+  Box b = value_box(value, off, root.tiles[t].shape);
+  TileOp op;
+  op.kind = TileOpKind::CopyOut;
+  op.srcs = {t};
+  op.gm = gm_ref(home, b);
+  op.source_op = root.ops[tile_writer[t]].source_op;  // the producer's op (scope, location)
+  emit(std::move(op));
+  vals[value].stored.insert(off);
+}
+
+GmLoc Builder::gm_of(int value) {
+  ValueInfo& vi = vals[value];
+  switch (vi.kind) {
+    case ValueInfo::Kind::Gm: return vi.gm;
+    case ValueInfo::Kind::Local: {
+      GmLoc home = home_of(value);
+      std::vector<std::vector<int64_t>> keys;
+      for (auto& [k, t] : vals[value].tiles) keys.push_back(k);
+      for (auto& k : keys) store_tile(value, k);
+      return home;
+    }
+    case ValueInfo::Kind::Alias: {
+      GmLoc s = gm_of(vi.src);
+      // Compose: tensor axis e follows source axis s.map[e], which follows our axis alias.map[...].
+      GmLoc out;
+      out.tensor = s.tensor;
+      for (size_t e = 0; e < s.base.size(); ++e) {
+        int m = s.map[e];
+        out.base.push_back(m >= 0 ? s.base[e] + vi.alias.base[m] : s.base[e]);
+        out.map.push_back(m >= 0 ? vi.alias.map[m] : -1);
+      }
+      return out;
+    }
+    case ValueInfo::Kind::Full: {
+      // A constant read by the cube: write it out once, tile by tile.
+      const Value& v = prog.values[value];
+      std::vector<int64_t> shape;
+      for (auto& d : v.shape) shape.push_back(sub(d).as_const().value_or(1));
+      int tensor = new_temp(v.dtype, shape, "full");
+      GmLoc loc{tensor, {}, {}};
+      for (size_t e = 0; e < shape.size(); ++e) {
+        loc.base.push_back(DimExpr(0));
+        loc.map.push_back(int(e));
+      }
+      const Op& fop = prog.ops[vi.src];
+      auto tile = fop.vec_tile ? fop.vec_tile->shape : shape;
+      if (tile.size() != shape.size()) tile = shape;
+      std::vector<int64_t> off(shape.size(), 0);
+      while (true) {
+        std::vector<int64_t> ext;
+        for (size_t d = 0; d < shape.size(); ++d) ext.push_back(std::min(tile[d], shape[d]));
+        Box b = value_box(value, off, ext);
+        int t = get_tile(value, b);
+        TileOp st;
+        st.kind = TileOpKind::CopyOut;
+        st.srcs = {t};
+        st.gm = gm_ref(loc, b);
+        st.source_op = vi.src;
+        emit(std::move(st));
+        size_t d = shape.size();
+        while (d > 0) {
+          --d;
+          off[d] += tile[d];
+          if (off[d] < shape[d]) break;
+          off[d] = 0;
+          if (d == 0) { d = SIZE_MAX; break; }
+        }
+        if (d == SIZE_MAX || shape.empty()) break;
+      }
+      vi.kind = ValueInfo::Kind::Gm;
+      vi.gm = loc;
+      return loc;
+    }
+    case ValueInfo::Kind::None: break;
+  }
+  return {};
+}
+
+int Builder::get_tile(int value, const Box& b) {
+  ValueInfo& vi = vals[value];
+  const Value& v = prog.values[value];
+  switch (vi.kind) {
+    case ValueInfo::Kind::Local: {
+      std::vector<int64_t> key;
+      bool all_const = true;
+      for (auto& o : b.off) {
+        auto c = o.as_const();
+        if (!c) { all_const = false; break; }
+        key.push_back(*c);
+      }
+      if (all_const) {
+        auto it = vi.tiles.find(key);
+        if (it != vi.tiles.end() && root.tiles[it->second].shape == b.ext) return it->second;  // one-to-one
+      }
+      break;  // misaligned: through GM below
+    }
+    case ValueInfo::Kind::Alias: {
+      Box sb;
+      const Value& s = prog.values[vi.src];
+      auto svalid = valid_of(vi.src);
+      for (size_t e = 0; e < s.shape.size(); ++e) {
+        int m = vi.alias.map[e];
+        sb.off.push_back(m >= 0 ? vi.alias.base[e] + b.off[m] : vi.alias.base[e]);
+        sb.ext.push_back(m >= 0 ? b.ext[m] : 1);
+        sb.valid.push_back(m >= 0 ? b.valid[m] : DimExpr(1));
+      }
+      int t = get_tile(vi.src, sb);
+      if (root.tiles[t].shape == b.ext) return t;
+      // Same data, fewer size-1 axes: a reshaped UB view is not modelled; copy through GM.
+      break;
+    }
+    case ValueInfo::Kind::Full: {
+      const Op& fop = prog.ops[vi.src];
+      TileOp op;
+      op.kind = TileOpKind::Vec;
+      op.vop = OpKind::Full;
+      op.fill = fop.fill;
+      op.dtype = v.dtype;
+      op.dst = new_tile(MemKind::UB, v.dtype, b.ext, b.valid);
+      op.source_op = vi.src;
+      emit(std::move(op));
+      return root.ops.back().dst;
+    }
+    case ValueInfo::Kind::Gm:
+    case ValueInfo::Kind::None: break;
+  }
+  GmLoc loc = gm_of(value);
+  TileOp op;
+  op.kind = TileOpKind::CopyIn;
+  op.gm = gm_ref(loc, b);
+  // One load per GM box: later readers share it (partition reloads it where groups differ).
+  std::string key = std::to_string(op.gm.tensor) + ":" + std::to_string(int(v.dtype));
+  for (auto& o : op.gm.offset) key += "," + o.str();
+  for (auto& e : op.gm.extent) key += ";" + e.str();
+  for (auto e : b.ext) key += "/" + std::to_string(e);
+  if (auto it = loaded.find(key); it != loaded.end()) return it->second;
+  op.dst = new_tile(MemKind::UB, v.dtype, b.ext, b.valid);
+  emit(std::move(op));
+  loaded[key] = root.ops.back().dst;
+  return root.ops.back().dst;
+}
+
+std::optional<std::vector<int64_t>> Builder::vec_tile_for(const Op& op, size_t rank) {
+  if (!op.vec_tile) {
+    error(op, "'" + std::string(op_kind_name(op.kind)) + "' has no vec_tile in force",
+          "add {vec_tile: [...]} before this statement");
+    return std::nullopt;
+  }
+  if (op.vec_tile->shape.size() != rank) {
+    error(op,
+          "vec_tile has rank " + std::to_string(op.vec_tile->shape.size()) + " but '" +
+              std::string(op_kind_name(op.kind)) + "' works on rank " + std::to_string(rank),
+          "give one tile extent per axis");
+    return std::nullopt;
+  }
+  for (auto t : op.vec_tile->shape)
+    if (t <= 0) {
+      error(op, "vec_tile extents must be positive");
+      return std::nullopt;
+    }
+  return op.vec_tile->shape;
+}
+
+// Reshape that only adds or removes size-1 axes: per source axis, the result axis it becomes.
+static std::optional<std::vector<int>> squeeze_map(const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
+  std::vector<int> map(from.size(), -1);
+  size_t j = 0;
+  for (size_t i = 0; i < from.size(); ++i) {
+    if (from[i] == 1) {
+      // keep it if the target has a 1 here that the next non-1 source axis does not need
+      if (j < to.size() && to[j] == 1) map[i] = int(j++);
+      continue;
+    }
+    while (j < to.size() && to[j] == 1) ++j;
+    if (j >= to.size() || to[j] != from[i]) return std::nullopt;
+    map[i] = int(j++);
+  }
+  while (j < to.size() && to[j] == 1) ++j;
+  if (j != to.size()) return std::nullopt;
+  return map;
+}
+
+void Builder::expand_root(const RootTemplate& rt) {
+  // A value assembled into a spec tensor lives there: its GM copy is the assemble itself.
+  for (int oid : rt.ops) {
+    const Op& op = prog.ops[oid];
+    if (op.kind == OpKind::Assemble && !op.inputs.empty() && home_assemble[op.inputs[0]] < 0) {
+      const Value& v = prog.values[op.inputs[0]];
+      if (prog.tensors[op.tensor].shape.size() >= v.shape.size()) home_assemble[op.inputs[0]] = oid;
+    }
+  }
+  for (int oid : rt.ops) {
+    if (diags.full()) break;
+    const Op& op = prog.ops[oid];
+    cur_op = oid;
+    switch (op.kind) {
+      case OpKind::TensorRef: {
+        ValueInfo& vi = vals[op.output];
+        vi.kind = ValueInfo::Kind::Gm;
+        vi.gm.tensor = op.tensor;
+        for (size_t e = 0; e < prog.tensors[op.tensor].shape.size(); ++e) {
+          vi.gm.base.push_back(DimExpr(0));
+          vi.gm.map.push_back(int(e));
+        }
+        break;
+      }
+      case OpKind::Full: {
+        vals[op.output].kind = ValueInfo::Kind::Full;
+        vals[op.output].src = oid;
+        break;
+      }
+      case OpKind::View: {
+        int u = op.inputs[0];
+        ValueInfo& src = vals[u];
+        ValueInfo& vi = vals[op.output];
+        std::vector<DimExpr> off;
+        for (auto& o : op.offsets) off.push_back(sub(o));
+        if (src.kind == ValueInfo::Kind::Gm) {
+          vi.kind = ValueInfo::Kind::Gm;
+          vi.gm = src.gm;
+          for (size_t e = 0; e < vi.gm.base.size(); ++e)
+            if (vi.gm.map[e] >= 0) vi.gm.base[e] = vi.gm.base[e] + off[vi.gm.map[e]];
+        } else if (src.kind == ValueInfo::Kind::Full) {
+          vi = src;
+        } else {
+          vi.kind = ValueInfo::Kind::Alias;
+          vi.src = u;
+          vi.alias.base = off;
+          for (size_t e = 0; e < off.size(); ++e) vi.alias.map.push_back(int(e));
+        }
+        break;
+      }
+      case OpKind::Reshape: {
+        int u = op.inputs[0];
+        auto from = static_shape(u, op);
+        auto to = static_shape(op.output, op);
+        if (!from || !to) break;
+        auto map = squeeze_map(*from, *to);
+        if (!map) {
+          error(op, "reshape from a different axis structure is not supported by the tiler (only adding or removing "
+                    "size-1 axes)",
+                "reshape the tensor where it is declared, or slice it instead");
+          break;
+        }
+        ValueInfo& src = vals[u];
+        ValueInfo& vi = vals[op.output];
+        if (src.kind == ValueInfo::Kind::Gm) {
+          vi.kind = ValueInfo::Kind::Gm;
+          vi.gm = src.gm;
+          for (auto& m : vi.gm.map) m = m >= 0 ? (*map)[m] : -1;
+        } else if (src.kind == ValueInfo::Kind::Full) {
+          vi = src;
+        } else {
+          vi.kind = ValueInfo::Kind::Alias;
+          vi.src = u;
+          vi.alias.base.assign(from->size(), DimExpr(0));
+          vi.alias.map = *map;
+        }
+        break;
+      }
+      case OpKind::Assemble: expand_assemble(op); break;
+      case OpKind::Matmul: expand_matmul(op); break;
+      default:
+        if (is_reduction(op.kind))
+          expand_reduction(op);
+        else
+          expand_vector(op);
+        break;
+    }
+  }
+  cur_op = -1;
+}
+
+}  // namespace ptoc::tiling

@@ -1,0 +1,198 @@
+// Tile expansion of matmul by cube_tile: per (g, n, m) L0 output tile a chain
+// of k steps accumulating in L0C (Mmad), L1 tiles grouping kL1 of the k steps
+// (GM -> L1 copies of A [mL0 x kAL1] and B [kBL1 x nL0]), L1 -> L0A/L0B per
+// k step, FixOut to GM with the cast to the output dtype. split_k cuts K into
+// independent partial chains whose FixOuts add atomically into a zero-filled
+// fp32 output. Operands come from GM (a vector result is stored first).
+#include <algorithm>
+
+#include "compiler/passes/tile_build.h"
+
+namespace ptoc::tiling {
+
+void Builder::expand_matmul(const Op& op) {
+  int a = op.inputs.at(0), bv = op.inputs.at(1), w = op.output;
+  auto SA = static_shape(a, op), SB = static_shape(bv, op), SW = static_shape(w, op);
+  if (!SA || !SB || !SW) return;
+  if (!op.cube_tile) {
+    error(op, "'matmul' has no cube_tile in force", "add {cube_tile: {m: [..], k: [..], n: [..]}} before this statement");
+    return;
+  }
+  const CubeTile& ct = *op.cube_tile;
+  bool batched = SW->size() == 3;
+  size_t ra = SA->size(), rb = SB->size();
+  int64_t M = (*SW)[SW->size() - 2], N = (*SW)[SW->size() - 1];
+  int64_t K = op.trans_a ? (*SA)[ra - 2] : (*SA)[ra - 1];
+  int64_t G = batched ? (*SW)[0] : 1;
+  int64_t mL0 = std::min(ct.m[0], M), nL0 = std::min(ct.n[0], N), kL0 = std::min(ct.k[0], K);
+  int64_t kA = ct.k[1] > 0 ? ct.k[1] : ct.k[0];
+  int64_t kB = ct.k[2] > 0 ? ct.k[2] : kA;
+  if (mL0 <= 0 || nL0 <= 0 || kL0 <= 0 || kA % ct.k[0] != 0 || kB % ct.k[0] != 0) {
+    diags.error(ct.loc.valid() ? ct.loc : op.loc, "cube_tile k L1 extents must be multiples of the k L0 extent",
+                "e.g. k: [64, 256]");
+    failed = true;
+    return;
+  }
+  kA = std::min(kA, K);
+  kB = std::min(kB, K);
+  if (kA % kL0 != 0) kA = (kA + kL0 - 1) / kL0 * kL0;
+  if (kB % kL0 != 0) kB = (kB + kL0 - 1) / kL0 * kL0;
+  DType out = prog.values[w].dtype;
+  // split_k: independent K parts of min(kAL1, kBL1).
+  int64_t chunk = K;
+  if (ct.split_k) {
+    if (out != DType::fp32) {
+      error(op, "split_k sums partial matmuls in GM and needs out_dtype=fp32 (this matmul gives " +
+                    std::string(dtype_name(out)) + ")",
+            "add out_dtype=fp32 and cast afterwards, or set split_k: false");
+      return;
+    }
+    chunk = std::min(kA, kB);
+  }
+  int64_t parts = (K + chunk - 1) / chunk;
+  bool split = parts > 1;
+
+  GmLoc la = gm_of(a), lb = gm_of(bv);
+  GmLoc lw = home_of(w);
+  auto avalid = valid_of(a), bvalid = valid_of(bv), wvalid = valid_of(w);
+  DType adt = prog.values[a].dtype, bdt = prog.values[bv].dtype;
+  Format afmt = tensor_format(la.tensor), bfmt = tensor_format(lb.tensor);
+  DimExpr Kvalid = op.trans_a ? avalid[ra - 2] : avalid[ra - 1];
+
+  // A box [g?, rows, cols] of an operand of rank r; `rows/cols` in stored orientation.
+  auto operand_box = [&](int v, size_t r, int64_t g, int64_t r0, int64_t rext, int64_t c0, int64_t cext,
+                         const std::vector<DimExpr>& vvalid, const DimExpr& rmax, const DimExpr& cmax) {
+    Box bx;
+    if (r == 3) {
+      bx.off.push_back(DimExpr(g));
+      bx.ext.push_back(1);
+      bx.valid.push_back(DimExpr(1));
+    }
+    (void)v;
+    (void)vvalid;
+    bx.off.push_back(DimExpr(r0));
+    bx.ext.push_back(rext);
+    bx.valid.push_back(clip_extent(rext, rmax - DimExpr(r0)));
+    bx.off.push_back(DimExpr(c0));
+    bx.ext.push_back(cext);
+    bx.valid.push_back(clip_extent(cext, cmax - DimExpr(c0)));
+    return bx;
+  };
+  auto last2 = [](const Box& bx) {
+    return std::vector<DimExpr>(bx.valid.end() - 2, bx.valid.end());
+  };
+
+  for (int64_t g = 0; g < G; ++g)
+    for (int64_t n0 = 0; n0 < N; n0 += nL0)
+      for (int64_t m0 = 0; m0 < M; m0 += mL0) {
+        Box wb;
+        if (batched) {
+          wb.off.push_back(DimExpr(g));
+          wb.ext.push_back(1);
+          wb.valid.push_back(DimExpr(1));
+        }
+        wb.off.push_back(DimExpr(m0));
+        wb.ext.push_back(mL0);
+        wb.valid.push_back(clip_extent(mL0, wvalid[wvalid.size() - 2] - DimExpr(m0)));
+        wb.off.push_back(DimExpr(n0));
+        wb.ext.push_back(nL0);
+        wb.valid.push_back(clip_extent(nL0, wvalid[wvalid.size() - 1] - DimExpr(n0)));
+        std::vector<DimExpr> cvalid = last2(wb);
+        if (split) {
+          // Zero the output tile first (AIV); the partial FixOuts add into it.
+          TileOp z;
+          z.kind = TileOpKind::Vec;
+          z.vop = OpKind::Full;
+          z.fill = 0;
+          z.dtype = DType::fp32;
+          z.dst = new_tile(MemKind::UB, DType::fp32, {mL0, nL0}, cvalid);
+          int zt = z.dst;
+          emit(std::move(z));
+          TileOp zs;
+          zs.kind = TileOpKind::CopyOut;
+          zs.srcs = {zt};
+          zs.gm = gm_ref(lw, wb);
+          emit(std::move(zs));
+        }
+        for (int64_t p = 0; p < parts; ++p) {
+          int64_t kbeg = p * chunk, kend = std::min(K, kbeg + chunk);
+          int l1a = -1, l1b = -1, l0c = -1;
+          int64_t ka0 = 0, kb0 = 0;
+          for (int64_t k0 = kbeg; k0 < kend; k0 += kL0) {
+            DimExpr kmax = min(Kvalid, DimExpr(kend));
+            if ((k0 - kbeg) % kA == 0) {
+              int64_t ext = std::min(kA, kend - kbeg);
+              Box bx = op.trans_a ? operand_box(a, ra, g, k0, ext, m0, mL0, avalid, kmax, avalid[ra - 1])
+                                  : operand_box(a, ra, g, m0, mL0, k0, ext, avalid, avalid[ra - 2], kmax);
+              TileOp in;
+              in.kind = TileOpKind::CopyIn;
+              in.gm = gm_ref(la, bx);
+              std::vector<int64_t> shp(bx.ext.end() - 2, bx.ext.end());
+              in.dst = new_tile(MemKind::L1, adt, shp, last2(bx), afmt);
+              in.trans_a = op.trans_a;
+              l1a = in.dst;
+              ka0 = k0;
+              emit(std::move(in));
+            }
+            if ((k0 - kbeg) % kB == 0) {
+              int64_t ext = std::min(kB, kend - kbeg);
+              size_t g_b = rb == 3 ? g : 0;
+              Box bx = op.trans_b ? operand_box(bv, rb, g_b, n0, nL0, k0, ext, bvalid, bvalid[rb - 2], kmax)
+                                  : operand_box(bv, rb, g_b, k0, ext, n0, nL0, bvalid, kmax, bvalid[rb - 1]);
+              TileOp in;
+              in.kind = TileOpKind::CopyIn;
+              in.gm = gm_ref(lb, bx);
+              std::vector<int64_t> shp(bx.ext.end() - 2, bx.ext.end());
+              in.dst = new_tile(MemKind::L1, bdt, shp, last2(bx), bfmt);
+              in.trans_b = op.trans_b;
+              l1b = in.dst;
+              kb0 = k0;
+              emit(std::move(in));
+            }
+            DimExpr kv = clip_extent(kL0, kmax - DimExpr(k0));
+            DimExpr mv = clip_extent(mL0, avalid[op.trans_a ? ra - 1 : ra - 2] - DimExpr(m0));
+            DimExpr nv = clip_extent(nL0, bvalid[op.trans_b ? rb - 2 : rb - 1] - DimExpr(n0));
+            TileOp la0;
+            la0.kind = TileOpKind::L1ToL0A;
+            la0.srcs = {l1a};
+            la0.trans_a = op.trans_a;
+            la0.sub_offset = op.trans_a ? std::vector<int64_t>{k0 - ka0, 0} : std::vector<int64_t>{0, k0 - ka0};
+            la0.dst = new_tile(MemKind::L0A, adt, {mL0, kL0}, {mv, kv});
+            int t0a = la0.dst;
+            emit(std::move(la0));
+            TileOp lb0;
+            lb0.kind = TileOpKind::L1ToL0B;
+            lb0.srcs = {l1b};
+            lb0.trans_b = op.trans_b;
+            lb0.sub_offset = op.trans_b ? std::vector<int64_t>{0, k0 - kb0} : std::vector<int64_t>{k0 - kb0, 0};
+            lb0.dst = new_tile(MemKind::L0B, bdt, {kL0, nL0}, {kv, nv});
+            int t0b = lb0.dst;
+            emit(std::move(lb0));
+            TileOp mm;
+            mm.kind = TileOpKind::Mmad;
+            mm.srcs = {t0a, t0b};
+            mm.trans_a = op.trans_a;
+            mm.trans_b = op.trans_b;
+            if (l0c < 0) {
+              l0c = new_tile(MemKind::L0C, DType::fp32, {mL0, nL0}, cvalid);
+            } else {
+              mm.accumulate = true;
+            }
+            mm.dst = l0c;
+            emit(std::move(mm));
+          }
+          TileOp fx;
+          fx.kind = TileOpKind::FixOut;
+          fx.srcs = {l0c};
+          fx.dtype = out;
+          fx.atomic_add = split;
+          fx.gm = gm_ref(lw, wb);
+          emit(std::move(fx));
+        }
+      }
+  ValueInfo& vi = vals[w];
+  vi.kind = ValueInfo::Kind::Gm;
+  vi.gm = lw;
+}
+
+}  // namespace ptoc::tiling

@@ -1,0 +1,58 @@
+#include "compiler/passes/tile_graph.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace ptoc {
+
+std::string_view mem_kind_name(MemKind m) {
+  static constexpr std::string_view names[] = {"GM", "UB", "L1", "L0A", "L0B", "L0C"};
+  return names[int(m)];
+}
+
+int64_t LocalTile::bytes() const {
+  int64_t n = dtype_size(dtype);
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+std::array<int64_t, 6> peak_bytes(const TileRoot& root, const std::vector<int>& ops,
+                                  const std::array<int64_t, 6>& align) {
+  // First and last position touching each tile, then a sweep over positions.
+  struct Range { int first, last; };
+  std::vector<std::pair<int, Range>> ranges;  // (tile, range), small: linear map via index vector
+  std::unordered_map<int, int> slot;
+  auto touch = [&](int t, int pos) {
+    if (t < 0) return;
+    auto [it, fresh] = slot.try_emplace(t, int(ranges.size()));
+    if (fresh)
+      ranges.push_back({t, {pos, pos}});
+    else
+      ranges[it->second].second.last = pos;
+  };
+  for (int i = 0; i < int(ops.size()); ++i) {
+    const TileOp& op = root.ops[ops[i]];
+    for (int s : op.srcs) touch(s, i);
+    touch(op.dst, i);
+  }
+  // delta[pos] per memory: +size at first, -size after last.
+  std::array<int64_t, 6> peak{};
+  std::vector<std::array<int64_t, 6>> delta(ops.size() + 1);
+  for (auto& [t, r] : ranges) {
+    const LocalTile& lt = root.tiles[t];
+    int m = int(lt.mem);
+    int64_t a = std::max<int64_t>(1, align[m]);
+    int64_t sz = (lt.bytes() + a - 1) / a * a;
+    delta[r.first][m] += sz;
+    delta[r.last + 1][m] -= sz;
+  }
+  std::array<int64_t, 6> cur{};
+  for (size_t i = 0; i < ops.size(); ++i)
+    for (int m = 0; m < 6; ++m) {
+      cur[m] += delta[i][m];
+      peak[m] = std::max(peak[m], cur[m]);
+    }
+  return peak;
+}
+
+}  // namespace ptoc

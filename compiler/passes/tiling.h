@@ -1,0 +1,52 @@
+// Entry points of the tiling half of the compiler: loop merging on the tensor
+// graph, then per root template tile expansion, partition with depth merging,
+// breadth merging and subgraph successor edges. The result (one TileRoot per
+// Program::roots entry) is the input of the backend passes (backend.h).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/diag.h"
+#include "compiler/ir.h"
+#include "compiler/passes/tile_graph.h"
+#include "runtime/platform.h"
+
+namespace ptoc {
+
+// Counters and timings for the compile report.
+struct TilingStats {
+  int roots = 0;
+  int64_t tile_ops = 0;              // after expansion
+  int64_t supernodes = 0;            // groups after the mandatory unions
+  int64_t depth_merges = 0;          // producer->consumer merges (scope-forced ones included)
+  int64_t scope_merges = 0;          // merges forced by scopes (subset of depth_merges)
+  int64_t cut_edges = 0;             // local tile edges turned into GM round trips
+  int64_t vec_nbuffer_merges = 0;    // subgraphs absorbed by VecNBuffer
+  int64_t l1_reuse_merges = 0;       // subgraphs absorbed by L1Reuse
+  int64_t l1_loads_removed = 0;      // duplicate GM->L1 copies removed by L1Reuse
+  int64_t cube_nbuffer_merges = 0;   // subgraphs absorbed by CubeNBuffer
+  int64_t subgraphs = 0;             // leaves after all merges
+  double ms_expand = 0, ms_partition = 0, ms_breadth = 0, ms_edges = 0;
+};
+
+// Adjacent independent dynamic loops with equal bounds (and equal unroll
+// gears) become one loop whose body roots hold both bodies (`--no-loop-merge`
+// skips this). Independent: no tensor written by one is touched by the other.
+// Returns the number of merges done.
+int merge_loops(Program& prog);
+
+// Tiles every root template of `prog`. Errors (buffer overflow of a forced
+// tile set, unsupported shapes, split_k on a non-fp32 matmul) are reported to
+// `diags` at the spec position and CompileError is thrown after the last one.
+// Temps: GmRef::tensor of a temp is prog.tensors.size() + its position in the
+// concatenation of TileRoot::temps in root order.
+std::vector<TileRoot> build_tile_roots(const Program& prog, const Platform& plat, DiagEngine& diags,
+                                       TilingStats* stats = nullptr);
+
+// The platform the tiler uses for `prog.target`: the table entry, or the A2
+// (ascend910b1) buffer sizes and core counts while the table is empty.
+Platform tiling_platform(const std::string& target);
+
+}  // namespace ptoc
