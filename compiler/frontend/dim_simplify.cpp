@@ -102,7 +102,9 @@ Poly to_poly(const DimExpr& e) {
       }
       DimExpr xs = rebuild(x), ys = rebuild(y);
       // Order the arguments so that min(a, b) and min(b, a) are one atom.
-      if (ys.str() < xs.str()) std::swap(xs, ys);
+      // Symbols before constants: min(B, 32), not min(32, B).
+      if ((xs.is_const() && !ys.is_const()) || (xs.is_const() == ys.is_const() && ys.str() < xs.str()))
+        std::swap(xs, ys);
       DimExpr r = e.kind() == K::Min ? min(xs, ys) : max(xs, ys);
       return r.is_const() ? Poly::constant(*r.as_const()) : Poly::atom(r);
     }

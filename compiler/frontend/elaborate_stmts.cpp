@@ -279,10 +279,10 @@ void Elaborator::loop(const Stmt& s) {
     if (!n) {
       std::vector<std::string> syms;
       trip.collect_symbols(syms);
+      std::string why = syms.empty() ? std::string() : "'" + syms[0] + "' is dynamic; ";
       r_.error(l.has_count ? l.count.loc() : l.end.loc(),
-               "a static loop needs a static trip count; '" + trip.str() + "' depends on " +
-                   (syms.empty() ? std::string("run-time values") : "'" + syms[0] + "'"),
-               "use kind: dynamic (the default) for loops over dynamic dims");
+               "a static loop needs a static trip count, got '" + trip.str() + "'",
+               why + "use kind: dynamic (the default) for loops over dynamic dims");
       return;
     }
     if (*n > kMaxStaticTrip) {
@@ -485,7 +485,8 @@ std::optional<Program> Elaborator::run(const std::string& target_override) {
   pos_.reset();
   text_ = nullptr;
 
-  if (!r_.full()) {
+  // Only when everything else was clean: a broken statement may be the missing write.
+  if (r_.errors() == 0) {
     for (size_t i = 0; i < p_.tensors.size(); ++i) {
       const TensorDecl& d = p_.tensors[i];
       if (d.role == TensorRole::Output && !written_.count(int(i)))

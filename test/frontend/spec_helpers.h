@@ -1,0 +1,98 @@
+// Helpers for front-end tests: run the front end on inline YAML and find
+// diagnostics by position and wording.
+#pragma once
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+
+#include "compiler/driver.h"
+#include "compiler/frontend/frontend.h"
+
+namespace fe_test {
+
+struct Result {
+  std::optional<ptoc::Program> prog;
+  std::vector<ptoc::Diagnostic> diags;
+  std::string rendered;
+  int errors = 0;
+};
+
+inline Result run(const std::string& yaml, ptoc::FrontendOptions opts = {}) {
+  ptoc::DiagEngine d("spec.yaml", yaml);
+  Result r;
+  r.prog = ptoc::parse_spec(d, opts);
+  r.diags = d.diagnostics();
+  std::ostringstream os;
+  d.print(os);
+  r.rendered = os.str();
+  r.errors = d.error_count();
+  return r;
+}
+
+// Position of `needle` in `text`, where an '@' inside the needle marks the
+// expected column (default: the needle's first character).
+inline ptoc::SrcLoc find_pos(const std::string& text, std::string needle) {
+  size_t mark = needle.find('@');
+  size_t delta = 0;
+  if (mark != std::string::npos) {
+    delta = mark;
+    needle.erase(mark, 1);
+  }
+  size_t at = text.find(needle);
+  REQUIRE(at != std::string::npos);
+  REQUIRE(text.find(needle, at + 1) == std::string::npos);  // unambiguous
+  at += delta;
+  int line = 1, col = 1;
+  for (size_t i = 0; i < at; ++i) {
+    if (text[i] == '\n') { ++line; col = 1; } else { ++col; }
+  }
+  return {line, col};
+}
+
+// Exit status of `ptoc check` on the text (written to a temporary file), stderr captured.
+inline int check_status(const std::string& yaml, std::string* err = nullptr,
+                        const std::vector<std::string>& sets = {}, const std::string& target = {}) {
+  static int counter = 0;
+  std::string path = "fe_test_" + std::to_string(counter++) + ".yaml";
+  {
+    std::ofstream f(path);
+    f << yaml;
+  }
+  std::ostringstream cap, out;
+  auto* old_err = std::cerr.rdbuf(cap.rdbuf());
+  auto* old_out = std::cout.rdbuf(out.rdbuf());
+  ptoc::driver::SpecArgs a;
+  a.spec = path;
+  a.sets = sets;
+  a.target = target;
+  int rc = ptoc::driver::check(a);
+  std::cerr.rdbuf(old_err);
+  std::cout.rdbuf(old_out);
+  std::remove(path.c_str());
+  if (err) *err = cap.str() + out.str();
+  return rc;
+}
+
+// A small valid spec with `body` spliced in (each body line indented by 2).
+inline std::string spec(const std::string& body, const std::string& extra_top = {}) {
+  return "ptoc: 1\n"
+         "name: t\n"
+         "dims:\n"
+         "  B: dynamic\n"
+         "  H: 64\n"
+         "inputs:\n"
+         "  x: {dtype: fp32, shape: [B, H]}\n"
+         "  h: {dtype: fp16, shape: [B, H]}\n"
+         "  w: {dtype: fp16, shape: [H, 32]}\n"
+         "  n: {dtype: int32, shape: [B, H]}\n"
+         "outputs:\n"
+         "  y: {dtype: fp32, shape: [B, H]}\n" +
+         extra_top + "body:\n" + body;
+}
+
+}  // namespace fe_test

@@ -1,0 +1,291 @@
+// Malformed specs: each must fail `ptoc check` with exit status 1 and report
+// the error at the offending token, with the expected wording.
+#include "spec_helpers.h"
+
+using fe_test::find_pos;
+using fe_test::run;
+using fe_test::spec;
+
+namespace {
+
+struct Case {
+  const char* what;
+  std::string yaml;
+  std::string needle;   // where the error points ('@' marks the column inside the needle)
+  std::string message;  // substring of the message
+  std::string hint;     // substring of the hint ("" = not checked)
+};
+
+const std::string kTile = "  - {vec_tile: [16, 64]}\n";
+const std::string kWrite = "  - \"y[0:16, :] = x[0:16, :] * 2\"\n";
+
+std::vector<Case> cases() {
+  return {
+      // --- top level
+      {"unknown top-level key", spec(kTile + kWrite, "optoins: {}\n"), "optoins", "unknown key 'optoins' in the spec",
+       "did you mean 'options'?"},
+      {"missing version", "name: t\noutputs: {y: {dtype: fp32, shape: [4]}}\nbody: []\n", "name", "missing required key 'ptoc'",
+       "ptoc: 1"},
+      {"wrong version", "ptoc: 2\nname: t\noutputs: {y: {dtype: fp32, shape: [4]}}\nbody: [\"y[:] = full([4], 0, fp32)\"]\n",
+       "2\nname", "unsupported format version '2'", "ptoc: 1"},
+      {"bad operator name", "ptoc: 1\nname: 9lives\noutputs: {y: {dtype: fp32, shape: [4]}}\nbody: []\n", "9lives",
+       "invalid operator name '9lives'", "[A-Za-z_]"},
+      {"invalid YAML", "ptoc: 1\nname: t\nbody: [\"a = b\"\n  x: 1\n", "x: 1", "invalid YAML", ""},
+      {"unknown target", spec(kTile + kWrite, "target: ascend910\n"), "ascend910\n", "unknown target 'ascend910'",
+       "did you mean 'ascend910b1'?"},
+      // --- dims
+      {"zero static dim", "ptoc: 1\nname: t\ndims: {H: 0}\noutputs: {y: {dtype: fp32, shape: [4]}}\nbody: []\n", "0}",
+       "dim 'H' must be a positive integer, got 0", ""},
+      {"misspelt dynamic", "ptoc: 1\nname: t\ndims: {B: dynamik}\noutputs: {y: {dtype: fp32, shape: [4]}}\nbody: []\n",
+       "dynamik", "dim 'B' must be a positive integer or 'dynamic'", "did you mean 'dynamic'?"},
+      {"unknown dim key", "ptoc: 1\nname: t\ndims:\n  S: {dynamic: true, maxx: 64}\noutputs: {y: {dtype: fp32, shape: [4]}}\nbody: []\n",
+       "maxx", "unknown key 'maxx' in dim 'S'", "did you mean 'max'?"},
+      // --- tensor types
+      {"unknown dtype", spec(kTile + kWrite, "tensors:\n  ws: {dtype: float16, shape: [B, H]}\n"), "float16",
+       "unknown dtype 'float16'", "did you mean 'fp16'?"},
+      {"rank 5", spec(kTile + kWrite, "tensors:\n  ws: {dtype: fp32, shape: [1, 2, 3, 4, 5]}\n"), "[1, 2, 3, 4, 5]",
+       "has rank 5; ranks 1 to 4 are supported", ""},
+      {"unknown dim in shape", spec(kTile + kWrite, "tensors:\n  ws: {dtype: fp32, shape: [B, HH]}\n"), "HH",
+       "unknown dim 'HH'", "did you mean 'H'?"},
+      {"name declared twice", spec(kTile + kWrite, "tensors:\n  x: {dtype: fp32, shape: [B, H]}\n"),
+       "x: {dtype: fp32, shape: [B, H]}\nbody", "'x' is declared twice", ""},
+      {"NZ output", "ptoc: 1\nname: t\noutputs:\n  y: {dtype: fp16, shape: [16, 16], format: NZ}\nbody: []\n",
+       "y: {", "output 'y' cannot use format NZ", ""},
+      {"divisible max", "ptoc: 1\nname: t\ndims:\n  S: {dynamic: true, max: 100, divisible_by: 16}\noutputs: {y: {dtype: fp32, shape: [4]}}\nbody: []\n",
+       "100", "max 100 is not divisible by divisible_by 16", ""},
+      // --- tile state statements
+      {"vec_tile zero", spec("  - {vec_tile: [16, 0]}\n" + kWrite), "0]}", "vec_tile entries must be positive integers",
+       ""},
+      {"cube L1 not a multiple", spec(kTile + "  - {cube_tile: {m: [16, 40], k: [16, 64], n: [16, 32]}}\n" + kWrite),
+       "[16, 40]", "cube_tile m: the L1 tile 40 must be a multiple of the L0 tile 16", ""},
+      {"cube k L0 alignment", spec(kTile + "  - {cube_tile: {m: [16, 32], k: [24, 48], n: [16, 32]}}\n" + kWrite),
+       "[24, 48]", "the L0 tile 24 must be a multiple of 16", ""},
+      {"cube unknown key", spec(kTile + "  - {cube_tile: {m: [16, 32], k: [16, 64], n: [16, 32], splitk: true}}\n" + kWrite),
+       "splitk", "unknown key 'splitk' in cube_tile", "did you mean 'split_k'?"},
+      {"unknown statement", spec("  - {vec_tiel: [16, 64]}\n" + kWrite), "vec_tiel", "unknown statement 'vec_tiel'",
+       "did you mean 'vec_tile'?"},
+      // --- statement syntax (columns inside the string)
+      {"dangling operator", spec(kTile + "  - \"t = x +\"\n" + kWrite), "x +@\"", "expected an expression, found end of statement", ""},
+      {"missing =", spec(kTile + "  - \"t x\"\n" + kWrite), "t @x\"", "expected '=' after 't'", ""},
+      {"slice step", spec(kTile + "  - \"t = x[0:16:2, :]\"\n" + kWrite), "0:16@:2", "slice steps are not supported", ""},
+      {"single-quoted string", spec(kTile + "  - 't = x + q'\n" + kWrite), "x + @q'", "unknown name 'q'", ""},
+      {"escaped double quotes", spec(kTile + "  - \"t = x\\t+ qq\"\n" + kWrite), "x\\t+ @qq", "unknown name 'qq'", ""},
+      // --- dim expressions
+      {"slash in a dim expression", spec(kTile + "  - \"t = x[0:H / 2, :]\"\n" + kWrite), "H @/ 2",
+       "'/' is not integer division", "H // 2"},
+      {"float in a dim expression", spec(kTile + "  - \"t = x[0:1.5, :]\"\n" + kWrite), "1.5", "dim expressions are integers", ""},
+      {"unknown dim function", spec(kTile + "  - \"t = x[0:ceildiv(H, 2), :]\"\n" + kWrite), "ceildiv",
+       "'ceildiv' is not a dim function", "did you mean 'ceil_div'?"},
+      // --- names and calls
+      {"unknown function", spec(kTile + "  - \"t = expp(x)\"\n" + kWrite), "expp", "unknown function 'expp'",
+       "did you mean 'exp'?"},
+      {"unknown keyword", spec(kTile + "  - \"t = sum(x, 1, keepdims=true)\"\n" + kWrite), "keepdims",
+       "unknown argument 'keepdims' to 'sum'", "did you mean 'keepdim'?"},
+      {"missing argument", spec(kTile + "  - \"t = sum(x)\"\n" + kWrite), "sum(x)", "'sum' is missing its argument 'dim'", ""},
+      {"unknown name", spec(kTile + "  - \"t = exp(xx)\"\n" + kWrite), "xx", "unknown name 'xx'", "did you mean 'x'?"},
+      {"bind a dim name", spec(kTile + "  - \"H = x * 2\"\n" + kWrite), "H = x", "cannot bind value 'H': it names a dim",
+       ""},
+      {"bind an output name", spec(kTile + "  - \"y = x * 2\"\n" + kWrite), "y = x", "cannot bind value 'y': it names an output tensor",
+       "y[...] = VALUE"},
+      {"scalar statement", spec(kTile + "  - \"t = 2 * 3\"\n" + kWrite), "2 * 3", "is a scalar", "full("},
+      // --- dtypes
+      {"implicit promotion", spec(kTile + "  - \"t = x + h\"\n" + kWrite), "x @+ h", "operands of '+' have different dtypes: fp32 and fp16",
+       "insert cast(h, fp32)"},
+      {"exp of int", spec(kTile + "  - \"t = exp(n)\"\n" + kWrite), "exp(n)", "'exp' needs a floating-point operand",
+       "insert cast(n, fp32)"},
+      {"float literal with int tensor", spec(kTile + "  - \"t = n * 1.5\"\n" + kWrite), "1.5", "the literal 1.5 is not an integer", ""},
+      {"assemble dtype", spec(kTile + "  - \"y[0:16, :] = h[0:16, :]\"\n"), "y[0:16, :] @= h", "assembling a fp16 value into fp32 tensor 'y'",
+       "insert cast(h[0:16, :], fp32)"},
+      // --- shapes
+      {"broadcast mismatch", spec(kTile + "  - \"t = h * w\"\n" + kWrite), "h @* w", "shapes [B, 64] and [64, 32] of '*' do not broadcast",
+       ""},
+      {"slice past the end", spec(kTile + "  - \"t = x[:, 0:128]\"\n" + kWrite), "0:128", "goes past the end of axis 1 (size 64)", ""},
+      {"reduction axis", spec(kTile + "  - \"t = amax(x, 2)\"\n" + kWrite), "2)", "dim 2 is out of range for a rank-2 value", ""},
+      {"reshape count", spec(kTile + "  - \"t = reshape(x[0:16, :], [16, 63])\"\n" + kWrite), "reshape", "reshape changes the element count",
+       ""},
+      {"matmul inner dim", spec(kTile + "  - {cube_tile: {m: [16, 32], k: [16, 64], n: [16, 32]}}\n  - \"t = matmul(w, h[0:16, :])\"\n" + kWrite),
+       "matmul", "matmul inner dimensions differ: 32", ""},
+      {"transpose axis", spec(kTile + "  - \"t = transpose(x, 0, 5)\"\n" + kWrite), "5)", "d1 5 is out of range", ""},
+      {"full with a tensor", spec(kTile + "  - \"t = full([4, 64], x, fp32)\"\n" + kWrite), "x, fp32", "full takes a scalar value", ""},
+      {"floor division of tensors", spec(kTile + "  - \"t = x // 2\"\n" + kWrite), "x @// 2", "'//' is for dim expressions", ""},
+      {"concat dtype", spec(kTile + "  - \"t = concat([x, h], 0)\"\n" + kWrite), "h], 0", "concat operands have different dtypes",
+       "insert cast(h, fp32)"},
+      // --- tile state
+      {"no vec_tile", spec(kWrite), "x[0:16, :] @* 2", "no vec_tile in force for 'mul'", "vec_tile"},
+      {"vec_tile rank", spec("  - {vec_tile: [16]}\n" + kWrite), "x[0:16, :] @* 2", "has rank 1 but 'mul' produces a rank-2 value", ""},
+      {"no cube_tile", spec(kTile + "  - \"t = matmul(h[0:16, :], w)\"\n" + kWrite), "matmul", "no cube_tile in force for 'matmul'",
+       "cube_tile"},
+      // --- assembling
+      {"assemble into input", spec(kTile + "  - \"x[0:16, :] = x[0:16, :] * 2\"\n" + kWrite), "x[0:16, :] = x[0:16, :] * 2\"", "cannot assemble into input 'x'",
+       "output"},
+      {"assemble extent", spec(kTile + "  - \"y[0:8, :] = x[0:16, :] * 2\"\n"), "y@[0:8", "has 8 on axis 0 but the value has 16", ""},
+      {"output never written", spec(kTile + "  - \"t = x * 2\"\n"), "y: {", "output 'y' is never written", "y[...] = VALUE"},
+      // --- loops
+      {"static loop over a dynamic dim", spec(kTile + "  - loop: {var: i, count: B, kind: static}\n    body: []\n" + kWrite),
+       "B, kind", "a static loop needs a static trip count", "kind: dynamic"},
+      {"unroll not innermost",
+       spec(kTile + "  - loop: {var: i, count: B, unroll: [4]}\n    body:\n      - loop: {var: j, count: 2}\n        body: []\n" + kWrite),
+       "unroll: [4]", "only the innermost loop may carry unroll", ""},
+      {"factor without unroll", spec(kTile + "  - loop: {var: i, count: B, factor: k}\n    body: []\n" + kWrite), "k}",
+       "'factor' names the unroll factor but the loop has no 'unroll' list", ""},
+      {"loop kind", spec(kTile + "  - loop: {var: i, count: B, kind: dinamic}\n    body: []\n" + kWrite), "dinamic",
+       "loop kind must be dynamic or static", "did you mean 'dynamic'?"},
+      {"loop-local names", spec(kTile + "  - loop: {var: i, count: 2, kind: static}\n    body: [\"t = x * 2\"]\n  - \"y[:, :] = t\"\n"),
+       "= @t\"", "unknown name 't'", ""},
+      {"loop range and count", spec(kTile + "  - loop: {var: i, range: [0, 4], count: 4}\n    body: []\n" + kWrite), "count: 4",
+       "either 'range' or 'count'", ""},
+      // --- if, scope, label, cache policy
+      {"dynamic if", spec(kTile + "  - if: \"B > 4\"\n    then: []\n" + kWrite), "B > 4", "'B' is a dynamic dim; this must be static",
+       "if condition"},
+      {"scope id range", spec(kTile + "  - scope: -2\n    body: []\n" + kWrite), "-2", "scope id must be an integer in -1..2147483647",
+       ""},
+      {"label like a func key", spec(kTile + "  - {label: func3_1}\n" + kWrite), "func3_1", "looks like a function key", ""},
+      {"cache_policy tensor", spec(kTile + "  - {cache_policy: {tensor: xx, l2: bypass}}\n" + kWrite), "xx,",
+       "cache_policy: unknown tensor 'xx'", "did you mean 'x'?"},
+      {"cache_policy l2", spec(kTile + "  - {cache_policy: {tensor: x, l2: bypas}}\n" + kWrite), "bypas}",
+       "cache_policy l2 must be normal or bypass", "did you mean 'bypass'?"},
+      // --- options
+      {"unknown option group", spec(kTile + kWrite, "options:\n  runtim: {}\n"), "runtim", "unknown key 'runtim' in options",
+       "did you mean 'runtime'?"},
+      {"unknown option key", spec(kTile + kWrite, "options:\n  runtime: {stitch_max: 4}\n"), "stitch_max",
+       "unknown key 'stitch_max' in options.runtime", ""},
+      {"stitch range", spec(kTile + kWrite, "options:\n  runtime: {stitch_function_max_num: 0}\n"), "0}",
+       "runtime.stitch_function_max_num: 0 is out of range; allowed: 1..1024", ""},
+      {"debug mode range", spec(kTile + kWrite, "options:\n  debug: {runtime_debug_mode: 5}\n"), "5}",
+       "debug.runtime_debug_mode: 5 is out of range; allowed: 0..4", ""},
+      {"pmu trace type", spec(kTile + kWrite, "options:\n  codegen: {enable_pmu_trace: 3}\n"), "3}",
+       "codegen.enable_pmu_trace: expected true or false", ""},
+      {"count pair outside l1 reuse", spec(kTile + kWrite, "options:\n  pass: {vec_nbuffer_setting: {DEFAULT: [2, left]}}\n"),
+       "[2, left]", "pass.vec_nbuffer_setting: expected a count", "only cube_l1_reuse_setting takes [count, side]"},
+      {"l1 reuse side", spec(kTile + kWrite, "options:\n  pass: {cube_l1_reuse_setting: {MM1: [2, up]}}\n"), "up]",
+       "side must be left, right or auto", ""},
+      {"setting key", spec(kTile + kWrite, "options:\n  pass: {cube_nbuffer_setting: {\"a b\": 2}}\n"), "\"a b\"",
+       "pass.cube_nbuffer_setting: invalid key 'a b'", "func{magic}_{order}"},
+  };
+}
+
+}  // namespace
+
+TEST_CASE("malformed specs fail with a located, worded error", "[frontend][errors]") {
+  auto all = cases();
+  REQUIRE(all.size() >= 40);
+  for (const auto& c : all) {
+    SECTION(c.what) {
+      INFO(c.yaml);
+      auto r = run(c.yaml);
+      INFO(r.rendered);
+      CHECK_FALSE(r.prog.has_value());
+      ptoc::SrcLoc want = find_pos(c.yaml, c.needle);
+      bool found = false;
+      for (const auto& d : r.diags) {
+        if (d.severity != ptoc::Diagnostic::Severity::Error) continue;
+        if (d.message.find(c.message) == std::string::npos) continue;
+        CHECK(d.loc.line == want.line);
+        CHECK(d.loc.col == want.col);
+        if (!c.hint.empty()) CHECK_THAT(d.hint, Catch::Contains(c.hint));
+        found = true;
+        break;
+      }
+      CHECK(found);
+      // The same spec through `ptoc check`: exit status 1, clang-style first line.
+      std::string err;
+      CHECK(fe_test::check_status(c.yaml, &err) == ptoc::driver::kSpecError);
+      CHECK_THAT(err, Catch::Contains(": error: "));
+      CHECK_THAT(err, Catch::Contains(c.message));
+    }
+  }
+}
+
+TEST_CASE("diagnostics render clang-style with the source line and a caret", "[frontend][errors]") {
+  std::string y = spec("  - {vec_tile: [16, 64]}\n  - \"t = x + h\"\n  - \"y[0:16, :] = x[0:16, :] * 2\"\n");
+  auto r = run(y);
+  ptoc::SrcLoc at = find_pos(y, "x @+ h");
+  std::string head = "spec.yaml:" + std::to_string(at.line) + ":" + std::to_string(at.col) +
+                     ": error: operands of '+' have different dtypes: fp32 and fp16 (no implicit promotion)\n"
+                     "  - \"t = x + h\"\n"
+                     "           ^\n"
+                     "hint: insert cast(h, fp32)\n";
+  CHECK(r.rendered == head);
+}
+
+TEST_CASE("independent errors are all reported, up to 20", "[frontend][errors]") {
+  SECTION("three independent errors") {
+    std::string y = spec("  - {vec_tile: [16, 64]}\n  - \"a = exp(q1)\"\n  - \"b = x + h\"\n  - \"c = x[0:H / 2, :]\"\n" +
+                         std::string("  - \"y[0:16, :] = x[0:16, :] * 2\"\n"));
+    auto r = run(y);
+    CHECK(r.errors == 3);
+    CHECK_THAT(r.rendered, Catch::Contains("3 errors generated."));
+  }
+  SECTION("a poisoned value does not cascade") {
+    std::string y = spec("  - {vec_tile: [16, 64]}\n  - \"a = exp(q1)\"\n  - \"b = a * 2\"\n  - \"c = b + a\"\n" +
+                         std::string("  - \"y[0:16, :] = x[0:16, :] * 2\"\n"));
+    auto r = run(y);
+    CHECK(r.errors == 1);
+  }
+  SECTION("an error repeated by every unroll gear is reported once") {
+    std::string y = spec("  - {vec_tile: [16, 64]}\n  - loop: {var: b, count: 4, unroll: [4, 2]}\n    body:\n"
+                         "      - \"t = x[b:b + 1, :] + h[b:b + 1, :]\"\n" +
+                         std::string("  - \"y[0:16, :] = x[0:16, :] * 2\"\n"));
+    auto r = run(y);
+    CHECK(r.errors == 1);
+  }
+  SECTION("stops after 20") {
+    std::string body = "  - {vec_tile: [16, 64]}\n";
+    for (int i = 0; i < 30; ++i) body += "  - \"a" + std::to_string(i) + " = exp(zz" + std::to_string(i) + ")\"\n";
+    auto r = run(spec(body));
+    CHECK(r.errors == 20);
+    CHECK_THAT(r.rendered, Catch::Contains("20 errors generated. (stopped after 20)"));
+  }
+}
+
+TEST_CASE("--set and --target errors are located on the command line", "[frontend][errors][options]") {
+  std::string y = spec("  - {vec_tile: [16, 64]}\n  - \"y[0:16, :] = x[0:16, :] * 2\"\n");
+  struct SetCase {
+    std::string item, message, hint;
+  };
+  std::vector<SetCase> sets = {
+      {"runtime.stitch_function_max_num=0", "runtime.stitch_function_max_num: 0 is out of range; allowed: 1..1024", ""},
+      {"runtime.stich_function_max_num=4", "unknown key 'stich_function_max_num' in options.runtime",
+       "did you mean 'stitch_function_max_num'?"},
+      {"runtme.device_sched_mode=1", "unknown option group 'runtme'", "did you mean 'runtime'?"},
+      {"pass.vec_nbuffer_setting={DEFAULT: [2, left]}", "pass.vec_nbuffer_setting: expected a count", ""},
+      {"codegen.enable_pmu_trace=maybe", "codegen.enable_pmu_trace: expected true or false", ""},
+      {"stitch_function_max_num=4", "expected GROUP.KEY=VALUE", ""},
+  };
+  for (const auto& s : sets) {
+    SECTION(s.item) {
+      ptoc::FrontendOptions o;
+      o.sets = {s.item};
+      auto r = run(y, o);
+      INFO(r.rendered);
+      CHECK_FALSE(r.prog);
+      REQUIRE(r.errors == 1);
+      CHECK(r.diags[0].origin == "<command line>");
+      CHECK_THAT(r.diags[0].message, Catch::Contains(s.message));
+      if (!s.hint.empty()) CHECK_THAT(r.diags[0].hint, Catch::Contains(s.hint));
+      CHECK_THAT(r.rendered, Catch::StartsWith("<command line>: error: "));
+      CHECK(fe_test::check_status(y, nullptr, {s.item}) == 1);
+    }
+  }
+  SECTION("unknown --target") {
+    ptoc::FrontendOptions o;
+    o.target = "ascend999";
+    auto r = run(y, o);
+    REQUIRE(r.errors == 1);
+    CHECK(r.diags[0].origin == "<command line>");
+    CHECK_THAT(r.diags[0].message, Catch::Contains("unknown target 'ascend999'"));
+  }
+}
+
+TEST_CASE("a missing file is an error, not a crash", "[frontend][errors]") {
+  std::ostringstream err;
+  auto p = ptoc::load_spec_file("/nonexistent/spec.yaml", {}, err);
+  CHECK_FALSE(p);
+  CHECK_THAT(err.str(), Catch::StartsWith("/nonexistent/spec.yaml: error: cannot read file: "));
+  ptoc::driver::SpecArgs a;
+  a.spec = "/nonexistent/spec.yaml";
+  auto* old = std::cerr.rdbuf(err.rdbuf());
+  int rc = ptoc::driver::check(a);
+  std::cerr.rdbuf(old);
+  CHECK(rc == 1);
+}
