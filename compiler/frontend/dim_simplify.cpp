@@ -172,4 +172,72 @@ std::optional<int64_t> const_difference(const DimExpr& a, const DimExpr& b) {
   return add(to_poly(a), to_poly(b), -1).as_const();
 }
 
+std::optional<std::pair<int64_t, int64_t>> bounds(const DimExpr& e, const Ranges& ranges) {
+  using K = DimExpr::Kind;
+  using B = std::pair<int64_t, int64_t>;
+  const auto& a = e.args();
+  auto two = [&]() -> std::optional<std::pair<B, B>> {
+    auto x = bounds(a[0], ranges), y = bounds(a[1], ranges);
+    if (!x || !y) return std::nullopt;
+    return std::make_pair(*x, *y);
+  };
+  switch (e.kind()) {
+    case K::Const: return B{*e.as_const(), *e.as_const()};
+    case K::Sym: {
+      auto it = ranges.find(e.name());
+      if (it == ranges.end()) return std::nullopt;
+      return it->second;
+    }
+    case K::Neg: {
+      auto x = bounds(a[0], ranges);
+      if (!x) return std::nullopt;
+      return B{-x->second, -x->first};
+    }
+    case K::Add: {
+      auto p = two();
+      if (!p) return std::nullopt;
+      return B{p->first.first + p->second.first, p->first.second + p->second.second};
+    }
+    case K::Sub: {
+      auto p = two();
+      if (!p) return std::nullopt;
+      return B{p->first.first - p->second.second, p->first.second - p->second.first};
+    }
+    case K::Mul: {
+      auto p = two();
+      if (!p) return std::nullopt;
+      int64_t c[4] = {p->first.first * p->second.first, p->first.first * p->second.second,
+                      p->first.second * p->second.first, p->first.second * p->second.second};
+      return B{*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
+    }
+    case K::Min:
+    case K::Max: {
+      auto p = two();
+      if (!p) return std::nullopt;
+      if (e.kind() == K::Min)
+        return B{std::min(p->first.first, p->second.first), std::min(p->first.second, p->second.second)};
+      return B{std::max(p->first.first, p->second.first), std::max(p->first.second, p->second.second)};
+    }
+    case K::FloorDiv:
+    case K::CeilDiv:
+    case K::Mod: {
+      auto p = two();
+      if (!p || p->second.first != p->second.second || p->second.first <= 0) return std::nullopt;
+      int64_t d = p->second.first;
+      if (e.kind() == K::Mod) return B{0, d - 1};
+      if (e.kind() == K::FloorDiv) return B{floor_div_i64(p->first.first, d), floor_div_i64(p->first.second, d)};
+      return B{-floor_div_i64(-p->first.first, d), -floor_div_i64(-p->first.second, d)};
+    }
+  }
+  return std::nullopt;
+}
+
+DimExpr min_in(const DimExpr& a, const DimExpr& b, const Ranges& ranges) {
+  if (auto d = bounds(simplify(a - b), ranges)) {
+    if (d->second <= 0) return a;
+    if (d->first >= 0) return b;
+  }
+  return simplify(min(a, b));
+}
+
 }  // namespace ptoc::fe

@@ -2,7 +2,10 @@
 // atoms (floor divisions, minima, ...), so that `(b + 4) * 64 - b * 64` is
 // `256` and two shapes written differently compare equal.
 #pragma once
+#include <map>
 #include <optional>
+#include <string>
+#include <utility>
 
 #include "compiler/dim_expr.h"
 
@@ -13,5 +16,12 @@ DimExpr simplify(const DimExpr& e);
 bool provably_equal(const DimExpr& a, const DimExpr& b);
 // a - b as a constant, when the difference does not depend on any symbol.
 std::optional<int64_t> const_difference(const DimExpr& a, const DimExpr& b);
+
+// Interval bounds [lo, hi] of an expression whose symbols all have known
+// ranges (loop variables of loops with static bounds); nullopt otherwise.
+using Ranges = std::map<std::string, std::pair<int64_t, int64_t>, std::less<>>;
+std::optional<std::pair<int64_t, int64_t>> bounds(const DimExpr& e, const Ranges& ranges);
+// min(a, b), resolved to a or b when the ranges decide it.
+DimExpr min_in(const DimExpr& a, const DimExpr& b, const Ranges& ranges);
 
 }  // namespace ptoc::fe

@@ -408,7 +408,7 @@ Elaborator::SliceResult Elaborator::slices(const std::vector<Slice>& sl, const S
     r.offsets.push_back(start);
     r.extents.push_back(simplify(stop - start));
     // Clipped to the source's valid extent: a tail tile reads only real data.
-    r.valid.push_back(simplify(min(stop, valid[ax]) - start));
+    r.valid.push_back(simplify(min_in(stop, valid[ax], ranges()) - start));
     r.index.push_back(index);
     r.open_stop.push_back(open);
   }
@@ -755,16 +755,32 @@ EV Elaborator::call(const Expr& e) {
       }
       Shape va = *sh;
       if (!fully_valid(x.shape, x.valid)) {
-        // Only a partial leading axis survives a reshape of the trailing axes.
-        bool lead_ok = !sh->empty() && provably_equal(x.shape[0], (*sh)[0]);
-        for (size_t i = 1; i < x.shape.size() && lead_ok; ++i) lead_ok = provably_equal(x.shape[i], x.valid[i]);
-        if (!lead_ok) {
-          err(fo, fl, "reshape of a partially valid value (shape " + shape_str(x.shape) + ", valid " +
-                          shape_str(x.valid) + ")",
-              "reshape the full tensor before slicing, or keep the leading axis unchanged");
-          return EV::poison();
+        // As the evaluator does: size-1 axes come and go freely; otherwise only a
+        // valid prefix of the leading axis (rows) survives, as whole new rows.
+        Shape big_src, big_valid, big_dst;
+        for (size_t i = 0; i < x.shape.size(); ++i)
+          if (x.shape[i].as_const() != 1) { big_src.push_back(x.shape[i]); big_valid.push_back(x.valid[i]); }
+        for (const auto& d : *sh)
+          if (d.as_const() != 1) big_dst.push_back(d);
+        bool same = big_src.size() == big_dst.size();
+        for (size_t i = 0; same && i < big_src.size(); ++i) same = provably_equal(big_src[i], big_dst[i]);
+        if (same) {
+          size_t j = 0;
+          for (size_t i = 0; i < sh->size(); ++i) va[i] = (*sh)[i].as_const() == 1 ? DimExpr(1) : big_valid[j++];
+        } else {
+          bool prefix = true;
+          for (size_t i = 1; i < x.shape.size(); ++i) prefix = prefix && provably_equal(x.shape[i], x.valid[i]);
+          DimExpr nvalid = element_count(x.valid);
+          DimExpr row = element_count(Shape(sh->begin() + 1, sh->end()));
+          if (!prefix || !provably_equal(simplify(mod(nvalid, row)), DimExpr(0))) {
+            err(fo, fl, "reshape of a partially valid value (shape " + shape_str(x.shape) + ", valid " +
+                            shape_str(x.valid) + ") into " + shape_str(*sh) +
+                            ": its valid elements do not map to whole rows",
+                "reshape before slicing the tail, or keep the trailing axes unchanged");
+            return EV::poison();
+          }
+          va[0] = simplify(floordiv(nvalid, row));
         }
-        va[0] = x.valid[0];
       }
       Op op;
       op.kind = OpKind::Reshape;
@@ -817,7 +833,7 @@ EV Elaborator::call(const Expr& e) {
           }
           va.push_back((*given_valid)[i]);
         } else {
-          va.push_back(simplify(min((*offs)[i] + (*sh)[i], x.valid[i]) - (*offs)[i]));
+          va.push_back(simplify(min_in(simplify((*offs)[i] + (*sh)[i]), x.valid[i], ranges()) - (*offs)[i]));
         }
       }
       Op op;

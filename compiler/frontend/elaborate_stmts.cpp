@@ -368,6 +368,12 @@ void Elaborator::loop(const Stmt& s) {
     inner.frame.dyn_vars.insert(l.var);
     inner.frame.loop_vars.push_back(l.var);
     inner.frame.factor = gears[g];
+    // With static bounds, gear k starts at most at the (trip - k)-th iteration:
+    // slices like x[i * 64:(i + k) * 64] then provably stay inside.
+    if (auto tc = trip.as_const(); tc && b.as_const() && *tc >= 1) {
+      int64_t last = std::max<int64_t>(0, *tc - gears[g]);
+      inner.frame.var_ranges[l.var] = {*b.as_const(), *b.as_const() + last * step_v};
+    }
     if (!l.factor.empty()) {
       inner.frame.consts[l.factor] = gears[g];
       inner.frame.factor_vars.insert(l.factor);

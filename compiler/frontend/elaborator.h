@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/frontend/dim_simplify.h"
 #include "compiler/frontend/reporter.h"
 #include "compiler/frontend/shape_rules.h"
 #include "compiler/frontend/spec_ast.h"
@@ -54,6 +55,7 @@ struct Frame {
   std::string root_prefix = "top";   // names this sequence's root templates
   std::string name_suffix;           // "_i0" inside static loop copies
   bool in_loop = false;
+  Ranges var_ranges;                 // dynamic loop vars of loops with static bounds -> [first, last start]
 };
 
 // A sequence of LoopNodes being built (top level or one gear's body).
@@ -111,6 +113,11 @@ class Elaborator {
   void loop(const Stmt& s);
   void flush_run();
   bool check_binding_name(const std::string& n, SrcLoc loc, int len, const std::string& what);
+
+  const Ranges& ranges() const {
+    static const Ranges empty;
+    return seq_ ? seq_->frame.var_ranges : empty;
+  }
 
   // --- reporting
   SrcLoc at(int off) const { return pos_ ? pos_->at(off) : cur_loc_; }
