@@ -1,0 +1,28 @@
+// CCE code generation: one kernel source per distinct leaf, calling the tile
+// library of kernels/pto_tile.h in schedule order with the planned buffers,
+// the inserted syncs and the argument block of compiler/passes/kernel_args.cpp.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "compiler/diag.h"
+#include "compiler/passes/leaf_plan.h"
+
+namespace ptoc {
+
+struct CceOptions {
+  bool pmu_trace = false;  // codegen.enable_pmu_trace on a 950 target
+};
+
+// Source of the kernel `kernel_name` for `plan`. Ops the tile library cannot
+// express (e.g. a reduction over a leading axis of a rank-3 tile) are
+// reported to `diags` at the spec op; the result is then empty.
+std::string emit_cce(const Program& prog, const TileRoot& root, const std::vector<GmTensor>& tensors,
+                     const LeafPlan& plan, const std::string& kernel_name, const CceOptions& opts, DiagEngine& diags);
+
+// Fills CompiledProgram::kernels[*].source and source_hash from the first
+// leaf of each kernel. Returns false when an error was reported.
+bool emit_all_kernels(const Program& prog, const std::vector<TileRoot>& roots, const std::vector<LeafPlan>& plans,
+                      const CceOptions& opts, CompiledProgram& out, DiagEngine& diags);
+
+}  // namespace ptoc

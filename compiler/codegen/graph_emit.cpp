@@ -1,0 +1,171 @@
+// program.json and graph.dot. program.json follows PyPTO's Program::DumpJsonFile
+// as its tools read it (pypto-profiling.md section 1.3): one function per root
+// (graphtype 2, EXECUTE_GRAPH) whose operations are the CALLs of its tasks,
+// then one function per distinct kernel (graphtype 3, BLOCK_GRAPH) whose
+// operations are the tile ops in schedule order. Task regions are the root's
+// tensors (magic) over the GM tensors (rawmagic); dim expressions are text.
+#include "compiler/codegen/graph_emit.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "compiler/passes/backend.h"
+
+namespace ptoc {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr int kExecuteGraph = 2, kBlockGraph = 3;
+
+json exprs(const std::vector<DimExpr>& v) {
+  json a = json::array();
+  for (const auto& e : v) a.push_back(e.str());
+  return a;
+}
+
+const char* core_name(CoreType c) { return c == CoreType::AIC ? "AIC" : "AIV"; }
+
+std::string tile_op_name(const TileOp& op) {
+  switch (op.kind) {
+    case TileOpKind::CopyIn: return "COPY_IN";
+    case TileOpKind::CopyOut: return "COPY_OUT";
+    case TileOpKind::L1ToL0A: return "L1_TO_L0A";
+    case TileOpKind::L1ToL0B: return "L1_TO_L0B";
+    case TileOpKind::Mmad: return op.accumulate ? "A_MULACC_B" : "A_MUL_B";
+    case TileOpKind::FixOut: return "FIX_OUT";
+    case TileOpKind::Vec: break;
+  }
+  std::string s(op_kind_name(op.vop));
+  for (auto& c : s) c = char(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+std::string emit_program_json(const PipelineResult& r) {
+  const CompiledProgram& cp = r.compiled;
+  json functions = json::array();
+  for (const RootFunction& rf : cp.roots) {
+    json f;
+    f["hash"] = rf.hash;
+    f["func_magicname"] = fmt::format("{}_{}", rf.name, rf.index);
+    f["funcmagic"] = rf.index;
+    f["graphtype"] = kExecuteGraph;
+    f["loop_vars"] = rf.loop_vars;
+    f["factor"] = rf.factor;
+    json raw = json::array();
+    std::vector<int> used;
+    for (const Task& t : rf.tasks)
+      for (const auto* v : {&t.reads, &t.writes})
+        for (const Region& g : *v)
+          if (std::find(used.begin(), used.end(), g.tensor) == used.end()) used.push_back(g.tensor);
+    std::sort(used.begin(), used.end());
+    for (int ti : used) {
+      const GmTensor& g = cp.tensors.at(ti);
+      static const char* roles[] = {"input", "output", "workspace", "temp"};
+      raw.push_back({{"rawmagic", ti}, {"symbol", g.name}, {"datatype", std::string(dtype_name(g.dtype))},
+                     {"rawshape", exprs(g.shape)}, {"format", g.format == Format::NZ ? "NZ" : "ND"},
+                     {"role", roles[int(g.role)]}});
+    }
+    json tensors = json::array(), ops = json::array();
+    int magic = 0;
+    auto region = [&](const Region& g) {
+      tensors.push_back({{"magic", magic}, {"rawtensor", g.tensor}, {"offset", exprs(g.offset)},
+                         {"shape", exprs(g.extent)}});
+      return magic++;
+    };
+    for (size_t ti = 0; ti < rf.tasks.size(); ++ti) {
+      const Task& t = rf.tasks[ti];
+      const LeafFunction& lf = cp.leaves.at(t.leaf);
+      json in = json::array(), out = json::array();
+      for (const Region& g : t.reads) in.push_back(region(g));
+      for (const Region& g : t.writes) out.push_back(region(g));
+      json attr = {{"taskIndex", ti},
+                   {"leafIndex", t.leaf},
+                   {"kernel", cp.kernels.at(lf.kernel).name},
+                   {"coreType", core_name(lf.core)},
+                   {"hashOrder", fmt::format("func{}_{}", rf.index, t.hash_order)},
+                   {"successors", t.succ},
+                   {"predCount", t.pred_count},
+                   {"estCycles", lf.est_cycles},
+                   {"chains", lf.chains}};
+      if (!lf.merge_info.empty()) attr["mergeInfo"] = lf.merge_info;
+      json op = {{"opmagic", t.op_magic}, {"opcode", "CALL"}, {"ioperands", in}, {"ooperands", out},
+                 {"calleehash", lf.hash}, {"op_attr", attr}};
+      if (!t.label.empty()) op["semantic_label"] = {{"label", t.label}};
+      ops.push_back(std::move(op));
+    }
+    f["rawtensors"] = std::move(raw);
+    f["tensors"] = std::move(tensors);
+    f["operations"] = std::move(ops);
+    functions.push_back(std::move(f));
+  }
+  // One BLOCK_GRAPH per kernel, from its first leaf.
+  std::vector<bool> done(cp.kernels.size(), false);
+  for (const LeafPlan& p : r.plans) {
+    if (p.kernel < 0 || done[p.kernel]) continue;
+    done[p.kernel] = true;
+    const TileRoot& root = r.roots.at(p.root);
+    json f;
+    f["hash"] = p.hash;
+    f["func_magicname"] = cp.kernels[p.kernel].name;
+    f["graphtype"] = kBlockGraph;
+    f["coreType"] = core_name(p.core);
+    json tensors = json::array(), ops = json::array();
+    for (size_t b = 0; b < p.buffers.size(); ++b) {
+      const BufferSlot& s = p.buffers[b];
+      const LocalTile& lt = local_tile(root, s.tile);
+      tensors.push_back({{"magic", b}, {"memtype", std::string(mem_kind_name(s.mem))},
+                         {"datatype", std::string(dtype_name(lt.dtype))}, {"shape", lt.shape},
+                         {"memoryrange", {s.addr, s.addr + s.size}}});
+    }
+    for (size_t i = 0; i < p.steps.size(); ++i) {
+      const TileOp& op = tile_op(root, p.steps[i].op);
+      json in = json::array(), out = json::array();
+      for (int s : op.srcs) in.push_back(p.buffer_index(s));
+      if (op.dst >= 0) out.push_back(p.buffer_index(op.dst));
+      ops.push_back({{"opmagic", i},
+                     {"opcode", tile_op_name(op)},
+                     {"ioperands", in},
+                     {"ooperands", out},
+                     {"op_attr", {{"pipe", std::string(pipe_name(p.steps[i].pipe))},
+                                  {"cycles", p.step_end[i] - p.step_start[i]},
+                                  {"start", p.step_start[i]}}}});
+    }
+    f["tensors"] = std::move(tensors);
+    f["operations"] = std::move(ops);
+    functions.push_back(std::move(f));
+  }
+  json doc = {{"name", cp.name}, {"target", cp.target}, {"functions", std::move(functions)}};
+  return doc.dump(1) + "\n";
+}
+
+std::string emit_graph_dot(const PipelineResult& r) {
+  const CompiledProgram& cp = r.compiled;
+  std::ostringstream os;
+  os << "digraph \"" << cp.name << "\" {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n";
+  for (size_t ri = 0; ri < cp.roots.size(); ++ri) {
+    const RootFunction& rf = cp.roots[ri];
+    os << "  subgraph cluster_" << ri << " {\n    label=\"" << rf.name << " (func" << rf.index << ")\";\n";
+    for (size_t ti = 0; ti < rf.tasks.size(); ++ti) {
+      const Task& t = rf.tasks[ti];
+      const LeafFunction& lf = cp.leaves.at(t.leaf);
+      os << "    r" << ri << "_t" << ti << " [label=\"" << cp.kernels.at(lf.kernel).name << "\\n"
+         << (lf.core == CoreType::AIC ? "AIC" : "AIV") << " func" << rf.index << "_" << t.hash_order;
+      if (!t.label.empty()) os << " " << t.label;
+      os << "\\n" << lf.est_cycles << " cycles\"" << (lf.core == CoreType::AIC ? ", style=filled, fillcolor=\"#dde8ff\"" : "")
+         << "];\n";
+    }
+    for (size_t ti = 0; ti < rf.tasks.size(); ++ti)
+      for (int s : rf.tasks[ti].succ) os << "    r" << ri << "_t" << ti << " -> r" << ri << "_t" << s << ";\n";
+    os << "  }\n";
+  }
+  os << "}\n";
+  return os.str();
+}
+
+}  // namespace ptoc

@@ -1,0 +1,16 @@
+// Views of the compiled program for people and tools: program.json in the
+// shape PyPTO's compute-graph view and swimlane scripts read (functions[]
+// with hash, func_magicname, graphtype, tensors, rawtensors, operations with
+// opmagic, ioperands, ooperands, calleehash, semantic_label, op_attr), and a
+// Graphviz DOT of the task graphs.
+#pragma once
+#include <string>
+
+#include "compiler/pipeline.h"
+
+namespace ptoc {
+
+std::string emit_program_json(const PipelineResult& r);
+std::string emit_graph_dot(const PipelineResult& r);
+
+}  // namespace ptoc

@@ -1,0 +1,65 @@
+// Entry points of the backend passes, one per file in compiler/passes/.
+// compiler/pipeline.cpp runs them in order; tests call them one by one.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/diag.h"
+#include "compiler/passes/leaf_plan.h"
+#include "runtime/platform.h"
+
+namespace ptoc {
+
+// schedule.cpp: op order and pipe per op. With `interleave`, a list schedule
+// over the pipes picks, among the ops whose inputs are ready, the one that can
+// start first, so independent chains (breadth merges) overlap; otherwise the
+// Subgraph's own order is kept (lowest buffer pressure).
+void schedule_leaf(const TileRoot& root, const Subgraph& sg, const Platform& plat, bool interleave, LeafPlan& plan);
+
+// buffer_plan.cpp: addresses in UB/L1/L0A/L0B/L0C, first fit with the
+// platform's alignment, buffers reused once their last reader has issued.
+struct BufferOverflow {
+  int step = -1;               // step position where allocation failed
+  int tile = -1;               // the tile that did not fit
+  MemKind mem = MemKind::UB;
+  int64_t needed = 0;          // aligned bytes of that tile
+  int64_t capacity = 0;        // the memory's size
+  int64_t live = 0;            // bytes held by the tiles live at that point
+  int live_tiles = 0;
+  int64_t largest_free = 0;    // largest aligned hole left
+};
+int64_t mem_capacity(const Platform& plat, MemKind m);
+int64_t buffer_bytes(const LocalTile& t);  // before alignment; cube memories round to fractals
+int64_t mem_alignment(const Platform& plat, MemKind m);
+std::optional<BufferOverflow> plan_buffers(const TileRoot& root, const Platform& plat, LeafPlan& plan);
+// The located "does not fit" error for `ov` (at the op's spec position, with the fix).
+void report_overflow(const Program& prog, const TileRoot& root, const LeafPlan& plan, const BufferOverflow& ov,
+                     DiagEngine& diags);
+
+// insert_sync.cpp: set_flag/wait_flag for every cross-pipe hazard on buffer
+// address ranges (RAW, WAR, WAW), pipe_barrier for same-pipe hazards on pipes
+// that do not complete in order (V, M), events 0..7 per pipe pair.
+void insert_sync(const TileRoot& root, LeafPlan& plan);
+
+// kernel_args.cpp: GM slots and the int64 argument block (offsets, extents,
+// tensor shapes, valid shapes) of one leaf.
+void layout_kernel_args(const TileRoot& root, const std::vector<GmTensor>& tensors, LeafPlan& plan);
+
+// leaf_cost.cpp: cycles of one tile op, and per pipe / end-to-end for a leaf
+// (a list schedule over the pipes that honours the inserted syncs).
+int64_t op_cycles(const TileRoot& root, const TileOp& op, const Platform& plat);
+void estimate_leaf_cost(const TileRoot& root, const Platform& plat, LeafPlan& plan);
+
+// leaf_dedup.cpp: canonical text and structural hash of each leaf, one
+// Kernel per distinct hash, named `<spec name>_<hash hex 8>`.
+std::string leaf_canonical_text(const TileRoot& root, const std::vector<GmTensor>& tensors, const LeafPlan& plan);
+void dedup_leaves(const std::string& spec_name, const std::vector<TileRoot>& roots,
+                  const std::vector<GmTensor>& tensors, std::vector<LeafPlan>& plans, CompiledProgram& out);
+
+// task_graph.cpp: one RootFunction per TileRoot, one Task per subgraph
+// (topological order, successors, predecessor counts, GM regions, args).
+void build_task_graphs(const Program& prog, const std::vector<TileRoot>& roots, const std::vector<LeafPlan>& plans,
+                       CompiledProgram& out);
+
+}  // namespace ptoc

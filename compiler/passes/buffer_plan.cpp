@@ -1,0 +1,191 @@
+// Pass: buffer addresses for every on-chip tile of a leaf.
+//
+// Live range of a tile = [first step touching it, last step touching it] in
+// schedule order. Sweeping the steps, tiles whose range ended are released and
+// tiles starting here get the lowest aligned address that overlaps no live
+// buffer of the same memory (first fit: compact and deterministic). Reusing a
+// released address is safe because insert_sync orders the new writer after the
+// old readers (WAR on the address range). A tile that finds no room is the
+// compile error PyPTO only discovers in OoOSchedule; here it is reported at the
+// spec op with the tile knob to change.
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "compiler/passes/backend.h"
+
+namespace ptoc {
+
+namespace {
+
+int64_t align_up(int64_t v, int64_t a) { return a <= 1 ? v : (v + a - 1) / a * a; }
+
+
+std::string shape_text(const std::vector<int64_t>& s) {
+  std::string r = "[";
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+  return r + "]";
+}
+
+}  // namespace
+
+int64_t buffer_bytes(const LocalTile& t) {
+  int64_t n = dtype_size(t.dtype);
+  for (int64_t d : t.shape) n *= d;
+  if (t.mem == MemKind::UB || t.mem == MemKind::GM) return n;
+  // Cube memories hold fractals (kernels/pto_tile.h pto_cube_tile_bytes):
+  // rows padded to 16, a row's bytes to 32 (L1/L0A/L0B) or to 16 fp32 (L0C).
+  int64_t rows = 1, cols = t.shape.empty() ? 1 : t.shape.back();
+  for (size_t d = 0; d + 1 < t.shape.size(); ++d) rows *= t.shape[d];
+  const int64_t row_align = t.mem == MemKind::L0C ? 64 : 32;
+  return (rows + 15) / 16 * 16 * ((cols * dtype_size(t.dtype) + row_align - 1) / row_align * row_align);
+}
+
+int64_t mem_capacity(const Platform& p, MemKind m) {
+  switch (m) {
+    case MemKind::UB: return p.ub;
+    case MemKind::L1: return p.l1;
+    case MemKind::L0A: return p.l0a;
+    case MemKind::L0B: return p.l0b;
+    case MemKind::L0C: return p.l0c;
+    case MemKind::GM: return p.hbm;
+  }
+  return 0;
+}
+
+int64_t mem_alignment(const Platform& p, MemKind m) {
+  switch (m) {
+    case MemKind::UB: return p.align_ub;
+    case MemKind::L1: return p.align_l1;
+    case MemKind::L0A: return p.align_l0a;
+    case MemKind::L0B: return p.align_l0b;
+    case MemKind::L0C: return p.align_l0c;
+    case MemKind::GM: return 1;
+  }
+  return 1;
+}
+
+std::optional<BufferOverflow> plan_buffers(const TileRoot& root, const Platform& plat, LeafPlan& plan) {
+  plan.buffers.clear();
+  plan.peak.fill(0);
+  std::map<int, BufferSlot> slots;  // by tile id
+  for (int i = 0; i < int(plan.steps.size()); ++i) {
+    const TileOp& op = tile_op(root, plan.steps[i].op);
+    std::vector<int> touched = op_reads(op);
+    if (op.dst >= 0) touched.push_back(op.dst);
+    for (int t : touched) {
+      const LocalTile& lt = local_tile(root, t);
+      if (lt.mem == MemKind::GM) continue;
+      auto [it, fresh] = slots.try_emplace(t);
+      BufferSlot& s = it->second;
+      if (fresh) {
+        s.tile = t;
+        s.mem = lt.mem;
+        s.size = align_up(buffer_bytes(lt), mem_alignment(plat, lt.mem));
+        s.first = i;
+      }
+      s.last = i;
+    }
+  }
+
+  // Tiles in the order they start (then by id), so the sweep is one pass.
+  std::vector<BufferSlot*> by_start;
+  for (auto& [id, s] : slots) by_start.push_back(&s);
+  std::stable_sort(by_start.begin(), by_start.end(),
+                   [](const BufferSlot* a, const BufferSlot* b) { return a->first < b->first; });
+
+  std::vector<BufferSlot*> live;
+  for (BufferSlot* s : by_start) {
+    // Release the buffers whose last touch came before this tile's first.
+    std::erase_if(live, [&](const BufferSlot* l) { return l->last < s->first; });
+    std::vector<const BufferSlot*> same;
+    for (const BufferSlot* l : live)
+      if (l->mem == s->mem) same.push_back(l);
+    std::sort(same.begin(), same.end(), [](auto* a, auto* b) { return a->addr < b->addr; });
+    const int64_t align = mem_alignment(plat, s->mem), cap = mem_capacity(plat, s->mem);
+    int64_t cand = 0, largest = 0, live_bytes = 0;
+    bool placed = false;
+    for (const BufferSlot* l : same) {
+      live_bytes += l->size;
+      if (!placed && cand + s->size <= l->addr) placed = true;
+      if (!placed) {
+        largest = std::max(largest, l->addr - cand);
+        cand = std::max(cand, align_up(l->addr + l->size, align));
+      }
+    }
+    if (!placed) {
+      largest = std::max(largest, cap - cand);
+      placed = cand + s->size <= cap;
+    }
+    if (!placed) {
+      BufferOverflow ov;
+      ov.step = s->first;
+      ov.tile = s->tile;
+      ov.mem = s->mem;
+      ov.needed = s->size;
+      ov.capacity = cap;
+      ov.live = live_bytes;
+      ov.live_tiles = int(same.size());
+      ov.largest_free = std::max<int64_t>(0, largest);
+      return ov;
+    }
+    s->addr = cand;
+    plan.peak[int(s->mem)] = std::max(plan.peak[int(s->mem)], cand + s->size);
+    live.push_back(s);
+  }
+  for (auto& [id, s] : slots) plan.buffers.push_back(s);
+  return std::nullopt;
+}
+
+void report_overflow(const Program& prog, const TileRoot& root, const LeafPlan& plan, const BufferOverflow& ov,
+                     DiagEngine& diags) {
+  const TileOp& op = tile_op(root, plan.steps[ov.step].op);
+  const LocalTile& lt = local_tile(root, ov.tile);
+  const Op* src = op.source_op >= 0 && op.source_op < int(prog.ops.size()) ? &prog.ops[op.source_op] : nullptr;
+  std::string mem(mem_kind_name(ov.mem));
+  std::string op_name = src ? std::string(op_kind_name(src->kind)) : "tile op";
+  std::ostringstream msg;
+  msg << "'" << op_name << "' does not fit in " << mem << ": its " << (op.dst == ov.tile ? "output" : "input")
+      << " tile " << shape_text(lt.shape) << " " << dtype_name(lt.dtype) << " needs " << ov.needed << " bytes of "
+      << mem << " but only " << ov.largest_free << " of " << ov.capacity << " bytes are available";
+  if (ov.live_tiles > 0)
+    msg << " (" << ov.live_tiles << (ov.live_tiles == 1 ? " live tile holds " : " live tiles hold ") << ov.live
+        << " bytes)";
+
+  // The fix: the tile knob in force for that op, with the axis to shrink.
+  std::ostringstream hint;
+  if (src && src->vec_tile && ov.mem == MemKind::UB) {
+    const auto& vt = src->vec_tile->shape;
+    size_t ax = 0;
+    for (size_t i = 1; i < vt.size(); ++i)
+      if (vt[i] > vt[ax]) ax = i;
+    hint << "reduce vec_tile on axis " << ax << " (now " << (vt.empty() ? 0 : vt[ax]) << ")";
+    if (src->vec_tile->loc.valid()) hint << " at line " << src->vec_tile->loc.line;
+  } else if (src && src->cube_tile) {
+    const CubeTile& ct = *src->cube_tile;
+    switch (ov.mem) {
+      case MemKind::L0A: hint << "reduce cube_tile m or k at L0 (now m=" << ct.m[0] << ", k=" << ct.k[0] << ")"; break;
+      case MemKind::L0B: hint << "reduce cube_tile k or n at L0 (now k=" << ct.k[0] << ", n=" << ct.n[0] << ")"; break;
+      case MemKind::L0C: hint << "reduce cube_tile m or n at L0 (now m=" << ct.m[0] << ", n=" << ct.n[0] << ")"; break;
+      default:
+        hint << "reduce cube_tile at L1 (now m=" << ct.m[1] << ", k=" << ct.k[1] << "/" << ct.k[2] << ", n=" << ct.n[1]
+             << ")";
+        break;
+    }
+    if (ct.loc.valid()) hint << " at line " << ct.loc.line;
+  } else {
+    hint << "use smaller tiles for this op";
+  }
+  const Subgraph* sg = nullptr;
+  for (const auto& g : root.subgraphs)
+    if (g.id == plan.subgraph) sg = &g;
+  if (sg && sg->chains > 1) {
+    const char* knob = sg->core == CoreType::AIC ? "cube_nbuffer_setting / cube_l1_reuse_setting" : "vec_nbuffer_setting";
+    hint << ", or merge fewer chains (" << sg->chains << " now) with " << knob << " for func"
+         << (root.root >= 0 && root.root < int(prog.roots.size()) ? prog.roots[root.root].index : root.root) << "_"
+         << sg->hash_order;
+  }
+  diags.error(src ? src->loc : SrcLoc{}, msg.str(), hint.str());
+}
+
+}  // namespace ptoc

@@ -1,0 +1,64 @@
+// Pass: the kernel parameter block of a leaf.
+//
+// Everything that differs between isomorphic leaves (GM tensors, offsets,
+// valid extents of tails, dynamic tensor shapes) is passed at run time, so the
+// kernel text depends only on the leaf's structure and one kernel serves all
+// of them. GM tensors become slots in order of first use; the int64 block is,
+// in order: per GM step its offsets then its extents, per slot the tensor's
+// shape, per buffer its valid shape. No expression is shared between two
+// positions even when equal, so the layout is the same for every isomorphic
+// leaf (sharing would depend on values).
+#include "compiler/passes/backend.h"
+
+namespace ptoc {
+
+void layout_kernel_args(const TileRoot& root, const std::vector<GmTensor>& tensors, LeafPlan& plan) {
+  LeafArgs& a = plan.args;
+  a = LeafArgs{};
+  const int n = int(plan.steps.size());
+  a.step_gm_slot.assign(n, -1);
+  a.step_offset_arg.assign(n, -1);
+  a.step_extent_arg.assign(n, -1);
+  auto push = [&](const DimExpr& e, std::string name) {
+    a.values.push_back(e);
+    a.names.push_back(std::move(name));
+    return int(a.values.size()) - 1;
+  };
+  for (int i = 0; i < n; ++i) {
+    const TileOp& op = tile_op(root, plan.steps[i].op);
+    if (op.kind != TileOpKind::CopyIn && op.kind != TileOpKind::CopyOut && op.kind != TileOpKind::FixOut) continue;
+    int slot = -1;
+    for (int s = 0; s < int(a.gm_tensors.size()); ++s)
+      if (a.gm_tensors[s] == op.gm.tensor) slot = s;
+    if (slot < 0) {
+      slot = int(a.gm_tensors.size());
+      a.gm_tensors.push_back(op.gm.tensor);
+    }
+    a.step_gm_slot[i] = slot;
+    const std::string tag = "op" + std::to_string(op.id);
+    for (size_t d = 0; d < op.gm.offset.size(); ++d) {
+      int k = push(op.gm.offset[d], tag + ".offset[" + std::to_string(d) + "]");
+      if (d == 0) a.step_offset_arg[i] = k;
+    }
+    for (size_t d = 0; d < op.gm.extent.size(); ++d) {
+      int k = push(op.gm.extent[d], tag + ".extent[" + std::to_string(d) + "]");
+      if (d == 0) a.step_extent_arg[i] = k;
+    }
+  }
+  for (int s = 0; s < int(a.gm_tensors.size()); ++s) {
+    const GmTensor& t = tensors.at(a.gm_tensors[s]);
+    a.slot_shape_arg.push_back(int(a.values.size()));
+    for (size_t d = 0; d < t.shape.size(); ++d)
+      push(t.shape[d], "gm" + std::to_string(s) + ".shape[" + std::to_string(d) + "]");
+  }
+  for (const BufferSlot& b : plan.buffers) {
+    const LocalTile& lt = local_tile(root, b.tile);
+    a.buffer_valid_arg.push_back(int(a.values.size()));
+    for (size_t d = 0; d < lt.shape.size(); ++d) {
+      DimExpr v = d < lt.valid.size() ? lt.valid[d] : DimExpr(lt.shape[d]);
+      push(v, "t" + std::to_string(b.tile) + ".valid[" + std::to_string(d) + "]");
+    }
+  }
+}
+
+}  // namespace ptoc

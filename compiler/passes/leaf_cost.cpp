@@ -1,0 +1,175 @@
+// Pass: estimated cycles of a leaf, per pipe and end to end.
+//
+// Per op, from the platform table (runtime/platform.h) and PyPTO's analytic
+// model (interface/operation/cycles.cpp, see pypto-architecture.md section 6):
+//   copy-in   GM->UB: dma_startup + bytes / gm_read_bpc; GM->L1: l1_dma_startup + bytes / gm_read_bpc
+//   copy-out  UB->GM: dma_startup + bytes / ub_to_gm_bpc
+//   fix-out   L0C->GM: l1_dma_startup + bytes / l0c_to_gm_bpc (bytes of the GM dtype)
+//   L1->L0A/B bytes / l1_to_l0{a,b}_bpc
+//   mmad      ceil(m/16) * ceil(n/16) * ceil(k/k0): one 16x16xk0 fractal per cycle,
+//             k0 = 16 for 16-bit inputs, 8 for fp32, 32 for 8-bit
+//   vector    per instruction: start-up + ceil(bytes / 256); composite ops
+//             (sigmoid, tanh, gelu, silu, mean) are several instructions.
+// Extents are the valid ones when they are compile-time constants (tails
+// cost less), else the full tile. The leaf's end-to-end estimate replays the
+// steps over the pipes: a step starts when its pipe is free and every flag it
+// waits for has been set; set_flag fires when the work queued before it on
+// its pipe is done.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "compiler/passes/backend.h"
+
+namespace ptoc {
+
+namespace {
+
+int64_t ceil_div_i(int64_t a, int64_t b) { return b <= 0 ? a : (a + b - 1) / b; }
+
+// Elements actually moved or computed: the valid extents when constant.
+int64_t tile_elems(const LocalTile& t) {
+  int64_t n = 1;
+  for (size_t d = 0; d < t.shape.size(); ++d) {
+    int64_t e = t.shape[d];
+    if (d < t.valid.size())
+      if (auto c = t.valid[d].as_const()) e = std::min(e, std::max<int64_t>(*c, 0));
+    n *= e;
+  }
+  return n;
+}
+
+int64_t gm_elems(const GmRef& g, const LocalTile& t) {
+  if (g.extent.empty()) return tile_elems(t);
+  int64_t n = 1;
+  for (size_t d = 0; d < g.extent.size(); ++d) {
+    auto c = g.extent[d].as_const();
+    n *= c ? std::max<int64_t>(*c, 0) : (d < t.shape.size() ? t.shape[d] : 1);
+  }
+  return n;
+}
+
+int64_t transfer(int64_t bytes, double bpc) { return bpc > 0 ? int64_t(std::ceil(double(bytes) / bpc)) : bytes; }
+
+// Start-up cycles of the vector instructions one tile op expands to.
+std::vector<int> vec_instrs(OpKind k) {
+  switch (k) {
+    case OpKind::Add: case OpKind::Sub: case OpKind::Maximum: case OpKind::Minimum:
+    case OpKind::Abs: case OpKind::Relu: return {6};
+    case OpKind::Mul: case OpKind::Neg: return {7};
+    case OpKind::Div: case OpKind::Reciprocal: return {13};
+    case OpKind::Exp: case OpKind::Log: case OpKind::Sqrt: return {12};
+    case OpKind::Rsqrt: return {12, 13};                        // sqrt, then reciprocal
+    case OpKind::Sigmoid: return {7, 12, 6, 13};                 // neg, exp, add 1, reciprocal
+    case OpKind::Silu: return {7, 12, 6, 13, 7};                 // sigmoid, then mul
+    case OpKind::Tanh: return {7, 12, 6, 13, 7, 6};              // 2*sigmoid(2x) - 1
+    case OpKind::Gelu: return {7, 7, 7, 6, 7, 7, 12, 6, 13, 7, 6, 7};  // x^3, poly, tanh, 0.5*x*(1+t)
+    case OpKind::Sum: case OpKind::Amax: case OpKind::Amin: return {20};
+    case OpKind::Mean: return {20, 7};                           // sum, then scale
+    case OpKind::Cast: return {9};
+    case OpKind::Transpose: return {20};
+    case OpKind::Full: case OpKind::Concat: return {6};          // vector dup / copy
+    default: return {6};
+  }
+}
+
+}  // namespace
+
+int64_t op_cycles(const TileRoot& root, const TileOp& op, const Platform& plat) {
+  switch (op.kind) {
+    case TileOpKind::CopyIn: {
+      const LocalTile& d = local_tile(root, op.dst);
+      int64_t bytes = gm_elems(op.gm, d) * dtype_size(d.dtype);
+      int64_t start = d.mem == MemKind::UB ? plat.dma_startup_cycles : plat.l1_dma_startup_cycles;
+      return start + transfer(bytes, plat.gm_read_bpc);
+    }
+    case TileOpKind::CopyOut: {
+      const LocalTile& s = local_tile(root, op.srcs.at(0));
+      int64_t bytes = gm_elems(op.gm, s) * dtype_size(s.dtype);
+      return plat.dma_startup_cycles + transfer(bytes, plat.ub_to_gm_bpc);
+    }
+    case TileOpKind::FixOut: {
+      const LocalTile& s = local_tile(root, op.srcs.at(0));
+      int64_t bytes = gm_elems(op.gm, s) * dtype_size(op.dtype);
+      return plat.l1_dma_startup_cycles + transfer(bytes, plat.l0c_to_gm_bpc);
+    }
+    case TileOpKind::L1ToL0A:
+    case TileOpKind::L1ToL0B: {
+      const LocalTile& d = local_tile(root, op.dst);
+      double bpc = op.kind == TileOpKind::L1ToL0A ? plat.l1_to_l0a_bpc : plat.l1_to_l0b_bpc;
+      return transfer(tile_elems(d) * dtype_size(d.dtype), bpc);
+    }
+    case TileOpKind::Mmad: {
+      const LocalTile& c = local_tile(root, op.dst);
+      const LocalTile& a = local_tile(root, op.srcs.at(0));
+      int64_t m = c.shape.size() >= 2 ? c.shape[c.shape.size() - 2] : 1;
+      int64_t nn = c.shape.empty() ? 1 : c.shape.back();
+      int64_t a_elems = 1;
+      for (int64_t d : a.shape) a_elems *= d;
+      int64_t batch = 1;
+      for (size_t d = 0; d + 2 < c.shape.size(); ++d) batch *= c.shape[d];
+      int64_t k = a_elems / std::max<int64_t>(1, m * batch);
+      int64_t k0 = std::max<int64_t>(1, int64_t(plat.cube_k) * 2 / dtype_size(a.dtype));
+      return batch * ceil_div_i(m, plat.cube_m) * ceil_div_i(nn, plat.cube_n) * ceil_div_i(k, k0);
+    }
+    case TileOpKind::Vec: {
+      int64_t bytes = 0;
+      if (op.dst >= 0) {
+        const LocalTile& d = local_tile(root, op.dst);
+        bytes = tile_elems(d) * dtype_size(d.dtype);
+      }
+      for (int s : op.srcs) {
+        const LocalTile& t = local_tile(root, s);
+        bytes = std::max(bytes, tile_elems(t) * dtype_size(t.dtype));
+      }
+      int64_t repeats = ceil_div_i(bytes, plat.vec_bytes_per_cycle);
+      int64_t c = 0;
+      for (int start : vec_instrs(op.vop)) c += start + repeats;
+      return c;
+    }
+  }
+  return 0;
+}
+
+void estimate_leaf_cost(const TileRoot& root, const Platform& plat, LeafPlan& plan) {
+  plan.pipe_cycles.fill(0);
+  const int n = int(plan.steps.size());
+  plan.step_start.assign(n, 0);
+  plan.step_end.assign(n, 0);
+  std::array<int64_t, kNumPipes> pipe_free{};
+  std::map<std::tuple<int, int, int>, int64_t> flag_time;  // (src, dst, event) -> when the set fires
+  auto key = [](const SyncInstr& s) { return std::tuple<int, int, int>{int(s.src), int(s.dst), s.event}; };
+  int64_t end = 0;
+  auto apply = [&](const SyncInstr& s, int64_t& ready, PipeId pipe) {
+    switch (s.kind) {
+      case SyncInstr::Kind::SetFlag: flag_time[key(s)] = pipe_free[int(s.src)]; break;
+      case SyncInstr::Kind::WaitFlag: {
+        // The waiting pipe stalls until the flag fires; later work on it too.
+        int64_t t = flag_time[key(s)];
+        ready = std::max(ready, t);
+        pipe_free[int(s.dst)] = std::max(pipe_free[int(s.dst)], t);
+        break;
+      }
+      case SyncInstr::Kind::Barrier: ready = std::max(ready, pipe_free[int(pipe)]); break;
+      case SyncInstr::Kind::BarrierAll:
+        for (int64_t f : pipe_free) ready = std::max(ready, f);
+        break;
+    }
+  };
+  for (int i = 0; i < n; ++i) {
+    LeafStep& st = plan.steps[i];
+    int64_t ready = 0;
+    for (const auto& s : st.before) apply(s, ready, st.pipe);
+    int64_t c = op_cycles(root, tile_op(root, st.op), plat);
+    int64_t start = std::max(ready, pipe_free[int(st.pipe)]);
+    plan.step_start[i] = start;
+    plan.step_end[i] = start + c;
+    pipe_free[int(st.pipe)] = start + c;
+    plan.pipe_cycles[int(st.pipe)] += c;
+    end = std::max(end, start + c);
+    for (const auto& s : st.after) apply(s, ready, st.pipe);
+  }
+  plan.est_cycles = end;
+}
+
+}  // namespace ptoc

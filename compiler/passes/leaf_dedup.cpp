@@ -1,0 +1,132 @@
+// Pass: structural de-duplication of leaves into kernels.
+//
+// A leaf's canonical text lists what its kernel code depends on and nothing
+// else: core type, buffers (memory, address, size, dtype, shape, layout), GM
+// slots (dtype, format, rank), and per step the op with its attributes, the
+// buffers and argument indices it uses, and its syncs. Offsets, valid extents
+// and tensor identities are kernel arguments (kernel_args.cpp), so they are
+// not in the text, and isomorphic leaves (every tile of a vector loop, every
+// L0 step of a matmul) hash equal and share one kernel. xxHash64 of the text is
+// the function hash; kernels are named `<spec>_<first 8 hex digits>`.
+#include <fmt/format.h>
+#include <xxhash.h>
+
+#include <map>
+#include <sstream>
+
+#include "compiler/passes/backend.h"
+
+namespace ptoc {
+
+namespace {
+
+std::string ints(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+std::string sync_text(const SyncInstr& s) {
+  switch (s.kind) {
+    case SyncInstr::Kind::SetFlag:
+      return fmt::format("set({},{},{})", pipe_name(s.src), pipe_name(s.dst), s.event);
+    case SyncInstr::Kind::WaitFlag:
+      return fmt::format("wait({},{},{})", pipe_name(s.src), pipe_name(s.dst), s.event);
+    case SyncInstr::Kind::Barrier: return fmt::format("barrier({})", pipe_name(s.src));
+    case SyncInstr::Kind::BarrierAll: return "barrier(ALL)";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string leaf_canonical_text(const TileRoot& root, const std::vector<GmTensor>& tensors, const LeafPlan& plan) {
+  std::ostringstream os;
+  os << "core " << (plan.core == CoreType::AIC ? "AIC" : "AIV") << "\n";
+  for (size_t b = 0; b < plan.buffers.size(); ++b) {
+    const BufferSlot& s = plan.buffers[b];
+    const LocalTile& t = local_tile(root, s.tile);
+    os << "buf" << b << " " << mem_kind_name(s.mem) << " @" << s.addr << "+" << s.size << " " << dtype_name(t.dtype)
+       << ints(t.shape) << (t.layout == Format::NZ ? " NZ" : "") << " valid@" << plan.args.buffer_valid_arg[b] << "\n";
+  }
+  for (size_t g = 0; g < plan.args.gm_tensors.size(); ++g) {
+    const GmTensor& t = tensors.at(plan.args.gm_tensors[g]);
+    os << "gm" << g << " " << dtype_name(t.dtype) << " rank" << t.shape.size() << (t.format == Format::NZ ? " NZ" : "")
+       << " shape@" << plan.args.slot_shape_arg[g] << "\n";
+  }
+  os << "args " << plan.args.values.size() << "\n";
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const LeafStep& st = plan.steps[i];
+    const TileOp& op = tile_op(root, st.op);
+    for (const auto& s : st.before) os << "  " << sync_text(s) << "\n";
+    os << int(op.kind) << ":" << (op.kind == TileOpKind::Vec ? op_kind_name(op.vop) : std::string_view("-"));
+    os << " pipe " << pipe_name(st.pipe) << " in";
+    for (int s : op.srcs) os << " b" << plan.buffer_index(s);
+    os << " out b" << (op.dst >= 0 ? plan.buffer_index(op.dst) : -1);
+    if (plan.args.step_gm_slot[i] >= 0)
+      os << " gm" << plan.args.step_gm_slot[i] << " off@" << plan.args.step_offset_arg[i] << " ext@"
+         << plan.args.step_extent_arg[i] << " rank" << op.gm.offset.size();
+    os << " axes" << ints(std::vector<int64_t>(op.axes.begin(), op.axes.end()));
+    if (op.scalar) os << " scalar " << fmt::format("{:a}", *op.scalar) << (op.scalar_first ? " first" : "");
+    if (op.kind == TileOpKind::Vec && op.vop == OpKind::Full) os << " fill " << fmt::format("{:a}", op.fill);
+    os << " dtype " << dtype_name(op.dtype);
+    if (op.trans_a) os << " ta";
+    if (op.trans_b) os << " tb";
+    if (op.accumulate) os << " acc";
+    if (op.atomic_add) os << " atomic";
+    if (!op.sub_offset.empty()) os << " sub" << ints(op.sub_offset);
+    os << "\n";
+    for (const auto& s : st.after) os << "  " << sync_text(s) << "\n";
+  }
+  return os.str();
+}
+
+void dedup_leaves(const std::string& spec_name, const std::vector<TileRoot>& roots,
+                  const std::vector<GmTensor>& tensors, std::vector<LeafPlan>& plans, CompiledProgram& out) {
+  out.leaves.clear();
+  out.kernels.clear();
+  std::map<std::string, int> by_text;  // canonical text -> kernel
+  std::map<std::string, uint64_t> names;
+  for (LeafPlan& p : plans) {
+    const TileRoot& root = roots.at(p.root);
+    p.canonical = leaf_canonical_text(root, tensors, p);
+    p.hash = XXH64(p.canonical.data(), p.canonical.size(), 0);
+    auto [it, fresh] = by_text.try_emplace(p.canonical, int(out.kernels.size()));
+    if (fresh) {
+      Kernel k;
+      std::string base = fmt::format("{}_{:08x}", spec_name, uint32_t(p.hash >> 32));
+      k.name = base;
+      // Two different texts whose hashes share 32 bits: keep symbols distinct.
+      for (int n = 2; names.count(k.name); ++n) k.name = fmt::format("{}_{}", base, n);
+      names[k.name] = p.hash;
+      k.core = p.core;
+      k.num_args = int(p.args.values.size());
+      k.num_gm = int(p.args.gm_tensors.size());
+      out.kernels.push_back(std::move(k));
+    }
+    p.kernel = it->second;
+
+    const Subgraph* sg = nullptr;
+    for (const auto& g : root.subgraphs)
+      if (g.id == p.subgraph) sg = &g;
+    LeafFunction lf;
+    lf.id = int(out.leaves.size());
+    lf.hash = p.hash;
+    lf.core = p.core;
+    lf.kernel = p.kernel;
+    lf.pipe_cycles = p.pipe_cycles;
+    lf.est_cycles = p.est_cycles;
+    lf.chains = sg ? sg->chains : 1;
+    lf.ub_bytes = p.peak[int(MemKind::UB)];
+    lf.l1_bytes = p.peak[int(MemKind::L1)];
+    lf.l0a_bytes = p.peak[int(MemKind::L0A)];
+    lf.l0b_bytes = p.peak[int(MemKind::L0B)];
+    lf.l0c_bytes = p.peak[int(MemKind::L0C)];
+    lf.num_ops = int(p.steps.size());
+    lf.merge_info = sg ? sg->merge_info : "";
+    p.leaf = lf.id;
+    out.leaves.push_back(std::move(lf));
+  }
+}
+
+}  // namespace ptoc

@@ -1,0 +1,126 @@
+// Pass: the task graph of every root function.
+//
+// One Task per subgraph (a CALL of its leaf), in a topological order of the
+// subgraph successor edges (Kahn's algorithm, lowest subgraph position first,
+// so the order is deterministic). A task carries what the runtime needs to
+// launch and order it without looking inside the kernel: the leaf, the GM
+// tensor of each kernel slot, the argument expressions, the GM regions it
+// reads and writes (for stitching and dependency checks), its successors and
+// predecessor count, and the labels the swimlane shows.
+#include <xxhash.h>
+
+#include <algorithm>
+#include <queue>
+#include <stdexcept>
+
+#include "compiler/passes/backend.h"
+
+namespace ptoc {
+
+namespace {
+
+void add_region(std::vector<Region>& v, const GmRef& g) {
+  for (const Region& r : v) {
+    if (r.tensor != g.tensor || r.offset.size() != g.offset.size() || r.extent.size() != g.extent.size()) continue;
+    bool same = true;
+    for (size_t d = 0; d < r.offset.size() && same; ++d) same = r.offset[d].same(g.offset[d]);
+    for (size_t d = 0; d < r.extent.size() && same; ++d) same = r.extent[d].same(g.extent[d]);
+    if (same) return;
+  }
+  v.push_back(Region{g.tensor, g.offset, g.extent});
+}
+
+}  // namespace
+
+void build_task_graphs(const Program& prog, const std::vector<TileRoot>& roots, const std::vector<LeafPlan>& plans,
+                       CompiledProgram& out) {
+  out.roots.clear();
+  int op_magic = 0;
+  for (int r = 0; r < int(roots.size()); ++r) {
+    const TileRoot& tr = roots[r];
+    RootFunction rf;
+    const RootTemplate* tmpl = tr.root >= 0 && tr.root < int(prog.roots.size()) ? &prog.roots[tr.root] : nullptr;
+    rf.index = tmpl ? tmpl->index : tr.root;
+    rf.name = tmpl ? tmpl->name : "root" + std::to_string(r);
+    if (tmpl) {
+      rf.loop_vars = tmpl->loop_vars;
+      rf.factor = tmpl->factor;
+    }
+    for (int t = 0; t < int(out.tensors.size()); ++t)
+      if (out.tensors[t].role == GmTensor::Role::Temp && out.tensors[t].root == r) rf.temps.push_back(t);
+
+    // Plans of this root, by subgraph id.
+    std::vector<const LeafPlan*> plan_of(tr.subgraphs.size(), nullptr);
+    std::vector<int> pos_of_id;
+    for (int i = 0; i < int(tr.subgraphs.size()); ++i) {
+      int id = tr.subgraphs[i].id;
+      if (id >= int(pos_of_id.size())) pos_of_id.resize(id + 1, -1);
+      pos_of_id[id] = i;
+    }
+    for (const LeafPlan& p : plans)
+      if (p.root == r) plan_of.at(pos_of_id.at(p.subgraph)) = &p;
+
+    // Kahn over subgraph positions.
+    const int n = int(tr.subgraphs.size());
+    std::vector<int> indeg(n, 0);
+    std::vector<std::vector<int>> succ(n);
+    for (int i = 0; i < n; ++i)
+      for (int s : tr.subgraphs[i].succ) {
+        int j = pos_of_id.at(s);
+        succ[i].push_back(j);
+        ++indeg[j];
+      }
+    std::priority_queue<int, std::vector<int>, std::greater<>> ready;
+    for (int i = 0; i < n; ++i)
+      if (indeg[i] == 0) ready.push(i);
+    std::vector<int> order, task_of(n, -1);
+    while (!ready.empty()) {
+      int i = ready.top();
+      ready.pop();
+      task_of[i] = int(order.size());
+      order.push_back(i);
+      for (int j : succ[i])
+        if (--indeg[j] == 0) ready.push(j);
+    }
+    if (int(order.size()) != n) throw std::logic_error("task graph: cycle between subgraphs of root " + rf.name);
+
+    uint64_t h = XXH64(rf.name.data(), rf.name.size(), 0);
+    for (int i : order) {
+      const Subgraph& sg = tr.subgraphs[i];
+      const LeafPlan* p = plan_of[i];
+      if (!p) throw std::logic_error("task graph: subgraph without a leaf plan");
+      Task t;
+      t.leaf = p->leaf;
+      t.gm = p->args.gm_tensors;
+      t.args = p->args.values;
+      for (const LeafStep& st : p->steps) {
+        const TileOp& op = tile_op(tr, st.op);
+        if (op.kind == TileOpKind::CopyIn) add_region(t.reads, op.gm);
+        if (op.kind == TileOpKind::CopyOut || op.kind == TileOpKind::FixOut) {
+          add_region(t.writes, op.gm);
+          // An atomic add reads what it accumulates into.
+          if (op.atomic_add) add_region(t.reads, op.gm);
+        }
+      }
+      for (int j : succ[i]) t.succ.push_back(task_of[j]);
+      std::sort(t.succ.begin(), t.succ.end());
+      t.succ.erase(std::unique(t.succ.begin(), t.succ.end()), t.succ.end());
+      t.hash_order = sg.hash_order;
+      t.label = sg.label;
+      t.op_magic = op_magic++;
+      h = XXH64(&p->hash, sizeof p->hash, h);
+      rf.tasks.push_back(std::move(t));
+    }
+    for (const Task& t : rf.tasks)
+      for (int s : t.succ) ++rf.tasks[s].pred_count;
+    for (const Task& t : rf.tasks)
+      for (int s : t.succ) {
+        int64_t e = s;
+        h = XXH64(&e, sizeof e, h);
+      }
+    rf.hash = h;
+    out.roots.push_back(std::move(rf));
+  }
+}
+
+}  // namespace ptoc

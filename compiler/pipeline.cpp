@@ -1,0 +1,183 @@
+// The pass pipeline, in order. Every pass is one file under compiler/passes/
+// (or compiler/codegen/ for emission); this file only sequences them, times
+// them, and stops at the first pass that reported an error.
+//
+//   front end (compiler/frontend)            spec -> checked tensor graph (Program)
+//   1  merge_loops                 tiling    adjacent independent loops with equal bounds
+//   2  build_tile_roots            tiling    expansion, partition + depth merge, breadth merges, edges
+//   3  collect_tensors                       spec tensors, then every root's GM temps
+//   4  schedule                    backend   op order and pipe per op (chains interleaved)
+//   5  buffer_plan                 backend   UB/L1/L0 addresses; overflow = located error
+//   6  insert_sync                 backend   set_flag/wait_flag/pipe_barrier
+//   7  kernel_args                 backend   GM slots and the int64 argument block
+//   8  leaf_cost                   backend   cycles per pipe and end to end
+//   9  leaf_dedup                  backend   structural hash -> one kernel per distinct leaf
+//  10  task_graph                  backend   tasks, successors, regions per root function
+//  11  cce_emit                    codegen   kernel sources
+#include "compiler/pipeline.h"
+
+#include "compiler/codegen/cce_emit.h"
+#include "compiler/passes/backend.h"
+
+namespace ptoc {
+
+void PassTimer::add(const std::string& name, double ms) {
+  for (auto& t : timings_)
+    if (t.name == name) {
+      t.ms += ms;
+      return;
+    }
+  timings_.push_back({name, ms});
+}
+
+namespace {
+
+GmTensor::Role role_of(TensorRole r) {
+  switch (r) {
+    case TensorRole::Input: return GmTensor::Role::Input;
+    case TensorRole::Output: return GmTensor::Role::Output;
+    case TensorRole::Workspace: return GmTensor::Role::Workspace;
+  }
+  return GmTensor::Role::Input;
+}
+
+void collect_tensors(const Program& prog, std::vector<TileRoot>& roots, CompiledProgram& out) {
+  out.tensors.clear();
+  for (const TensorDecl& t : prog.tensors) {
+    GmTensor g;
+    g.name = t.name;
+    g.role = role_of(t.role);
+    g.dtype = t.dtype;
+    g.shape = t.shape;
+    g.format = t.format;
+    g.l2_bypass = t.l2_bypass;
+    out.tensors.push_back(std::move(g));
+  }
+  // GmRef::tensor of a temp = prog.tensors.size() + its position in the
+  // concatenation of TileRoot::temps in root order (compiler/passes/tiling.h).
+  for (int r = 0; r < int(roots.size()); ++r)
+    for (GmTensor t : roots[r].temps) {
+      t.role = GmTensor::Role::Temp;
+      t.root = r;
+      out.tensors.push_back(std::move(t));
+    }
+}
+
+// LoopNode::root indexes Program::roots; RootFunction i is TileRoot i.
+void remap_control(std::vector<LoopNode>& nodes, const std::vector<int>& fn_of_template) {
+  for (LoopNode& n : nodes) {
+    if (n.kind == LoopNode::Kind::Root) {
+      if (n.root >= 0 && n.root < int(fn_of_template.size())) n.root = fn_of_template[n.root];
+    } else {
+      for (Gear& g : n.gears) remap_control(g.body, fn_of_template);
+    }
+  }
+}
+
+}  // namespace
+
+bool run_backend(PipelineResult& r, const Platform& plat, DiagEngine& diags, PassTimer& timer) {
+  const Program& prog = r.program;
+  CompiledProgram& out = r.compiled;
+  out.name = prog.name;
+  out.target = prog.target;
+  out.doc = prog.doc;
+  out.spec_file = prog.file;
+  out.dims = prog.dims;
+  out.options = prog.options;
+  timer.run("collect_tensors", [&] { collect_tensors(prog, r.roots, out); });
+
+  // One plan per subgraph, roots in order, subgraphs in their order.
+  r.plans.clear();
+  for (int ri = 0; ri < int(r.roots.size()); ++ri)
+    for (const Subgraph& sg : r.roots[ri].subgraphs) {
+      LeafPlan p;
+      p.root = ri;
+      p.subgraph = sg.id;
+      r.plans.push_back(std::move(p));
+    }
+  auto subgraph_of = [&](const LeafPlan& p) -> const Subgraph& {
+    for (const Subgraph& sg : r.roots[p.root].subgraphs)
+      if (sg.id == p.subgraph) return sg;
+    throw std::logic_error("pipeline: lost subgraph");
+  };
+
+  timer.run("schedule", [&] {
+    for (LeafPlan& p : r.plans) schedule_leaf(r.roots[p.root], subgraph_of(p), plat, true, p);
+  });
+  timer.run("buffer_plan", [&] {
+    for (LeafPlan& p : r.plans) {
+      if (diags.full()) break;
+      auto ov = plan_buffers(r.roots[p.root], plat, p);
+      if (ov && subgraph_of(p).chains > 1) {
+        // Interleaved chains keep more tiles live; the given order may fit.
+        schedule_leaf(r.roots[p.root], subgraph_of(p), plat, false, p);
+        ov = plan_buffers(r.roots[p.root], plat, p);
+        if (!ov) ++r.sequential_fallbacks;
+      }
+      if (ov) report_overflow(prog, r.roots[p.root], p, *ov, diags);
+    }
+  });
+  if (diags.has_errors()) return false;
+  timer.run("insert_sync", [&] {
+    for (LeafPlan& p : r.plans) insert_sync(r.roots[p.root], p);
+  });
+  timer.run("kernel_args", [&] {
+    for (LeafPlan& p : r.plans) layout_kernel_args(r.roots[p.root], out.tensors, p);
+  });
+  timer.run("leaf_cost", [&] {
+    for (LeafPlan& p : r.plans) estimate_leaf_cost(r.roots[p.root], plat, p);
+  });
+  timer.run("leaf_dedup", [&] { dedup_leaves(prog.name, r.roots, out.tensors, r.plans, out); });
+  timer.run("task_graph", [&] { build_task_graphs(prog, r.roots, r.plans, out); });
+
+  std::vector<int> fn_of_template(prog.roots.size(), -1);
+  for (int i = 0; i < int(r.roots.size()); ++i)
+    if (r.roots[i].root >= 0 && r.roots[i].root < int(fn_of_template.size())) fn_of_template[r.roots[i].root] = i;
+  out.control = prog.body;
+  remap_control(out.control, fn_of_template);
+
+  CceOptions cce;
+  if (prog.options.enable_pmu_trace) {
+    if (plat.is_950())
+      cce.pmu_trace = true;
+    else
+      diags.warning(SrcLoc{},
+                    "codegen.enable_pmu_trace is ignored on target '" + plat.name +
+                        "': PMU stamps exist only on 950 targets",
+                    "compile with --target ascend950pr or ascend950dt to get them");
+  }
+  bool ok = timer.run("cce_emit", [&] { return emit_all_kernels(prog, r.roots, r.plans, cce, out, diags); });
+  return ok && !diags.has_errors();
+}
+
+std::optional<PipelineResult> run_pipeline(Program prog, const Platform& plat, DiagEngine& diags,
+                                           const PipelineOptions& opts) {
+  PassTimer timer;
+  PipelineResult r;
+  try {
+    if (opts.loop_merge) r.loop_merges = timer.run("merge_loops", [&] { return merge_loops(prog); });
+    r.roots = timer.run("build_tile_roots", [&] { return build_tile_roots(prog, plat, diags, &r.tiling); });
+  } catch (const CompileError&) {
+    r.timings = timer.timings();
+    return std::nullopt;
+  }
+  if (diags.has_errors()) return std::nullopt;
+  r.program = std::move(prog);
+  if (!run_backend(r, plat, diags, timer)) return std::nullopt;
+  // Show the tiler's own split of its time next to the backend passes.
+  std::vector<PassTiming> t = timer.timings();
+  for (size_t i = 0; i < t.size(); ++i)
+    if (t[i].name == "build_tile_roots") {
+      std::vector<PassTiming> sub = {{"  expand", r.tiling.ms_expand},
+                                     {"  partition", r.tiling.ms_partition},
+                                     {"  breadth_merge", r.tiling.ms_breadth},
+                                     {"  subgraph_edges", r.tiling.ms_edges}};
+      t.insert(t.begin() + long(i) + 1, sub.begin(), sub.end());
+      break;
+    }
+  r.timings = std::move(t);
+  return r;
+}
+
+}  // namespace ptoc

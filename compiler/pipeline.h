@@ -1,0 +1,66 @@
+// The ordered pass pipeline of ptoc: the table of contents of the compiler.
+// run_pipeline() takes the front end's Program to a CompiledProgram with its
+// kernel sources; compiler/pipeline.cpp lists every pass in the order it runs.
+#pragma once
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/diag.h"
+#include "compiler/ir.h"
+#include "compiler/passes/leaf_plan.h"
+#include "compiler/passes/tiling.h"
+#include "runtime/platform.h"
+
+namespace ptoc {
+
+struct PassTiming {
+  std::string name;
+  double ms = 0;
+};
+
+// Times named passes; a pass run several times (once per leaf) accumulates.
+class PassTimer {
+ public:
+  template <typename F>
+  decltype(auto) run(const std::string& name, F&& f) {
+    auto t0 = std::chrono::steady_clock::now();
+    struct Stop {
+      PassTimer* self; const std::string& name; std::chrono::steady_clock::time_point t0;
+      ~Stop() { self->add(name, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()); }
+    } stop{this, name, t0};
+    return f();
+  }
+  void add(const std::string& name, double ms);
+  const std::vector<PassTiming>& timings() const { return timings_; }
+
+ private:
+  std::vector<PassTiming> timings_;
+};
+
+struct PipelineOptions {
+  bool loop_merge = true;  // --no-loop-merge clears it
+};
+
+struct PipelineResult {
+  Program program;                 // after loop merging
+  CompiledProgram compiled;        // kernels with their sources
+  std::vector<TileRoot> roots;     // tile graphs, for the report and graph views
+  std::vector<LeafPlan> plans;     // one per leaf, CompiledProgram::leaves order
+  TilingStats tiling;
+  int loop_merges = 0;
+  int sequential_fallbacks = 0;    // leaves that only fit in their sequential order
+  std::vector<PassTiming> timings;
+};
+
+// Front-end output -> compiled program. Errors (and warnings) go to `diags`;
+// nullopt when any error was reported.
+std::optional<PipelineResult> run_pipeline(Program prog, const Platform& plat, DiagEngine& diags,
+                                           const PipelineOptions& opts);
+
+// The backend half alone, from tile roots the caller built (tests; the
+// full pipeline calls it after tiling). `r.program` and `r.roots` must be set.
+bool run_backend(PipelineResult& r, const Platform& plat, DiagEngine& diags, PassTimer& timer);
+
+}  // namespace ptoc
