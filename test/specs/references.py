@@ -151,8 +151,12 @@ def ref_labels_reuse(i, d):
 
 
 class Ref:
-    def __init__(self, fn, small=None, dynamic=None):
-        self.fn, self.small, self.dynamic = fn, small or {}, dynamic or {}
+    """fn: the reference; small: static dims of the small copy; dynamic: run-time sizes of dynamic dims;
+    scale: per-input factor on the standard-normal inputs (e.g. 1/sqrt(K) for weights, so that
+    activations stay O(1) and the comparison is not dominated by a few huge elements)."""
+
+    def __init__(self, fn, small=None, dynamic=None, scale=None):
+        self.fn, self.small, self.dynamic, self.scale = fn, small or {}, dynamic or {}, scale or {}
 
 
 # Keyed by the spec's `name:`.
@@ -160,7 +164,8 @@ REFERENCES = {
     "softmax": Ref(ref_softmax, dynamic={"B": 37}),
     "rmsnorm": Ref(ref_rmsnorm, dynamic={"T": 37}),
     "layernorm": Ref(ref_layernorm, small={"N": 203}),
-    "ffn_swiglu": Ref(ref_ffn_swiglu, small={"D": 256, "F": 320}, dynamic={"T": 150}),
+    "ffn_swiglu": Ref(ref_ffn_swiglu, small={"D": 256, "F": 320}, dynamic={"T": 150},
+                      scale={"w_gate": 0.0625, "w_up": 0.0625, "w_down": 0.056}),
     "matmul": Ref(ref_matmul, small={"M": 200, "K": 320, "N": 192}),
     "gemm_6144": Ref(ref_gemm, small={"M": 384, "K": 320, "N": 272}),
     "attention": Ref(ref_attention, small={"G": 2, "S": 192, "D": 64}),

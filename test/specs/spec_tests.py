@@ -166,11 +166,11 @@ def small_copy(doc, ref):
     return doc, dims, changed
 
 
-def make_input(rng, dtype, shape):
+def make_input(rng, dtype, shape, scale=1.0):
     import numpy as np
     from dtypes import rnd, to_npy
     if dtype in ("fp32", "fp16", "bf16"):
-        vals = rnd(rng.standard_normal(shape), dtype)
+        vals = rnd(rng.standard_normal(shape) * scale, dtype)
     elif dtype == "bool":
         vals = rng.integers(0, 2, shape).astype(np.float64)
     elif dtype == "uint8":
@@ -209,7 +209,7 @@ def cmd_conform(a):
     for tname, t in (doc.get("inputs") or {}).items():
         shape = [dim_value(e, dims) for e in t["shape"]]
         bound |= {e for e in t["shape"] if isinstance(e, str)}
-        vals, arr = make_input(rng, t["dtype"], shape)
+        vals, arr = make_input(rng, t["dtype"], shape, ref.scale.get(tname, 1.0) if ref else 1.0)
         inputs[tname] = vals
         path = os.path.join(work, f"in_{tname}.npy")
         np.save(path, arr)
