@@ -1,6 +1,7 @@
 #include "compiler/frontend/dim_simplify.h"
 
 #include <algorithm>
+#include <string>
 #include <map>
 #include <vector>
 
@@ -232,11 +233,53 @@ std::optional<std::pair<int64_t, int64_t>> bounds(const DimExpr& e, const Ranges
   return std::nullopt;
 }
 
-DimExpr min_in(const DimExpr& a, const DimExpr& b, const Ranges& ranges) {
-  if (auto d = bounds(simplify(a - b), ranges)) {
-    if (d->second <= 0) return a;
-    if (d->first >= 0) return b;
+DimExpr substitute_sym(const DimExpr& e, const std::string& name, const DimExpr& by) {
+  using K = DimExpr::Kind;
+  const auto& a = e.args();
+  auto s = [&](size_t i) { return substitute_sym(a[i], name, by); };
+  switch (e.kind()) {
+    case K::Const: return e;
+    case K::Sym: return e.name() == name ? by : e;
+    case K::Add: return s(0) + s(1);
+    case K::Sub: return s(0) - s(1);
+    case K::Mul: return s(0) * s(1);
+    case K::Neg: return -s(0);
+    case K::FloorDiv: return floordiv(s(0), s(1));
+    case K::Mod: return mod(s(0), s(1));
+    case K::CeilDiv: return ceil_div(s(0), s(1));
+    case K::Min: return min(s(0), s(1));
+    case K::Max: return max(s(0), s(1));
   }
+  return e;
+}
+
+namespace {
+// Sign of d over a loop variable's symbolic range, when d is linear and increasing or decreasing in it.
+std::optional<int> sign_over(const DimExpr& d, const SymRanges& sym) {
+  for (const auto& [var, r] : sym) {
+    std::vector<std::string> used;
+    d.collect_symbols(used);
+    if (std::find(used.begin(), used.end(), var) == used.end()) continue;
+    auto slope = const_difference(substitute_sym(d, var, DimExpr::sym(var) + DimExpr(1)), d);
+    if (!slope) continue;
+    // The extreme values sit at the ends of the range.
+    auto at_hi = simplify(substitute_sym(d, var, *slope >= 0 ? r.hi : r.lo)).as_const();
+    auto at_lo = simplify(substitute_sym(d, var, *slope >= 0 ? r.lo : r.hi)).as_const();
+    if (at_hi && *at_hi <= 0) return -1;
+    if (at_lo && *at_lo >= 0) return 1;
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+DimExpr min_in(const DimExpr& a, const DimExpr& b, const Ranges& ranges, const SymRanges& sym) {
+  DimExpr d = simplify(a - b);
+  if (auto c = d.as_const()) return *c <= 0 ? a : b;
+  if (auto bd = bounds(d, ranges)) {
+    if (bd->second <= 0) return a;
+    if (bd->first >= 0) return b;
+  }
+  if (auto s = sign_over(d, sym)) return *s < 0 ? a : b;
   return simplify(min(a, b));
 }
 

@@ -21,7 +21,14 @@ std::optional<int64_t> const_difference(const DimExpr& a, const DimExpr& b);
 // ranges (loop variables of loops with static bounds); nullopt otherwise.
 using Ranges = std::map<std::string, std::pair<int64_t, int64_t>, std::less<>>;
 std::optional<std::pair<int64_t, int64_t>> bounds(const DimExpr& e, const Ranges& ranges);
-// min(a, b), resolved to a or b when the ranges decide it.
-DimExpr min_in(const DimExpr& a, const DimExpr& b, const Ranges& ranges);
+// Symbolic ranges of loop variables: first and last start, e.g. b in [0, B - k].
+struct SymRange {
+  DimExpr lo, hi;
+};
+using SymRanges = std::map<std::string, SymRange, std::less<>>;
+// Replaces symbol `name` by `by` (and folds).
+DimExpr substitute_sym(const DimExpr& e, const std::string& name, const DimExpr& by);
+// min(a, b), resolved to a or b when the numeric or symbolic ranges decide it.
+DimExpr min_in(const DimExpr& a, const DimExpr& b, const Ranges& ranges, const SymRanges& sym = {});
 
 }  // namespace ptoc::fe

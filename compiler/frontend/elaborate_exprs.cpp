@@ -408,7 +408,7 @@ Elaborator::SliceResult Elaborator::slices(const std::vector<Slice>& sl, const S
     r.offsets.push_back(start);
     r.extents.push_back(simplify(stop - start));
     // Clipped to the source's valid extent: a tail tile reads only real data.
-    r.valid.push_back(simplify(min_in(stop, valid[ax], ranges()) - start));
+    r.valid.push_back(simplify(min_in(stop, valid[ax], ranges(), sym_ranges()) - start));
     r.index.push_back(index);
     r.open_stop.push_back(open);
   }
@@ -833,7 +833,7 @@ EV Elaborator::call(const Expr& e) {
           }
           va.push_back((*given_valid)[i]);
         } else {
-          va.push_back(simplify(min_in(simplify((*offs)[i] + (*sh)[i]), x.valid[i], ranges()) - (*offs)[i]));
+          va.push_back(simplify(min_in(simplify((*offs)[i] + (*sh)[i]), x.valid[i], ranges(), sym_ranges()) - (*offs)[i]));
         }
       }
       Op op;

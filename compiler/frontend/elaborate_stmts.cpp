@@ -374,6 +374,7 @@ void Elaborator::loop(const Stmt& s) {
       int64_t last = std::max<int64_t>(0, *tc - gears[g]);
       inner.frame.var_ranges[l.var] = {*b.as_const(), *b.as_const() + last * step_v};
     }
+    inner.frame.sym_ranges[l.var] = {b, simplify(b + (trip - DimExpr(gears[g])) * st)};
     if (!l.factor.empty()) {
       inner.frame.consts[l.factor] = gears[g];
       inner.frame.factor_vars.insert(l.factor);

@@ -56,6 +56,7 @@ struct Frame {
   std::string name_suffix;           // "_i0" inside static loop copies
   bool in_loop = false;
   Ranges var_ranges;                 // dynamic loop vars of loops with static bounds -> [first, last start]
+  SymRanges sym_ranges;              // dynamic loop vars -> [begin, begin + (trip - k) * step]
 };
 
 // A sequence of LoopNodes being built (top level or one gear's body).
@@ -117,6 +118,10 @@ class Elaborator {
   const Ranges& ranges() const {
     static const Ranges empty;
     return seq_ ? seq_->frame.var_ranges : empty;
+  }
+  const SymRanges& sym_ranges() const {
+    static const SymRanges empty;
+    return seq_ ? seq_->frame.sym_ranges : empty;
   }
 
   // --- reporting

@@ -387,3 +387,53 @@ TEST_CASE("ptoc check prints a one-line summary", "[frontend][check]") {
   CHECK(out == "softmax: ok: 28 ops, 1 loop, 4 root-function templates, dims: B=dynamic, H=1024\n");
   CHECK(summarize(ok(kSoftmax)) == "softmax: ok: 28 ops, 1 loop, 4 root-function templates, dims: B=dynamic, H=1024");
 }
+
+TEST_CASE("loop ranges prove slices inside the tensor; tails stay clipped", "[frontend][elaborate]") {
+  Program p = ok(fe_test::spec(R"Y(  - {vec_tile: [1, 64]}
+  - loop: {var: b, range: [0, B]}
+    body:
+      - "y[b:b + 1, :] = x[b:b + 1, :] * 2"
+  - loop: {var: c, count: "ceil_div(B, 16)"}
+    body:
+      - "y[c * 16:, :] = x[c * 16:(c + 1) * 16, :] * 3"
+)Y"));
+  auto v0 = ops_of(p, 0, OpKind::View);
+  REQUIRE(v0.size() == 1);
+  const Value& full_rows = p.values[size_t(v0[0]->output)];
+  CHECK(shape(full_rows.valid) == shape(full_rows.shape));  // b < B for every iteration
+  auto v1 = ops_of(p, 1, OpKind::View);
+  REQUIRE(v1.size() == 1);
+  CHECK(shape(p.values[size_t(v1[0]->output)].valid) == "min(B, c * 16 + 16) - c * 16,64");  // the tail
+}
+
+TEST_CASE("reshape keeps a row-prefix valid region, as the evaluator does", "[frontend][elaborate]") {
+  Program p = ok(fe_test::spec(R"Y(  - {vec_tile: [16, 64]}
+  - loop: {var: c, count: "ceil_div(B, 16)"}
+    body:
+      - "r = reshape(x[c * 16:(c + 1) * 16, :], [64, 16])"
+      - "q = reshape(r * 2, [16, 64])"
+      - "y[c * 16:, :] = q"
+)Y"));
+  auto rs = ops_of(p, 0, OpKind::Reshape);
+  REQUIRE(rs.size() == 2);
+  CHECK(shape(p.values[size_t(rs[0]->output)].valid) == "min(B, c * 16 + 16) * 4 - c * 64,16");
+  CHECK(shape(p.values[size_t(rs[1]->output)].valid) == "min(B, c * 16 + 16) - c * 16,64");
+  auto bad = run(fe_test::spec(R"Y(  - {vec_tile: [16, 64]}
+  - loop: {var: c, count: "ceil_div(B, 16)"}
+    body:
+      - "r = reshape(x[c * 16:(c + 1) * 16, 0:48], [16, 48])"
+      - "q = reshape(x[c * 16:(c + 1) * 16, :], [16, 4, 16])"
+      - "y[c * 16:, :] = x[c * 16:(c + 1) * 16, :]"
+)Y"));
+  CHECK(bad.prog.has_value());  // shapes that keep the rows are fine
+  auto bad2 = run(fe_test::spec(R"Y(  - {vec_tile: [16, 64]}
+  - loop: {var: c, count: "ceil_div(B, 16)"}
+    body:
+      - "f = reshape(x[c * 16:(c + 1) * 16, :], [1024])"
+      - "r = reshape(transpose(x[c * 16:(c + 1) * 16, :], 0, 1), [1024])"
+      - "y[c * 16:, :] = x[c * 16:(c + 1) * 16, :]"
+)Y"));
+  REQUIRE_FALSE(bad2.prog.has_value());
+  CHECK(bad2.errors == 1);  // flattening a row prefix is fine; a column tail is not
+  CHECK_THAT(bad2.rendered, Catch::Contains("its valid elements do not map to whole rows"));
+}
