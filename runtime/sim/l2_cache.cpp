@@ -9,7 +9,7 @@ L2Cache::L2Cache(uint64_t capacity_bytes, uint32_t line_bytes) {
   if (line_bytes == 0 || (line_bytes & (line_bytes - 1)) != 0)
     throw std::invalid_argument("L2 line size must be a power of two");
   shift_ = __builtin_ctz(line_bytes);
-  cap_lines_ = std::max<uint64_t>(1, capacity_bytes >> shift_);
+  cap_lines_ = std::max<uint64_t>(1, (capacity_bytes >> shift_) / kLinesPerGranule);  // in granules
   half_ = std::max<uint64_t>(1, cap_lines_ / 2);
 }
 
@@ -22,28 +22,45 @@ uint64_t* L2Cache::page(uint64_t page_no) {
   return last_page_;
 }
 
+// Entry layout: stamp << 8 | mask of the granule's lines present.
 void L2Cache::access(uint64_t addr, uint64_t len, bool allocate, L2Result& r) {
   if (len == 0) return;
+  const int gshift = shift_ + 3;
   const uint64_t end = addr + len;
-  uint64_t line = addr >> shift_;
-  const uint64_t last = (end - 1) >> shift_;
-  while (line <= last) {
-    uint64_t* pg = page(line >> kPageShift);
-    const uint64_t page_limit = std::min(last + 1, ((line >> kPageShift) + 1) << kPageShift);
-    for (; line < page_limit; ++line) {
-      const uint64_t lo = std::max(addr, line << shift_);
-      const uint64_t hi = std::min(end, (line + 1) << shift_);
-      uint64_t& st = pg[line & ((uint64_t(1) << kPageShift) - 1)];
+  uint64_t g = addr >> gshift;
+  const uint64_t glast = (end - 1) >> gshift;
+  const uint64_t pmask = (uint64_t(1) << kPageShift) - 1;
+  while (g <= glast) {
+    uint64_t* pg = page(g >> kPageShift);
+    const uint64_t limit = std::min(glast + 1, ((g >> kPageShift) + 1) << kPageShift);
+    for (; g < limit; ++g) {
+      const uint64_t lo = std::max(addr, g << gshift);
+      const uint64_t hi = std::min(end, (g + 1) << gshift);
+      const unsigned l0 = unsigned((lo >> shift_) & 7), l1 = unsigned(((hi - 1) >> shift_) & 7);
+      const unsigned want = ((2u << l1) - 1) & ~((1u << l0) - 1);
+      uint64_t& e = pg[g & pmask];
+      const uint64_t st = e >> 8;
       const uint64_t age = clock_ - st;
-      if (st != 0 && age < cap_lines_) {
+      const bool resident = st != 0 && age < cap_lines_;
+      const unsigned have = resident ? unsigned(e & 0xff) & want : 0;
+      if (have == want) {
         r.hit_bytes += hi - lo;
-        ++r.hit_lines;
-        if (allocate && age >= half_) st = ++clock_;
-      } else {
+        r.hit_lines += __builtin_popcount(want);
+      } else if (have == 0) {
         r.miss_bytes += hi - lo;
-        ++r.miss_lines;
-        if (allocate) st = ++clock_;
+        r.miss_lines += __builtin_popcount(want);
+      } else {
+        for (unsigned l = l0; l <= l1; ++l) {
+          const uint64_t a = std::max(lo, (g << gshift) + (uint64_t(l) << shift_));
+          const uint64_t b = std::min(hi, (g << gshift) + (uint64_t(l + 1) << shift_));
+          if (have & (1u << l)) r.hit_bytes += b - a, ++r.hit_lines;
+          else r.miss_bytes += b - a, ++r.miss_lines;
+        }
       }
+      if (!allocate) continue;
+      if (!resident) e = (++clock_ << 8) | want;
+      else if (age >= half_) e = (++clock_ << 8) | (unsigned(e & 0xff) | want);
+      else e |= want;
     }
   }
 }

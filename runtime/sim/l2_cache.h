@@ -1,10 +1,14 @@
 // The L2 model: a cache of `capacity` bytes in lines of `line_bytes`, with
-// approximate LRU replacement kept in flat per-line stamp pages (no per-access
-// allocation, O(lines touched)).
+// approximate LRU replacement kept in flat stamp pages (no per-access
+// allocation). For speed, lines are grouped in granules of 8: one entry per
+// granule holds a replacement stamp and an 8-bit mask of the lines present,
+// so hits and misses are exact per line while replacement (and capacity) is
+// per granule: a granule partly filled occupies a whole granule (pessimistic
+// only for strided rows narrower than a granule).
 //
 // Replacement: every allocation or refresh takes the next value of a global
-// clock; a line is resident while fewer than capacity/line lines were stamped
-// after it. A hit on a line in the younger half of that window does not
+// clock; a granule is resident while fewer than capacity/granule granules were
+// stamped after it. A hit on a line in the younger half of that window does not
 // re-stamp it (the two-list trick of CLOCK/Linux), so re-reading hot data does
 // not push other lines out, and the resident set never exceeds the capacity.
 #pragma once
@@ -28,9 +32,10 @@ class L2Cache {
   void access(uint64_t addr, uint64_t len, bool allocate, L2Result& r);
   uint64_t capacity_lines() const { return cap_lines_; }
   uint32_t line_bytes() const { return 1u << shift_; }
+  static constexpr int kLinesPerGranule = 8;
 
  private:
-  static constexpr int kPageShift = 12;  // 4096 lines per page
+  static constexpr int kPageShift = 12;  // 4096 granules per page
   uint64_t* page(uint64_t page_no);
   uint64_t cap_lines_, half_;
   uint64_t clock_ = 0;

@@ -121,6 +121,7 @@ class Machine {
       t = run_round(r, t);
       t += cpu_ps(p_.launch_gap_cycles);
     }
+    trace_.events = ev_.pushed();
     return std::move(trace_);
   }
 
@@ -329,15 +330,15 @@ class Machine {
   // A newly ready task: the shared queue (modes 0, 1) or the next thread's queue round-robin (2, 3).
   void push_ready(uint32_t task, int from) {
     const int ty = type_slot(task);
+    (void)from;
     if (!fair_) {
       shared_q_[ty].push_back(task);
-      for (int k = 0; k < nsched_; ++k) wake(k);
-      (void)from;
+      for (int k = 0; k < nsched_; ++k) wake_for(k, ty);
       return;
     }
     const int k = rr_[ty]++ % nsched_;
     sched_[k].queue[ty].push_back(task);
-    for (int j = 0; j < nsched_; ++j) wake((k + j) % nsched_);
+    for (int j = 0; j < nsched_; ++j) wake_for((k + j) % nsched_, ty);
   }
 
   bool pop_ready(int k, int ty, uint32_t& task) {
@@ -365,6 +366,14 @@ class Machine {
     for (int c : list)
       if (cores_[c].pending == kNone) return c;
     return -1;
+  }
+
+  // Wake a thread for a new ready task only if it could place it.
+  void wake_for(int k, int ty) {
+    const SchedState& s = sched_[k];
+    if (s.busy || s.stepping || !s.received) return;
+    if (free_slot(k, ty) < 0) return;
+    wake(k);
   }
 
   void wake(int k) {

@@ -144,6 +144,7 @@ struct Trace {
   uint32_t l2_line_bytes = 512;
   int devtask_stage_cap = 200;    // per round, per lane (PERF_TRACE_COUNT_DEVTASK_MAX_NUM)
   std::vector<RoundTrace> rounds;
+  uint64_t events = 0;            // events the model processed (all rounds): the benchmark's "task events"
 
   int64_t ticks(int64_t ps) const { return counter_base + ps / 1000000 * freq + (ps % 1000000) * freq / 1000000; }
   static double us(int64_t ps) { return double(ps) * 1e-6; }
