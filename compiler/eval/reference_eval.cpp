@@ -135,6 +135,38 @@ double binary(OpKind k, double a, double b, DType t) {
   }
 }
 
+// C[m0:m1, :] += A[m0:m1, :] x B for dense row-major A [*, K], B [K, N], C [*, N].
+// Blocked for the caches; each C element still accumulates k = 0, 1, ..., K-1
+// in order, one rounding per addition (this file is built with
+// -ffp-contract=off, so no fused multiply-add changes the fp32 result).
+template <class T>
+inline void matmul_rows(const T* __restrict A, const T* __restrict B, T* __restrict C, int64_t m0, int64_t m1, int64_t K, int64_t N) {
+  constexpr int64_t kMB = 64, kNB = 256, kKB = 256;
+  for (int64_t mb = m0; mb < m1; mb += kMB)
+    for (int64_t nb = 0; nb < N; nb += kNB) {
+      const int64_t me = std::min(m1, mb + kMB), ne = std::min(N, nb + kNB);
+      for (int64_t kb = 0; kb < K; kb += kKB) {
+        const int64_t ke = std::min(K, kb + kKB);
+        for (int64_t m = mb; m < me; ++m) {
+          T* __restrict c = C + m * N;
+          for (int64_t k = kb; k < ke; ++k) {
+            const T a = A[m * K + k];
+            const T* __restrict b = B + k * N;
+            for (int64_t n = nb; n < ne; ++n) c[n] += a * b[n];
+          }
+        }
+      }
+    }
+}
+__attribute__((target_clones("avx2", "default"))) void matmul_rows_f32(const float* A, const float* B, float* C,
+                                                                        int64_t m0, int64_t m1, int64_t K,
+                                                                        int64_t N) {
+  matmul_rows(A, B, C, m0, m1, K, N);
+}
+void matmul_rows_i64(const int64_t* A, const int64_t* B, int64_t* C, int64_t m0, int64_t m1, int64_t K, int64_t N) {
+  matmul_rows(A, B, C, m0, m1, K, N);
+}
+
 class Evaluator {
  public:
   Evaluator(const Program& p, const DimExpr::Env& dims) : p_(p), env_(dims), vals_(p.values.size()) {}
@@ -513,28 +545,29 @@ class Evaluator {
       int64_t a0 = dot(bidx, sa), b0 = dot(bidx, sb);
       int64_t o0 = 0;
       for (size_t k = 0; k < bat; ++k) o0 += bidx[k] * st[k];
-      // Rows are independent; split them over threads for large products.
-      // Every element's sum runs k = 0..K-1 in order, so threading changes nothing.
+      // Pack the valid parts as dense [vM, K] and [K, vN] in the accumulator type.
+      auto pack = [&](auto& pa, auto& pb) {
+        pa.resize(size_t(vM * K));
+        pb.resize(size_t(K * vN));
+        for (int64_t m = 0; m < vM; ++m)
+          for (int64_t k = 0; k < K; ++k) pa[size_t(m * K + k)] = decltype(pa[0] + 0)(A[size_t(a0 + m * am + k * ak)]);
+        for (int64_t k = 0; k < K; ++k)
+          for (int64_t n = 0; n < vN; ++n) pb[size_t(k * vN + n)] = decltype(pb[0] + 0)(B[size_t(b0 + k * bk + n * bn)]);
+      };
+      std::vector<float> fa, fb, fc;
+      std::vector<int64_t> ia, ib, ic;
+      if (integer) {
+        pack(ia, ib);
+        ic.assign(size_t(vM * vN), 0);
+      } else {
+        pack(fa, fb);
+        fc.assign(size_t(vM * vN), 0.0f);
+      }
+      // Row blocks are independent; split them over threads for large products.
+      // Every element's sum runs k = 0..K-1 in order, so neither blocking nor threading changes a bit.
       auto rows = [&](int64_t m0, int64_t m1) {
-        std::vector<float> acc(static_cast<size_t>(vN));
-        std::vector<int64_t> iacc(static_cast<size_t>(vN));
-        for (int64_t m = m0; m < m1; ++m) {
-          std::fill(acc.begin(), acc.end(), 0.0f);
-          std::fill(iacc.begin(), iacc.end(), 0);
-          for (int64_t k = 0; k < K; ++k) {
-            double x = A[size_t(a0 + m * am + k * ak)];
-            const double* brow = &B[size_t(b0 + k * bk)];
-            if (integer) {
-              for (int64_t n = 0; n < vN; ++n) iacc[size_t(n)] += int64_t(x) * int64_t(brow[n * bn]);
-            } else {
-              float xf = float(x);
-              for (int64_t n = 0; n < vN; ++n) acc[size_t(n)] += xf * float(brow[n * bn]);
-            }
-          }
-          for (int64_t n = 0; n < vN; ++n)
-            d[size_t(o0 + m * st[bat] + n)] =
-                round_to_dtype(integer ? double(iacc[size_t(n)]) : double(acc[size_t(n)]), op.dtype);
-        }
+        if (integer) matmul_rows_i64(ia.data(), ib.data(), ic.data(), m0, m1, K, vN);
+        else matmul_rows_f32(fa.data(), fb.data(), fc.data(), m0, m1, K, vN);
       };
       const double work = double(vM) * double(vN) * double(K);
       unsigned nt = work < 4e6 ? 1u : std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), 64u));
@@ -546,6 +579,10 @@ class Evaluator {
         for (int64_t m0 = 0; m0 < vM; m0 += chunk) ts.emplace_back(rows, m0, std::min(vM, m0 + chunk));
         for (auto& t : ts) t.join();
       }
+      for (int64_t m = 0; m < vM; ++m)
+        for (int64_t n = 0; n < vN; ++n)
+          d[size_t(o0 + m * st[bat] + n)] =
+              round_to_dtype(integer ? double(ic[size_t(m * vN + n)]) : double(fc[size_t(m * vN + n)]), op.dtype);
     });
     return r;
   }
