@@ -1,0 +1,504 @@
+// Bundle encoding and decoding; see bundle.h for the layout.
+#include "runtime/bundle.h"
+
+#include <xxhash.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include "runtime/dim_expr_parse.h"
+
+namespace ptoc::runtime {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr size_t kHeaderBytes = 16;
+constexpr size_t kEntryBytes = 48;
+constexpr size_t kNameBytes = 16;
+constexpr size_t kSectionAlign = 64;
+
+// ---------------------------------------------------------------- to JSON
+
+json dims_json(const std::vector<DimExpr>& v) {
+  json a = json::array();
+  for (auto& e : v) a.push_back(e.str());
+  return a;
+}
+json loc_json(const SrcLoc& l) { return json::array({l.line, l.col}); }
+
+const char* role_name(GmTensor::Role r) {
+  switch (r) {
+    case GmTensor::Role::Input: return "input";
+    case GmTensor::Role::Output: return "output";
+    case GmTensor::Role::Workspace: return "workspace";
+    case GmTensor::Role::Temp: return "temp";
+  }
+  return "?";
+}
+const char* core_name(CoreType c) { return c == CoreType::AIC ? "AIC" : "AIV"; }
+const char* key_name(MergeSetting::Entry::Key k) {
+  switch (k) {
+    case MergeSetting::Entry::Key::Global: return "global";
+    case MergeSetting::Entry::Key::Default: return "default";
+    case MergeSetting::Entry::Key::Func: return "func";
+    case MergeSetting::Entry::Key::Label: return "label";
+  }
+  return "?";
+}
+
+json setting_json(const MergeSetting& s) {
+  json e = json::array();
+  for (auto& x : s.entries)
+    e.push_back({{"key", key_name(x.key)}, {"name", x.name}, {"func_magic", x.func_magic},
+                 {"func_order", x.func_order}, {"count", x.count}, {"side", x.side}, {"loc", loc_json(x.loc)}});
+  return {{"given", s.given}, {"entries", e}};
+}
+
+json options_json(const Options& o) {
+  return {{"runtime",
+           {{"stitch_function_max_num", o.stitch_function_max_num},
+            {"device_sched_mode", o.device_sched_mode},
+            {"max_workspace_kb", o.max_workspace_kb}}},
+          {"pass",
+           {{"cube_l1_reuse_setting", setting_json(o.cube_l1_reuse_setting)},
+            {"cube_nbuffer_setting", setting_json(o.cube_nbuffer_setting)},
+            {"vec_nbuffer_setting", setting_json(o.vec_nbuffer_setting)}}},
+          {"codegen", {{"enable_pmu_trace", o.enable_pmu_trace}}},
+          {"debug", {{"runtime_debug_mode", o.runtime_debug_mode}}}};
+}
+
+json region_json(const Region& r) {
+  return {{"tensor", r.tensor}, {"offset", dims_json(r.offset)}, {"extent", dims_json(r.extent)}};
+}
+
+json loop_json(const LoopNode& n) {
+  if (n.kind == LoopNode::Kind::Root) return {{"kind", "root"}, {"root", n.root}};
+  json gears = json::array();
+  for (auto& g : n.gears) {
+    json body = json::array();
+    for (auto& b : g.body) body.push_back(loop_json(b));
+    gears.push_back({{"factor", g.factor}, {"body", body}});
+  }
+  return {{"kind", "loop"}, {"var", n.var}, {"name", n.name}, {"factor_var", n.factor_var},
+          {"begin", n.begin.str()}, {"end", n.end.str()}, {"step", n.step.str()}, {"gears", gears},
+          {"loc", loc_json(n.loc)}};
+}
+
+json manifest_json(const CompiledProgram& p) {
+  json dims = json::array();
+  for (auto& d : p.dims)
+    dims.push_back({{"name", d.name}, {"dynamic", d.dynamic}, {"value", d.value}, {"max", d.max},
+                    {"divisible_by", d.divisible_by}, {"loc", loc_json(d.loc)}});
+  json tensors = json::array();
+  for (auto& t : p.tensors)
+    tensors.push_back({{"name", t.name}, {"role", role_name(t.role)}, {"dtype", std::string(dtype_name(t.dtype))},
+                       {"shape", dims_json(t.shape)}, {"format", t.format == Format::NZ ? "NZ" : "ND"},
+                       {"l2_bypass", t.l2_bypass}, {"root", t.root}});
+  return {{"name", p.name},
+          {"target", p.target},
+          {"doc", p.doc},
+          {"dims", dims},
+          {"tensors", tensors},
+          {"options", options_json(p.options)},
+          {"toolchain", {{"compiler", std::string("ptoc ") + PTOC_VERSION}, {"bundle_format", kBundleFormatVersion}}},
+          {"spec_file", p.spec_file},
+          {"spec_source", p.spec_source},
+          {"set_overrides", p.set_overrides}};
+}
+
+json roots_json(const CompiledProgram& p) {
+  json roots = json::array();
+  for (auto& r : p.roots) {
+    json tasks = json::array();
+    for (auto& t : r.tasks) {
+      json reads = json::array(), writes = json::array();
+      for (auto& x : t.reads) reads.push_back(region_json(x));
+      for (auto& x : t.writes) writes.push_back(region_json(x));
+      tasks.push_back({{"leaf", t.leaf}, {"gm", t.gm}, {"args", dims_json(t.args)}, {"reads", reads},
+                       {"writes", writes}, {"succ", t.succ}, {"pred_count", t.pred_count},
+                       {"hash_order", t.hash_order}, {"label", t.label}, {"op_magic", t.op_magic}});
+    }
+    roots.push_back({{"index", r.index}, {"name", r.name}, {"hash", r.hash}, {"loop_vars", r.loop_vars},
+                     {"factor", r.factor}, {"tasks", tasks}, {"temps", r.temps}});
+  }
+  json control = json::array();
+  for (auto& n : p.control) control.push_back(loop_json(n));
+  return {{"roots", roots}, {"control", control}};
+}
+
+json leaves_json(const CompiledProgram& p) {
+  json leaves = json::array();
+  for (auto& l : p.leaves)
+    leaves.push_back({{"id", l.id}, {"hash", l.hash}, {"core", core_name(l.core)}, {"kernel", l.kernel},
+                      {"pipe_cycles", l.pipe_cycles}, {"est_cycles", l.est_cycles}, {"chains", l.chains},
+                      {"ub_bytes", l.ub_bytes}, {"l1_bytes", l.l1_bytes}, {"l0a_bytes", l.l0a_bytes},
+                      {"l0b_bytes", l.l0b_bytes}, {"l0c_bytes", l.l0c_bytes}, {"num_ops", l.num_ops},
+                      {"merge_info", l.merge_info}});
+  return leaves;
+}
+
+json kernels_json(const CompiledProgram& p) {
+  json ks = json::array();
+  for (auto& k : p.kernels)
+    ks.push_back({{"name", k.name}, {"core", core_name(k.core)}, {"source", k.source}, {"source_hash", k.source_hash},
+                  {"num_args", k.num_args}, {"num_gm", k.num_gm}});
+  return ks;
+}
+
+// ---------------------------------------------------------------- from JSON
+
+std::vector<DimExpr> dims_from(const json& a) {
+  std::vector<DimExpr> v;
+  for (auto& s : a) v.push_back(parse_dim_expr(s.get<std::string>()));
+  return v;
+}
+SrcLoc loc_from(const json& a) { return SrcLoc{a.at(0).get<int>(), a.at(1).get<int>()}; }
+
+template <class E>
+E enum_from(const json& s, std::initializer_list<std::pair<const char*, E>> names, const char* what) {
+  std::string v = s.get<std::string>();
+  for (auto& [n, e] : names)
+    if (v == n) return e;
+  throw std::runtime_error(std::string("unknown ") + what + " '" + v + "'");
+}
+
+CoreType core_from(const json& s) { return enum_from<CoreType>(s, {{"AIV", CoreType::AIV}, {"AIC", CoreType::AIC}}, "core type"); }
+
+MergeSetting setting_from(const json& j) {
+  MergeSetting s;
+  s.given = j.at("given").get<bool>();
+  for (auto& e : j.at("entries")) {
+    MergeSetting::Entry x;
+    x.key = enum_from<MergeSetting::Entry::Key>(e.at("key"),
+                                                {{"global", MergeSetting::Entry::Key::Global},
+                                                 {"default", MergeSetting::Entry::Key::Default},
+                                                 {"func", MergeSetting::Entry::Key::Func},
+                                                 {"label", MergeSetting::Entry::Key::Label}},
+                                                "merge-setting key");
+    x.name = e.at("name").get<std::string>();
+    x.func_magic = e.at("func_magic").get<int64_t>();
+    x.func_order = e.at("func_order").get<int64_t>();
+    x.count = e.at("count").get<int64_t>();
+    x.side = e.at("side").get<std::string>();
+    x.loc = loc_from(e.at("loc"));
+    s.entries.push_back(std::move(x));
+  }
+  return s;
+}
+
+Options options_from(const json& j) {
+  Options o;
+  auto& rt = j.at("runtime");
+  o.stitch_function_max_num = rt.at("stitch_function_max_num").get<int64_t>();
+  o.device_sched_mode = rt.at("device_sched_mode").get<int>();
+  o.max_workspace_kb = rt.at("max_workspace_kb").get<int64_t>();
+  auto& ps = j.at("pass");
+  o.cube_l1_reuse_setting = setting_from(ps.at("cube_l1_reuse_setting"));
+  o.cube_nbuffer_setting = setting_from(ps.at("cube_nbuffer_setting"));
+  o.vec_nbuffer_setting = setting_from(ps.at("vec_nbuffer_setting"));
+  o.enable_pmu_trace = j.at("codegen").at("enable_pmu_trace").get<bool>();
+  o.runtime_debug_mode = j.at("debug").at("runtime_debug_mode").get<int>();
+  return o;
+}
+
+Region region_from(const json& j) {
+  Region r;
+  r.tensor = j.at("tensor").get<int>();
+  r.offset = dims_from(j.at("offset"));
+  r.extent = dims_from(j.at("extent"));
+  return r;
+}
+
+LoopNode loop_from(const json& j) {
+  LoopNode n;
+  if (j.at("kind").get<std::string>() == "root") {
+    n.kind = LoopNode::Kind::Root;
+    n.root = j.at("root").get<int>();
+    return n;
+  }
+  n.kind = LoopNode::Kind::Loop;
+  n.var = j.at("var").get<std::string>();
+  n.name = j.at("name").get<std::string>();
+  n.factor_var = j.at("factor_var").get<std::string>();
+  n.begin = parse_dim_expr(j.at("begin").get<std::string>());
+  n.end = parse_dim_expr(j.at("end").get<std::string>());
+  n.step = parse_dim_expr(j.at("step").get<std::string>());
+  n.loc = loc_from(j.at("loc"));
+  for (auto& g : j.at("gears")) {
+    Gear gear;
+    gear.factor = g.at("factor").get<int64_t>();
+    for (auto& b : g.at("body")) gear.body.push_back(loop_from(b));
+    n.gears.push_back(std::move(gear));
+  }
+  return n;
+}
+
+void manifest_from(const json& j, CompiledProgram& p, std::string& toolchain) {
+  p.name = j.at("name").get<std::string>();
+  p.target = j.at("target").get<std::string>();
+  p.doc = j.at("doc").get<std::string>();
+  for (auto& d : j.at("dims")) {
+    DimDecl x;
+    x.name = d.at("name").get<std::string>();
+    x.dynamic = d.at("dynamic").get<bool>();
+    x.value = d.at("value").get<int64_t>();
+    x.max = d.at("max").get<int64_t>();
+    x.divisible_by = d.at("divisible_by").get<int64_t>();
+    x.loc = loc_from(d.at("loc"));
+    p.dims.push_back(std::move(x));
+  }
+  for (auto& t : j.at("tensors")) {
+    GmTensor x;
+    x.name = t.at("name").get<std::string>();
+    x.role = enum_from<GmTensor::Role>(t.at("role"),
+                                       {{"input", GmTensor::Role::Input}, {"output", GmTensor::Role::Output},
+                                        {"workspace", GmTensor::Role::Workspace}, {"temp", GmTensor::Role::Temp}},
+                                       "tensor role");
+    auto dt = parse_dtype(t.at("dtype").get<std::string>());
+    if (!dt) throw std::runtime_error("unknown dtype '" + t.at("dtype").get<std::string>() + "'");
+    x.dtype = *dt;
+    x.shape = dims_from(t.at("shape"));
+    x.format = enum_from<Format>(t.at("format"), {{"ND", Format::ND}, {"NZ", Format::NZ}}, "format");
+    x.l2_bypass = t.at("l2_bypass").get<bool>();
+    x.root = t.at("root").get<int>();
+    p.tensors.push_back(std::move(x));
+  }
+  p.options = options_from(j.at("options"));
+  toolchain = j.at("toolchain").at("compiler").get<std::string>();
+  p.spec_file = j.at("spec_file").get<std::string>();
+  p.spec_source = j.at("spec_source").get<std::string>();
+  p.set_overrides = j.at("set_overrides").get<std::vector<std::string>>();
+}
+
+void roots_from(const json& j, CompiledProgram& p) {
+  for (auto& r : j.at("roots")) {
+    RootFunction x;
+    x.index = r.at("index").get<int>();
+    x.name = r.at("name").get<std::string>();
+    x.hash = r.at("hash").get<uint64_t>();
+    x.loop_vars = r.at("loop_vars").get<std::vector<std::string>>();
+    x.factor = r.at("factor").get<int64_t>();
+    x.temps = r.at("temps").get<std::vector<int>>();
+    for (auto& t : r.at("tasks")) {
+      Task k;
+      k.leaf = t.at("leaf").get<int>();
+      k.gm = t.at("gm").get<std::vector<int>>();
+      k.args = dims_from(t.at("args"));
+      for (auto& g : t.at("reads")) k.reads.push_back(region_from(g));
+      for (auto& g : t.at("writes")) k.writes.push_back(region_from(g));
+      k.succ = t.at("succ").get<std::vector<int>>();
+      k.pred_count = t.at("pred_count").get<int>();
+      k.hash_order = t.at("hash_order").get<int>();
+      k.label = t.at("label").get<std::string>();
+      k.op_magic = t.at("op_magic").get<int>();
+      x.tasks.push_back(std::move(k));
+    }
+    p.roots.push_back(std::move(x));
+  }
+  for (auto& n : j.at("control")) p.control.push_back(loop_from(n));
+}
+
+void leaves_from(const json& j, CompiledProgram& p) {
+  for (auto& l : j) {
+    LeafFunction x;
+    x.id = l.at("id").get<int>();
+    x.hash = l.at("hash").get<uint64_t>();
+    x.core = core_from(l.at("core"));
+    x.kernel = l.at("kernel").get<int>();
+    x.pipe_cycles = l.at("pipe_cycles").get<std::array<int64_t, kNumPipes>>();
+    x.est_cycles = l.at("est_cycles").get<int64_t>();
+    x.chains = l.at("chains").get<int>();
+    x.ub_bytes = l.at("ub_bytes").get<int64_t>();
+    x.l1_bytes = l.at("l1_bytes").get<int64_t>();
+    x.l0a_bytes = l.at("l0a_bytes").get<int64_t>();
+    x.l0b_bytes = l.at("l0b_bytes").get<int64_t>();
+    x.l0c_bytes = l.at("l0c_bytes").get<int64_t>();
+    x.num_ops = l.at("num_ops").get<int>();
+    x.merge_info = l.at("merge_info").get<std::string>();
+    p.leaves.push_back(std::move(x));
+  }
+}
+
+void kernels_from(const json& j, CompiledProgram& p) {
+  for (auto& k : j) {
+    Kernel x;
+    x.name = k.at("name").get<std::string>();
+    x.core = core_from(k.at("core"));
+    x.source = k.at("source").get<std::string>();
+    x.source_hash = k.at("source_hash").get<uint64_t>();
+    x.num_args = k.at("num_args").get<int>();
+    x.num_gm = k.at("num_gm").get<int>();
+    p.kernels.push_back(std::move(x));
+  }
+}
+
+// ---------------------------------------------------------------- binary helpers
+
+void put_u32(std::vector<uint8_t>& b, size_t at, uint32_t v) {
+  for (int i = 0; i < 4; ++i) b[at + i] = uint8_t(v >> (8 * i));
+}
+void put_u64(std::vector<uint8_t>& b, size_t at, uint64_t v) {
+  for (int i = 0; i < 8; ++i) b[at + i] = uint8_t(v >> (8 * i));
+}
+uint32_t get_u32(const std::vector<uint8_t>& b, size_t at) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v |= uint32_t(b[at + i]) << (8 * i);
+  return v;
+}
+uint64_t get_u64(const std::vector<uint8_t>& b, size_t at) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= uint64_t(b[at + i]) << (8 * i);
+  return v;
+}
+std::vector<uint8_t> bytes_of(const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); }
+
+}  // namespace
+
+std::vector<uint8_t> encode_bundle(const CompiledProgram& p, const std::vector<uint8_t>& host_twin_so,
+                                   const std::vector<uint8_t>& device_binaries) {
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> sections;
+  sections.emplace_back("manifest", bytes_of(manifest_json(p).dump(1)));
+  sections.emplace_back("roots", bytes_of(roots_json(p).dump()));
+  sections.emplace_back("leaves", bytes_of(leaves_json(p).dump(1)));
+  sections.emplace_back("kernels", bytes_of(kernels_json(p).dump(1)));
+  sections.emplace_back("host_twin", host_twin_so);
+  if (!device_binaries.empty()) sections.emplace_back("device_bin", device_binaries);
+
+  size_t table_end = kHeaderBytes + kEntryBytes * sections.size() + 8;
+  size_t pos = (table_end + kSectionAlign - 1) / kSectionAlign * kSectionAlign;
+  std::vector<size_t> offsets;
+  for (auto& s : sections) {
+    offsets.push_back(pos);
+    pos = (pos + s.second.size() + kSectionAlign - 1) / kSectionAlign * kSectionAlign;
+  }
+  size_t total = offsets.empty() ? table_end : offsets.back() + sections.back().second.size();
+  std::vector<uint8_t> out(total, 0);
+  std::memcpy(out.data(), kBundleMagic, 8);
+  put_u32(out, 8, kBundleFormatVersion);
+  put_u32(out, 12, uint32_t(sections.size()));
+  for (size_t i = 0; i < sections.size(); ++i) {
+    size_t e = kHeaderBytes + kEntryBytes * i;
+    auto& [name, data] = sections[i];
+    std::memcpy(out.data() + e, name.data(), std::min(name.size(), kNameBytes - 1));
+    put_u64(out, e + 16, offsets[i]);
+    put_u64(out, e + 24, data.size());
+    put_u64(out, e + 32, XXH64(data.data(), data.size(), 0));
+    if (!data.empty()) std::memcpy(out.data() + offsets[i], data.data(), data.size());
+  }
+  put_u64(out, table_end - 8, XXH64(out.data(), table_end - 8, 0));
+  return out;
+}
+
+void write_bundle(const std::string& path, const CompiledProgram& p, const std::vector<uint8_t>& host_twin_so,
+                  const std::vector<uint8_t>& device_binaries) {
+  std::vector<uint8_t> bytes = encode_bundle(p, host_twin_so, device_binaries);
+  fs::path target(path);
+  // The temporary lives beside the target so the rename stays on one file system (atomic).
+  fs::path tmp = target;
+  tmp += ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw BundleError(path + ": cannot write the bundle: cannot create '" + tmp.string() + "'");
+    f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    f.flush();
+    if (!f) {
+      f.close();
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw BundleError(path + ": cannot write the bundle (disk full?)");
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw BundleError(path + ": cannot write the bundle: " + ec.message());
+  }
+}
+
+LoadedBundle decode_bundle(const std::vector<uint8_t>& b, const std::string& path) {
+  LoadedBundle lb;
+  lb.path = path;
+  lb.file_size = b.size();
+  const std::string who = path + ": ";
+  if (b.size() < 8 || std::memcmp(b.data(), kBundleMagic, 8) != 0)
+    throw BundleError(who + "not a ptoc bundle (wrong magic; expected a file written by `ptoc SPEC -o BUNDLE`)");
+  if (b.size() < kHeaderBytes) throw BundleError(who + "truncated bundle (" + std::to_string(b.size()) + " bytes)");
+  lb.format_version = get_u32(b, 8);
+  if (lb.format_version != kBundleFormatVersion)
+    throw BundleError(who + "bundle format " + std::to_string(lb.format_version) + ", this ptorun reads format " +
+                      std::to_string(kBundleFormatVersion) + ": recompile with this ptoc");
+  uint32_t n = get_u32(b, 12);
+  if (n > 64) throw BundleError(who + "corrupted bundle: implausible section count " + std::to_string(n));
+  size_t table_end = kHeaderBytes + kEntryBytes * n + 8;
+  if (b.size() < table_end)
+    throw BundleError(who + "truncated bundle: " + std::to_string(b.size()) + " bytes, the section table alone needs " +
+                      std::to_string(table_end));
+  if (XXH64(b.data(), table_end - 8, 0) != get_u64(b, table_end - 8))
+    throw BundleError(who + "corrupted bundle: the header checksum does not match");
+  for (uint32_t i = 0; i < n; ++i) {
+    size_t e = kHeaderBytes + kEntryBytes * i;
+    BundleSection s;
+    const char* nm = reinterpret_cast<const char*>(b.data() + e);
+    s.name.assign(nm, strnlen(nm, kNameBytes));
+    s.offset = get_u64(b, e + 16);
+    s.length = get_u64(b, e + 24);
+    s.checksum = get_u64(b, e + 32);
+    if (s.offset > b.size() || s.length > b.size() - s.offset)
+      throw BundleError(who + "truncated bundle: section '" + s.name + "' needs bytes up to " +
+                        std::to_string(s.offset + s.length) + ", the file has " + std::to_string(b.size()));
+    if (XXH64(b.data() + s.offset, s.length, 0) != s.checksum)
+      throw BundleError(who + "corrupted bundle: checksum mismatch in section '" + s.name + "'");
+    lb.sections.push_back(std::move(s));
+  }
+  auto find = [&](const std::string& name, bool required) -> const BundleSection* {
+    for (auto& s : lb.sections)
+      if (s.name == name) return &s;
+    if (required) throw BundleError(who + "corrupted bundle: section '" + name + "' is missing");
+    return nullptr;
+  };
+  auto parse = [&](const BundleSection& s) {
+    try {
+      return json::parse(b.begin() + long(s.offset), b.begin() + long(s.offset + s.length));
+    } catch (const json::exception& e) {
+      throw BundleError(who + "corrupted bundle: section '" + s.name + "' is not valid JSON: " + e.what());
+    }
+  };
+  std::string current;
+  try {
+    current = "manifest";
+    manifest_from(parse(*find("manifest", true)), lb.program, lb.toolchain);
+    current = "roots";
+    roots_from(parse(*find("roots", true)), lb.program);
+    current = "leaves";
+    leaves_from(parse(*find("leaves", true)), lb.program);
+    current = "kernels";
+    kernels_from(parse(*find("kernels", true)), lb.program);
+  } catch (const BundleError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw BundleError(who + "corrupted bundle: section '" + current + "' does not have the expected content: " +
+                      e.what());
+  }
+  if (auto* s = find("host_twin", true)) lb.host_twin_so.assign(b.begin() + long(s->offset), b.begin() + long(s->offset + s->length));
+  if (auto* s = find("device_bin", false))
+    lb.device_binaries.assign(b.begin() + long(s->offset), b.begin() + long(s->offset + s->length));
+  return lb;
+}
+
+LoadedBundle read_bundle(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw BundleError(path + ": cannot open the bundle: " + std::strerror(errno));
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (f.bad()) throw BundleError(path + ": cannot read the bundle");
+  return decode_bundle(bytes, path);
+}
+
+}  // namespace ptoc::runtime

@@ -1,0 +1,827 @@
+#include "runtime/control_flow.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+namespace ptoc::runtime {
+
+ControlFlowOptions ControlFlowOptions::from(const Options& o) {
+  ControlFlowOptions c;
+  c.stitch_function_max_num = o.stitch_function_max_num;
+  c.max_workspace_kb = o.max_workspace_kb;
+  c.check_bounds = o.runtime_debug_mode == 4;
+  c.check_divisible = o.runtime_debug_mode == 4;
+  return c;
+}
+
+namespace {
+
+uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+// ---------------------------------------------------------------- compiled dim expressions
+// DimExpr::eval walks a tree with string lookups; a root instance evaluates dozens of
+// expressions, so each root's expressions are compiled once into one flat stack program
+// over numbered symbol slots.
+enum class Op : uint8_t { Const, Slot, Add, Sub, Mul, FloorDiv, Mod, Neg, CeilDiv, Min, Max, Store };
+struct Ins {
+  Op op;
+  int64_t v;
+};
+
+struct SlotTable {
+  std::unordered_map<std::string, int> index;
+  std::vector<std::string> names;
+  std::vector<int64_t> value;
+  std::vector<char> bound;
+  int slot(const std::string& name) {
+    auto it = index.find(name);
+    if (it != index.end()) return it->second;
+    int s = int(names.size());
+    index.emplace(name, s);
+    names.push_back(name);
+    value.push_back(0);
+    bound.push_back(0);
+    return s;
+  }
+};
+
+struct UnboundInExpr {
+  std::string symbol;
+};
+
+void compile_expr(const DimExpr& e, SlotTable& st, std::vector<Ins>& out) {
+  using K = DimExpr::Kind;
+  switch (e.kind()) {
+    case K::Const: out.push_back({Op::Const, *e.as_const()}); return;
+    case K::Sym: {
+      auto it = st.index.find(e.name());
+      if (it == st.index.end() || !st.bound[size_t(it->second)]) throw UnboundInExpr{e.name()};
+      out.push_back({Op::Slot, it->second});
+      return;
+    }
+    default: break;
+  }
+  for (auto& a : e.args()) compile_expr(a, st, out);
+  Op op = Op::Add;
+  switch (e.kind()) {
+    case K::Add: op = Op::Add; break;
+    case K::Sub: op = Op::Sub; break;
+    case K::Mul: op = Op::Mul; break;
+    case K::FloorDiv: op = Op::FloorDiv; break;
+    case K::Mod: op = Op::Mod; break;
+    case K::Neg: op = Op::Neg; break;
+    case K::CeilDiv: op = Op::CeilDiv; break;
+    case K::Min: op = Op::Min; break;
+    case K::Max: op = Op::Max; break;
+    default: break;
+  }
+  out.push_back({op, 0});
+}
+
+// Runs a program; Store pops into out[v]. Division by zero throws DimEvalError.
+void run_code(const std::vector<Ins>& code, const int64_t* slots, int64_t* out) {
+  int64_t stack[64];
+  int sp = 0;
+  for (const Ins& in : code) {
+    switch (in.op) {
+      case Op::Const: stack[sp++] = in.v; break;
+      case Op::Slot: stack[sp++] = slots[in.v]; break;
+      case Op::Store: out[in.v] = stack[--sp]; break;
+      case Op::Neg: stack[sp - 1] = -stack[sp - 1]; break;
+      default: {
+        int64_t b = stack[--sp], a = stack[sp - 1], r = 0;
+        switch (in.op) {
+          case Op::Add: r = a + b; break;
+          case Op::Sub: r = a - b; break;
+          case Op::Mul: r = a * b; break;
+          case Op::FloorDiv: r = floor_div_i64(a, b); break;
+          case Op::Mod: r = floor_mod_i64(a, b); break;
+          case Op::CeilDiv: r = -floor_div_i64(-a, b); break;
+          case Op::Min: r = std::min(a, b); break;
+          case Op::Max: r = std::max(a, b); break;
+          default: break;
+        }
+        stack[sp - 1] = r;
+      }
+    }
+  }
+}
+
+int expr_depth(const DimExpr& e) {
+  int d = 0;
+  for (auto& a : e.args()) d = std::max(d, expr_depth(a));
+  return d + 1;
+}
+
+// ---------------------------------------------------------------- GM dependency tracking
+// State of a run of GM bytes: the group (root instance, or device task) that wrote it last
+// and its writer tasks W; B, what further writes by that group must follow; R, readers
+// since. Writers of one group may be unordered among themselves (split-K partial sums),
+// so a group keeps all of its writers rather than the last one.
+struct Cell {
+  int32_t wg = -1;
+  std::vector<uint32_t> W, B;
+  std::vector<std::pair<uint32_t, int32_t>> R;
+};
+
+template <class T>
+class IntervalMap {
+ public:
+  using Map = std::map<uint64_t, std::pair<uint64_t, T>>;  // start -> (end, payload); disjoint
+  // Calls f(payload) for every piece of [s, e), creating default payloads for gaps.
+  template <class F>
+  void apply(uint64_t s, uint64_t e, F&& f) {
+    if (s >= e) return;
+    split(s);
+    split(e);
+    auto it = m_.lower_bound(s);
+    uint64_t pos = s;
+    while (pos < e) {
+      if (it == m_.end() || it->first >= e) {
+        auto n = m_.emplace_hint(it, pos, std::make_pair(e, T{}));
+        f(n->second.second);
+        break;
+      }
+      if (it->first > pos) {
+        uint64_t stop = it->first;
+        auto n = m_.emplace_hint(it, pos, std::make_pair(stop, T{}));
+        f(n->second.second);
+        pos = stop;
+        continue;
+      }
+      f(it->second.second);
+      pos = it->second.first;
+      ++it;
+    }
+  }
+  Map& map() { return m_; }
+  void clear() { m_.clear(); }
+
+ private:
+  void split(uint64_t x) {
+    auto it = m_.upper_bound(x);
+    if (it == m_.begin()) return;
+    --it;
+    if (it->first < x && x < it->second.first) {
+      uint64_t end = it->second.first;
+      it->second.first = x;
+      m_.emplace_hint(std::next(it), x, std::make_pair(end, it->second.second));
+    }
+  }
+  Map m_;
+};
+
+// A tensor's bytes seen as rows of `pitch` bytes: row bands, each with its column pieces,
+// so a 2-D tile is one or two map operations instead of one per row.
+class GmTracker {
+ public:
+  void reset(size_t tensors, const std::vector<uint64_t>& pitch, const std::vector<uint64_t>& base) {
+    t_.assign(tensors, {});
+    for (size_t i = 0; i < tensors; ++i) {
+      t_[i].pitch = std::max<uint64_t>(pitch[i], 1);
+      t_[i].base = base[i];
+    }
+  }
+  void clear() {
+    for (auto& t : t_) t.rows.clear();
+  }
+
+  // Records `a` by task `id` of group `g`; appends the ids it must follow to `deps`.
+  void access(const GmAccess& a, uint32_t id, int32_t g, std::vector<uint32_t>& deps) {
+    T& t = t_[size_t(a.tensor)];
+    const uint64_t P = t.pitch, off = a.addr - t.base;
+    auto cell = [&](Cell& c) { a.write ? on_write(c, id, g, deps) : on_read(c, id, g, deps); };
+    auto rect = [&](uint64_t r0, uint64_t r1, uint64_t c0, uint64_t c1) {
+      t.rows.apply(r0, r1, [&](IntervalMap<Cell>& band) { band.apply(c0, c1, cell); });
+    };
+    auto linear = [&](uint64_t s, uint64_t len) {  // a contiguous byte range: head, whole rows, tail
+      uint64_t e = s + len;
+      if (s / P == (e - 1) / P) return rect(s / P, s / P + 1, s % P, (e - 1) % P + 1);
+      uint64_t r = s / P;
+      if (s % P) {
+        rect(r, r + 1, s % P, P);
+        ++r;
+      }
+      uint64_t rl = e / P;
+      if (rl > r) rect(r, rl, 0, P);
+      if (e % P) rect(rl, rl + 1, 0, e % P);
+    };
+    if (a.rows == 0 || a.row_bytes == 0) return;
+    ++accesses_;
+    if (a.rows == 1 || a.row_stride == a.row_bytes) return linear(off, a.rows * a.row_bytes);
+    if (a.row_stride == P && off % P + a.row_bytes <= P) return rect(off / P, off / P + a.rows, off % P, off % P + a.row_bytes);
+    for (uint64_t i = 0; i < a.rows; ++i) linear(off + i * a.row_stride, a.row_bytes);
+  }
+
+  // Drops state that only names ids below `done` (device tasks all finished).
+  void collect(uint32_t done) {
+    auto dead = [&](const Cell& c) {
+      for (auto w : c.W) if (w >= done) return false;
+      for (auto b : c.B) if (b >= done) return false;
+      for (auto& r : c.R) if (r.first >= done) return false;
+      return true;
+    };
+    cells_ = 0;
+    accesses_ = 0;
+    for (auto& t : t_) {
+      auto& rows = t.rows.map();
+      for (auto it = rows.begin(); it != rows.end();) {
+        auto& cols = it->second.second.map();
+        for (auto c = cols.begin(); c != cols.end();) c = dead(c->second.second) ? cols.erase(c) : std::next(c);
+        cells_ += cols.size();
+        it = cols.empty() ? rows.erase(it) : std::next(it);
+      }
+    }
+  }
+  uint64_t cells() const { return cells_; }
+  uint64_t accesses() const { return accesses_; }
+
+ private:
+  static void on_read(Cell& c, uint32_t id, int32_t g, std::vector<uint32_t>& deps) {
+    if (c.wg != g) deps.insert(deps.end(), c.W.begin(), c.W.end());
+    if (c.R.empty() || c.R.back().first != id) c.R.emplace_back(id, g);
+  }
+  static void on_write(Cell& c, uint32_t id, int32_t g, std::vector<uint32_t>& deps) {
+    for (auto& r : c.R)
+      if (r.second != g) deps.push_back(r.first);
+    if (c.wg == g) {
+      deps.insert(deps.end(), c.B.begin(), c.B.end());
+      if (c.W.empty() || c.W.back() != id) c.W.push_back(id);
+      return;
+    }
+    deps.insert(deps.end(), c.W.begin(), c.W.end());
+    std::vector<uint32_t> before = std::move(c.W);
+    for (auto& r : c.R)
+      if (r.second != g) before.push_back(r.first);
+    c.wg = g;
+    c.W.assign(1, id);
+    c.B = std::move(before);
+    c.R.clear();
+  }
+
+  struct T {
+    uint64_t pitch = 1, base = 0;
+    IntervalMap<IntervalMap<Cell>> rows;
+  };
+  std::vector<T> t_;
+  uint64_t cells_ = 0, accesses_ = 0;  // cells after the last collect(), accesses since
+};
+
+// ---------------------------------------------------------------- temp workspace pool
+class WorkspacePool {
+ public:
+  static constexpr uint64_t kSlab = 64ull << 20;
+  explicit WorkspacePool(uint64_t base) : next_(base) {}
+
+  uint64_t alloc(uint64_t bytes) {
+    bytes = align_up(std::max<uint64_t>(bytes, 1), kGmAlign);
+    for (size_t s = 0; s < slabs_.size(); ++s) {
+      auto& fl = free_[s];
+      for (auto it = fl.begin(); it != fl.end(); ++it) {
+        if (it->second < bytes) continue;
+        uint64_t a = it->first, rest = it->second - bytes;
+        fl.erase(it);
+        if (rest) fl.emplace(a + bytes, rest);
+        held_ += bytes;
+        return a;
+      }
+    }
+    WorkspaceSlab slab{next_, std::max(kSlab, bytes)};
+    next_ = align_up(next_ + slab.bytes, kGmAlign);
+    slabs_.push_back(slab);
+    free_.emplace_back();
+    if (slab.bytes > bytes) free_.back().emplace(slab.addr + bytes, slab.bytes - bytes);
+    held_ += bytes;
+    return slab.addr;
+  }
+  void free(uint64_t addr, uint64_t bytes) {
+    bytes = align_up(std::max<uint64_t>(bytes, 1), kGmAlign);
+    held_ -= bytes;
+    auto s = size_t(std::upper_bound(slabs_.begin(), slabs_.end(), addr,
+                                     [](uint64_t a, const WorkspaceSlab& w) { return a < w.addr; }) -
+                    slabs_.begin() - 1);
+    auto& fl = free_[s];
+    auto it = fl.emplace(addr, bytes).first;
+    if (auto nx = std::next(it); nx != fl.end() && it->first + it->second == nx->first) {  // coalesce right
+      it->second += nx->second;
+      fl.erase(nx);
+    }
+    if (it != fl.begin()) {  // coalesce left
+      auto pv = std::prev(it);
+      if (pv->first + pv->second == it->first) {
+        pv->second += it->second;
+        fl.erase(it);
+      }
+    }
+  }
+  uint64_t held() const { return held_; }
+  const std::vector<WorkspaceSlab>& slabs() const { return slabs_; }
+
+ private:
+  uint64_t next_;
+  uint64_t held_ = 0;
+  std::vector<WorkspaceSlab> slabs_;
+  std::vector<std::map<uint64_t, uint64_t>> free_;
+};
+
+std::string env_text(const DimExpr::Env& env, const std::vector<std::string>& vars) {
+  std::string s;
+  for (auto& v : vars) {
+    auto it = env.find(v);
+    if (it == env.end()) continue;
+    s += (s.empty() ? "" : ", ") + v + "=" + std::to_string(it->second);
+  }
+  return s;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- the generator
+
+struct ControlFlow::Impl {
+  const CompiledProgram& p;
+  DimExpr::Env dims;
+  ControlFlowOptions opt;
+  GmLayout layout;
+  SlotTable st;
+  WorkspacePool pool;
+  ControlFlowStats stats;
+
+  // Per root: one program computing every expression its instances need.
+  struct RegionSlots {
+    int tensor;
+    bool write;
+    int out;  // offsets at out..out+rank-1, extents at out+rank..
+  };
+  struct TaskSlots {
+    int args;  // first output index
+    std::vector<RegionSlots> regions;
+  };
+  struct RootCode {
+    bool ready = false;
+    std::vector<Ins> code;
+    int nout = 0;
+    std::vector<TaskSlots> tasks;
+    std::vector<int> temp_shape;         // first output of each temp's shape
+    std::vector<int> temp_slot_of;       // tensor index -> position in RootFunction::temps (-1)
+  };
+  std::vector<RootCode> roots;
+  std::vector<char> tracked;  // per tensor: written by some task and not a temp
+
+  // Walk stack.
+  struct Frame {
+    const std::vector<LoopNode>* list = nullptr;  // list frame
+    size_t i = 0;
+    const LoopNode* loop = nullptr;               // loop frame
+    int64_t begin = 0, step = 1, trip = 0, done = 0;
+    int var = -1, factor = -1;
+  };
+  std::vector<Frame> stack;
+  std::map<const LoopNode*, std::vector<Ins>> loop_code;  // begin, end, step -> out[0..2]
+  std::set<const LoopNode*> divisible_checked;
+
+  // A root instance taken from the walk but not yet placed in a device task.
+  struct Pending {
+    int root = -1;
+    uint32_t func_id = 0;
+    std::vector<int64_t> vals;
+    std::vector<TensorGeometry> temp_geom;
+    std::vector<uint64_t> temp_off;
+    uint64_t ws = 0;
+    DimExpr::Env env;
+  };
+  Pending pending;
+  bool have_pending = false;
+  uint32_t func_counter = 0;
+  int next_seq = 0;
+
+  GmTracker intra, cross;
+  uint64_t cross_gc_at = 4096;
+  std::map<int, std::vector<std::pair<uint64_t, uint64_t>>> held_blocks;  // seq -> pool blocks
+  std::set<int> done;
+  uint32_t watermark = 0;  // every seq below it is released
+  std::vector<uint32_t> deps;
+  std::vector<GmAccess> scratch;
+
+  Impl(const CompiledProgram& prog, DimExpr::Env d, ControlFlowOptions o)
+      : p(prog), dims(std::move(d)), opt(o), layout(layout_gm(prog, dims)), pool(layout.pool_base) {
+    if (opt.stitch_function_max_num < 1) opt.stitch_function_max_num = 1;
+    for (auto& [name, v] : dims) {
+      int s = st.slot(name);
+      st.value[size_t(s)] = v;
+      st.bound[size_t(s)] = 1;
+    }
+    roots.resize(p.roots.size());
+    tracked.assign(p.tensors.size(), 0);
+    for (auto& r : p.roots)
+      for (auto& t : r.tasks)
+        for (auto& w : t.writes) {
+          if (w.tensor < 0 || size_t(w.tensor) >= p.tensors.size())
+            throw ControlFlowError("root function '" + r.name + "' writes tensor #" + std::to_string(w.tensor) +
+                                   ", which does not exist");
+          if (p.tensors[size_t(w.tensor)].role != GmTensor::Role::Temp) tracked[size_t(w.tensor)] = 1;
+        }
+    std::vector<uint64_t> pitch(p.tensors.size(), 1);
+    for (size_t i = 0; i < p.tensors.size(); ++i) {
+      auto& g = layout.geometry[i];
+      if (p.tensors[i].role == GmTensor::Role::Temp || g.shape.empty()) continue;
+      pitch[i] = g.format == Format::NZ ? uint64_t(g.nz_rows * g.nz_c0 * g.esize)
+                                        : uint64_t(g.shape.back()) * uint64_t(g.esize);
+    }
+    intra.reset(p.tensors.size(), pitch, layout.base);
+    cross.reset(p.tensors.size(), pitch, layout.base);
+    stack.push_back(Frame{&p.control, 0});
+  }
+
+  int64_t slot_of_bound(const std::string& n) const { return st.value[size_t(st.index.at(n))]; }
+
+  DimExpr::Env current_env() const {
+    DimExpr::Env e;
+    for (size_t i = 0; i < st.names.size(); ++i)
+      if (st.bound[i]) e.emplace(st.names[i], st.value[i]);
+    return e;
+  }
+
+  void compile_root(int r) {
+    auto& rf = p.roots[size_t(r)];
+    RootCode rc;
+    int n = 0;
+    auto emit = [&](const DimExpr& e, const std::string& what) {
+      try {
+        if (expr_depth(e) > 60) throw ControlFlowError("root function '" + rf.name + "': " + what + " is too deep");
+        compile_expr(e, st, rc.code);
+      } catch (const UnboundInExpr& u) {
+        throw ControlFlowError("root function '" + rf.name + "': " + what + " uses '" + u.symbol +
+                               "', which is not bound where the root is called (" + e.str() + ")");
+      }
+      rc.code.push_back({Op::Store, n});
+      return n++;
+    };
+    rc.temp_slot_of.assign(p.tensors.size(), -1);
+    for (size_t k = 0; k < rf.temps.size(); ++k) {
+      int ti = rf.temps[k];
+      if (ti < 0 || size_t(ti) >= p.tensors.size() || p.tensors[size_t(ti)].role != GmTensor::Role::Temp)
+        throw ControlFlowError("root function '" + rf.name + "' lists tensor #" + std::to_string(ti) + " as a temp");
+      rc.temp_slot_of[size_t(ti)] = int(k);
+      auto& shape = p.tensors[size_t(ti)].shape;
+      rc.temp_shape.push_back(n);
+      for (auto& d : shape) emit(d, "the shape of temp '" + p.tensors[size_t(ti)].name + "'");
+    }
+    for (size_t ti = 0; ti < rf.tasks.size(); ++ti) {
+      auto& t = rf.tasks[ti];
+      std::string where = "task " + std::to_string(ti);
+      if (t.leaf < 0 || size_t(t.leaf) >= p.leaves.size())
+        throw ControlFlowError("root function '" + rf.name + "': " + where + " calls leaf #" + std::to_string(t.leaf) +
+                               ", which does not exist");
+      for (size_t s = 0; s < t.succ.size(); ++s)
+        if (t.succ[s] <= int(ti) || size_t(t.succ[s]) >= rf.tasks.size())
+          throw ControlFlowError("root function '" + rf.name + "': " + where +
+                                 " has successor " + std::to_string(t.succ[s]) +
+                                 " (tasks must be topologically ordered and successors in range)");
+      TaskSlots ts;
+      ts.args = n;
+      for (size_t a = 0; a < t.args.size(); ++a) emit(t.args[a], where + " argument " + std::to_string(a));
+      for (int pass = 0; pass < 2; ++pass)
+        for (auto& rg : pass == 0 ? t.reads : t.writes) {
+          if (rg.tensor < 0 || size_t(rg.tensor) >= p.tensors.size())
+            throw ControlFlowError("root function '" + rf.name + "': " + where + " accesses tensor #" +
+                                   std::to_string(rg.tensor) + ", which does not exist");
+          auto& gt = p.tensors[size_t(rg.tensor)];
+          if (gt.role == GmTensor::Role::Temp && rc.temp_slot_of[size_t(rg.tensor)] < 0)
+            throw ControlFlowError("root function '" + rf.name + "': " + where + " accesses temp '" + gt.name +
+                                   "' of another root function");
+          if (rg.offset.size() != gt.shape.size() || rg.extent.size() != gt.shape.size())
+            throw ControlFlowError("root function '" + rf.name + "': " + where + " has a region of rank " +
+                                   std::to_string(rg.offset.size()) + " on tensor '" + gt.name + "' of rank " +
+                                   std::to_string(gt.shape.size()));
+          RegionSlots rs{rg.tensor, pass == 1, n};
+          for (auto& d : rg.offset) emit(d, where + " offset into '" + gt.name + "'");
+          for (auto& d : rg.extent) emit(d, where + " extent in '" + gt.name + "'");
+          ts.regions.push_back(rs);
+        }
+      for (int g : t.gm) {
+        if (g < 0 || size_t(g) >= p.tensors.size())
+          throw ControlFlowError("root function '" + rf.name + "': " + where + " passes tensor #" + std::to_string(g) +
+                                 ", which does not exist");
+        if (p.tensors[size_t(g)].role == GmTensor::Role::Temp && rc.temp_slot_of[size_t(g)] < 0)
+          throw ControlFlowError("root function '" + rf.name + "': " + where + " passes temp '" +
+                                 p.tensors[size_t(g)].name + "' of another root function");
+      }
+      rc.tasks.push_back(std::move(ts));
+    }
+    if (rf.tasks.size() > 0xFFFF)
+      throw ControlFlowError("root function '" + rf.name + "' has " + std::to_string(rf.tasks.size()) +
+                             " tasks; a task id holds at most 65535");
+    rc.nout = n;
+    rc.ready = true;
+    roots[size_t(r)] = std::move(rc);
+  }
+
+  void check_divisible(const LoopNode& n) {
+    if (!divisible_checked.insert(&n).second) return;
+    std::vector<std::string> syms;
+    n.begin.collect_symbols(syms);
+    n.end.collect_symbols(syms);
+    n.step.collect_symbols(syms);
+    for (auto& d : p.dims) {
+      if (!d.dynamic || d.divisible_by <= 1) continue;
+      if (std::find(syms.begin(), syms.end(), d.name) == syms.end()) continue;
+      int64_t v = dims.at(d.name);
+      if (v % d.divisible_by != 0)
+        throw ControlFlowError("runtime_debug_mode 4: at entry of loop '" + (n.name.empty() ? n.var : n.name) +
+                               "': dim " + d.name + " = " + std::to_string(v) + " is not divisible by " +
+                               std::to_string(d.divisible_by) + " (divisible_by declared at line " +
+                               std::to_string(d.loc.line) + ")");
+    }
+  }
+
+  // Advances the walk to the next root call; false at the end.
+  bool walk(Pending& out) {
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      if (f.list) {
+        if (f.i == f.list->size()) {
+          stack.pop_back();
+          continue;
+        }
+        const LoopNode& n = (*f.list)[f.i++];
+        if (n.kind == LoopNode::Kind::Root) {
+          instantiate(n.root, out);
+          return true;
+        }
+        enter_loop(n);
+        continue;
+      }
+      // Loop frame: next gear instance, or leave.
+      if (f.done >= f.trip) {
+        st.bound[size_t(f.var)] = 0;
+        if (f.factor >= 0) st.bound[size_t(f.factor)] = 0;
+        stack.pop_back();
+        continue;
+      }
+      int64_t left = f.trip - f.done;
+      const Gear* g = nullptr;
+      for (auto& c : f.loop->gears)
+        if (c.factor >= 1 && c.factor <= left && (!g || c.factor > g->factor)) g = &c;
+      if (!g)
+        throw ControlFlowError("loop '" + (f.loop->name.empty() ? f.loop->var : f.loop->name) +
+                               "' has no unroll gear that fits " + std::to_string(left) +
+                               " remaining iterations (the factor-1 body is missing)");
+      st.value[size_t(f.var)] = f.begin + f.done * f.step;
+      if (f.factor >= 0) st.value[size_t(f.factor)] = g->factor;
+      f.done += g->factor;
+      Frame body;
+      body.list = &g->body;
+      stack.push_back(body);  // invalidates f
+    }
+    return false;
+  }
+
+  void enter_loop(const LoopNode& n) {
+    if (opt.check_divisible) check_divisible(n);
+    auto it = loop_code.find(&n);
+    if (it == loop_code.end()) {
+      std::vector<Ins> code;
+      int k = 0;
+      for (auto* e : {&n.begin, &n.end, &n.step}) {
+        try {
+          compile_expr(*e, st, code);
+        } catch (const UnboundInExpr& u) {
+          throw ControlFlowError("loop '" + (n.name.empty() ? n.var : n.name) + "': bound " + e->str() + " uses '" +
+                                 u.symbol + "', which is not bound there");
+        }
+        code.push_back({Op::Store, k++});
+      }
+      it = loop_code.emplace(&n, std::move(code)).first;
+    }
+    int64_t v[3];
+    try {
+      run_code(it->second, st.value.data(), v);
+    } catch (const DimEvalError& e) {
+      throw ControlFlowError("loop '" + (n.name.empty() ? n.var : n.name) + "': " + e.what());
+    }
+    if (v[2] == 0) throw ControlFlowError("loop '" + (n.name.empty() ? n.var : n.name) + "' has step 0");
+    Frame f;
+    f.loop = &n;
+    f.begin = v[0];
+    f.step = v[2];
+    f.trip = std::max<int64_t>(0, -floor_div_i64(-(v[1] - v[0]), v[2]));
+    f.var = st.slot(n.var);
+    st.bound[size_t(f.var)] = 1;
+    if (!n.factor_var.empty()) {
+      f.factor = st.slot(n.factor_var);
+      st.bound[size_t(f.factor)] = 1;
+    }
+    stack.push_back(f);
+  }
+
+  void instantiate(int r, Pending& out) {
+    if (r < 0 || size_t(r) >= p.roots.size())
+      throw ControlFlowError("the control flow calls root function #" + std::to_string(r) + ", which does not exist");
+    if (!roots[size_t(r)].ready) compile_root(r);
+    const RootCode& rc = roots[size_t(r)];
+    const RootFunction& rf = p.roots[size_t(r)];
+    out.root = r;
+    out.func_id = func_counter++;
+    out.vals.resize(size_t(rc.nout));
+    out.env = current_env();
+    try {
+      run_code(rc.code, st.value.data(), out.vals.data());
+    } catch (const DimEvalError& e) {
+      throw ControlFlowError("root function '" + rf.name + "' (" + env_text(out.env, rf.loop_vars) + "): " + e.what());
+    }
+    out.temp_geom.clear();
+    out.temp_off.clear();
+    out.ws = 0;
+    for (size_t k = 0; k < rf.temps.size(); ++k) {
+      auto& t = p.tensors[size_t(rf.temps[k])];
+      std::vector<int64_t> shape(out.vals.begin() + rc.temp_shape[k], out.vals.begin() + rc.temp_shape[k] + long(t.shape.size()));
+      for (auto d : shape)
+        if (d < 0)
+          throw ControlFlowError("root function '" + rf.name + "': temp '" + t.name + "' has a negative extent");
+      out.temp_geom.push_back(make_geometry(t.dtype, shape, t.format));
+      out.temp_off.push_back(out.ws);
+      out.ws += align_up(out.temp_geom.back().bytes, kGmAlign);
+    }
+  }
+
+  [[noreturn]] void bounds_error(const RootFunction& rf, const DimExpr::Env& env, size_t ti, const GmTensor& t, bool write,
+                                 const int64_t* off, const int64_t* ext, const std::vector<int64_t>& shape, size_t axis) {
+    std::ostringstream m;
+    m << "runtime_debug_mode 4: GM bounds check failed: task " << ti << " (leaf " << rf.tasks[ti].leaf
+      << ") of root function '" << rf.name << "' (" << env_text(env, rf.loop_vars) << ") "
+      << (write ? "writes" : "reads") << " tensor '" << t.name << "' at offset [";
+    for (size_t i = 0; i < shape.size(); ++i) m << (i ? ", " : "") << off[i];
+    m << "] extent [";
+    for (size_t i = 0; i < shape.size(); ++i) m << (i ? ", " : "") << ext[i];
+    m << "]: axis " << axis << " spans [" << off[axis] << ", " << off[axis] + ext[axis] << ") but the bound is "
+      << shape[axis];
+    throw ControlFlowError(m.str());
+  }
+
+  void add_root(DeviceTask& dt, Pending& pd) {
+    const RootFunction& rf = p.roots[size_t(pd.root)];
+    const RootCode& rc = roots[size_t(pd.root)];
+    const int32_t group = int32_t(dt.roots.size());
+    uint64_t block = pd.ws ? pool.alloc(pd.ws) : 0;
+    if (pd.ws) held_blocks[dt.seq].emplace_back(block, pd.ws);
+    stats.peak_workspace_bytes = std::max(stats.peak_workspace_bytes, pool.held());
+
+    RootInstance ri;
+    ri.root = pd.root;
+    ri.env = std::move(pd.env);
+    ri.workspace_bytes = pd.ws;
+    for (auto off : pd.temp_off) ri.temp_base.push_back(block + off);
+
+    const uint32_t first = uint32_t(dt.tasks.size());
+    dt.tasks.resize(first + rf.tasks.size());
+    for (size_t ti = 0; ti < rf.tasks.size(); ++ti) {
+      const Task& t = rf.tasks[ti];
+      TaskInstance& x = dt.tasks[first + ti];
+      x.root_instance = uint32_t(group);
+      x.task = uint32_t(ti);
+      x.leaf = t.leaf;
+      x.task_id = ((pd.func_id << 16) | uint32_t(ti)) & 0x3FFFFFFu;
+      auto addr_of = [&](int tensor) {
+        int k = rc.temp_slot_of[size_t(tensor)];
+        return k >= 0 ? ri.temp_base[size_t(k)] : layout.base[size_t(tensor)];
+      };
+      x.gm.clear();
+      for (int g : t.gm) x.gm.push_back(addr_of(g));
+      const TaskSlots& ts = rc.tasks[ti];
+      x.args.assign(pd.vals.begin() + ts.args, pd.vals.begin() + ts.args + long(t.args.size()));
+      x.accesses.clear();
+      for (auto& rs : ts.regions) {
+        int k = rc.temp_slot_of[size_t(rs.tensor)];
+        const TensorGeometry& g = k >= 0 ? pd.temp_geom[size_t(k)] : layout.geometry[size_t(rs.tensor)];
+        const int64_t* off = pd.vals.data() + rs.out;
+        const int64_t* ext = off + g.shape.size();
+        if (opt.check_bounds)
+          for (size_t a = 0; a < g.shape.size(); ++a)
+            if (off[a] < 0 || ext[a] < 0 || off[a] + ext[a] > g.shape[a])
+              bounds_error(rf, ri.env, ti, p.tensors[size_t(rs.tensor)], rs.write, off, ext, g.shape, a);
+        region_accesses(g, addr_of(rs.tensor), off, ext, rs.tensor, rs.write, x.accesses);
+      }
+      x.succ.clear();
+      for (int s : t.succ) x.succ.push_back(first + uint32_t(s));
+      x.pred_count = 0;
+    }
+    for (size_t ti = 0; ti < rf.tasks.size(); ++ti)
+      for (uint32_t s : dt.tasks[first + ti].succ) dt.tasks[s].pred_count++;
+
+    // Cross-root edges inside the device task, and device-task waits, by GM overlap.
+    for (size_t ti = 0; ti < rf.tasks.size(); ++ti) {
+      const uint32_t id = first + uint32_t(ti);
+      deps.clear();
+      for (auto& a : dt.tasks[id].accesses)
+        if (tracked[size_t(a.tensor)]) intra.access(a, id, group, deps);
+      std::sort(deps.begin(), deps.end());
+      deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+      for (uint32_t d : deps) {
+        dt.tasks[d].succ.push_back(id);
+        dt.tasks[id].pred_count++;
+      }
+      stats.edges_cross_root += deps.size();
+      deps.clear();
+      for (auto& a : dt.tasks[id].accesses)
+        if (tracked[size_t(a.tensor)]) cross.access(a, uint32_t(dt.seq), dt.seq, deps);
+      for (uint32_t d : deps)
+        if (int(d) != dt.seq && !is_released(int(d))) dt.waits_for.push_back(int(d));
+    }
+    dt.workspace_bytes += pd.ws;
+    dt.roots.push_back(std::move(ri));
+  }
+
+  bool next(DeviceTask& dt) {
+    dt.seq = next_seq;
+    dt.roots.clear();
+    dt.tasks.clear();
+    dt.waits_for.clear();
+    dt.workspace_bytes = 0;
+    intra.clear();
+    const uint64_t cap = opt.max_workspace_kb > 0 ? uint64_t(opt.max_workspace_kb) * 1024 : 0;
+    while (int64_t(dt.roots.size()) < opt.stitch_function_max_num) {
+      if (!have_pending) {
+        if (!walk(pending)) break;
+        have_pending = true;
+      }
+      if (cap && !dt.roots.empty() && dt.workspace_bytes + pending.ws > cap) break;
+      add_root(dt, pending);
+      have_pending = false;
+    }
+    if (dt.roots.empty()) return false;
+    std::sort(dt.waits_for.begin(), dt.waits_for.end());
+    dt.waits_for.erase(std::unique(dt.waits_for.begin(), dt.waits_for.end()), dt.waits_for.end());
+    ++next_seq;
+    stats.device_tasks++;
+    stats.root_instances += dt.roots.size();
+    stats.tasks += dt.tasks.size();
+    stats.max_tasks_per_device_task = std::max<uint64_t>(stats.max_tasks_per_device_task, dt.tasks.size());
+    return true;
+  }
+
+  bool is_released(int seq) const { return seq < int(watermark) || done.count(seq); }
+
+  void release(int seq) {
+    auto it = held_blocks.find(seq);
+    if (it != held_blocks.end()) {
+      for (auto& [a, n] : it->second) pool.free(a, n);
+      held_blocks.erase(it);
+    }
+    if (seq < int(watermark)) return;
+    done.insert(seq);
+    while (!done.empty() && *done.begin() == int(watermark)) {
+      done.erase(done.begin());
+      ++watermark;
+    }
+    // Forget dependency state of finished device tasks; sweeping only after as many new accesses
+    // as cells survived the last sweep keeps the cost amortised O(1) per access.
+    if (cross.accesses() > cross_gc_at) {
+      cross.collect(watermark);
+      cross_gc_at = std::max<uint64_t>(4096, cross.cells());
+    }
+  }
+};
+
+GmLayout layout_gm(const CompiledProgram& p, const DimExpr::Env& dims) {
+  GmLayout l;
+  uint64_t at = kGmBase;
+  for (auto& t : p.tensors) {
+    if (t.role == GmTensor::Role::Temp) {
+      l.base.push_back(0);
+      l.geometry.emplace_back();
+      continue;
+    }
+    std::vector<int64_t> shape;
+    for (auto& d : t.shape) {
+      int64_t v;
+      try {
+        v = d.eval(dims);
+      } catch (const std::exception& e) {
+        throw ControlFlowError("tensor '" + t.name + "': shape " + d.str() + ": " + e.what());
+      }
+      if (v < 0) throw ControlFlowError("tensor '" + t.name + "' has a negative extent " + std::to_string(v));
+      shape.push_back(v);
+    }
+    l.geometry.push_back(make_geometry(t.dtype, shape, t.format));
+    l.base.push_back(at);
+    at = align_up(at + std::max<uint64_t>(l.geometry.back().bytes, 1), kGmAlign);
+  }
+  l.pool_base = align_up(at + (1ull << 20), 1ull << 20);
+  return l;
+}
+
+ControlFlow::ControlFlow(const CompiledProgram& p, DimExpr::Env dims, ControlFlowOptions opts)
+    : impl_(std::make_unique<Impl>(p, std::move(dims), opts)) {}
+ControlFlow::~ControlFlow() = default;
+bool ControlFlow::next(DeviceTask& out) { return impl_->next(out); }
+void ControlFlow::release(int seq) { impl_->release(seq); }
+const GmLayout& ControlFlow::layout() const { return impl_->layout; }
+const std::vector<WorkspaceSlab>& ControlFlow::slabs() const { return impl_->pool.slabs(); }
+const ControlFlowStats& ControlFlow::stats() const { return impl_->stats; }
+const CompiledProgram& ControlFlow::program() const { return impl_->p; }
+
+}  // namespace ptoc::runtime

@@ -1,0 +1,130 @@
+// `ptorun info BUNDLE`: a readable summary of what a bundle holds.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "runtime/bundle.h"
+#include "runtime/driver.h"
+
+namespace ptoc::runtime {
+
+namespace {
+
+std::string join_dims(const std::vector<DimExpr>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i].str();
+  return s + "]";
+}
+
+const char* role_text(GmTensor::Role r) {
+  switch (r) {
+    case GmTensor::Role::Input: return "input";
+    case GmTensor::Role::Output: return "output";
+    case GmTensor::Role::Workspace: return "workspace";
+    case GmTensor::Role::Temp: return "temp";
+  }
+  return "?";
+}
+
+void print_control(std::ostream& os, const CompiledProgram& p, const std::vector<LoopNode>& nodes, int indent) {
+  std::string pad(size_t(indent), ' ');
+  for (auto& n : nodes) {
+    if (n.kind == LoopNode::Kind::Root) {
+      const RootFunction* r = n.root >= 0 && size_t(n.root) < p.roots.size() ? &p.roots[size_t(n.root)] : nullptr;
+      os << pad << "call func" << (r ? r->index : n.root) << " " << (r ? r->name : "?") << "\n";
+      continue;
+    }
+    os << pad << "loop " << (n.name.empty() ? n.var : n.name) << ": " << n.var << " in [" << n.begin.str() << ", "
+       << n.end.str() << ") step " << n.step.str() << ", gears";
+    for (auto& g : n.gears) os << " " << g.factor;
+    if (!n.factor_var.empty()) os << " (factor " << n.factor_var << ")";
+    os << "\n";
+    for (auto& g : n.gears) {
+      os << pad << "  gear " << g.factor << ":\n";
+      print_control(os, p, g.body, indent + 4);
+    }
+  }
+}
+
+}  // namespace
+
+int info(const std::string& path) {
+  LoadedBundle b;
+  try {
+    b = read_bundle(path);
+  } catch (const BundleError& e) {
+    std::cerr << "ptorun: error: " << e.what() << "\n";
+    return 1;
+  }
+  const CompiledProgram& p = b.program;
+  std::ostream& os = std::cout;
+  os << fmt::format("bundle   {} (format {}, {} bytes, written by {})\n", path, b.format_version, b.file_size,
+                    b.toolchain);
+  os << fmt::format("operator {}  target {}\n", p.name, p.target);
+  if (!p.doc.empty()) os << "doc      " << p.doc << "\n";
+  if (!p.spec_file.empty()) os << "spec     " << p.spec_file << "\n";
+  if (!p.set_overrides.empty()) {
+    os << "--set   ";
+    for (auto& s : p.set_overrides) os << " " << s;
+    os << "\n";
+  }
+  os << "dims\n";
+  for (auto& d : p.dims) {
+    if (!d.dynamic) {
+      os << fmt::format("  {:<12} = {}\n", d.name, d.value);
+      continue;
+    }
+    os << fmt::format("  {:<12} dynamic", d.name);
+    if (d.max) os << ", max " << d.max;
+    if (d.divisible_by > 1) os << ", divisible by " << d.divisible_by;
+    os << "\n";
+  }
+  os << "tensors\n";
+  for (auto& t : p.tensors) {
+    os << fmt::format("  {:<12} {:<9} {:<5} {} {}", t.name, role_text(t.role), dtype_name(t.dtype), join_dims(t.shape),
+                      t.format == Format::NZ ? "NZ" : "ND");
+    if (t.l2_bypass) os << " l2:bypass";
+    if (t.role == GmTensor::Role::Temp && t.root >= 0) os << " (root " << t.root << ")";
+    os << "\n";
+  }
+  const Options& o = p.options;
+  os << fmt::format("options  stitch_function_max_num={} device_sched_mode={} max_workspace_kb={} "
+                    "runtime_debug_mode={} enable_pmu_trace={}\n",
+                    o.stitch_function_max_num, o.device_sched_mode, o.max_workspace_kb, o.runtime_debug_mode,
+                    o.enable_pmu_trace);
+  os << "control flow\n";
+  print_control(os, p, p.control, 2);
+  size_t total_tasks = 0;
+  for (auto& r : p.roots) total_tasks += r.tasks.size();
+  os << fmt::format("root functions ({}, {} tasks)\n", p.roots.size(), total_tasks);
+  for (auto& r : p.roots) {
+    size_t aic = 0;
+    for (auto& t : r.tasks)
+      if (t.leaf >= 0 && size_t(t.leaf) < p.leaves.size() && p.leaves[size_t(t.leaf)].core == CoreType::AIC) ++aic;
+    os << fmt::format("  func{:<4} {:<20} factor {:<3} tasks {:>6} (AIC {}, AIV {})  temps {}\n", r.index, r.name,
+                      r.factor, r.tasks.size(), aic, r.tasks.size() - aic, r.temps.size());
+  }
+  os << fmt::format("leaf functions ({})\n", p.leaves.size());
+  for (auto& l : p.leaves) {
+    os << fmt::format("  leaf {:<4} {}  est {:>8} cycles  ops {:<4} kernel {}", l.id, l.core == CoreType::AIC ? "AIC" : "AIV",
+                      l.est_cycles, l.num_ops,
+                      l.kernel >= 0 && size_t(l.kernel) < p.kernels.size() ? p.kernels[size_t(l.kernel)].name : "-");
+    os << "  pipes";
+    for (int i = 0; i < kNumPipes; ++i)
+      if (l.pipe_cycles[size_t(i)]) os << " " << pipe_name(PipeId(i)) << "=" << l.pipe_cycles[size_t(i)];
+    if (l.chains > 1) os << "  chains " << l.chains;
+    if (!l.merge_info.empty()) os << "  [" << l.merge_info << "]";
+    os << "\n";
+  }
+  os << fmt::format("kernels ({})\n", p.kernels.size());
+  for (auto& k : p.kernels)
+    os << fmt::format("  {:<32} {}  args {:<3} gm {:<3} source {} bytes, hash {:016x}\n", k.name,
+                      k.core == CoreType::AIC ? "AIC" : "AIV", k.num_args, k.num_gm, k.source.size(), k.source_hash);
+  os << "sections\n";
+  for (auto& s : b.sections)
+    os << fmt::format("  {:<10} {:>12} bytes at {:>10}  xxh64 {:016x}\n", s.name, s.length, s.offset, s.checksum);
+  if (b.host_twin_so.empty()) os << "note: no host twin in this bundle; ptorun can only simulate timing (--timing-only)\n";
+  return 0;
+}
+
+}  // namespace ptoc::runtime
