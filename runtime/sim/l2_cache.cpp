@@ -22,6 +22,12 @@ uint64_t* L2Cache::page(uint64_t page_no) {
   return last_page_;
 }
 
+namespace {
+// Bits set in a byte (no popcnt instruction assumed on the host).
+constexpr int bits8(unsigned m) { return (m & 1) + ((m >> 1) & 1) + ((m >> 2) & 1) + ((m >> 3) & 1) + ((m >> 4) & 1) +
+                                         ((m >> 5) & 1) + ((m >> 6) & 1) + ((m >> 7) & 1); }
+}  // namespace
+
 // Entry layout: stamp << 8 | mask of the granule's lines present.
 void L2Cache::access(uint64_t addr, uint64_t len, bool allocate, L2Result& r) {
   if (len == 0) return;
@@ -45,10 +51,10 @@ void L2Cache::access(uint64_t addr, uint64_t len, bool allocate, L2Result& r) {
       const unsigned have = resident ? unsigned(e & 0xff) & want : 0;
       if (have == want) {
         r.hit_bytes += hi - lo;
-        r.hit_lines += __builtin_popcount(want);
+        r.hit_lines += bits8(want);
       } else if (have == 0) {
         r.miss_bytes += hi - lo;
-        r.miss_lines += __builtin_popcount(want);
+        r.miss_lines += bits8(want);
       } else {
         for (unsigned l = l0; l <= l1; ++l) {
           const uint64_t a = std::max(lo, (g << gshift) + (uint64_t(l) << shift_));

@@ -90,6 +90,10 @@ TEST_CASE("tiles: too small drowns in head and scheduling cost; too large leaves
   double head_m = 0, busy_m = 0;
   for (const auto& t : mid.rounds[0].tasks) head_m += double(t.head_cycles), busy_m += double(t.total_cycles);
   CHECK(head_m / busy_m < 0.3);
+  // ... and the schedulers' serial per-task cost (dispatch + completion + resolve) bounds the run.
+  const double sched_us = double(pf.sched_dispatch_cycles + pf.sched_completion_cycles + pf.sched_resolve_cycles) /
+                          pf.aicpu_mhz;
+  CHECK(Trace::us(s.aicore_e2e_ps) > 0.9 * double(s.tasks) * sched_us / pf.sched_threads());
 
   // Too large: a 1 MiB tensor under a long vector chain (128 ops per element) in 64 KiB tiles gives
   // 16 tasks for 48 vector cores; 16 KiB tiles give 64 (tasks long enough that scheduling keeps up).
