@@ -140,7 +140,7 @@ class Machine {
     rt_->cpu[lane].events.push_back({static_cast<uint8_t>(s), idx, ps});
   }
   void core_stamp(int core, CoreStage s, int idx, int64_t ps) {
-    if (idx >= o_.devtask_stage_cap) {
+    if (idx >= 0 && exec_seq_ >= o_.devtask_stage_cap) {  // idx is the seqNo; the cap counts device tasks
       rt_->summary.devtask_stages_dropped = true;
       return;
     }
@@ -239,10 +239,6 @@ class Machine {
       return;
     }
     DeviceTask& dt = ring_[built_ % ring_.size()];
-    dt.roots.clear();
-    dt.tasks.clear();
-    dt.waits_for.clear();
-    dt.workspace_bytes = 0;
     dt.seq = built_;
     if (!src_(round_, dt)) {
       ctrl_done_ = true;
@@ -254,7 +250,6 @@ class Machine {
         if (sched_[k].received == false && finished_ == built_) sched_finish(k);
       return;
     }
-    dt.seq = built_;
     const int64_t cost = p_.build_base_cycles + p_.build_per_root_cycles * int64_t(dt.roots.size()) +
                          p_.build_per_task_cycles * int64_t(dt.tasks.size()) + p_.submit_cycles;
     ev_.push(now_ + cpu_ps(cost), kCtrlBuildDone, 0);
@@ -305,10 +300,10 @@ class Machine {
     s.last_dispatch_ps = -1;
     s.sent_first = false;
     cpu_stamp(1 + k, CpuStage::DEV_TASK_RCV, exec_seq_, now_);
-    const int64_t refresh = now_ + core_ps(double(p_.devtask_refresh_cycles));
-    for (int c : s.aic) cores_[c].rcv_model_ps = refresh, core_stamp(c, CoreStage::DEV_TASK_RCV_MODEL, exec_seq_, refresh);
-    for (int c : s.aiv) cores_[c].rcv_model_ps = refresh, core_stamp(c, CoreStage::DEV_TASK_RCV_MODEL, exec_seq_, refresh);
     DeviceTask& dt = cur();
+    const int64_t refresh = now_ + core_ps(double(p_.devtask_refresh_cycles));
+    for (int c : s.aic) cores_[c].rcv_model_ps = refresh, core_stamp(c, CoreStage::DEV_TASK_RCV_MODEL, dt.seq, refresh);
+    for (int c : s.aiv) cores_[c].rcv_model_ps = refresh, core_stamp(c, CoreStage::DEV_TASK_RCV_MODEL, dt.seq, refresh);
     if (!initial_pushed_) {
       initial_pushed_ = true;
       for (uint32_t i = 0; i < dt.tasks.size(); ++i)
@@ -464,12 +459,14 @@ class Machine {
 
   void devtask_done() {
     const int i = exec_seq_;
+    const int seq = cur().seq;
     const int64_t done = now_;
+    if (o_.on_device_task_done) o_.on_device_task_done(round_, cur());
     for (int c = 0; c < ncores_; ++c) {
       CoreState& cs = cores_[c];
-      core_stamp(c, CoreStage::DEV_TASK_WAIT_RCV_FIRST_LEAF_TASK, i,
+      core_stamp(c, CoreStage::DEV_TASK_WAIT_RCV_FIRST_LEAF_TASK, seq,
                  cs.first_in_dt >= 0 ? cs.first_in_dt : std::max(done, cs.rcv_model_ps));
-      core_stamp(c, CoreStage::DEV_TASK_ALL_LEAF_TASK_EXEC, i,
+      core_stamp(c, CoreStage::DEV_TASK_ALL_LEAF_TASK_EXEC, seq,
                  cs.last_end_in_dt >= 0 ? cs.last_end_in_dt : std::max(done, cs.rcv_model_ps));
     }
     for (int k = 0; k < nsched_; ++k) {

@@ -20,13 +20,20 @@ namespace ptoc::sim {
 // AICPU's control-flow walk and stitch); returns false when the round has no
 // more. Called lazily: when the simulated Control AICPU starts building the
 // next device task, so memory grows with the device tasks in flight only.
-// `out` is a recycled object: fill every field.
+// `out` is a recycled object (a previous device task, or empty): the source
+// sets every field, reusing its storage (runtime::ControlFlow::next does).
+// `out.seq` arrives preset to the device task's number in the round; the
+// source may keep or replace it (it is the seqNo the trace reports).
 using DeviceTaskSource = std::function<bool(int round, runtime::DeviceTask& out)>;
 
 // Called when a task starts on its simulated core, in simulated start order
 // (a topological order of the dependencies): the executor may run the
 // task's numerics here. It cannot change the timeline.
 using TaskStartHook = std::function<void(const runtime::DeviceTask&, uint32_t task_index)>;
+
+// Called when a device task has finished (all its tasks done, before its
+// storage is reused): e.g. runtime::ControlFlow::release(dt.seq).
+using DeviceTaskDoneHook = std::function<void(int round, const runtime::DeviceTask&)>;
 
 struct SimOptions {
   int rounds = 1;                  // launches of the operator; L2 contents carry over
@@ -35,6 +42,7 @@ struct SimOptions {
   bool keep_task_records = true;   // RoundTrace::tasks (ignored when task_sink is set)
   TaskRecordSink task_sink;        // streaming: records go here instead of RoundTrace::tasks
   TaskStartHook on_task_start;
+  DeviceTaskDoneHook on_device_task_done;
   uint32_t l2_line_bytes = 512;    // L2 line (PyPTO CostModel CacheMachine: 512 B lines)
   int devtask_stage_cap = 200;     // PERF_TRACE_COUNT_DEVTASK_MAX_NUM
 };

@@ -44,7 +44,7 @@ inline constexpr int kNumCpuStages = 13;
 enum class CoreStage : uint8_t {
   BEGIN,
   INIT,                                // after the handshake
-  DEV_TASK_RCV_MODEL,                  // idx = seqNo: device-task data refreshed
+  DEV_TASK_RCV_MODEL,                  // idx = seqNo (DeviceTask::seq): device-task data refreshed
   DEV_TASK_WAIT_RCV_FIRST_LEAF_TASK,   // idx = seqNo: first leaf task of the device task received
   DEV_TASK_ALL_LEAF_TASK_EXEC,         // idx = seqNo: its last task on this core finished
   WAIT_EXIT_NOTIFY,                    // core exit
@@ -81,7 +81,7 @@ struct CoreLane {
 struct TaskRecord {
   int32_t core = 0;               // as CoreLane::core
   CoreType core_type = CoreType::AIV;
-  int32_t seq = 0;                // device task seqNo within the round
+  int32_t seq = 0;                // DeviceTask::seq (seqNo)
   uint32_t task_index = 0;        // index in DeviceTask::tasks
   uint32_t task_id = 0;           // TaskInstance::task_id (funcId << 16 | opIdx)
   int32_t root = -1;              // CompiledProgram::roots index ("rootIndex")

@@ -42,6 +42,8 @@ struct Generator {
   int per_root, stitch;
   bool operator()(int, runtime::DeviceTask& dt) {
     if (made >= total) return false;
+    dt.roots.clear();
+    dt.tasks.clear();
     for (int r = 0; r < stitch && made < total; ++r) {
       runtime::RootInstance ri;
       ri.root = 0;

@@ -67,6 +67,10 @@ class RootStream {
       next_ = 0;  // next round starts over
       return false;
     }
+    dt.roots.clear();
+    dt.tasks.clear();
+    dt.waits_for.clear();
+    dt.workspace_bytes = 0;
     const size_t end = std::min(roots_.size(), next_ + size_t(stitch_));
     for (size_t r = next_; r < end; ++r) {
       const SynthRoot& sr = roots_[r];

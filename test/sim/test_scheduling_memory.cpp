@@ -213,6 +213,29 @@ TEST_CASE("streaming records and the start hook leave the timeline unchanged", "
   CHECK(s.rounds[0].summary.operator_e2e_ps == stored.rounds[0].summary.operator_e2e_ps);
 }
 
+TEST_CASE("device-task done hook: once per device task, in order, after its last task", "[sim]") {
+  const Platform& pf = *find_platform("ascend910b1");
+  CompiledProgram p = base_program();
+  const int leaf = add_leaf(p, CoreType::AIV, 2000, 0, 1, pf);
+  std::vector<SynthRoot> r(10);
+  for (auto& x : r)
+    for (int i = 0; i < 30; ++i) x.tasks.push_back({leaf, {}, {}});
+  std::vector<int> done;
+  std::map<int, int> ended;  // seq -> tasks ended before its done call
+  bool ok = true;
+  SimOptions o;
+  o.rounds = 2;
+  o.task_sink = [&](const TaskRecord& t, const runtime::DeviceTask&) { ended[t.seq]++; };
+  o.on_device_task_done = [&](int round, const runtime::DeviceTask& dt) {
+    done.push_back(round * 100 + dt.seq);
+    if (ended[dt.seq] != int(dt.tasks.size())) ok = false;
+    ended[dt.seq] = 0;
+  };
+  run(pf, p, r, 3, o);  // 4 device tasks per round
+  CHECK(ok);
+  CHECK(done == std::vector<int>{0, 1, 2, 3, 100, 101, 102, 103});
+}
+
 TEST_CASE("a device task that cannot complete is an error, not a hang", "[sim]") {
   const Platform& pf = *find_platform("ascend910b1");
   CompiledProgram p = base_program();
