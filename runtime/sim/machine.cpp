@@ -221,7 +221,7 @@ class Machine {
         case kSchedDone: sched_done(int(e.a)); break;
         case kTaskStart: task_start(int(e.a)); break;
         case kFlowJoin: flow_join(int(e.a)); break;
-        case kHbm: if (e.a == hbm_gen_) hbm_event(); break;
+        case kHbm: if (e.a == hbm_gen_) hbm_event(); break;  // superseded events are skipped
         case kTaskEnd: task_end(int(e.a)); break;
       }
     }
@@ -606,12 +606,18 @@ class Machine {
     hbm_.add(now_, uint32_t(c), double(cores_[c].rec.bytes_hbm));
     resched_hbm();
   }
+  // One live HBM event: a new one only when the next finish moved earlier than the pending one
+  // (a later one is found again when the pending event fires and finds nothing finished).
   void resched_hbm() {
     const int64_t t = hbm_.next_finish();
-    ++hbm_gen_;
-    if (t >= 0) ev_.push(std::max(t, now_), kHbm, hbm_gen_);
+    if (t < 0) return;
+    const int64_t when = std::max(t, now_);
+    if (hbm_at_ >= now_ && hbm_at_ <= when) return;
+    hbm_at_ = when;
+    ev_.push(when, kHbm, ++hbm_gen_);
   }
   void hbm_event() {
+    hbm_at_ = -1;
     finished_flows_.clear();
     hbm_.pop_finished(now_, finished_flows_);
     for (uint32_t c : finished_flows_) {
@@ -721,6 +727,7 @@ class Machine {
   std::vector<int64_t> ready_ps_, dispatch_ps_;
   std::vector<uint32_t> finished_flows_;
   uint32_t hbm_gen_ = 0;
+  int64_t hbm_at_ = -1;  // time of the live HBM event, -1 none
   int64_t now_ = 0, first_start_ = 0, last_end_ = 0, busy_ps_ = 0, round_exit_ = 0, last_core_exit_ = 0;
   std::vector<char> used_;
 };
