@@ -32,6 +32,9 @@ using runtime::TaskInstance;
 constexpr int64_t kCounterBase = 1'000'000'000'000;  // fixed device counter value at the first launch
 constexpr uint32_t kNone = ~0u;
 
+// Round a non-negative duration to whole ps (llround without the libm call).
+inline int64_t rnd(double x) { return static_cast<int64_t>(x + 0.5); }
+
 enum EvKind : uint32_t {
   kCtrlBuildStart,  // a = -
   kCtrlBuildDone,
@@ -127,8 +130,8 @@ class Machine {
 
  private:
   // ---- clocks
-  int64_t cpu_ps(int64_t cycles) const { return std::llround(double(cycles) * 1e6 / p_.aicpu_mhz); }
-  int64_t core_ps(double cycles) const { return std::llround(cycles * 1e6 / p_.core_mhz); }
+  int64_t cpu_ps(int64_t cycles) const { return rnd(double(cycles) * 1e6 / p_.aicpu_mhz); }
+  int64_t core_ps(double cycles) const { return rnd(cycles * 1e6 / p_.core_mhz); }
   double ps_to_core_cycles(int64_t ps) const { return double(ps) * p_.core_mhz / 1e6; }
 
   // ---- stage stamps
@@ -577,8 +580,8 @@ class Machine {
     cs.est_ps = core_ps(double(est_cycles));
     cs.floor_ps = core_ps(double(std::min(floor_cycles, est_cycles)));
     const uint64_t total = r.bytes_read + r.bytes_written;
-    cs.mem_nom_ps = total ? std::llround(double(total) / cap_rate_) + core_ps(double(p_.gm_latency_cycles)) : 0;
-    cs.l2_ps = std::llround(double(rd.hit_bytes) / l2_rate_);
+    cs.mem_nom_ps = total ? rnd(double(total) / cap_rate_) + core_ps(double(p_.gm_latency_cycles)) : 0;
+    cs.l2_ps = rnd(double(rd.hit_bytes) / l2_rate_);
     cs.lat_ps = r.bytes_hbm ? core_ps(double(p_.gm_latency_cycles))
                             : (total ? core_ps(double(p_.l2_hit_latency_cycles)) : 0);
     cs.mem_start = now_ + head;
@@ -599,7 +602,7 @@ class Machine {
     auto f = [&](double mm) { return mm / c + std::max(x, mm * (c - 1) / c); };
     const double fn = f(double(cs.mem_nom_ps));
     const double scale = fn > 0 ? double(cs.est_ps) / fn : 1.0;
-    return std::max<int64_t>(m, std::llround(scale * f(double(m))));
+    return std::max<int64_t>(m, rnd(scale * f(double(m))));
   }
 
   void flow_join(int c) {
@@ -633,16 +636,16 @@ class Machine {
     TaskRecord& r = cs.rec;
     const DeviceTask& dt = cur();
     r.end_ps = now_;
-    r.total_cycles = std::llround(ps_to_core_cycles(r.end_ps - r.start_ps));
+    r.total_cycles = rnd(ps_to_core_cycles(r.end_ps - r.start_ps));
     // Memory pipes as timed: reads on MTE2, writes on MTE3 (AIV) or FIX (AIC).
     const int64_t mem_ps = now_ - cs.mem_start;
     const uint64_t tot = r.bytes_read + r.bytes_written;
     if (tot > 0) {
       // The memory phase as timed, split between reads and writes by bytes.
       const double busy_mem = ps_to_core_cycles(mem_ps);
-      r.pipe_busy[static_cast<int>(PipeId::MTE2)] = std::llround(busy_mem * double(r.bytes_read) / double(tot));
+      r.pipe_busy[static_cast<int>(PipeId::MTE2)] = rnd(busy_mem * double(r.bytes_read) / double(tot));
       auto& wpipe = r.pipe_busy[static_cast<int>(cs.type == CoreType::AIC ? PipeId::FIX : PipeId::MTE3)];
-      wpipe = std::max<int64_t>(wpipe, std::llround(busy_mem * double(r.bytes_written) / double(tot)));
+      wpipe = std::max<int64_t>(wpipe, rnd(busy_mem * double(r.bytes_written) / double(tot)));
     }
     // Round statistics.
     first_start_ = std::min(first_start_, r.start_ps);

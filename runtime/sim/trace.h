@@ -34,7 +34,8 @@ enum class CpuStage : uint8_t {
   DEV_TASK_SCHED_EXEC,            // SCHED, idx: this thread sent its last task of device task i
   DEV_TASK_SYNC_CORE_STOP,        // SCHED, idx: device task i's tail finished, cores told to stop
   DEV_TASK_RSP,                   // SCHED, idx: completion response sent to Control
-  WAIT_ALL_DEV_TASK_FINISH,       // SCHED: stamped with the last task finish of the round
+  WAIT_ALL_DEV_TASK_FINISH,       // SCHED: the thread learns no device task remains (>= its last RSP,
+                                  // so the lane stays in time order; PyPTO stamps the last finish cycle)
   WAIT_CORE_EXIT,                 // SCHED: after its cores were told to exit
   EXIT,
 };
