@@ -1,0 +1,174 @@
+// `ptoc SPEC -o BUNDLE [--emit ir|cce,graph,report --emit-dir DIR]`:
+// front end -> pass pipeline (compiler/pipeline.cpp) -> host-twin build ->
+// bundle. Any error means no bundle: the bundle writer renames a complete
+// temporary file into place only at the very end.
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "compiler/atomic_file.h"
+#include "compiler/codegen/graph_emit.h"
+#include "compiler/codegen/host_build.h"
+#include "compiler/codegen/report_emit.h"
+#include "compiler/driver.h"
+#include "compiler/frontend/frontend.h"
+#include "compiler/pipeline.h"
+#include "runtime/bundle.h"
+
+namespace ptoc::driver {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool read_text(const std::string& path, std::string& out, std::string& why) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    why = std::strerror(errno);
+    return false;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return true;
+}
+
+// Writes one --emit file; false (with a message) when it cannot.
+bool emit_file(const fs::path& p, std::string_view text) {
+  try {
+    if (p.has_parent_path()) fs::create_directories(p.parent_path());
+    write_file_atomic(p.string(), text);
+    return true;
+  } catch (const std::exception& e) {
+    std::cerr << "ptoc: error: cannot write " << p.string() << ": " << e.what() << "\n";
+    return false;
+  }
+}
+
+}  // namespace
+
+int compile(const CompileArgs& a) {
+  static const std::set<std::string> kinds = {"ir", "cce", "graph", "report"};
+  std::set<std::string> emit;
+  for (const auto& e : a.emit) {
+    if (!kinds.count(e)) {
+      std::cerr << "ptoc: error: unknown --emit kind '" << e << "' (expected ir, cce, graph, report)\n";
+      return kUsageError;
+    }
+    emit.insert(e);
+  }
+  const bool backend_emits = emit.count("cce") || emit.count("graph") || emit.count("report");
+  if (a.output.empty() && !(emit.count("ir") && !backend_emits) && a.emit_dir.empty()) {
+    std::cerr << "ptoc: error: no output: give -o BUNDLE (or --emit ir, or --emit ... --emit-dir DIR)\n";
+    return kUsageError;
+  }
+  const fs::path emit_dir = !a.emit_dir.empty()                               ? fs::path(a.emit_dir)
+                            : fs::path(a.output).has_parent_path()            ? fs::path(a.output).parent_path()
+                                                                              : fs::path(".");
+
+  // Front end.
+  std::string text, why;
+  if (!read_text(a.spec.spec, text, why)) {
+    std::cerr << a.spec.spec << ": error: cannot read file: " << why << "\n";
+    return kSpecError;
+  }
+  DiagEngine diags(a.spec.spec, text);
+  FrontendOptions fo;
+  fo.sets = a.spec.sets;
+  fo.target = a.spec.target;
+  PassTimer front_timer;
+  std::optional<Program> prog = front_timer.run("front_end", [&] { return parse_spec(diags, fo); });
+  if (!prog || diags.has_errors()) {
+    diags.print(std::cerr);
+    return kSpecError;
+  }
+  if (emit.count("ir")) {
+    std::string ir = print_ir(*prog);
+    if (!a.emit_dir.empty()) {
+      if (!emit_file(emit_dir / "ir.txt", ir)) return kEnvError;
+    } else {
+      std::cout << ir;
+    }
+    if (a.output.empty() && !backend_emits) {
+      diags.print(std::cerr);
+      return kOk;
+    }
+  }
+
+  const Platform* plat = find_platform(prog->target);
+  if (!plat) {
+    diags.error(SrcLoc{}, "unknown target '" + prog->target + "'", "known targets: " + platform_names());
+    diags.print(std::cerr);
+    return kSpecError;
+  }
+
+  // Passes and CCE.
+  PipelineOptions po;
+  po.loop_merge = !a.spec.no_loop_merge;
+  std::optional<PipelineResult> res = run_pipeline(std::move(*prog), *plat, diags, po);
+  diags.print(std::cerr);
+  if (!res) return kSpecError;
+  res->timings.insert(res->timings.begin(), front_timer.timings().begin(), front_timer.timings().end());
+  CompiledProgram& cp = res->compiled;
+  cp.spec_source = text;
+  cp.set_overrides = a.spec.sets;
+
+  // Emitted views first: they help most when something later fails.
+  if (emit.count("cce"))
+    for (const Kernel& k : cp.kernels)
+      if (!emit_file(emit_dir / "cce" / (k.name + ".cce"), k.source)) return kEnvError;
+  if (emit.count("graph")) {
+    if (!emit_file(emit_dir / "program.json", emit_program_json(*res))) return kEnvError;
+    if (!emit_file(emit_dir / "graph.dot", emit_graph_dot(*res))) return kEnvError;
+  }
+
+  // Host twin (content-hash cached, parallel).
+  std::vector<uint8_t> twin;
+  if (!a.output.empty()) {
+    codegen::HostBuildOptions ho;
+    ho.jobs = a.jobs;
+    codegen::HostBuildResult hb;
+    {
+      auto t0 = std::chrono::steady_clock::now();
+      hb = codegen::build_host_twin(cp.kernels, ho);
+      res->timings.push_back(
+          {"host_twin_build", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
+    }
+    if (!hb.ok) {
+      std::cerr << "ptoc: error: cannot build the host twin: " << hb.error << "\n";
+      return kEnvError;
+    }
+    twin = std::move(hb.library);
+  }
+  if (a.print_device_commands)
+    std::cerr << "ptoc: note: no CANN toolkit configured (--cann / $ASCEND_HOME_PATH); no device binaries built\n";
+
+  if (!a.output.empty()) {
+    auto t0 = std::chrono::steady_clock::now();
+    try {
+      runtime::write_bundle(a.output, cp, twin);
+    } catch (const std::exception& e) {
+      std::cerr << "ptoc: error: " << e.what() << "\n";
+      return kEnvError;
+    }
+    res->timings.push_back(
+        {"bundle_write", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
+  }
+  if (emit.count("report") && !emit_file(emit_dir / "report.txt", emit_report(*res, *plat, true))) return kEnvError;
+  if (a.time_passes) std::cerr << format_pass_times(res->timings);
+
+  if (!a.depfile.empty()) {
+    // The bundle depends on the spec and on the tile library its host twin compiles against.
+    std::string d = a.output + ": " + a.spec.spec;
+    for (const auto& h : codegen::kernels_header_files(codegen::kernels_include_dir())) d += " \\\n  " + h;
+    if (!emit_file(a.depfile, d + "\n")) return kEnvError;
+  }
+  return kOk;
+}
+
+}  // namespace ptoc::driver
