@@ -4,6 +4,7 @@
 // (cube_nbuffer_setting {DEFAULT: 1}); automatic N spreads the class over the
 // AIC cores; lowered when the merged leaf would not fit.
 #include <map>
+#include <optional>
 
 #include "compiler/passes/breadth_merge.h"
 
@@ -12,10 +13,10 @@ namespace ptoc::tiling {
 void cube_nbuffer(Builder& b) {
   TileRoot& r = b.root;
   compute_iso_hashes(r);
-  SgGraph g(r);
   std::map<int, std::vector<int>> classes;
   for (auto& sg : r.subgraphs)
     if (sg.core == CoreType::AIC && !sg.ops.empty()) classes[sg.hash_order].push_back(sg.id);
+  std::optional<SgGraph> g;  // built only when there is something to merge
   int64_t merged = 0;
   for (auto& [order, members] : classes) {
     MergeCount mc =
@@ -23,10 +24,11 @@ void cube_nbuffer(Builder& b) {
     int64_t n = int64_t(members.size());
     int64_t N = mc.automatic ? std::max<int64_t>(1, n / std::max(1, b.plat.aic)) : mc.count;
     if (N <= 1 || n < 2) continue;
+    if (!g) g.emplace(r);
     int anchor = -1;
     int64_t in_anchor = 0, groups = 0;
     for (int m : members) {
-      if (anchor >= 0 && in_anchor < N && try_absorb(b, g, anchor, m, true)) {
+      if (anchor >= 0 && in_anchor < N && try_absorb(b, *g, anchor, m, true)) {
         ++in_anchor;
         ++merged;
         continue;

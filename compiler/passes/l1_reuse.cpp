@@ -49,6 +49,7 @@ void l1_reuse(Builder& b) {
     if (sg.core == CoreType::AIC && !sg.ops.empty()) classes[sg.hash_order].push_back(sg.id);
   std::map<std::string, std::vector<int>> anchors;  // feature key -> anchor subgraphs
   std::map<int, int64_t> limit, count;             // anchor -> its N, merged members
+  std::map<int, std::vector<Feature>> feats_of;    // anchor -> its L1 copies (refreshed on merge)
   int64_t merged = 0, removed = 0;
   for (auto& [order, members] : classes) {
     int64_t before_merged = merged;
@@ -67,7 +68,7 @@ void l1_reuse(Builder& b) {
           for (int a : anchors[f.key]) {
             if (a == m || r.subgraphs[a].ops.empty() || count[a] >= limit[a]) continue;
             // Every copy of s that the anchor already holds is dropped.
-            auto afeats = l1_features(r, r.subgraphs[a]);
+            const auto& afeats = feats_of[a];
             std::vector<std::pair<int, int>> rewrite;
             std::vector<int> drop;
             for (auto& sf : feats)
@@ -81,15 +82,24 @@ void l1_reuse(Builder& b) {
               ++count[a];
               ++merged;
               removed += int64_t(drop.size());
+              feats_of[a] = l1_features(r, r.subgraphs[a]);
+              for (auto& nf : feats_of[a]) {
+                auto& list = anchors[nf.key];
+                if (std::find(list.begin(), list.end(), a) == list.end()) list.push_back(a);
+              }
               done = true;
               break;
             }
+            // It did not fit (or would close a cycle): a bigger anchor will not fit
+            // either, so close it rather than retry it for every later subgraph.
+            limit[a] = count[a];
           }
           if (done) break;
         }
       }
       if (!done) {
         for (auto& f : feats) anchors[f.key].push_back(m);
+        feats_of[m] = std::move(feats);
         limit[m] = N;
         count[m] = 1;
       }

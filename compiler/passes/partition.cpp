@@ -385,7 +385,7 @@ void partition(Builder& b) {
   for (auto& ops : lists) {
     Subgraph sg;
     sg.id = int(r.subgraphs.size());
-    sg.ops = order_ops(r, ops, key);
+    sg.ops = order_ops(r, ops, [&](int o) { return key[o]; });
     sg.core = op_core(r, r.ops[ops.front()]);
     for (int o : ops) {
       int src = r.ops[o].source_op;

@@ -80,9 +80,9 @@ static std::vector<OpEdge> edges_among(const TileRoot& r, const std::vector<int>
       auto it = writers.find(s);
       if (it == writers.end()) continue;
       // The last writer before the reader (or the first, for a reload created after its reader).
-      int w = it->second.front();
-      for (int x : it->second)
-        if (x < o) w = x;
+      const auto& ws = it->second;
+      auto pos = std::lower_bound(ws.begin(), ws.end(), o);
+      int w = pos == ws.begin() ? ws.front() : *(pos - 1);
       if (w != o) out.push_back({w, o, true});
     }
   // GM hazards per tensor, in op order.
@@ -118,7 +118,7 @@ std::vector<OpEdge> op_edges(const TileRoot& r, const std::vector<char>& alive) 
   return edges_among(r, ops);
 }
 
-std::vector<int> order_ops(const TileRoot& r, const std::vector<int>& ops, const std::vector<double>& key) {
+std::vector<int> order_ops(const TileRoot& r, const std::vector<int>& ops, const std::function<double(int)>& key) {
   auto edges = edges_among(r, ops);
   std::unordered_map<int, std::vector<int>> succ;
   std::unordered_map<int, int> indeg;
@@ -130,14 +130,14 @@ std::vector<int> order_ops(const TileRoot& r, const std::vector<int>& ops, const
   using Item = std::pair<double, int>;
   std::priority_queue<Item, std::vector<Item>, std::greater<>> ready;
   for (int o : ops)
-    if (indeg[o] == 0) ready.push({key[o], o});
+    if (indeg[o] == 0) ready.push({key(o), o});
   std::vector<int> out;
   while (!ready.empty()) {
     int o = ready.top().second;
     ready.pop();
     out.push_back(o);
     for (int s : succ[o])
-      if (--indeg[s] == 0) ready.push({key[s], s});
+      if (--indeg[s] == 0) ready.push({key(s), s});
   }
   return out;  // a cycle would drop ops; edges_among never makes one for one subgraph
 }
@@ -206,14 +206,14 @@ void absorb_subgraph(TileRoot& r, int into, int from) {
 
 std::vector<int> merged_order(const TileRoot& r, const std::vector<int>& ops, bool chain_major) {
   std::unordered_map<int, int> rank_in_chain;
-  std::vector<double> key(r.ops.size(), 0);
+  std::unordered_map<int, double> key;
   double big = double(ops.size() + 1);
   for (int o : ops) {
     int c = r.ops[o].chain;
     int rank = rank_in_chain[c]++;
     key[o] = chain_major ? c * big + rank : rank * big + c;
   }
-  return order_ops(r, ops, key);
+  return order_ops(r, ops, [&](int o) { return key.at(o); });
 }
 
 // FNV-1a over the structure of a subgraph: ops, attributes, tile shapes and

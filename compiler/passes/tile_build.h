@@ -5,6 +5,7 @@
 #pragma once
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -132,7 +133,7 @@ struct OpEdge {
 std::vector<OpEdge> op_edges(const TileRoot& r, const std::vector<char>& alive);
 // Canonical execution order of a subgraph's ops: Kahn over their edges, ties
 // by `key` (smaller first).
-std::vector<int> order_ops(const TileRoot& r, const std::vector<int>& ops, const std::vector<double>& key);
+std::vector<int> order_ops(const TileRoot& r, const std::vector<int>& ops, const std::function<double(int)>& key);
 
 // partition.cpp: supernodes, scopes, depth merge, cuts; fills root.subgraphs.
 void partition(Builder& b);

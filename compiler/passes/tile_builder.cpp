@@ -12,6 +12,10 @@ std::optional<int64_t> const_of(const DimExpr& e) { return e.as_const(); }
 
 DimExpr clip_extent(int64_t ext, const DimExpr& rem) {
   if (auto c = rem.as_const()) return DimExpr(std::max<int64_t>(0, std::min(ext, *c)));
+  // A valid extent already written as min(c, x) with c <= ext (a view's tail) stays as it is.
+  if (rem.kind() == DimExpr::Kind::Min)
+    for (auto& a : rem.args())
+      if (auto c = a.as_const(); c && *c <= ext) return rem;
   return max(DimExpr(0), min(DimExpr(ext), rem));
 }
 

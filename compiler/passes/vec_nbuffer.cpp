@@ -4,6 +4,7 @@
 // N from vec_nbuffer_setting (automatic by default: PyPTO's rule with
 // L = number of AIV cores), lowered when the merged leaf would not fit UB.
 #include <map>
+#include <optional>
 
 #include "compiler/passes/breadth_merge.h"
 
@@ -12,25 +13,26 @@ namespace ptoc::tiling {
 void vec_nbuffer(Builder& b) {
   TileRoot& r = b.root;
   compute_iso_hashes(r);
-  SgGraph g(r);
   std::map<int, std::vector<int>> classes;  // hash order -> members in id order
   for (auto& sg : r.subgraphs)
     if (sg.core == CoreType::AIV && !sg.ops.empty()) classes[sg.hash_order].push_back(sg.id);
+  std::optional<SgGraph> g;  // built only when there is something to merge
   int64_t merged = 0;
   for (auto& [order, members] : classes) {
     const Subgraph& first = r.subgraphs[members.front()];
     MergeCount mc = merge_count(b.prog.options.vec_nbuffer_setting, true, b.magic, order, first.label);
     int64_t N = mc.automatic ? auto_vec_count(int64_t(members.size()), b.plat.aiv) : mc.count;
     if (N <= 1 || members.size() < 2) continue;
+    if (!g) g.emplace(r);
     // Buckets: members sharing the same producer subgraphs.
     std::map<std::set<int>, std::vector<int>> buckets;
-    for (int m : members) buckets[g.pred[m]].push_back(m);
+    for (int m : members) buckets[g->pred[m]].push_back(m);
     int64_t groups = 0;
     for (auto& [preds, list] : buckets) {
       int anchor = -1;
       int64_t in_anchor = 0;
       for (int m : list) {
-        if (anchor >= 0 && in_anchor < N && try_absorb(b, g, anchor, m, false)) {
+        if (anchor >= 0 && in_anchor < N && try_absorb(b, *g, anchor, m, false)) {
           ++in_anchor;
           ++merged;
           continue;

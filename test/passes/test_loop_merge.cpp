@@ -87,3 +87,76 @@ TEST_CASE("dependent loops or different bounds stay apart", "[tiling][loops]") {
   REQUIRE(merge_loops(bounds) == 0);
   REQUIRE(bounds.body.size() == 2);
 }
+
+// loop b over ceil_div(B, 64) with unroll gears [4, 1]: each gear's body views
+// k * 64 rows of x (valid clipped to B) and writes exp of it to y.
+TEST_CASE("dynamic loop roots: unroll factors fix shapes, tails stay dim expressions", "[tiling][loops]") {
+  ProgramBuilder b;
+  DimDecl B;
+  B.name = "B";
+  B.dynamic = true;
+  b.p.dims.push_back(B);
+  TensorDecl x, y;
+  x.name = "x";
+  x.dtype = y.dtype = DType::fp32;
+  x.shape = y.shape = {DimExpr::sym("B"), DimExpr(128)};
+  y.name = "y";
+  y.role = TensorRole::Output;
+  b.p.tensors = {x, y};
+  b.set_vec({64, 128});
+  DimExpr bv = DimExpr::sym("b"), k = DimExpr::sym("k");
+  LoopNode loop;
+  loop.kind = LoopNode::Kind::Loop;
+  loop.var = "b";
+  loop.factor_var = "k";
+  loop.begin = 0;
+  loop.end = ceil_div(DimExpr::sym("B"), DimExpr(64));
+  loop.step = 1;
+  for (int64_t factor : {4, 1}) {
+    size_t first = b.root_ops.size();
+    int t = b.ref(0);
+    DimExpr rows = k * DimExpr(64);
+    DimExpr valid = min(rows, DimExpr::sym("B") - bv * DimExpr(64));
+    int v = b.value(DType::fp32, {rows, DimExpr(128)}, {valid, DimExpr(128)});
+    Op& view = b.op(OpKind::View, {t}, v);
+    view.offsets = {bv * DimExpr(64), DimExpr(0)};
+    view.shape = {rows, DimExpr(128)};
+    int e = b.unary(OpKind::Exp, v);
+    Op& as = b.op(OpKind::Assemble, {e}, -1);
+    as.tensor = 1;
+    as.offsets = {bv * DimExpr(64), DimExpr(0)};
+    RootTemplate rt;
+    rt.index = int(b.p.roots.size());
+    rt.ops.assign(b.root_ops.begin() + long(first), b.root_ops.end());
+    rt.loop_vars = {"b"};
+    rt.factor = factor;
+    b.p.roots.push_back(rt);
+    LoopNode leaf;
+    leaf.kind = LoopNode::Kind::Root;
+    leaf.root = rt.index;
+    loop.gears.push_back(Gear{factor, {leaf}});
+  }
+  b.p.body = {loop};
+  auto t = tile(b.p);
+  REQUIRE(t.ok);
+  REQUIRE(t.roots.size() == 2);
+  // Gear 4: 256 rows = 4 tiles (VecNBuffer auto keeps them apart: 4 <= 48 AIV).
+  REQUIRE(t.roots[0].subgraphs.size() == 4);
+  REQUIRE(t.roots[1].subgraphs.size() == 1);
+  for (auto& r : t.roots) check_invariants(r);
+  std::vector<std::string> offsets, extents;
+  for (auto& sg : t.roots[0].subgraphs)
+    for (int o : sg.ops) {
+      const TileOp& op = t.roots[0].ops[o];
+      if (op.kind == TileOpKind::CopyIn) {
+        offsets.push_back(op.gm.offset[0].str());
+        extents.push_back(op.gm.extent[0].str());
+      }
+    }
+  REQUIRE(offsets == std::vector<std::string>{"b * 64", "b * 64 + 64", "b * 64 + 128", "b * 64 + 192"});
+  REQUIRE(extents[0] == "max(0, min(64, min(256, B - b * 64)))");
+  REQUIRE(extents[3] == "max(0, min(64, min(256, B - b * 64) - 192))");
+  // The single-iteration gear: its valid extent is the view's own tail expression.
+  for (auto& op : t.roots[1].ops)
+    if (op.kind == TileOpKind::CopyIn) REQUIRE(op.gm.extent[0].str() == "min(64, B - b * 64)");
+}
