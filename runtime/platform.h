@@ -68,6 +68,10 @@ struct Platform {
   // Peaks (derived): fp16 cube FLOP/s = AIC x 16x16x16 MAC x 2 x clock; HBM bytes/s.
   double peak_cube_flops() const { return double(aic) * cube_m * cube_n * cube_k * 2.0 * core_mhz * 1e6; }
   double hbm_bytes_per_s() const { return hbm_total_gbps * 1e9; }
+  // Roofline bound of an operator (seconds): cube FLOPs at peak or HBM bytes at the pool rate.
+  double roofline_seconds(double cube_flops, double hbm_bytes) const {
+    return std::max(cube_flops / peak_cube_flops(), hbm_bytes / hbm_bytes_per_s());
+  }
 
   int npu_arch() const { return arch == "dav_3510" ? 3510 : 2201; }
   bool is_950() const { return npu_arch() == 3510; }

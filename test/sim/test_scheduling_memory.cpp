@@ -259,3 +259,22 @@ TEST_CASE("device-task stage cap: stamps past 200 device tasks are dropped and f
   for (const auto& e : t.rounds[0].cpu[0].events) builds += e.stage == uint8_t(CpuStage::DEV_TASK_BUILD);
   CHECK(builds == 200);
 }
+
+TEST_CASE("empty device tasks and empty rounds complete with every lane closed", "[sim]") {
+  const Platform& pf = *find_platform("ascend910b1");
+  CompiledProgram p = base_program();
+  const int leaf = add_leaf(p, CoreType::AIC, 500, 0, 1, pf);
+  std::vector<SynthRoot> r(3);
+  r[1].tasks.push_back({leaf, {}, {}});  // roots 0 and 2 have no tasks
+  Trace t = run(pf, p, r, 1, {});
+  CHECK(t.rounds[0].summary.device_tasks == 3);
+  CHECK(t.rounds[0].summary.tasks == 1);
+  for (const auto& lane : t.rounds[0].cpu) CHECK(lane.events.back().stage == uint8_t(CpuStage::EXIT));
+  for (const auto& lane : t.rounds[0].cores) CHECK(lane.events.back().stage == uint8_t(CoreStage::WAIT_EXIT_NOTIFY));
+
+  Trace none = run(pf, p, {}, 1, {});
+  CHECK(none.rounds[0].summary.device_tasks == 0);
+  CHECK(none.rounds[0].summary.tasks == 0);
+  for (const auto& lane : none.rounds[0].cpu) CHECK(lane.events.back().stage == uint8_t(CpuStage::EXIT));
+  CHECK(none.rounds[0].summary.operator_e2e_ps > 0);
+}
