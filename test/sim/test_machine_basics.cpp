@@ -128,6 +128,11 @@ TEST_CASE("stage lanes: PyPTO's stage order per lane and monotonic stamps", "[si
     CHECK(tr.start_ps > ctrl[2].ps);
   }
   CHECK(r.summary.operator_e2e_ps > r.summary.aicore_e2e_ps);
+  // The device counter: a fixed base, `freq` ticks per microsecond.
+  CHECK(t.ticks(0) == t.counter_base);
+  CHECK(t.ticks(1000000) == t.counter_base + 50);
+  CHECK(t.ticks(19999) == t.counter_base);
+  CHECK(t.ticks(20000) == t.counter_base + 1);
   CHECK(r.summary.aicore_utilization > 0.3);
   CHECK(r.summary.aicore_utilization <= 1.0);
 }
