@@ -124,11 +124,15 @@ struct TempDir {
 
 }  // namespace
 
-const std::vector<std::string>& host_compile_flags() {
+std::vector<std::string> host_compile_flags(const std::string& compiler) {
   // -ffp-contract=off: no fused multiply-add, so the host twin computes the
   // same bits on every x86 machine (and as the scalar reference in the tests).
-  static const std::vector<std::string> flags = {"-O2", "-fPIC", "-DPTO_HOST", "-std=c++20", "-ffp-contract=off",
-                                                 "-fvisibility=hidden", "-fvisibility-inlines-hidden"};
+  std::vector<std::string> flags = {"-O2", "-fPIC", "-DPTO_HOST", "-std=c++20", "-ffp-contract=off",
+                                    "-fvisibility=hidden", "-fvisibility-inlines-hidden"};
+  std::error_code ec;
+  fs::path real = fs::canonical(compiler, ec);
+  const std::string name = (ec ? fs::path(compiler) : real).filename().string();
+  if (name.find("clang") == std::string::npos) flags.push_back("-fvect-cost-model=dynamic");
   return flags;
 }
 
@@ -240,7 +244,7 @@ HostBuildResult build_host_twin(const std::vector<KernelSource>& kernels_in, con
   }
   const std::string kdir_abs = fs::absolute(kdir, ec).lexically_normal().string();
 
-  std::vector<std::string> flags = host_compile_flags();
+  std::vector<std::string> flags = host_compile_flags(*cxx);
   flags.insert(flags.end(), opts.extra_flags.begin(), opts.extra_flags.end());
 
   // Everything a compiled object depends on, except its own source.

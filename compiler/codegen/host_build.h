@@ -74,7 +74,9 @@ std::string host_cache_dir();
 // assert that a cached rebuild adds none.
 int64_t host_compiler_invocations();
 
-// The fixed flags of every host-twin compile.
-const std::vector<std::string>& host_compile_flags();
+// The flags of every host-twin compile with `compiler` (GCC gets
+// -fvect-cost-model=dynamic: its -O2 default does not vectorize loops with a
+// run-time trip count, which is every tile loop over a valid extent).
+std::vector<std::string> host_compile_flags(const std::string& compiler);
 
 }  // namespace ptoc::codegen

@@ -30,51 +30,37 @@ inline uint32_t float_to_bits(float f) { uint32_t x; memcpy(&x, &f, 4); return x
 // and friends in compiler/dtype.cpp (round to nearest even; NaN -> quiet NaN),
 // written branch-light so loops over tiles vectorize.
 inline float half_bits_to_float(uint16_t h) {
-  uint32_t sign = uint32_t(h & 0x8000u) << 16;
-  uint32_t o = uint32_t(h & 0x7fffu) << 13;
-  uint32_t exp = o & 0x0f800000u;
-  o += (127u - 15u) << 23;
-  if (exp == 0x0f800000u) {
-    o += (128u - 16u) << 23;  // inf / nan: exponent all ones, mantissa kept
-  } else if (exp == 0) {
-    o += 1u << 23;            // zero / subnormal: renormalise through an fp32 subtraction (exact)
-    o = float_to_bits(bits_to_float(o) - bits_to_float(113u << 23));
-  }
-  return bits_to_float(o | sign);
+  const uint32_t sign = uint32_t(h & 0x8000u) << 16;
+  const uint32_t o = uint32_t(h & 0x7fffu) << 13;
+  const uint32_t exp = o & 0x0f800000u;
+  const uint32_t normal = o + ((127u - 15u) << 23);
+  const uint32_t inf_nan = normal + ((128u - 16u) << 23);  // exponent all ones, mantissa kept
+  // zero / subnormal: renormalised through an exact fp32 subtraction
+  const uint32_t sub = float_to_bits(bits_to_float(normal + (1u << 23)) - bits_to_float(113u << 23));
+  return bits_to_float((exp == 0x0f800000u ? inf_nan : exp == 0 ? sub : normal) | sign);
 }
 
+// Selects instead of branches (so tile loops vectorize); the subnormal range
+// is rounded by one fp32 addition, which rounds to nearest even like the
+// reference's integer code.
 inline uint16_t float_to_half_bits(float f) {
-  uint32_t x = float_to_bits(f);
-  uint32_t sign = (x >> 16) & 0x8000u;
-  uint32_t mant = x & 0x7fffffu;
-  int32_t exp = int32_t((x >> 23) & 0xff);
-  if (exp == 0xff) return uint16_t(sign | 0x7c00u | (mant ? 0x200u : 0u));
-  exp = exp - 127 + 15;
-  if (exp >= 0x1f) return uint16_t(sign | 0x7c00u);
-  if (exp <= 0) {
-    if (exp < -10) return uint16_t(sign);
-    mant |= 0x800000u;
-    uint32_t shift = uint32_t(14 - exp);
-    uint32_t half_mant = mant >> shift;
-    uint32_t rem = mant & ((1u << shift) - 1);
-    uint32_t halfway = 1u << (shift - 1);
-    if (rem > halfway || (rem == halfway && (half_mant & 1))) ++half_mant;
-    return uint16_t(sign | half_mant);
-  }
-  uint32_t h = sign | (uint32_t(exp) << 10) | (mant >> 13);
-  uint32_t rem = mant & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (h & 1))) ++h;
-  return uint16_t(h);
+  const uint32_t x = float_to_bits(f);
+  const uint32_t sign = (x >> 16) & 0x8000u;
+  const uint32_t a = x & 0x7fffffffu;
+  const uint32_t big = a > 0x7f800000u ? 0x7e00u : 0x7c00u;  // NaN -> quiet NaN; inf / overflow -> inf
+  const uint32_t sub = float_to_bits(bits_to_float(a) + bits_to_float(126u << 23)) - (126u << 23);
+  const uint32_t norm = (a + ((15u - 127u) << 23) + 0xfffu + ((a >> 13) & 1u)) >> 13;
+  const uint32_t o = a >= (143u << 23) ? big : a < (113u << 23) ? sub : norm;
+  return uint16_t(o | sign);
 }
 
 inline float bf16_bits_to_float(uint16_t b) { return bits_to_float(uint32_t(b) << 16); }
 
 inline uint16_t float_to_bf16_bits(float f) {
-  uint32_t x = float_to_bits(f);
-  if ((x & 0x7f800000u) == 0x7f800000u && (x & 0x7fffffu)) return uint16_t((x >> 16) | 0x40u);
-  uint32_t lsb = (x >> 16) & 1u;
-  x += 0x7fffu + lsb;
-  return uint16_t(x >> 16);
+  const uint32_t x = float_to_bits(f);
+  const uint32_t rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
+  const bool nan = (x & 0x7fffffffu) > 0x7f800000u;
+  return uint16_t(nan ? (x >> 16) | 0x40u : rounded);
 }
 
 namespace host {
