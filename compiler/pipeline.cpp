@@ -108,11 +108,15 @@ bool run_backend(PipelineResult& r, const Platform& plat, DiagEngine& diags, Pas
   timer.run("buffer_plan", [&] {
     for (LeafPlan& p : r.plans) {
       if (diags.full()) break;
-      auto ov = plan_buffers(r.roots[p.root], plat, p);
-      if (ov && subgraph_of(p).chains > 1) {
-        // Interleaved chains keep more tiles live; the given order may fit.
-        schedule_leaf(r.roots[p.root], subgraph_of(p), plat, false, p);
-        ov = plan_buffers(r.roots[p.root], plat, p);
+      const Subgraph& sg = subgraph_of(p);
+      // Most overlap first; then the compact placement; then (merged chains)
+      // the sequential order, which keeps the fewest tiles live.
+      auto ov = plan_buffers(r.roots[p.root], plat, p, PlacePolicy::Spread);
+      if (ov) ov = plan_buffers(r.roots[p.root], plat, p, PlacePolicy::FirstFit);
+      if (ov && sg.chains > 1) {
+        schedule_leaf(r.roots[p.root], sg, plat, false, p);
+        ov = plan_buffers(r.roots[p.root], plat, p, PlacePolicy::Spread);
+        if (ov) ov = plan_buffers(r.roots[p.root], plat, p, PlacePolicy::FirstFit);
         if (!ov) ++r.sequential_fallbacks;
       }
       if (ov) report_overflow(prog, r.roots[p.root], p, *ov, diags);

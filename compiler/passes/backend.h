@@ -32,7 +32,9 @@ struct BufferOverflow {
 int64_t mem_capacity(const Platform& plat, MemKind m);
 int64_t buffer_bytes(const LocalTile& t);  // before alignment; cube memories round to fractals
 int64_t mem_alignment(const Platform& plat, MemKind m);
-std::optional<BufferOverflow> plan_buffers(const TileRoot& root, const Platform& plat, LeafPlan& plan);
+enum class PlacePolicy : uint8_t { Spread, FirstFit };
+std::optional<BufferOverflow> plan_buffers(const TileRoot& root, const Platform& plat, LeafPlan& plan,
+                                          PlacePolicy policy = PlacePolicy::Spread);
 // The located "does not fit" error for `ov` (at the op's spec position, with the fix).
 void report_overflow(const Program& prog, const TileRoot& root, const LeafPlan& plan, const BufferOverflow& ov,
                      DiagEngine& diags);

@@ -2,13 +2,17 @@
 //
 // Live range of a tile = [first step touching it, last step touching it] in
 // schedule order. Sweeping the steps, tiles whose range ended are released and
-// tiles starting here get the lowest aligned address that overlaps no live
-// buffer of the same memory (first fit: compact and deterministic). Reusing a
-// released address is safe because insert_sync orders the new writer after the
-// old readers (WAR on the address range). A tile that finds no room is the
+// tiles starting here get an aligned address that overlaps no live buffer of
+// the same memory. Spread (tried first) picks, among the places that fit, the
+// one whose previous data died longest ago: the next k-step's copy-in lands
+// beside the buffer the current step still reads, which is double buffering
+// within one chain. FirstFit (the lowest address) is the compact fallback.
+// Reusing a released address is safe because insert_sync orders the new
+// writer after the old readers (WAR on the address range). A tile that finds no room is the
 // compile error PyPTO only discovers in OoOSchedule; here it is reported at the
 // spec op with the tile knob to change.
 #include <algorithm>
+#include <array>
 #include <map>
 #include <sstream>
 
@@ -65,7 +69,8 @@ int64_t mem_alignment(const Platform& p, MemKind m) {
   return 1;
 }
 
-std::optional<BufferOverflow> plan_buffers(const TileRoot& root, const Platform& plat, LeafPlan& plan) {
+std::optional<BufferOverflow> plan_buffers(const TileRoot& root, const Platform& plat, LeafPlan& plan,
+                                          PlacePolicy policy) {
   plan.buffers.clear();
   plan.peak.fill(0);
   std::map<int, BufferSlot> slots;  // by tile id
@@ -95,29 +100,63 @@ std::optional<BufferOverflow> plan_buffers(const TileRoot& root, const Platform&
                    [](const BufferSlot* a, const BufferSlot* b) { return a->first < b->first; });
 
   std::vector<BufferSlot*> live;
+  // Per memory: address -> (end, last step) of released buffers there, for Spread.
+  std::array<std::map<int64_t, std::pair<int64_t, int>>, kNumMemKinds> dead;
   for (BufferSlot* s : by_start) {
     // Release the buffers whose last touch came before this tile's first.
-    std::erase_if(live, [&](const BufferSlot* l) { return l->last < s->first; });
+    std::erase_if(live, [&](const BufferSlot* l) {
+      if (l->last >= s->first) return false;
+      auto& d = dead[int(l->mem)][l->addr];
+      d.first = std::max(d.first, l->addr + l->size);
+      d.second = std::max(d.second, l->last);
+      return true;
+    });
     std::vector<const BufferSlot*> same;
     for (const BufferSlot* l : live)
       if (l->mem == s->mem) same.push_back(l);
     std::sort(same.begin(), same.end(), [](auto* a, auto* b) { return a->addr < b->addr; });
     const int64_t align = mem_alignment(plat, s->mem), cap = mem_capacity(plat, s->mem);
-    int64_t cand = 0, largest = 0, live_bytes = 0;
-    bool placed = false;
+    int64_t live_bytes = 0, largest = 0, prev_end = 0;
     for (const BufferSlot* l : same) {
       live_bytes += l->size;
-      if (!placed && cand + s->size <= l->addr) placed = true;
-      if (!placed) {
-        largest = std::max(largest, l->addr - cand);
-        cand = std::max(cand, align_up(l->addr + l->size, align));
+      largest = std::max(largest, l->addr - prev_end);
+      prev_end = std::max(prev_end, align_up(l->addr + l->size, align));
+    }
+    largest = std::max(largest, cap - prev_end);
+
+    // Candidate addresses: 0, after each live buffer, and (Spread) where
+    // released buffers started and ended.
+    std::vector<int64_t> cands = {0};
+    for (const BufferSlot* l : same) cands.push_back(align_up(l->addr + l->size, align));
+    if (policy == PlacePolicy::Spread)
+      for (const auto& [addr, d] : dead[int(s->mem)]) {
+        cands.push_back(addr);
+        cands.push_back(align_up(d.first, align));
+      }
+    std::sort(cands.begin(), cands.end());
+    cands.erase(std::unique(cands.begin(), cands.end()), cands.end());
+    int64_t best = -1;
+    int best_recency = 0;
+    for (int64_t c : cands) {
+      if (c % align != 0 || c + s->size > cap) continue;
+      bool clash = false;
+      for (const BufferSlot* l : same) clash |= c < l->addr + l->size && l->addr < c + s->size;
+      if (clash) continue;
+      if (policy == PlacePolicy::FirstFit) {
+        best = c;
+        break;
+      }
+      // Spread: the range whose previous data died longest ago, so the new
+      // writer's WAR wait on the old readers is least likely to stall it.
+      int recency = -1;
+      for (const auto& [addr, d] : dead[int(s->mem)])
+        if (addr < c + s->size && c < d.first) recency = std::max(recency, d.second);
+      if (best < 0 || recency < best_recency) {
+        best = c;
+        best_recency = recency;
       }
     }
-    if (!placed) {
-      largest = std::max(largest, cap - cand);
-      placed = cand + s->size <= cap;
-    }
-    if (!placed) {
+    if (best < 0) {
       BufferOverflow ov;
       ov.step = s->first;
       ov.tile = s->tile;
@@ -129,8 +168,8 @@ std::optional<BufferOverflow> plan_buffers(const TileRoot& root, const Platform&
       ov.largest_free = std::max<int64_t>(0, largest);
       return ov;
     }
-    s->addr = cand;
-    plan.peak[int(s->mem)] = std::max(plan.peak[int(s->mem)], cand + s->size);
+    s->addr = best;
+    plan.peak[int(s->mem)] = std::max(plan.peak[int(s->mem)], best + s->size);
     live.push_back(s);
   }
   for (auto& [id, s] : slots) plan.buffers.push_back(s);
