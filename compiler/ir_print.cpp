@@ -12,13 +12,13 @@ namespace {
 
 std::string dims_str(const std::vector<DimExpr>& s) {
   std::string r = "[";
-  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + s[i].str();
+  for (size_t i = 0; i < s.size(); ++i) { if (i) r += ", "; r += s[i].str(); }
   return r + "]";
 }
 
 std::string ints_str(const int64_t* v, size_t n) {
   std::string r = "[";
-  for (size_t i = 0; i < n; ++i) r += (i ? ", " : "") + std::to_string(v[i]);
+  for (size_t i = 0; i < n; ++i) { if (i) r += ", "; r += std::to_string(v[i]); }
   return r + "]";
 }
 
@@ -45,7 +45,13 @@ bool same_shape(const std::vector<DimExpr>& a, const std::vector<DimExpr>& b) {
 std::string vref(const Program& p, int id) {
   if (id < 0 || size_t(id) >= p.values.size()) return "%?";
   const Value& v = p.values[size_t(id)];
-  return "%" + std::to_string(id) + (v.name.empty() ? "" : ":" + v.name);
+  std::string r = "%";
+  r += std::to_string(id);
+  if (!v.name.empty()) {
+    r += ':';
+    r += v.name;
+  }
+  return r;
 }
 
 std::string setting_str(const MergeSetting& s, const char* dflt) {
@@ -53,9 +59,18 @@ std::string setting_str(const MergeSetting& s, const char* dflt) {
   std::string r = "{";
   for (size_t i = 0; i < s.entries.size(); ++i) {
     const auto& e = s.entries[i];
-    r += (i ? ", " : "") + e.name + ": ";
-    if (e.side.empty()) r += std::to_string(e.count);
-    else r += "[" + std::to_string(e.count) + ", " + e.side + "]";
+    if (i) r += ", ";
+    r += e.name;
+    r += ": ";
+    if (e.side.empty()) {
+      r += std::to_string(e.count);
+    } else {
+      r += '[';
+      r += std::to_string(e.count);
+      r += ", ";
+      r += e.side;
+      r += ']';
+    }
   }
   return r + "}";
 }

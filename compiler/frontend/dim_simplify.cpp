@@ -272,8 +272,22 @@ std::optional<int> sign_over(const DimExpr& d, const SymRanges& sym) {
 }
 }  // namespace
 
-DimExpr min_in(const DimExpr& a, const DimExpr& b, const Ranges& ranges, const SymRanges& sym) {
+DimExpr min_in(const DimExpr& a, const DimExpr& b, const Ranges& ranges, const SymRanges& sym,
+               const std::map<std::string, int64_t>& divisible) {
   DimExpr d = simplify(a - b);
+  if (!divisible.empty()) {
+    // Write each such dim as n * D' so that floor divisions by n cancel.
+    auto split = [&](DimExpr e) {
+      for (const auto& [name, n] : divisible)
+        if (n > 1) e = substitute_sym(e, name, DimExpr(n) * DimExpr::sym(name + "'"));
+      return simplify(e);
+    };
+    DimExpr ds = split(d);
+    SymRanges ss;
+    for (const auto& [v, r] : sym) ss[v] = {split(r.lo), split(r.hi)};
+    if (auto c = ds.as_const()) return *c <= 0 ? a : b;
+    if (auto sg = sign_over(ds, ss)) return *sg < 0 ? a : b;
+  }
   if (auto c = d.as_const()) return *c <= 0 ? a : b;
   if (auto bd = bounds(d, ranges)) {
     if (bd->second <= 0) return a;

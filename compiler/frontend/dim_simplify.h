@@ -29,6 +29,8 @@ using SymRanges = std::map<std::string, SymRange, std::less<>>;
 // Replaces symbol `name` by `by` (and folds).
 DimExpr substitute_sym(const DimExpr& e, const std::string& name, const DimExpr& by);
 // min(a, b), resolved to a or b when the numeric or symbolic ranges decide it.
-DimExpr min_in(const DimExpr& a, const DimExpr& b, const Ranges& ranges, const SymRanges& sym = {});
+// `divisible` maps dynamic dims to their divisible_by (so (B // 64) * 64 == B when B is a multiple of 64).
+DimExpr min_in(const DimExpr& a, const DimExpr& b, const Ranges& ranges, const SymRanges& sym = {},
+               const std::map<std::string, int64_t>& divisible = {});
 
 }  // namespace ptoc::fe

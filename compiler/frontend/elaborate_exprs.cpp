@@ -126,7 +126,7 @@ int Elaborator::emit(Op op, DType dt, Shape shape, Shape valid, int loc_off, int
           "add {vec_tile: [...]} with " + std::to_string(rank) + " entries before this statement");
     } else if (ts_->vec->shape.size() != rank && !(is_reduction(op.kind) && ts_->vec->shape.size() == in_rank)) {
       std::string tile = "[";
-      for (size_t i = 0; i < ts_->vec->shape.size(); ++i) tile += (i ? ", " : "") + std::to_string(ts_->vec->shape[i]);
+      for (size_t i = 0; i < ts_->vec->shape.size(); ++i) { if (i) tile += ", "; tile += std::to_string(ts_->vec->shape[i]); }
       tile += "]";
       std::string where = ts_->vec->loc.valid() ? " (set at line " + std::to_string(ts_->vec->loc.line) + ")" : "";
       err(loc_off, loc_len,
@@ -408,7 +408,7 @@ Elaborator::SliceResult Elaborator::slices(const std::vector<Slice>& sl, const S
     r.offsets.push_back(start);
     r.extents.push_back(simplify(stop - start));
     // Clipped to the source's valid extent: a tail tile reads only real data.
-    r.valid.push_back(simplify(min_in(stop, valid[ax], ranges(), sym_ranges()) - start));
+    r.valid.push_back(simplify(min_in(stop, valid[ax], ranges(), sym_ranges(), divisible_) - start));
     r.index.push_back(index);
     r.open_stop.push_back(open);
   }
@@ -545,7 +545,7 @@ EV Elaborator::call(const Expr& e) {
       err(e.op_off, e.len, "'" + fn + "' is missing its argument '" + pr.names[k] + "'",
           "signature: " + fn + "(" + [&] {
             std::string s;
-            for (size_t i = 0; i < pr.names.size(); ++i) s += (i ? ", " : "") + pr.names[i];
+            for (size_t i = 0; i < pr.names.size(); ++i) { if (i) s += ", "; s += pr.names[i]; }
             return s;
           }() + ")");
       return EV::poison();
@@ -833,7 +833,7 @@ EV Elaborator::call(const Expr& e) {
           }
           va.push_back((*given_valid)[i]);
         } else {
-          va.push_back(simplify(min_in(simplify((*offs)[i] + (*sh)[i]), x.valid[i], ranges(), sym_ranges()) - (*offs)[i]));
+          va.push_back(simplify(min_in(simplify((*offs)[i] + (*sh)[i]), x.valid[i], ranges(), sym_ranges(), divisible_) - (*offs)[i]));
         }
       }
       Op op;

@@ -403,6 +403,7 @@ std::optional<Program> Elaborator::run(const std::string& target_override) {
   p_.dims = ast_.dims;
   for (const auto& d : p_.dims)
     if (!d.dynamic) static_dims_[d.name] = d.value;
+    else if (d.divisible_by > 1) divisible_[d.name] = d.divisible_by;
 
   // Target: the command line wins over the file.
   auto targets = known_targets();

@@ -132,6 +132,7 @@ class Elaborator {
   Reporter& r_;
   Program p_;
   DimExpr::Env static_dims_;
+  std::map<std::string, int64_t> divisible_;  // dynamic dims with divisible_by > 1
   std::set<std::string> broken_tensors_;
   std::set<int> written_;         // tensors assembled into
   std::set<std::string> loop_names_;

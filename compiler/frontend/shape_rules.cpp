@@ -6,7 +6,7 @@ namespace ptoc::fe {
 
 std::string shape_str(const Shape& s) {
   std::string r = "[";
-  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + s[i].str();
+  for (size_t i = 0; i < s.size(); ++i) { if (i) r += ", "; r += s[i].str(); }
   return r + "]";
 }
 

@@ -24,7 +24,7 @@ std::vector<std::string> dtype_names() {
 
 class Reader {
  public:
-  Reader(const std::string& text, Reporter& r) : src_(text), r_(r) {}
+  Reader(const std::string& text, Reporter& r) : src_(text), text_(text), r_(r) {}
 
   std::optional<SpecAst> run(const std::string& text) {
     YAML::Node root;
@@ -80,6 +80,7 @@ class Reader {
 
  private:
   YamlSource src_;
+  const std::string& text_;
   Reporter& r_;
   int stmt_counter_ = 0;
   std::set<std::string> labels_;
@@ -306,6 +307,21 @@ class Reader {
       }
       s.assign = std::get<AssignAst>(res);
       return s;
+    }
+    if (n.IsNull()) {
+      // yaml-cpp marks an empty item at the next token; point at its own '-'.
+      const std::string& t = text_;
+      size_t p = std::min(size_t(std::max(0, n.Mark().pos)), t.size());
+      while (p > 0 && t[p - 1] != '-') --p;
+      if (p > 0) {
+        int line = 1, col = 1;
+        for (size_t i = 0; i + 1 < p; ++i) {
+          if (t[i] == '\n') { ++line; col = 1; } else { ++col; }
+        }
+        s.loc = {line, col};
+      }
+      r_.error(s.loc, "empty statement", "write a statement string or mapping after '-', or remove the line");
+      return std::nullopt;
     }
     if (!n.IsMap()) {
       r_.error(s.loc, "a statement is a string 'NAME = EXPR' or a mapping ({vec_tile: ...}, {loop: ...}, ...), got " +

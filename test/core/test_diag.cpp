@@ -51,7 +51,11 @@ TEST_CASE("a caret past the end of the line still lines up", "[core][diag]") {
 
 TEST_CASE("errors stop at 20 and the summary says so", "[core][diag]") {
   DiagEngine d("f", "x\n");
-  for (int i = 0; i < 25; ++i) d.error({1, 1}, "e" + std::to_string(i));
+  for (int i = 0; i < 25; ++i) {
+    std::string msg = "e";
+    msg += std::to_string(i);
+    d.error({1, 1}, msg);
+  }
   CHECK(d.error_count() == DiagEngine::kMaxErrors);
   CHECK(d.full());
   CHECK(d.diagnostics().size() == 20);

@@ -19,7 +19,10 @@ Program ok(const std::string& yaml, FrontendOptions o = {}) {
 
 std::string shape(const std::vector<DimExpr>& s) {
   std::string r;
-  for (size_t i = 0; i < s.size(); ++i) r += (i ? "," : "") + s[i].str();
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i) r += ",";
+    r += s[i].str();
+  }
   return r;
 }
 
@@ -436,4 +439,45 @@ TEST_CASE("reshape keeps a row-prefix valid region, as the evaluator does", "[fr
   REQUIRE_FALSE(bad2.prog.has_value());
   CHECK(bad2.errors == 1);  // flattening a row prefix is fine; a column tail is not
   CHECK_THAT(bad2.rendered, Catch::Contains("its valid elements do not map to whole rows"));
+}
+
+TEST_CASE("divisible_by lets B // n loops prove whole tiles", "[frontend][elaborate]") {
+  Program p = ok(R"Y(ptoc: 1
+name: d
+dims: {B: {dynamic: true, divisible_by: 64}, H: 64}
+inputs:
+  x: {dtype: fp32, shape: [B, H]}
+outputs:
+  y: {dtype: fp32, shape: [B, H]}
+body:
+  - {vec_tile: [64, 64]}
+  - loop: {var: b, count: "B // 64"}
+    body:
+      - "y[b * 64:, :] = x[b * 64:(b + 1) * 64, :] * 2"
+)Y");
+  auto v = ops_of(p, 0, OpKind::View);
+  REQUIRE(v.size() == 1);
+  const Value& t = p.values[size_t(v[0]->output)];
+  CHECK(shape(t.valid) == "64,64");
+}
+
+TEST_CASE("an integer index drops its axis (view + reshape)", "[frontend][elaborate]") {
+  Program p = ok(fe_test::spec(R"Y(  - {vec_tile: [64]}
+  - "r = x[3, :] * 2"
+  - {vec_tile: [16, 64]}
+  - "y[0:16, :] = x[0:16, :] * 2"
+  - {vec_tile: [64]}
+  - "y[5, :] = r"
+)Y"));
+  auto views = ops_of(p, 0, OpKind::View);
+  REQUIRE(views.size() == 2);
+  CHECK(shape(views[0]->offsets) == "3,0");
+  CHECK(shape(views[0]->shape) == "1,64");
+  auto rs = ops_of(p, 0, OpKind::Reshape);
+  REQUIRE(rs.size() == 2);  // drop the axis on read, restore it on write
+  CHECK(shape(p.values[size_t(rs[0]->output)].shape) == "64");
+  CHECK(shape(p.values[size_t(rs[1]->output)].shape) == "1,64");
+  auto as = ops_of(p, 0, OpKind::Assemble);
+  REQUIRE(as.size() == 2);
+  CHECK(shape(as[1]->offsets) == "5,0");
 }

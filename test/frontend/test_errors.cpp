@@ -33,6 +33,12 @@ std::vector<Case> cases() {
       {"invalid YAML", "ptoc: 1\nname: t\nbody: [\"a = b\"\n  x: 1\n", "x: 1", "invalid YAML", ""},
       {"unknown target", spec(kTile + kWrite, "target: ascend910\n"), "ascend910\n", "unknown target 'ascend910'",
        "did you mean 'ascend910b1'?"},
+      {"duplicate top-level key", "ptoc: 1\nname: a\nname: b\noutputs: {y: {dtype: fp32, shape: [4]}}\nbody: []\n",
+       "name: b", "duplicate key 'name' in the spec", ""},
+      {"empty statement", spec(kTile + "  -\n" + kWrite), "-\n", "empty statement", ""},
+      {"error in a folded block scalar", spec(kTile + "  - >-\n    t = x +\n    qq\n" + kWrite), "qq", "unknown name 'qq'", ""},
+      {"NZ tensor in a vector op", spec(kTile + "  - \"t = z * 2\"\n" + kWrite, "tensors:\n  z: {dtype: fp16, shape: [H, H], format: NZ}\n"),
+       "z * 2", "'z' is stored in NZ format and only matmul can read it", ""},
       // --- dims
       {"zero static dim", "ptoc: 1\nname: t\ndims: {H: 0}\noutputs: {y: {dtype: fp32, shape: [4]}}\nbody: []\n", "0}",
        "dim 'H' must be a positive integer, got 0", ""},

@@ -24,13 +24,17 @@ std::string show(const Expr& e) {
     case Expr::Kind::BoolOp: return "(" + show(*e.items[0]) + " " + e.op + " " + show(*e.items[1]) + ")";
     case Expr::Kind::List: {
       std::string s = "[";
-      for (size_t i = 0; i < e.items.size(); ++i) s += (i ? "," : "") + show(*e.items[i]);
+      for (size_t i = 0; i < e.items.size(); ++i) { if (i) s += ","; s += show(*e.items[i]); }
       return s + "]";
     }
     case Expr::Kind::Call: {
       std::string s = e.name + "(";
       for (size_t i = 0; i < e.args.size(); ++i)
-        s += (i ? "," : "") + (e.args[i].name.empty() ? "" : e.args[i].name + "=") + show(*e.args[i].value);
+      {
+        if (i) s += ",";
+        if (!e.args[i].name.empty()) s += e.args[i].name + "=";
+        s += show(*e.args[i].value);
+      }
       return s + ")";
     }
     case Expr::Kind::Subscript: {
