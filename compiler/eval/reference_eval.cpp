@@ -169,7 +169,8 @@ void matmul_rows_i64(const int64_t* A, const int64_t* B, int64_t* C, int64_t m0,
 
 class Evaluator {
  public:
-  Evaluator(const Program& p, const DimExpr::Env& dims) : p_(p), env_(dims), vals_(p.values.size()) {}
+  Evaluator(const Program& p, const DimExpr::Env& dims, const EvalOptions& o)
+      : p_(p), opts_(o), env_(dims), vals_(p.values.size()) {}
 
   std::map<std::string, TensorData> run(const std::map<std::string, TensorData>& inputs) {
     load_tensors(inputs);
@@ -188,6 +189,7 @@ class Evaluator {
 
  private:
   const Program& p_;
+  EvalOptions opts_;
   DimExpr::Env env_;
   std::vector<std::optional<Val>> vals_;
   std::vector<Gm> gm_;
@@ -343,6 +345,17 @@ class Evaluator {
     if (decl.dtype != r.dtype)
       fail(fmt::format("internal: result dtype {} differs from the declared {}", dtype_name(r.dtype),
                        dtype_name(decl.dtype)));
+    if (opts_.check_valid && decl.valid.size() == r.shape.size()) {
+      Shape fe = ev(decl.valid);
+      for (size_t k = 0; k < fe.size(); ++k) fe[k] = std::clamp<int64_t>(fe[k], 0, r.shape[k]);
+      if (fe != r.valid)
+        fail(fmt::format("valid shape {} computed here differs from the front end's {} = {} (value shape {})",
+                         shape_str(r.valid), [&] {
+                           std::string t = "[";
+                           for (size_t k = 0; k < decl.valid.size(); ++k) t += (k ? ", " : "") + decl.valid[k].str();
+                           return t + "]";
+                         }(), shape_str(fe), shape_str(r.shape)));
+    }
     vals_[size_t(op.output)] = std::move(r);
     cur_ = nullptr;
   }
@@ -757,12 +770,17 @@ class Evaluator {
 }  // namespace
 
 std::map<std::string, TensorData> evaluate(const Program& p, const std::map<std::string, TensorData>& inputs,
-                                           const DimExpr::Env& dims) {
+                                           const DimExpr::Env& dims, const EvalOptions& opts) {
   try {
-    return Evaluator(p, dims).run(inputs);
+    return Evaluator(p, dims, opts).run(inputs);
   } catch (const BindError& e) {
     throw EvalError(e.what());
   }
+}
+
+std::map<std::string, TensorData> evaluate(const Program& p, const std::map<std::string, TensorData>& inputs,
+                                           const DimExpr::Env& dims) {
+  return evaluate(p, inputs, dims, EvalOptions{});
 }
 
 }  // namespace ptoc

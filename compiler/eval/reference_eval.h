@@ -21,4 +21,13 @@ struct EvalError : std::runtime_error {
 std::map<std::string, TensorData> evaluate(const Program& p, const std::map<std::string, TensorData>& inputs,
                                            const DimExpr::Env& dims);
 
+struct EvalOptions {
+  // Also check every value's valid extent against the front end's symbolic Value::valid (a consistency
+  // check between the front end, which the tiling passes follow, and this golden model); a mismatch
+  // throws EvalError naming the op. For tests.
+  bool check_valid = false;
+};
+std::map<std::string, TensorData> evaluate(const Program& p, const std::map<std::string, TensorData>& inputs,
+                                           const DimExpr::Env& dims, const EvalOptions& opts);
+
 }  // namespace ptoc
