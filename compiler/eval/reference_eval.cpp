@@ -174,6 +174,7 @@ class Evaluator {
 
   std::map<std::string, TensorData> run(const std::map<std::string, TensorData>& inputs) {
     load_tensors(inputs);
+    plan_frees();
     run_nodes(p_.body);
     std::map<std::string, TensorData> out;
     for (size_t i = 0; i < p_.tensors.size(); ++i) {
@@ -193,6 +194,7 @@ class Evaluator {
   DimExpr::Env env_;
   std::vector<std::optional<Val>> vals_;
   std::vector<Gm> gm_;
+  std::vector<std::vector<std::vector<int>>> free_after_;  // [root][op position] -> values to drop
   std::vector<std::pair<std::string, int64_t>> loop_stack_;  // for messages
   const Op* cur_ = nullptr;   // the op being run, for messages
   SrcLoc loop_loc_;          // the loop being entered, for messages
@@ -252,10 +254,47 @@ class Evaluator {
 
   // --- control flow -------------------------------------------------------
 
+  // Memory: a value whose every use lies in the root template that defines it
+  // is dropped after its last use there (the bulk: temporaries of loop bodies).
+  // Values used by other roots are simply kept.
+  void plan_frees() {
+    const int kNone = -1, kMany = -2;
+    std::vector<int> def_root(p_.ops.size(), kNone);
+    for (const auto& r : p_.roots)
+      for (int id : r.ops) def_root.at(size_t(id)) = def_root[size_t(id)] == kNone ? r.index : kMany;
+    std::vector<int> use_root(p_.values.size(), kNone), last_pos(p_.values.size(), -1);
+    for (const auto& r : p_.roots)
+      for (size_t pos = 0; pos < r.ops.size(); ++pos)
+        for (int v : p_.ops[size_t(r.ops[pos])].inputs) {
+          int& u = use_root.at(size_t(v));
+          u = (u == kNone || u == r.index) ? r.index : kMany;
+          last_pos[size_t(v)] = int(pos);
+        }
+    free_after_.assign(p_.roots.size(), {});
+    for (const auto& r : p_.roots) free_after_[size_t(r.index)].resize(r.ops.size());
+    for (size_t v = 0; v < p_.values.size(); ++v) {
+      int def = p_.values[v].def_op;
+      if (def < 0 || def_root[size_t(def)] < 0) continue;
+      int root = def_root[size_t(def)];
+      if (use_root[v] == kNone) {
+        // Never used: drop right after it is computed.
+        const auto& ops = p_.roots[size_t(root)].ops;
+        auto it = std::find(ops.begin(), ops.end(), def);
+        free_after_[size_t(root)][size_t(it - ops.begin())].push_back(int(v));
+      } else if (use_root[v] == root) {
+        free_after_[size_t(root)][size_t(last_pos[v])].push_back(int(v));
+      }
+    }
+  }
+
   void run_nodes(const std::vector<LoopNode>& nodes) {
     for (const auto& n : nodes) {
       if (n.kind == LoopNode::Kind::Root) {
-        for (int id : p_.roots.at(size_t(n.root)).ops) run_op(p_.ops.at(size_t(id)));
+        const auto& ops = p_.roots.at(size_t(n.root)).ops;
+        for (size_t pos = 0; pos < ops.size(); ++pos) {
+          run_op(p_.ops.at(size_t(ops[pos])));
+          for (int v : free_after_[size_t(n.root)][pos]) vals_[size_t(v)].reset();
+        }
       } else {
         run_loop(n);
       }
