@@ -306,6 +306,7 @@ class Evaluator {
   // `factor` iterations starting at var = begin + i * step.
   void run_loop(const LoopNode& n) {
     cur_ = nullptr;
+    const SrcLoc outer_loc = loop_loc_;
     loop_loc_ = n.loc;
     int64_t begin = ev(n.begin), end = ev(n.end), step = ev(n.step);
     if (step == 0) fail(fmt::format("loop {} has step 0", n.var));
@@ -329,6 +330,7 @@ class Evaluator {
       i += g->factor;
     }
     env_ = saved;
+    loop_loc_ = outer_loc;
   }
 
   // --- ops ----------------------------------------------------------------

@@ -204,3 +204,18 @@ TEST_CASE("inputs that do not match their declaration are refused", "[eval][data
   CHECK_THROWS_WITH(evaluate(b.p, {{"x", tensor_of(DType::fp32, {3}, {1, 2, 3})}}, env),
                     Catch::Contains("input x has shape [3] but the tensor is [2]"));
 }
+
+TEST_CASE("a whole-tensor reference defined outside every root is read where it is used", "[eval][data]") {
+  // The front end may share one TensorRef value between root templates without listing its op in any.
+  ProgramBuilder b;
+  b.input("x", DType::fp32, {3});
+  b.output("y", DType::fp32, {3});
+  b.workspace("ws", DType::fp32, {3});
+  int ws = b.ref("ws");
+  b.assemble("ws", b.ref("x"), {0});
+  b.loop("i", 1, [&] { b.assemble("y", b.bin_s(OpKind::Add, ws, 1), {0}); });
+  auto& top = b.p.roots[0].ops;
+  top.erase(std::find(top.begin(), top.end(), b.val(ws).def_op));  // not in any root now
+  auto y = values_of(run(b.p, {{"x", tensor_of(DType::fp32, {3}, {1, 2, 3})}}).at("y"));
+  CHECK(y == std::vector<double>{2, 3, 4});  // the workspace as it is when read: after the assemble
+}
