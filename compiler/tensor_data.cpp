@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -266,9 +267,16 @@ TensorData read_npy_as(const std::string& path, DType dtype, const std::string& 
   const std::string who = "input '" + tensor + "' (" + path + ")";
   auto fail = [&](const std::string& msg) -> NpyError { return NpyError(who + ": " + msg); };
 
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw fail("is a directory, not a .npy file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw fail(std::string("cannot open file: ") + std::strerror(errno));
-  std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string file;
+  try {
+    file.assign((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  } catch (const std::exception& e) {
+    throw fail(std::string("read error: ") + e.what());
+  }
   if (in.bad()) throw fail("read error");
 
   static const char kMagic[] = "\x93NUMPY";

@@ -191,6 +191,10 @@ TEST_CASE("npy errors name the tensor and say what was expected", "[npy]") {
     CHECK_THAT(read_error(tmpfile("absent.npy"), DType::fp32, "q"),
                Catch::Contains("input 'q'") && Catch::Contains("cannot open file"));
   }
+  SECTION("a directory") {
+    CHECK_THAT(read_error(tmpdir().string(), DType::fp32, "q"),
+               Catch::Contains("input 'q'") && Catch::Contains("is a directory"));
+  }
   SECTION("not an npy file") {
     write_bytes(tmpfile("text.npy"), "hello, world\n1,2,3\n");
     CHECK_THAT(read_error(tmpfile("text.npy"), DType::fp32, "q"),
