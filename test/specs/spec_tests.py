@@ -5,7 +5,8 @@
   spec_tests.py conform PTOC SPEC [options]  evaluate a small-shape copy with `ptoc eval` and compare
                                              with the NumPy reference in references.py; with
                                              --run-bundle PTORUN also compile with `ptoc SPEC -o` and
-                                             run the bundle with ptorun, and compare that too
+                                             run the bundle with ptorun, and compare that too;
+                                             --eval-only: any spec, no reference (ptorun vs eval)
   spec_tests.py golden  PTOC SPEC [--update] `ptoc SPEC --emit ir` equals test/specs/golden/<spec>.ir
                                              (--update rewrites the golden file: read the diff!)
   spec_tests.py coverage SPEC...             every spec under specs/ is listed in meson.build, has a
@@ -245,11 +246,18 @@ def cmd_conform(a):
             fail(f"ptorun exited {r.returncode}")
         results["ptorun"] = {o: np.load(p) for o, p in rb.items()}
 
+    bad = False
+    if a.run_bundle:
+        for o, t in outputs.items():
+            ok, msg = compare(results["ptorun"][o], results["ptoc eval"][o], t["dtype"])
+            print(f"{'ok  ' if ok else 'FAIL'} ptorun vs ptoc eval {o}: {msg}")
+            bad |= not ok
     if a.eval_only:
-        print("ok (evaluated only)")
+        if bad:
+            fail(f"ptorun differs from ptoc eval (inputs and outputs kept in {work})")
+        print("ok (no NumPy reference: " + ("ptorun compared with ptoc eval)" if a.run_bundle else "evaluated only)"))
         return
     want = ref.fn(inputs, dims)
-    bad = False
     for o, t in outputs.items():
         shape = tuple(dim_value(e, dims) for e in t["shape"])
         if want[o].shape != shape:
@@ -257,11 +265,6 @@ def cmd_conform(a):
         for who, got in results.items():
             ok, msg = compare(got[o], want[o], t["dtype"])
             print(f"{'ok  ' if ok else 'FAIL'} {who} {o} ({t['dtype']}{list(shape)}): {msg}")
-            bad |= not ok
-    if a.run_bundle:
-        for o, t in outputs.items():
-            ok, msg = compare(results["ptorun"][o], results["ptoc eval"][o], t["dtype"])
-            print(f"{'ok  ' if ok else 'FAIL'} ptorun vs ptoc eval {o}: {msg}")
             bad |= not ok
     if bad:
         fail(f"outputs differ from the NumPy reference (inputs and outputs kept in {work})")
@@ -289,7 +292,8 @@ def main():
     f.add_argument("--run-bundle", metavar="PTORUN", help="also compile a bundle and run it with this ptorun")
     f.add_argument("--seed", type=int, default=1)
     f.add_argument("--keep", metavar="DIR", help="work in DIR and keep the files")
-    f.add_argument("--eval-only", action="store_true", help="run ptoc eval without a reference (any spec)")
+    f.add_argument("--eval-only", action="store_true",
+                   help="no NumPy reference (any spec): run ptoc eval, and with --run-bundle compare ptorun with it")
     a = p.parse_args()
     if a.cmd not in ("coverage",):
         a.ptoc = os.path.abspath(a.ptoc)
