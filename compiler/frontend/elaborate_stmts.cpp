@@ -64,9 +64,13 @@ void Elaborator::block(const std::vector<Stmt>& stmts) {
 bool Elaborator::check_binding_name(const std::string& n, SrcLoc loc, int len, const std::string& what) {
   std::string clash;
   if (p_.find_dim(n)) clash = "a dim";
-  else if (int t = p_.find_tensor(n); t >= 0)
+  else if (int t = p_.find_tensor(n); t >= 0) {
+    // `x = cast(x, fp32)` may rebind an input's name (as in Python); outputs and
+    // workspaces are assemble targets, so their names stay theirs.
+    if (p_.tensors[size_t(t)].role == TensorRole::Input && what == "value") return true;
     clash = p_.tensors[size_t(t)].role == TensorRole::Input ? "an input tensor"
             : p_.tensors[size_t(t)].role == TensorRole::Output ? "an output tensor" : "a tensors: workspace";
+  }
   else if (broken_tensors_.count(n)) clash = "a tensor";
   else if (seq_ && seq_->frame.dyn_vars.count(n)) clash = "a loop variable";
   else if (seq_ && seq_->frame.factor_vars.count(n)) clash = "an unroll factor";

@@ -481,3 +481,15 @@ TEST_CASE("an integer index drops its axis (view + reshape)", "[frontend][elabor
   REQUIRE(as.size() == 2);
   CHECK(shape(as[1]->offsets) == "5,0");
 }
+
+TEST_CASE("an input's name may be rebound; later reads see the new value", "[frontend][elaborate]") {
+  Program p = ok(fe_test::spec(R"Y(  - {vec_tile: [16, 64]}
+  - "h = cast(h, fp32)"
+  - "y[0:16, :] = h[0:16, :] + x[0:16, :]"
+)Y"));
+  auto adds = ops_of(p, 0, OpKind::Add);
+  REQUIRE(adds.size() == 1);
+  const Value& lhs_view = p.values[size_t(adds[0]->inputs[0])];
+  CHECK(lhs_view.dtype == DType::fp32);  // the cast value, not the fp16 input
+  CHECK(p.tensors[size_t(p.find_tensor("h"))].dtype == DType::fp16);
+}
