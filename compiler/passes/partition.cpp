@@ -382,10 +382,22 @@ void partition(Builder& b) {
   for (int i = 0; i < int(r.ops.size()); ++i)
     for (int s : r.ops[i].srcs)
       if (b.tile_writer[s] > i) key[b.tile_writer[s]] = std::min(key[b.tile_writer[s]], double(i) - 0.5);
+  // A store runs right after its producer so that the tile dies early (stores made
+  // for later readers or cuts were created long after the producer).
+  for (int i = 0; i < int(r.ops.size()); ++i)
+    if (r.ops[i].kind == TileOpKind::CopyOut) {
+      int w = b.tile_writer[r.ops[i].srcs[0]];
+      if (w < i) key[i] = std::min(key[i], key[w] + 0.25);
+    }
   for (auto& ops : lists) {
     Subgraph sg;
     sg.id = int(r.subgraphs.size());
     sg.ops = order_ops(r, ops, [&](int o) { return key[o]; });
+    if (!fits(b, peak_bytes(r, sg.ops, b.align))) {
+      // The creation order is the one the merges were checked in.
+      sg.ops = order_ops(r, ops, [](int o) { return double(o); });
+      if (!check_fits(b, sg.ops, "")) return;
+    }
     sg.core = op_core(r, r.ops[ops.front()]);
     for (int o : ops) {
       int src = r.ops[o].source_op;
