@@ -1,0 +1,370 @@
+#include "session.h"
+
+#include <chrono>
+#include <cmath>
+#include <fmt/format.h>
+#include <sstream>
+
+#include "compiler/eval/bind_dims.h"
+#include "compiler/eval/reference_eval.h"
+#include "compiler/frontend/frontend.h"
+#include "runtime/ascend/acl_api.h"
+#include "runtime/ascend/ascend_launcher.h"
+#include "runtime/control_flow.h"
+#include "runtime/executor.h"
+#include "runtime/host_twin.h"
+#include "runtime/sim/machine.h"
+
+namespace ptoc::runtime {
+
+namespace {
+
+std::vector<TensorDecl> spec_tensors(const CompiledProgram& p) {
+  std::vector<TensorDecl> v;
+  for (auto& t : p.tensors) {
+    if (t.role == GmTensor::Role::Temp) continue;
+    TensorDecl d;
+    d.name = t.name;
+    d.role = t.role == GmTensor::Role::Input ? TensorRole::Input
+             : t.role == GmTensor::Role::Output ? TensorRole::Output
+                                                : TensorRole::Workspace;
+    d.dtype = t.dtype;
+    d.shape = t.shape;
+    d.format = t.format;
+    d.l2_bypass = t.l2_bypass;
+    v.push_back(std::move(d));
+  }
+  return v;
+}
+
+int64_t parse_int(const std::string& v, const std::string& what) {
+  try {
+    size_t used = 0;
+    int64_t x = std::stoll(v, &used);
+    if (used == v.size()) return x;
+  } catch (const std::exception&) {
+  }
+  throw UsageError(what + ": '" + v + "' is not an integer");
+}
+
+// --check tolerance, per output element (floats):
+//   |got - ref| <= rtol * |ref| + atol,   atol = rtol * mean(|ref|) over the output
+// with rtol = 1e-4 (fp32), 1e-2 (fp16), 4e-2 (bf16): rounding of one ulp-ish per op in
+// low precision, and accumulation-order differences in long sums, which scale with the
+// output's magnitude rather than each element's. NaN must match NaN; Inf must match
+// exactly. Integer and bool outputs must match exactly.
+struct Tolerance {
+  double rtol = 0;
+  bool exact = false;
+};
+Tolerance tolerance_for(DType t) {
+  switch (t) {
+    case DType::fp32: return {1e-4, false};
+    case DType::fp16: return {1e-2, false};
+    case DType::bf16: return {4e-2, false};
+    default: return {0, true};
+  }
+}
+
+CheckLine compare(const std::string& name, const TensorData& got, const TensorData& ref) {
+  Tolerance tol = tolerance_for(ref.dtype);
+  if (got.shape != ref.shape) return {name, false, fmt::format("check {:<12} FAIL: shape differs from the reference", name)};
+  const int64_t n = ref.numel();
+  double mean_abs = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double r = ref.get(i);
+    if (std::isfinite(r)) mean_abs += std::fabs(r);
+  }
+  mean_abs = n ? mean_abs / double(n) : 0;
+  const double atol = tol.rtol * mean_abs;
+  double worst_abs = 0, worst_rel = 0;
+  int64_t bad = 0, first_bad = -1;
+  for (int64_t i = 0; i < n; ++i) {
+    double g = got.get(i), r = ref.get(i);
+    bool ok;
+    if (std::isnan(r) || std::isnan(g)) {
+      ok = std::isnan(r) && std::isnan(g);
+    } else if (std::isinf(r) || std::isinf(g)) {
+      ok = g == r;
+    } else {
+      double d = std::fabs(g - r);
+      ok = tol.exact ? g == r : d <= tol.rtol * std::fabs(r) + atol;
+      worst_abs = std::max(worst_abs, d);
+      if (r != 0) worst_rel = std::max(worst_rel, d / std::fabs(r));
+      else if (d > 0) worst_rel = std::max(worst_rel, d / std::max(atol, 1e-30));
+    }
+    if (!ok && bad++ == 0) first_bad = i;
+  }
+  std::string rule = tol.exact ? "exact" : fmt::format("rtol {:g}, atol {:.3g}", tol.rtol, atol);
+  if (bad == 0)
+    return {name, true, fmt::format("check {:<12} ok    max abs err {:.3g}  max rel err {:.3g}  ({}, {})", name,
+                                    worst_abs, worst_rel, dtype_name(ref.dtype), rule)};
+  // Name the first bad element by its index tuple.
+  std::string idx;
+  int64_t rest = first_bad;
+  for (size_t a = ref.shape.size(); a-- > 0;) {
+    idx = std::to_string(rest % ref.shape[a]) + (idx.empty() ? "" : ", ") + idx;
+    rest /= ref.shape[a];
+  }
+  return {name, false,
+          fmt::format("check {:<12} FAIL  {} of {} elements off; first at [{}]: got {:g}, expected {:g}; "
+                      "max abs err {:.3g}  max rel err {:.3g}  ({}, {})",
+                      name, bad, n, idx, got.get(first_bad), ref.get(first_bad), worst_abs, worst_rel,
+                      dtype_name(ref.dtype), rule)};
+}
+
+}  // namespace
+
+struct Session::Impl {
+  std::map<std::string, TensorData> inputs;       // by name, in the tensors' dtypes
+  std::map<std::string, int64_t> explicit_dims;
+  DimExpr::Env env;                               // bound at run()
+  RunResult result;
+  bool ran = false;
+  // Outputs after a run with numerics, by spec tensor index.
+  std::map<int, TensorData> outputs;
+};
+
+Session::Session(const std::string& path) : bundle_(read_bundle(path)), options_(bundle_.program.options),
+                                            impl_(std::make_unique<Impl>()) {}
+Session::~Session() = default;
+
+static std::string names_with_role(const CompiledProgram& p, GmTensor::Role r) {
+  std::string s;
+  for (auto& t : p.tensors)
+    if (t.role == r) s += (s.empty() ? "" : ", ") + t.name;
+  return s.empty() ? "(none)" : s;
+}
+
+static int find_role(const CompiledProgram& p, const std::string& name, GmTensor::Role role) {
+  for (size_t i = 0; i < p.tensors.size(); ++i)
+    if (p.tensors[i].name == name && p.tensors[i].role == role) return int(i);
+  return -1;
+}
+
+int Session::input_index(const std::string& name) const {
+  int i = find_role(program(), name, GmTensor::Role::Input);
+  if (i < 0)
+    throw UsageError("the operator has no input '" + name + "' (inputs: " +
+                     names_with_role(program(), GmTensor::Role::Input) + ")");
+  return i;
+}
+
+int Session::output_index(const std::string& name) const {
+  int i = find_role(program(), name, GmTensor::Role::Output);
+  if (i < 0)
+    throw UsageError("the operator has no output '" + name + "' (outputs: " +
+                     names_with_role(program(), GmTensor::Role::Output) + ")");
+  return i;
+}
+
+static std::vector<std::string> names_of(const CompiledProgram& p, GmTensor::Role r) {
+  std::vector<std::string> v;
+  for (auto& t : p.tensors)
+    if (t.role == r) v.push_back(t.name);
+  return v;
+}
+std::vector<std::string> Session::input_names() const { return names_of(program(), GmTensor::Role::Input); }
+std::vector<std::string> Session::output_names() const { return names_of(program(), GmTensor::Role::Output); }
+
+void Session::set_input(const std::string& name, TensorData t) {
+  int i = input_index(name);
+  if (t.dtype != program().tensors[size_t(i)].dtype)
+    throw UsageError(fmt::format("input {}: data is {} but the tensor is {}", name, dtype_name(t.dtype),
+                                 dtype_name(program().tensors[size_t(i)].dtype)));
+  impl_->inputs[name] = std::move(t);
+}
+
+void Session::set_dim(const std::string& name, int64_t value) {
+  bool known = false;
+  for (const auto& d : program().dims) known |= d.name == name;
+  if (!known) {
+    std::string all;
+    for (const auto& d : program().dims) all += (all.empty() ? "" : ", ") + d.name;
+    throw UsageError("the operator has no dim '" + name + "' (dims: " + all + ")");
+  }
+  impl_->explicit_dims[name] = value;
+}
+
+void Session::apply_runtime_sets(const std::vector<std::string>& sets) {
+  Options& o = options_;
+  for (auto& [k, v] : parse_assignments(sets, "--set")) {
+    if (k == "runtime.stitch_function_max_num") {
+      o.stitch_function_max_num = parse_int(v, "--set " + k);
+      if (o.stitch_function_max_num < 1 || o.stitch_function_max_num > 1024)
+        throw UsageError("--set " + k + "=" + v + ": the range is 1..1024");
+    } else if (k == "runtime.device_sched_mode") {
+      o.device_sched_mode = int(parse_int(v, "--set " + k));
+      if (o.device_sched_mode < 0 || o.device_sched_mode > 3) throw UsageError("--set " + k + "=" + v + ": the range is 0..3");
+    } else if (k == "runtime.max_workspace_kb") {
+      o.max_workspace_kb = parse_int(v, "--set " + k);
+      if (o.max_workspace_kb < 0) throw UsageError("--set " + k + "=" + v + ": must be >= 0");
+    } else if (k == "debug.runtime_debug_mode") {
+      o.runtime_debug_mode = int(parse_int(v, "--set " + k));
+      if (o.runtime_debug_mode < 0 || o.runtime_debug_mode > 4) throw UsageError("--set " + k + "=" + v + ": the range is 0..4");
+    } else {
+      throw UsageError("--set " + k + ": ptorun can change runtime.stitch_function_max_num, runtime.device_sched_mode, "
+                       "runtime.max_workspace_kb and debug.runtime_debug_mode; other options need a recompile with ptoc --set");
+    }
+  }
+}
+
+// `auto`: the NPU when the ACL runtime loads, reports a device, and the bundle carries device binaries.
+static bool ascend_usable(const LoadedBundle& b) {
+  if (b.device_binaries.empty()) return false;
+  try {
+    const auto& api = ascend::load_acl();
+    uint32_t n = 0;
+    return api.aclrtGetDeviceCount(&n) == ascend::kAclSuccess && n > 0;
+  } catch (const ascend::AclUnavailable&) {
+    return false;
+  }
+}
+
+const RunResult& Session::run(const RunConfig& cfg) {
+  const CompiledProgram& p = program();
+  auto& m = *impl_;
+  if (cfg.backend != "sim" && cfg.backend != "ascend" && cfg.backend != "auto")
+    throw UsageError("backend '" + cfg.backend + "': use sim, ascend or auto");
+  if (cfg.rounds < 1) throw UsageError("rounds must be >= 1");
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (auto& [n, t] : m.inputs) shapes[n] = t.shape;
+  const std::vector<TensorDecl> decls = spec_tensors(p);
+  m.env = bind_dims(p.dims, decls, shapes, m.explicit_dims);
+  for (auto& d : decls)
+    if (d.role == TensorRole::Input && !m.inputs.count(d.name))
+      m.inputs[d.name] = random_tensor(d.dtype, concrete_shape(d, m.env), cfg.seed, d.name);
+
+  const std::string platform_name = cfg.platform.empty() ? p.target : cfg.platform;
+  const Platform* platform = find_platform(platform_name);
+  if (!platform)
+    throw UsageError((cfg.platform.empty() ? "the bundle's target '" : "--platform '") + platform_name +
+                     "' is not a known platform (known: " + platform_names() + ")");
+  ControlFlowOptions cfo = ControlFlowOptions::from(options_);
+  m.result = RunResult{};
+  m.result.platform = platform;
+  m.outputs.clear();
+  auto t0 = std::chrono::steady_clock::now();
+
+  const bool on_npu = cfg.backend == "ascend" || (cfg.backend == "auto" && ascend_usable(bundle_));
+  if (on_npu) {
+    ascend::AscendOptions ao;
+    ao.rounds = cfg.rounds;
+    try {
+      ascend::AscendLauncher launcher(p, bundle_.device_binaries, m.env, cfo, ao);
+      for (auto& [name, t] : m.inputs) launcher.load(input_index(name), t);
+      m.result.trace = launcher.run();
+      for (size_t i = 0; i < p.tensors.size(); ++i)
+        if (p.tensors[i].role == GmTensor::Role::Output) m.outputs[int(i)] = launcher.read(int(i));
+      m.result.tasks = launcher.tasks_launched();
+    } catch (const ascend::AclUnavailable& e) {
+      throw EnvError(e.what());
+    }
+    m.result.backend = "ascend";
+  } else {
+    // The numerics: host-twin kernels over a GM arena, one device task at a time as the
+    // simulated machine finishes it (a device task only starts after those it waits for, so
+    // finishing order is a valid execution order). Only the first round computes: later
+    // launches would recompute the same numbers.
+    std::unique_ptr<HostTwin> twin;
+    std::unique_ptr<Executor> ex;
+    auto first = std::make_unique<ControlFlow>(p, m.env, cfo);
+    const GmLayout layout = first->layout();  // every walk lays GM out the same way
+    if (cfg.numerics) {
+      if (bundle_.host_twin_so.empty())
+        throw BundleError(bundle_.path + ": the bundle holds no host twin (its compile found no host C++ compiler); "
+                          "recompile it where one exists, or run with --timing-only");
+      try {
+        twin = std::make_unique<HostTwin>(bundle_.host_twin_so, p.kernels);
+      } catch (const HostTwinError& e) {
+        throw EnvError(bundle_.path + ": " + e.what());
+      }
+      ex = std::make_unique<Executor>(p, layout, *twin, cfg.jobs);
+      for (auto& [name, t] : m.inputs) ex->load(input_index(name), t);
+    }
+    sim::SimOptions so;
+    so.rounds = cfg.rounds;
+    so.device_sched_mode = options_.device_sched_mode;
+    so.keep_task_records = cfg.keep_task_records;
+    // One control-flow walk per launch. A round's device tasks may still finish after the next
+    // round started building, so the walks of the current and previous rounds stay alive.
+    std::map<int, std::unique_ptr<ControlFlow>> walks;
+    walks[0] = std::move(first);
+    auto fold_stats = [&](const ControlFlow& w) {
+      m.result.tasks += w.stats().tasks;
+      m.result.device_tasks += w.stats().device_tasks;
+      m.result.root_instances += w.stats().root_instances;
+    };
+    sim::DeviceTaskSource source = [&](int round, DeviceTask& out) {
+      auto it = walks.find(round);
+      if (it == walks.end()) {
+        while (!walks.empty() && walks.begin()->first < round - 1) {
+          fold_stats(*walks.begin()->second);
+          walks.erase(walks.begin());
+        }
+        it = walks.emplace(round, std::make_unique<ControlFlow>(p, m.env, cfo)).first;
+      }
+      return it->second->next(out);
+    };
+    so.on_device_task_done = [&](int round, const DeviceTask& dt) {
+      auto it = walks.find(round);
+      if (it == walks.end()) return;
+      if (ex && round == 0) {
+        ex->map_slabs(it->second->slabs());
+        ex->run(dt);
+      }
+      it->second->release(dt.seq);
+    };
+    m.result.trace = sim::simulate(*platform, p, so, source);
+    for (auto& [r, w] : walks) fold_stats(*w);
+    if (ex)
+      for (size_t i = 0; i < p.tensors.size(); ++i)
+        if (p.tensors[i].role == GmTensor::Role::Output) m.outputs[int(i)] = ex->read(int(i));
+    m.result.backend = "sim";
+  }
+  m.result.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  m.ran = true;
+  return m.result;
+}
+
+const RunResult& Session::result() const {
+  if (!impl_->ran) throw UsageError("the bundle has not run yet");
+  return impl_->result;
+}
+
+TensorData Session::output(const std::string& name) const {
+  int i = output_index(name);
+  auto it = impl_->outputs.find(i);
+  if (it == impl_->outputs.end())
+    throw UsageError("output '" + name + "' has no data: run the bundle with numerics first (not --timing-only)");
+  return it->second;
+}
+
+std::vector<CheckLine> Session::check() const {
+  const CompiledProgram& p = program();
+  if (p.spec_source.empty())
+    throw BundleError(bundle_.path + ": the bundle holds no spec text, so --check cannot rebuild the reference; "
+                      "recompile it with this ptoc");
+  if (impl_->outputs.empty()) throw UsageError("--check needs a run with numerics (not --timing-only)");
+  FrontendOptions fo;
+  fo.sets = p.set_overrides;
+  fo.target = p.target;
+  std::ostringstream diag;
+  auto prog = load_spec_text(p.spec_file.empty() ? p.name + ".yaml" : p.spec_file, p.spec_source, fo, diag);
+  if (!prog)
+    throw BundleError("--check: the spec stored in the bundle no longer parses with this ptorun:\n" + diag.str());
+  auto ref = evaluate(*prog, impl_->inputs, impl_->env);
+  std::vector<CheckLine> lines;
+  for (const auto& [i, got] : impl_->outputs) {
+    const std::string& name = p.tensors[size_t(i)].name;
+    auto it = ref.find(name);
+    if (it == ref.end()) {
+      lines.push_back({name, false, "check " + name + " FAIL: the reference evaluator produced no such output"});
+      continue;
+    }
+    lines.push_back(compare(name, got, it->second));
+  }
+  return lines;
+}
+
+}  // namespace ptoc::runtime

@@ -1,0 +1,87 @@
+// One bundle being run: what `ptorun` and the embedding C API (ptorun.h) share.
+// Load a bundle, bind inputs and dims, run it on the simulated machine (or an
+// NPU through ACL), read outputs, compare them with the reference evaluator.
+#pragma once
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "compiler/tensor_data.h"
+#include "runtime/bundle.h"
+#include "runtime/platform.h"
+#include "runtime/sim/trace.h"
+
+namespace ptoc::runtime {
+
+// A mistake in how the bundle is driven (unknown tensor, bad value): exit status 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// The environment lacks something (NPU runtime, host twin loader): exit status 3.
+struct EnvError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct RunConfig {
+  std::string backend = "sim";  // sim | ascend | auto
+  std::string platform;         // what-if platform for the simulator ("" = the bundle's target)
+  bool numerics = true;         // false: timing only
+  int rounds = 1;
+  int jobs = 0;                 // host threads for numerics (0: all cores)
+  uint64_t seed = 0;            // fills inputs that were not set
+  bool keep_task_records = false;  // needed by the profiling writers
+};
+
+struct RunResult {
+  sim::Trace trace;
+  const Platform* platform = nullptr;
+  std::string backend;          // "sim" or "ascend" (what actually ran)
+  uint64_t tasks = 0, device_tasks = 0, root_instances = 0;
+  double host_seconds = 0;
+};
+
+struct CheckLine {
+  std::string output;
+  bool ok = false;
+  std::string text;             // "check y  ok  max abs err ..." or the FAIL line
+};
+
+class Session {
+ public:
+  explicit Session(const std::string& bundle_path);  // throws BundleError
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  const LoadedBundle& bundle() const { return bundle_; }
+  const CompiledProgram& program() const { return bundle_.program; }
+  Options& options() { return options_; }
+
+  // Spec tensor index of an input/output by name; throws UsageError listing the valid names.
+  int input_index(const std::string& name) const;
+  int output_index(const std::string& name) const;
+  std::vector<std::string> input_names() const;
+  std::vector<std::string> output_names() const;
+
+  void set_input(const std::string& name, TensorData t);   // in the tensor's dtype
+  void set_dim(const std::string& name, int64_t value);
+  // `--set runtime.KEY=VALUE` knobs that need no recompile (stitch, scheduling, workspace, debug mode).
+  void apply_runtime_sets(const std::vector<std::string>& sets);
+
+  const RunResult& run(const RunConfig& cfg);
+  const RunResult& result() const;
+  TensorData output(const std::string& name) const;        // after a run with numerics
+  // The reference evaluator on the same inputs and dims, compared per output with the dtype's tolerance.
+  std::vector<CheckLine> check() const;
+
+  struct Impl;
+
+ private:
+  LoadedBundle bundle_;
+  Options options_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ptoc::runtime
