@@ -742,7 +742,7 @@ EV Elaborator::call(const Expr& e) {
       if (!a.ok() || !sh || !inplace) return EV::poison();
       if (!check_nz(a, *args[0], fn)) return EV::poison();
       const Value x = p_.values[size_t(a.value)];
-      if (sh->size() > 4) {
+      if (sh->empty() || sh->size() > 4) {
         err(args[1]->off, args[1]->len, "reshape to rank " + std::to_string(sh->size()) + "; ranks 1 to 4 are supported");
         return EV::poison();
       }

@@ -94,7 +94,10 @@ class Reader {
       return;
     }
     auto i = as_int(v);
-    if (!i || *i != 1)
+    if (!i && v.IsScalar() && v.Scalar() == "1")
+      r_.error(value_loc(root, "ptoc"), "the format version must be the integer 1, not a string",
+               "write 'ptoc: 1' without quotes");
+    else if (!i || *i != 1)
       r_.error(value_loc(root, "ptoc"), "unsupported format version " + node_kind(v) + "; this ptoc reads version 1",
                "write 'ptoc: 1'");
   }
@@ -333,6 +336,10 @@ class Reader {
       if (it->first.IsScalar())
         for (const auto& k : kStmtKeys)
           if (it->first.Scalar() == k && kind.empty()) kind = k;
+    if (kind.empty() && n.size() == 0) {
+      r_.error(s.loc, "empty statement mapping", "statement keys: vec_tile, cube_tile, loop, if, scope, label, cache_policy");
+      return std::nullopt;
+    }
     if (kind.empty()) {
       const YAML::Node k0 = n.begin()->first;
       std::string k = k0.IsScalar() ? k0.Scalar() : "";
