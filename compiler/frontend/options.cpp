@@ -217,6 +217,13 @@ void apply_set(const std::string& item, Options& out, Reporter& r) {
       return;
     }
     set_key(group, key, v, {}, out, r);
+    // Positions inside the --set text are not positions in the spec file.
+    MergeSetting* ms = key == "cube_l1_reuse_setting"  ? &out.cube_l1_reuse_setting
+                       : key == "cube_nbuffer_setting" ? &out.cube_nbuffer_setting
+                       : key == "vec_nbuffer_setting"  ? &out.vec_nbuffer_setting
+                                                       : nullptr;
+    if (ms)
+      for (auto& e : ms->entries) e.loc = {};
   }
   r.set_origin("");
 }

@@ -356,6 +356,7 @@ TEST_CASE("cache policy, options and --set overrides", "[frontend][elaborate][op
   CHECK_FALSE(q.options.enable_pmu_trace);
   CHECK(q.options.device_sched_mode == 1);  // untouched
   CHECK(q.target == "ascend950pr");
+  CHECK_FALSE(q.options.vec_nbuffer_setting.entries[0].loc.valid());  // not a position in the file
 }
 
 TEST_CASE("labels never set are warned about, not refused", "[frontend][elaborate][options]") {
