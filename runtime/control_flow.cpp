@@ -121,16 +121,105 @@ int expr_depth(const DimExpr& e) {
 // and its writer tasks W; B, what further writes by that group must follow; R, readers
 // since. Writers of one group may be unordered among themselves (split-K partial sums),
 // so a group keeps all of its writers rather than the last one.
+// Most cells hold one or two ids per list: keep those inline, no allocation.
+template <class T>
+class SmallVec {
+ public:
+  SmallVec() = default;
+  SmallVec(const SmallVec& o) { *this = o; }
+  SmallVec(SmallVec&& o) noexcept { *this = std::move(o); }
+  SmallVec& operator=(const SmallVec& o) {
+    if (this == &o) return *this;
+    n_ = o.n_;
+    if (o.n_ <= kInline) std::copy(o.inl_, o.inl_ + o.n_, inl_);
+    else heap_ = o.heap_;
+    return *this;
+  }
+  SmallVec& operator=(SmallVec&& o) noexcept {
+    n_ = o.n_;
+    if (o.n_ <= kInline) std::copy(o.inl_, o.inl_ + o.n_, inl_);
+    else heap_ = std::move(o.heap_);
+    o.n_ = 0;
+    return *this;
+  }
+  const T* begin() const { return n_ <= kInline ? inl_ : heap_.data(); }
+  const T* end() const { return begin() + n_; }
+  bool empty() const { return n_ == 0; }
+  size_t size() const { return n_; }
+  const T& back() const { return begin()[n_ - 1]; }
+  void clear() {
+    n_ = 0;
+    heap_.clear();
+  }
+  void push_back(const T& v) {
+    if (n_ < kInline) {
+      inl_[n_++] = v;
+      return;
+    }
+    if (n_ == kInline) heap_.assign(inl_, inl_ + kInline);
+    heap_.push_back(v);
+    ++n_;
+  }
+
+ private:
+  static constexpr uint32_t kInline = 2;
+  uint32_t n_ = 0;
+  T inl_[kInline]{};
+  std::vector<T> heap_;
+};
+
+// State of a run of GM bytes: the group (root instance, or device task) that wrote it last
+// and its writer tasks W; B, what further writes by that group must follow; R, readers
+// since. Writers of one group may be unordered among themselves (split-K partial sums),
+// so a group keeps all of its writers rather than the last one.
 struct Cell {
   int32_t wg = -1;
-  std::vector<uint32_t> W, B;
-  std::vector<std::pair<uint32_t, int32_t>> R;
+  SmallVec<uint32_t> W, B;
+  SmallVec<std::pair<uint32_t, int32_t>> R;
+};
+
+// Map nodes come and go by the million (cells are split, created and collected): recycle
+// them through a free list instead of the general-purpose heap.
+template <class T>
+struct NodeAlloc {
+  using value_type = T;
+  NodeAlloc() = default;
+  template <class U>
+  NodeAlloc(const NodeAlloc<U>&) {}
+  struct FreeList {
+    std::vector<void*> v;
+    ~FreeList() {
+      for (void* p : v) ::operator delete(p);
+    }
+  };
+  static FreeList& free_list() {
+    static thread_local FreeList fl;
+    return fl;
+  }
+  T* allocate(size_t n) {
+    auto& fl = free_list().v;
+    if (n == 1 && !fl.empty()) {
+      void* p = fl.back();
+      fl.pop_back();
+      return static_cast<T*>(p);
+    }
+    return static_cast<T*>(::operator new(n * sizeof(T)));
+  }
+  void deallocate(T* p, size_t n) {
+    if (n == 1 && free_list().v.size() < (1u << 20)) free_list().v.push_back(p);
+    else ::operator delete(p);
+  }
+  template <class U>
+  bool operator==(const NodeAlloc<U>&) const { return true; }
+  template <class U>
+  bool operator!=(const NodeAlloc<U>&) const { return false; }
 };
 
 template <class T>
 class IntervalMap {
  public:
-  using Map = std::map<uint64_t, std::pair<uint64_t, T>>;  // start -> (end, payload); disjoint
+  using Map = std::map<uint64_t, std::pair<uint64_t, T>, std::less<uint64_t>,
+                       NodeAlloc<std::pair<const uint64_t, std::pair<uint64_t, T>>>>;  // start -> (end, payload); disjoint
   // Calls f(payload) for every piece of [s, e), creating default payloads for gaps.
   template <class F>
   void apply(uint64_t s, uint64_t e, F&& f) {
@@ -242,7 +331,7 @@ class GmTracker {
  private:
   static void on_read(Cell& c, uint32_t id, int32_t g, std::vector<uint32_t>& deps) {
     if (c.wg != g) deps.insert(deps.end(), c.W.begin(), c.W.end());
-    if (c.R.empty() || c.R.back().first != id) c.R.emplace_back(id, g);
+    if (c.R.empty() || c.R.back().first != id) c.R.push_back({id, g});
   }
   static void on_write(Cell& c, uint32_t id, int32_t g, std::vector<uint32_t>& deps) {
     for (auto& r : c.R)
@@ -253,11 +342,12 @@ class GmTracker {
       return;
     }
     deps.insert(deps.end(), c.W.begin(), c.W.end());
-    std::vector<uint32_t> before = std::move(c.W);
+    SmallVec<uint32_t> before = std::move(c.W);
     for (auto& r : c.R)
       if (r.second != g) before.push_back(r.first);
     c.wg = g;
-    c.W.assign(1, id);
+    c.W.clear();
+    c.W.push_back(id);
     c.B = std::move(before);
     c.R.clear();
   }
@@ -391,10 +481,11 @@ struct ControlFlow::Impl {
     std::vector<TensorGeometry> temp_geom;
     std::vector<uint64_t> temp_off;
     uint64_t ws = 0;
-    DimExpr::Env env;
+    std::vector<std::pair<int, int64_t>> bound;  // (slot, value) of every bound symbol
   };
   Pending pending;
   bool have_pending = false;
+  size_t n_roots = 0, n_tasks = 0;  // filled part of the device task being built
   uint32_t func_counter = 0;
   int next_seq = 0;
 
@@ -627,11 +718,13 @@ struct ControlFlow::Impl {
     out.root = r;
     out.func_id = func_counter++;
     out.vals.resize(size_t(rc.nout));
-    out.env = current_env();
+    out.bound.clear();
+    for (size_t i = 0; i < st.bound.size(); ++i)
+      if (st.bound[i]) out.bound.emplace_back(int(i), st.value[i]);
     try {
       run_code(rc.code, st.value.data(), out.vals.data());
     } catch (const DimEvalError& e) {
-      throw ControlFlowError("root function '" + rf.name + "' (" + env_text(out.env, rf.loop_vars) + "): " + e.what());
+      throw ControlFlowError("root function '" + rf.name + "' (" + env_text(current_env(), rf.loop_vars) + "): " + e.what());
     }
     out.temp_geom.clear();
     out.temp_off.clear();
@@ -665,19 +758,23 @@ struct ControlFlow::Impl {
   void add_root(DeviceTask& dt, Pending& pd) {
     const RootFunction& rf = p.roots[size_t(pd.root)];
     const RootCode& rc = roots[size_t(pd.root)];
-    const int32_t group = int32_t(dt.roots.size());
+    const int32_t group = int32_t(n_roots);
     uint64_t block = pd.ws ? pool.alloc(pd.ws) : 0;
     if (pd.ws) held_blocks[dt.seq].emplace_back(block, pd.ws);
     stats.peak_workspace_bytes = std::max(stats.peak_workspace_bytes, pool.held());
 
-    RootInstance ri;
+    // Device-task storage is reused from one device task to the next: vectors keep their capacity.
+    if (dt.roots.size() <= n_roots) dt.roots.resize(n_roots + 1);
+    RootInstance& ri = dt.roots[n_roots++];
     ri.root = pd.root;
-    ri.env = std::move(pd.env);
+    fill_env(ri.env, pd.bound);
     ri.workspace_bytes = pd.ws;
+    ri.temp_base.clear();
     for (auto off : pd.temp_off) ri.temp_base.push_back(block + off);
 
-    const uint32_t first = uint32_t(dt.tasks.size());
-    dt.tasks.resize(first + rf.tasks.size());
+    const uint32_t first = uint32_t(n_tasks);
+    n_tasks += rf.tasks.size();
+    if (dt.tasks.size() < n_tasks) dt.tasks.resize(n_tasks);
     for (size_t ti = 0; ti < rf.tasks.size(); ++ti) {
       const Task& t = rf.tasks[ti];
       TaskInstance& x = dt.tasks[first + ti];
@@ -732,27 +829,47 @@ struct ControlFlow::Impl {
         if (int(d) != dt.seq && !is_released(int(d))) dt.waits_for.push_back(int(d));
     }
     dt.workspace_bytes += pd.ws;
-    dt.roots.push_back(std::move(ri));
+  }
+
+  // Updates an environment in place when it binds the same names (the common case), so
+  // its nodes are reused; rebuilds it otherwise.
+  void fill_env(DimExpr::Env& e, const std::vector<std::pair<int, int64_t>>& bound) const {
+    if (e.size() == bound.size()) {
+      bool same = true;
+      for (auto& [slot, v] : bound) {
+        auto it = e.find(st.names[size_t(slot)]);
+        if (it == e.end()) {
+          same = false;
+          break;
+        }
+        it->second = v;
+      }
+      if (same) return;
+    }
+    e.clear();
+    for (auto& [slot, v] : bound) e.emplace(st.names[size_t(slot)], v);
   }
 
   bool next(DeviceTask& dt) {
     dt.seq = next_seq;
-    dt.roots.clear();
-    dt.tasks.clear();
+    n_roots = 0;
+    n_tasks = 0;
     dt.waits_for.clear();
     dt.workspace_bytes = 0;
     intra.clear();
     const uint64_t cap = opt.max_workspace_kb > 0 ? uint64_t(opt.max_workspace_kb) * 1024 : 0;
-    while (int64_t(dt.roots.size()) < opt.stitch_function_max_num) {
+    while (int64_t(n_roots) < opt.stitch_function_max_num) {
       if (!have_pending) {
         if (!walk(pending)) break;
         have_pending = true;
       }
-      if (cap && !dt.roots.empty() && dt.workspace_bytes + pending.ws > cap) break;
+      if (cap && n_roots && dt.workspace_bytes + pending.ws > cap) break;
       add_root(dt, pending);
       have_pending = false;
     }
-    if (dt.roots.empty()) return false;
+    dt.roots.resize(n_roots);
+    dt.tasks.resize(n_tasks);
+    if (n_roots == 0) return false;
     std::sort(dt.waits_for.begin(), dt.waits_for.end());
     dt.waits_for.erase(std::unique(dt.waits_for.begin(), dt.waits_for.end()), dt.waits_for.end());
     ++next_seq;

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <iostream>
 #include <map>
@@ -25,6 +26,10 @@
 #include "runtime/driver.h"
 #include "runtime/executor.h"
 #include "runtime/host_twin.h"
+#include "runtime/platform.h"
+#include "runtime/profiling/artifacts.h"
+#include "runtime/profiling/run_folder.h"
+#include "runtime/sim/machine.h"
 
 namespace ptoc::runtime {
 
@@ -204,36 +209,105 @@ int run_impl(const RunArgs& a) {
       inputs[d.name] = random_tensor(d.dtype, concrete_shape(d, env), a.seed, d.name);
 
   ControlFlowOptions cfo = ControlFlowOptions::from(opts);
-  ControlFlow cf(p, env, cfo);
+  const std::string platform_name = a.platform.empty() ? p.target : a.platform;
+  const Platform* platform = find_platform(platform_name);
+  if (!platform)
+    throw UsageError((a.platform.empty() ? "the bundle's target '" : "--platform '") + platform_name +
+                     "' is not a known platform (known: " + platform_names() + ")");
 
-  auto t0 = std::chrono::steady_clock::now();
-  uint64_t tasks = 0;
+  // Artifacts: debug mode 1+ (swimlane), DUMP_DEVICE_PERF, PMU group, PMU trace.
+  profiling::ArtifactRequest rq;
+  rq.swimlane = opts.runtime_debug_mode >= 1;
+  const char* dump = std::getenv("DUMP_DEVICE_PERF");
+  rq.device_perf = a.dump_device_perf || (dump && std::string(dump) == "true");
+  rq.pmu_group = a.pmu_event_type;
+  if (rq.pmu_group < 0)
+    if (const char* e = std::getenv("PYPTO_PROF_PMU_EVENT_TYPE"); e && *e) rq.pmu_group = int(parse_int(e, "PYPTO_PROF_PMU_EVENT_TYPE"));
+  if (rq.pmu_group >= 0 && rq.pmu_group != 1 && rq.pmu_group != 2 && (rq.pmu_group < 4 || rq.pmu_group > 8))
+    throw UsageError("PMU event type " + std::to_string(rq.pmu_group) + " does not exist: use 1, 2, 4, 5, 6, 7 or 8");
+  rq.pmu_trace = p.options.enable_pmu_trace;
+
+  // The numerics: host-twin kernels over a GM arena, one device task at a time as the
+  // simulated machine finishes it (a device task only starts after those it waits for, so
+  // finishing order is a valid execution order). Only the first round computes: later
+  // launches would recompute the same numbers.
+  const bool numerics = !a.timing_only;
   std::unique_ptr<HostTwin> twin;
   std::unique_ptr<Executor> ex;
-  if (a.timing_only) {
-    // No simulator linked yet: walk and stitch only, so the task graph is still checked.
-    DeviceTask dt;
-    while (cf.next(dt)) {
-      tasks += dt.tasks.size();
-      cf.release(dt.seq);
-    }
-  } else {
+  std::unique_ptr<ControlFlow> cf = std::make_unique<ControlFlow>(p, env, cfo);
+  const GmLayout layout = cf->layout();  // every walk lays GM out the same way
+  if (numerics) {
     try {
       twin = std::make_unique<HostTwin>(b.host_twin_so, p.kernels);
     } catch (const HostTwinError& e) {
       std::cerr << "ptorun: error: " << a.bundle << ": " << e.what() << "\n";
       return b.host_twin_so.empty() ? kBad : kEnv;
     }
-    ex = std::make_unique<Executor>(p, cf.layout(), *twin, a.jobs);
+    ex = std::make_unique<Executor>(p, layout, *twin, a.jobs);
     for (auto& [name, t] : inputs) ex->load(find_tensor(p, name, GmTensor::Role::Input), t);
-    tasks = ex->run_all(cf);
   }
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const auto& s = cf.stats();
-  std::cout << fmt::format("ran {}: {} tasks in {} device tasks ({} root-function instances){}, host {:.3f} s\n", p.name,
-                           tasks, s.device_tasks, s.root_instances, a.timing_only ? ", timing only" : "", secs);
 
-  if (a.timing_only) {
+  auto t0 = std::chrono::steady_clock::now();
+  sim::SimOptions so;
+  so.rounds = a.rounds;
+  so.device_sched_mode = opts.device_sched_mode;
+  so.keep_task_records = rq.any();
+  // One control-flow walk per launch. A round's device tasks may still finish after the next
+  // round started building, so the walks of the current and previous rounds stay alive.
+  std::map<int, std::unique_ptr<ControlFlow>> walks;
+  walks[0] = std::move(cf);
+  uint64_t tasks = 0, device_tasks = 0, root_instances = 0;
+  auto fold_stats = [&](const ControlFlow& w) {
+    tasks += w.stats().tasks;
+    device_tasks += w.stats().device_tasks;
+    root_instances += w.stats().root_instances;
+  };
+  sim::DeviceTaskSource source = [&](int round, DeviceTask& out) {
+    auto it = walks.find(round);
+    if (it == walks.end()) {
+      while (!walks.empty() && walks.begin()->first < round - 1) {
+        fold_stats(*walks.begin()->second);
+        walks.erase(walks.begin());
+      }
+      it = walks.emplace(round, std::make_unique<ControlFlow>(p, env, cfo)).first;
+    }
+    return it->second->next(out);
+  };
+  so.on_device_task_done = [&](int round, const DeviceTask& dt) {
+    auto it = walks.find(round);
+    if (it == walks.end()) return;
+    if (numerics && round == 0) {
+      ex->map_slabs(it->second->slabs());
+      ex->run(dt);
+    }
+    it->second->release(dt.seq);
+  };
+  sim::Trace trace;
+  try {
+    trace = sim::simulate(*platform, p, so, source);
+  } catch (const ControlFlowError&) {
+    throw;
+  } catch (const GmError&) {
+    throw;
+  } catch (const std::runtime_error& e) {
+    std::cerr << "ptorun: error: " << a.bundle << ": the simulated machine stopped: " << e.what() << "\n";
+    return kBad;
+  }
+  for (auto& [r, w] : walks) fold_stats(*w);
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto& last = trace.rounds.back().summary;
+  std::cout << fmt::format("ran {} on {} (simulated): {} tasks in {} device tasks ({} root-function instances){}{}; "
+                           "operator end-to-end {:.2f} us; host {:.3f} s\n",
+                           p.name, platform->name, tasks, device_tasks, root_instances,
+                           a.rounds > 1 ? fmt::format(" over {} rounds", a.rounds) : "",
+                           numerics ? "" : ", timing only", sim::Trace::us(last.operator_e2e_ps), secs);
+  if (rq.any()) {
+    rq.folder = profiling::create_run_folder(profiling::resolve_output_base(a.output_dir));
+    profiling::write_artifacts(rq, trace, p, *platform, std::cout);
+    std::cout << "artifacts: " << rq.folder << "\n";
+  }
+
+  if (!numerics) {
     if (!outputs.empty() || a.check)
       std::cerr << "ptorun: warning: --timing-only computes no numbers: --output and --check are ignored\n";
     return kOk;
