@@ -19,9 +19,8 @@ void layout_kernel_args(const TileRoot& root, const std::vector<GmTensor>& tenso
   a.step_gm_slot.assign(n, -1);
   a.step_offset_arg.assign(n, -1);
   a.step_extent_arg.assign(n, -1);
-  auto push = [&](const DimExpr& e, std::string name) {
+  auto push = [&](const DimExpr& e) {
     a.values.push_back(e);
-    a.names.push_back(std::move(name));
     return int(a.values.size()) - 1;
   };
   for (int i = 0; i < n; ++i) {
@@ -35,13 +34,12 @@ void layout_kernel_args(const TileRoot& root, const std::vector<GmTensor>& tenso
       a.gm_tensors.push_back(op.gm.tensor);
     }
     a.step_gm_slot[i] = slot;
-    const std::string tag = "op" + std::to_string(op.id);
     for (size_t d = 0; d < op.gm.offset.size(); ++d) {
-      int k = push(op.gm.offset[d], tag + ".offset[" + std::to_string(d) + "]");
+      int k = push(op.gm.offset[d]);
       if (d == 0) a.step_offset_arg[i] = k;
     }
     for (size_t d = 0; d < op.gm.extent.size(); ++d) {
-      int k = push(op.gm.extent[d], tag + ".extent[" + std::to_string(d) + "]");
+      int k = push(op.gm.extent[d]);
       if (d == 0) a.step_extent_arg[i] = k;
     }
   }
@@ -49,14 +47,14 @@ void layout_kernel_args(const TileRoot& root, const std::vector<GmTensor>& tenso
     const GmTensor& t = tensors.at(a.gm_tensors[s]);
     a.slot_shape_arg.push_back(int(a.values.size()));
     for (size_t d = 0; d < t.shape.size(); ++d)
-      push(t.shape[d], "gm" + std::to_string(s) + ".shape[" + std::to_string(d) + "]");
+      push(t.shape[d]);
   }
   for (const BufferSlot& b : plan.buffers) {
     const LocalTile& lt = local_tile(root, b.tile);
     a.buffer_valid_arg.push_back(int(a.values.size()));
     for (size_t d = 0; d < lt.shape.size(); ++d) {
       DimExpr v = d < lt.valid.size() ? lt.valid[d] : DimExpr(lt.shape[d]);
-      push(v, "t" + std::to_string(b.tile) + ".valid[" + std::to_string(d) + "]");
+      push(v);
     }
   }
 }

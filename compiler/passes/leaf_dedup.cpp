@@ -12,7 +12,7 @@
 #include <xxhash.h>
 
 #include <map>
-#include <sstream>
+#include <iterator>
 
 #include "compiler/passes/backend.h"
 
@@ -41,44 +41,49 @@ std::string sync_text(const SyncInstr& s) {
 }  // namespace
 
 std::string leaf_canonical_text(const TileRoot& root, const std::vector<GmTensor>& tensors, const LeafPlan& plan) {
-  std::ostringstream os;
-  os << "core " << (plan.core == CoreType::AIC ? "AIC" : "AIV") << "\n";
+  std::string o;
+  o.reserve(96 * plan.steps.size() + 64 * plan.buffers.size() + 64);
+  auto out = std::back_inserter(o);
+  fmt::format_to(out, "core {}\n", plan.core == CoreType::AIC ? "AIC" : "AIV");
   for (size_t b = 0; b < plan.buffers.size(); ++b) {
     const BufferSlot& s = plan.buffers[b];
     const LocalTile& t = local_tile(root, s.tile);
-    os << "buf" << b << " " << mem_kind_name(s.mem) << " @" << s.addr << "+" << s.size << " " << dtype_name(t.dtype)
-       << ints(t.shape) << (t.layout == Format::NZ ? " NZ" : "") << " valid@" << plan.args.buffer_valid_arg[b] << "\n";
+    fmt::format_to(out, "buf{} {} @{}+{} {}{}{} valid@{}\n", b, mem_kind_name(s.mem), s.addr, s.size,
+                   dtype_name(t.dtype), ints(t.shape), t.layout == Format::NZ ? " NZ" : "",
+                   plan.args.buffer_valid_arg[b]);
   }
   for (size_t g = 0; g < plan.args.gm_tensors.size(); ++g) {
     const GmTensor& t = tensors.at(plan.args.gm_tensors[g]);
-    os << "gm" << g << " " << dtype_name(t.dtype) << " rank" << t.shape.size() << (t.format == Format::NZ ? " NZ" : "")
-       << " shape@" << plan.args.slot_shape_arg[g] << "\n";
+    fmt::format_to(out, "gm{} {} rank{}{} shape@{}\n", g, dtype_name(t.dtype), t.shape.size(),
+                   t.format == Format::NZ ? " NZ" : "", plan.args.slot_shape_arg[g]);
   }
-  os << "args " << plan.args.values.size() << "\n";
+  fmt::format_to(out, "args {}\n", plan.args.values.size());
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const LeafStep& st = plan.steps[i];
     const TileOp& op = tile_op(root, st.op);
-    for (const auto& s : st.before) os << "  " << sync_text(s) << "\n";
-    os << int(op.kind) << ":" << (op.kind == TileOpKind::Vec ? op_kind_name(op.vop) : std::string_view("-"));
-    os << " pipe " << pipe_name(st.pipe) << " in";
-    for (int s : op.srcs) os << " b" << plan.buffer_index(s);
-    os << " out b" << (op.dst >= 0 ? plan.buffer_index(op.dst) : -1);
+    for (const auto& s : st.before) fmt::format_to(out, "  {}\n", sync_text(s));
+    fmt::format_to(out, "{}:{} pipe {} in", int(op.kind),
+                   op.kind == TileOpKind::Vec ? op_kind_name(op.vop) : std::string_view("-"), pipe_name(st.pipe));
+    for (int s : op.srcs) fmt::format_to(out, " b{}", plan.buffer_index(s));
+    fmt::format_to(out, " out b{}", op.dst >= 0 ? plan.buffer_index(op.dst) : -1);
     if (plan.args.step_gm_slot[i] >= 0)
-      os << " gm" << plan.args.step_gm_slot[i] << " off@" << plan.args.step_offset_arg[i] << " ext@"
-         << plan.args.step_extent_arg[i] << " rank" << op.gm.offset.size();
-    os << " axes" << ints(std::vector<int64_t>(op.axes.begin(), op.axes.end()));
-    if (op.scalar) os << " scalar " << fmt::format("{:a}", *op.scalar) << (op.scalar_first ? " first" : "");
-    if (op.kind == TileOpKind::Vec && op.vop == OpKind::Full) os << " fill " << fmt::format("{:a}", op.fill);
-    os << " dtype " << dtype_name(op.dtype);
-    if (op.trans_a) os << " ta";
-    if (op.trans_b) os << " tb";
-    if (op.accumulate) os << " acc";
-    if (op.atomic_add) os << " atomic";
-    if (!op.sub_offset.empty()) os << " sub" << ints(op.sub_offset);
-    os << "\n";
-    for (const auto& s : st.after) os << "  " << sync_text(s) << "\n";
+      fmt::format_to(out, " gm{} off@{} ext@{} rank{}", plan.args.step_gm_slot[i], plan.args.step_offset_arg[i],
+                     plan.args.step_extent_arg[i], op.gm.offset.size());
+    o += " axes[";
+    for (size_t a = 0; a < op.axes.size(); ++a) fmt::format_to(out, "{}{}", a ? "," : "", op.axes[a]);
+    o += "]";
+    if (op.scalar) fmt::format_to(out, " scalar {:a}{}", *op.scalar, op.scalar_first ? " first" : "");
+    if (op.kind == TileOpKind::Vec && op.vop == OpKind::Full) fmt::format_to(out, " fill {:a}", op.fill);
+    fmt::format_to(out, " dtype {}", dtype_name(op.dtype));
+    if (op.trans_a) o += " ta";
+    if (op.trans_b) o += " tb";
+    if (op.accumulate) o += " acc";
+    if (op.atomic_add) o += " atomic";
+    if (!op.sub_offset.empty()) o += " sub" + ints(op.sub_offset);
+    o += "\n";
+    for (const auto& s : st.after) fmt::format_to(out, "  {}\n", sync_text(s));
   }
-  return os.str();
+  return o;
 }
 
 void dedup_leaves(const std::string& spec_name, const std::vector<TileRoot>& roots,

@@ -47,7 +47,6 @@ struct BufferSlot {
 struct LeafArgs {
   std::vector<int> gm_tensors;        // GM slot -> CompiledProgram tensor index
   std::vector<DimExpr> values;        // argument i's expression
-  std::vector<std::string> names;     // argument i's meaning, e.g. "op12.offset[0]"
   // Indexed by step position (-1 when the step has no GM access):
   std::vector<int> step_gm_slot, step_offset_arg, step_extent_arg;
   // Per GM slot: first argument of the tensor's shape (rank arguments).

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <queue>
+#include <unordered_set>
 #include <stdexcept>
 
 #include "compiler/passes/backend.h"
@@ -19,15 +20,13 @@ namespace ptoc {
 
 namespace {
 
-void add_region(std::vector<Region>& v, const GmRef& g) {
-  for (const Region& r : v) {
-    if (r.tensor != g.tensor || r.offset.size() != g.offset.size() || r.extent.size() != g.extent.size()) continue;
-    bool same = true;
-    for (size_t d = 0; d < r.offset.size() && same; ++d) same = r.offset[d].same(g.offset[d]);
-    for (size_t d = 0; d < r.extent.size() && same; ++d) same = r.extent[d].same(g.extent[d]);
-    if (same) return;
-  }
-  v.push_back(Region{g.tensor, g.offset, g.extent});
+// Adds g unless an identical box is already there (`seen` holds their texts).
+void add_region(std::vector<Region>& v, std::unordered_set<std::string>& seen, const GmRef& g) {
+  std::string key = std::to_string(g.tensor);
+  for (const auto& e : g.offset) key += "|" + e.str();
+  key += "#";
+  for (const auto& e : g.extent) key += "|" + e.str();
+  if (seen.insert(std::move(key)).second) v.push_back(Region{g.tensor, g.offset, g.extent});
 }
 
 }  // namespace
@@ -93,13 +92,14 @@ void build_task_graphs(const Program& prog, const std::vector<TileRoot>& roots, 
       t.leaf = p->leaf;
       t.gm = p->args.gm_tensors;
       t.args = p->args.values;
+      std::unordered_set<std::string> seen_r, seen_w;
       for (const LeafStep& st : p->steps) {
         const TileOp& op = tile_op(tr, st.op);
-        if (op.kind == TileOpKind::CopyIn) add_region(t.reads, op.gm);
+        if (op.kind == TileOpKind::CopyIn) add_region(t.reads, seen_r, op.gm);
         if (op.kind == TileOpKind::CopyOut || op.kind == TileOpKind::FixOut) {
-          add_region(t.writes, op.gm);
+          add_region(t.writes, seen_w, op.gm);
           // An atomic add reads what it accumulates into.
-          if (op.atomic_add) add_region(t.reads, op.gm);
+          if (op.atomic_add) add_region(t.reads, seen_r, op.gm);
         }
       }
       for (int j : succ[i]) t.succ.push_back(task_of[j]);
