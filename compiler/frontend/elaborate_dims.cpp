@@ -61,6 +61,19 @@ std::optional<DimExpr> Elaborator::dim(const Expr& e, DimUse use) {
         err(e.off, e.len, "'" + n + "' is a tensor, not a dim", "dim expressions use dims, loop variables and integers");
         return std::nullopt;
       }
+      if (use != DimUse::DimsOnly) {
+        if (auto it = loop_vars_ended_.find(n); it != loop_vars_ended_.end()) {
+          err(e.off, e.len, "'" + n + "' is the variable of the loop at line " + std::to_string(it->second) +
+                                ", which has ended; loop variables are local to their loop");
+          return std::nullopt;
+        }
+        if (auto it = loop_locals_.find(n); it != loop_locals_.end()) {
+          err(e.off, e.len, "'" + n + "' is a tensor value (bound inside the loop at line " +
+                                std::to_string(it->second) + "), not a dim",
+              "dim expressions use dims, loop variables and integers");
+          return std::nullopt;
+        }
+      }
       std::vector<std::string> cands;
       for (const auto& d : p_.dims) cands.push_back(d.name);
       if (use != DimUse::DimsOnly && f) {
@@ -121,6 +134,12 @@ std::optional<DimExpr> Elaborator::dim(const Expr& e, DimUse use) {
       }
       return e.name == "min" ? min(*a, *b) : max(*a, *b);
     }
+    case K::Compare:
+    case K::BoolOp:
+    case K::Not:
+      err(e.off, e.len, "'" + text_of(e) + "' is a condition; it cannot be used as a number",
+          "conditions combine with and, or, not; arithmetic takes dims, loop variables and integers");
+      return std::nullopt;
     default:
       err(e.off, e.len, "expected a dim expression (integers, dims, loop variables, + - * // %, ceil_div, min, max)");
       return std::nullopt;

@@ -213,6 +213,19 @@ EV Elaborator::name_ref(const Expr& e) {
   if (n == "nan") return EV::number(std::numeric_limits<double>::quiet_NaN(), false);
   if (n == "true" || n == "True") return EV::number(1, true);
   if (n == "false" || n == "False") return EV::number(0, true);
+  if (auto it = loop_locals_.find(n); it != loop_locals_.end()) {
+    err(e.off, e.len,
+        "'" + n + "' was bound inside the loop at line " + std::to_string(it->second) +
+            "; names bound in a loop body are local to it",
+        "to pass data out of a loop, assemble it into a 'tensors:' workspace inside the loop (ws[...] = " + n +
+            ") and read the workspace after the loop");
+    return EV::poison();
+  }
+  if (auto it = loop_vars_ended_.find(n); it != loop_vars_ended_.end()) {
+    err(e.off, e.len, "'" + n + "' is the variable of the loop at line " + std::to_string(it->second) +
+                          ", which has ended; loop variables are local to their loop");
+    return EV::poison();
+  }
   std::string hint = did_you_mean(n, visible_names());
   if (hint.empty() && functions().count(n)) hint = "'" + n + "' is a function; call it as " + n + "(...)";
   err(e.off, e.len, "unknown name '" + n + "'", hint);

@@ -253,6 +253,14 @@ void Elaborator::assemble(const Stmt& s) {
   if (seq_) seq_->tensor_refs.erase(t);  // later reads see the new data
 }
 
+// Names a loop body bound (and its variable) stop at the loop's end; remember
+// where, so that a use after the loop says why the name is gone.
+void Elaborator::note_loop_locals(const Names& local, const Names& outer, const std::string& var, int line) {
+  for (const auto& [n, b] : local)
+    if (!outer.count(n)) loop_locals_[n] = line;
+  loop_vars_ended_[var] = line;
+}
+
 void Elaborator::loop(const Stmt& s) {
   const LoopAst& l = s.loop;
   if (!check_binding_name(l.var, l.var_loc, int(l.var.size()), "loop variable")) return;
@@ -311,6 +319,7 @@ void Elaborator::loop(const Stmt& s) {
       seq_->frame.consts[l.var] = value;
       seq_->frame.name_suffix = saved.name_suffix + "_" + l.var + std::to_string(value);
       block(s.body);
+      note_loop_locals(local, *outer_names, l.var, s.loc.line);
     }
     seq_->frame = saved;
     names_ = outer_names;
@@ -391,6 +400,7 @@ void Elaborator::loop(const Stmt& s) {
     ts_ = &ts;
     block(s.body);
     flush_run();
+    note_loop_locals(local, *outer_names, l.var, s.loc.line);
     seq_ = outer_seq;
     names_ = outer_names;
     ts_ = outer_ts_ptr;
@@ -416,8 +426,8 @@ std::optional<Program> Elaborator::run(const std::string& target_override) {
       std::string hint = did_you_mean(target_override, targets);
       std::string all;
       for (const auto& t : targets) all += (all.empty() ? "" : ", ") + t;
-      r_.engine().error_in("<command line>", "--target: unknown target '" + target_override + "'",
-                           hint.empty() ? "targets: " + all : hint);
+      r_.error_in("<command line>", "--target: unknown target '" + target_override + "'",
+                  hint.empty() ? "targets: " + all : hint);
     }
     p_.target = target_override;
   } else if (!ast_.target.empty()) {

@@ -114,6 +114,7 @@ class Elaborator {
   void loop(const Stmt& s);
   void flush_run();
   bool check_binding_name(const std::string& n, SrcLoc loc, int len, const std::string& what);
+  void note_loop_locals(const Names& local, const Names& outer, const std::string& var, int line);
 
   const Ranges& ranges() const {
     static const Ranges empty;
@@ -136,6 +137,8 @@ class Elaborator {
   std::set<std::string> broken_tensors_;
   std::set<int> written_;         // tensors assembled into
   std::set<std::string> loop_names_;
+  std::map<std::string, int> loop_locals_;      // value names bound in a finished loop body -> the loop's line
+  std::map<std::string, int> loop_vars_ended_;  // variables of finished loops -> the loop's line
   std::map<std::string, int> explicit_loop_names_;  // name -> statement index
 
   // Current position in the walk.

@@ -16,13 +16,18 @@ std::optional<Program> parse_spec(DiagEngine& diags, const FrontendOptions& opts
   fe::Reporter r(diags);
   try {
     auto ast = fe::read_spec(diags.source(), r);
-    if (!ast) return std::nullopt;
+    if (!ast) {
+      r.flush();
+      return std::nullopt;
+    }
     // Command-line knobs override the file's options, with the same checks.
     for (const auto& item : opts.sets) fe::apply_set(item, ast->options, r);
     auto prog = fe::elaborate(*ast, diags.file(), opts.target, r);
+    r.flush();  // diagnostics in file order
     if (diags.has_errors()) return std::nullopt;
     return prog;
   } catch (const std::exception& e) {
+    r.flush();
     // A front-end bug must still read as a diagnostic, never as a crash.
     diags.error({}, std::string("internal error in the front end: ") + e.what());
     return std::nullopt;

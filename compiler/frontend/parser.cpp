@@ -51,6 +51,7 @@ class Parser {
   }
 
   ExprPtr condition() {
+    cond_ = true;
     ExprPtr e = or_expr();
     end();
     return e;
@@ -59,6 +60,9 @@ class Parser {
  private:
   std::vector<Token> t_;
   size_t i_ = 0;
+  // Parsing an `if` condition: parentheses may group a comparison or a
+  // boolean expression as well as arithmetic (`(N < 32) or N == 64`).
+  bool cond_ = false;
 
   const Token& peek(size_t k = 0) const { return t_[std::min(i_ + k, t_.size() - 1)]; }
   void next() { if (i_ + 1 < t_.size()) ++i_; }
@@ -246,7 +250,7 @@ class Parser {
       case Token::Kind::Op:
         if (t.text == "(") {
           next();
-          ExprPtr inner = expr();
+          ExprPtr inner = cond_ ? or_expr() : expr();
           expect(")", "to close '('");
           return inner;
         }

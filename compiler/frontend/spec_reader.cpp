@@ -405,20 +405,28 @@ class Reader {
     }
     if (!ok) return false;
     const std::string a = axis;
-    if (out[1] < out[0] || out[1] % out[0] != 0) {
-      r_.error(value_loc(c, axis), "cube_tile " + a + ": the L1 tile " + std::to_string(out[1]) +
-                                       " must be a multiple of the L0 tile " + std::to_string(out[0]));
+    const std::string l0 = std::to_string(out[0]);
+    // Every axis is cut into 16-element fractals by the cube unit (16x16
+    // blocks of 16-bit operands), m as much as k and n.
+    if (out[0] % 16 != 0) {
+      int64_t lo = out[0] / 16 * 16, hi = lo + 16;
+      r_.error(value_loc(c, axis), "cube_tile " + a + ": the L0 tile " + l0 + " must be a multiple of 16 (one cube fractal)",
+               lo > 0 ? "use " + std::to_string(lo) + " or " + std::to_string(hi) : "use " + std::to_string(hi));
       ok = false;
     }
-    if (out.size() == 3 && (out[2] < out[0] || out[2] % out[0] != 0)) {
-      r_.error(value_loc(c, axis), "cube_tile k: the L1 tile of B " + std::to_string(out[2]) +
-                                       " must be a multiple of the L0 tile " + std::to_string(out[0]));
-      ok = false;
-    }
-    if ((a == "k" || a == "n") && out[0] % 16 != 0) {
-      r_.error(value_loc(c, axis), "cube_tile " + a + ": the L0 tile " + std::to_string(out[0]) +
-                                       " must be a multiple of 16 (one cube fractal)");
-      ok = false;
+    for (size_t j = 1; j < out.size(); ++j) {
+      const std::string which = j == 2 ? "the L1 tile of B " : "the L1 tile ";
+      const std::string l1 = std::to_string(out[j]);
+      if (out[j] < out[0]) {
+        r_.error(value_loc(c, axis), "cube_tile " + a + ": the L0 tile " + l0 + " is larger than " + which + l1,
+                 "L0 tiles are cut from the L1 tile: use L0 <= L1, e.g. [" + l0 + ", " + l0 + "]");
+        ok = false;
+      } else if (out[j] % out[0] != 0) {
+        int64_t lo = out[j] / out[0] * out[0];
+        r_.error(value_loc(c, axis), "cube_tile " + a + ": " + which + l1 + " must be a multiple of the L0 tile " + l0,
+                 "use " + std::to_string(lo) + " or " + std::to_string(lo + out[0]));
+        ok = false;
+      }
     }
     return ok;
   }

@@ -494,3 +494,20 @@ TEST_CASE("an input's name may be rebound; later reads see the new value", "[fro
   CHECK(lhs_view.dtype == DType::fp32);  // the cast value, not the fp16 input
   CHECK(p.tensors[size_t(p.find_tensor("h"))].dtype == DType::fp16);
 }
+
+TEST_CASE("if conditions may parenthesise comparisons and boolean terms", "[frontend][elaborate]") {
+  // H is 64: the first condition holds through its second term, the second is false.
+  Program p = ok(fe_test::spec(R"Y(  - if: "(H < 32) or H == 64"
+    then: [{vec_tile: [8, 64]}]
+    else: [{vec_tile: [4, 64]}]
+  - "a = x[0:16, :] * 2"
+  - if: "not (H >= 32 and (H // 2) == 32)"
+    then: [{vec_tile: [2, 64]}]
+    else: [{vec_tile: [16, 64]}]
+  - "y[0:16, :] = a * 3"
+)Y"));
+  auto muls = ops_of(p, 0, OpKind::Mul);
+  REQUIRE(muls.size() == 2);
+  CHECK(muls[0]->vec_tile->shape[0] == 8);
+  CHECK(muls[1]->vec_tile->shape[0] == 16);
+}

@@ -70,6 +70,12 @@ std::vector<Case> cases() {
        "[16, 40]", "cube_tile m: the L1 tile 40 must be a multiple of the L0 tile 16", ""},
       {"cube k L0 alignment", spec(kTile + "  - {cube_tile: {m: [16, 32], k: [24, 48], n: [16, 32]}}\n" + kWrite),
        "[24, 48]", "the L0 tile 24 must be a multiple of 16", ""},
+      {"cube m L0 alignment", spec(kTile + "  - {cube_tile: {m: [24, 48], k: [16, 64], n: [16, 32]}}\n" + kWrite),
+       "[24, 48]", "cube_tile m: the L0 tile 24 must be a multiple of 16 (one cube fractal)", "use 16 or 32"},
+      {"cube m L0 above L1", spec(kTile + "  - {cube_tile: {m: [32, 16], k: [16, 64], n: [16, 32]}}\n" + kWrite),
+       "[32, 16]", "cube_tile m: the L0 tile 32 is larger than the L1 tile 16", "L0 <= L1"},
+      {"cube n L1 not a multiple", spec(kTile + "  - {cube_tile: {m: [16, 32], k: [16, 64], n: [32, 48]}}\n" + kWrite),
+       "[32, 48]", "cube_tile n: the L1 tile 48 must be a multiple of the L0 tile 32", "use 32 or 64"},
       {"cube unknown key", spec(kTile + "  - {cube_tile: {m: [16, 32], k: [16, 64], n: [16, 32], splitk: true}}\n" + kWrite),
        "splitk", "unknown key 'splitk' in cube_tile", "did you mean 'split_k'?"},
       {"unknown statement", spec("  - {vec_tiel: [16, 64]}\n" + kWrite), "vec_tiel", "unknown statement 'vec_tiel'",
@@ -141,7 +147,18 @@ std::vector<Case> cases() {
       {"loop kind", spec(kTile + "  - loop: {var: i, count: B, kind: dinamic}\n    body: []\n" + kWrite), "dinamic",
        "loop kind must be dynamic or static", "did you mean 'dynamic'?"},
       {"loop-local names", spec(kTile + "  - loop: {var: i, count: 2, kind: static}\n    body: [\"t = x * 2\"]\n  - \"y[:, :] = t\"\n"),
-       "= @t\"", "unknown name 't'", ""},
+       "= @t\"", "'t' was bound inside the loop at line 15; names bound in a loop body are local to it",
+       "assemble it into a 'tensors:' workspace"},
+      {"loop-local name after a dynamic loop",
+       spec(kTile + "  - loop: {var: i, count: B}\n    body: [\"a = x[i:i + 1, :] * 2\"]\n  - \"y[0:1, :] = a + 1\"\n"),
+       "= @a + 1", "'a' was bound inside the loop at line 15", "tensors:"},
+      {"loop variable after its loop",
+       spec(kTile + "  - loop: {var: i, count: B}\n    body: []\n  - \"y[i:i + 1, :] = x[0:1, :] * 2\"\n"),
+       "y[@i:i", "'i' is the variable of the loop at line 15, which has ended", ""},
+      {"parenthesised condition with a dynamic dim", spec(kTile + "  - if: \"(H < 32) or B == 64\"\n    then: []\n" + kWrite),
+       "or @B ==", "'B' is a dynamic dim; this must be static", "if condition"},
+      {"comparison used as a number", spec(kTile + "  - if: \"(H < 32) + 1\"\n    then: []\n" + kWrite),
+       "(@H < 32) + 1", "'H < 32' is a condition; it cannot be used as a number", ""},
       {"loop range and count", spec(kTile + "  - loop: {var: i, range: [0, 4], count: 4}\n    body: []\n" + kWrite), "count: 4",
        "either 'range' or 'count'", ""},
       // --- if, scope, label, cache policy
@@ -216,6 +233,51 @@ TEST_CASE("diagnostics render clang-style with the source line and a caret", "[f
                      "           ^\n"
                      "hint: insert cast(h, fp32)\n";
   CHECK(r.rendered == head);
+}
+
+TEST_CASE("diagnostics come out in file order, whichever pass found them", "[frontend][errors]") {
+  // Line 15 has a type error (found by the elaborator), line 16 a syntax error
+  // (found while reading), line 17 an unknown statement key (reading), line 18
+  // an unknown name (elaborator): printed by line, not syntax errors first.
+  std::string y = spec("  - {vec_tile: [16, 64]}\n  - \"a = x + h\"\n  - \"b = x +\"\n  - {vec_tiel: [4]}\n"
+                       "  - \"c = exp(qq)\"\n  - \"y[0:16, :] = x[0:16, :] * 2\"\n",
+                       "options:\n  runtime: {stitch_max: 1}\n");
+  auto r = run(y);
+  INFO(r.rendered);
+  REQUIRE(r.errors == 5);
+  std::vector<int> lines;
+  for (const auto& d : r.diags)
+    if (d.severity == ptoc::Diagnostic::Severity::Error) lines.push_back(d.loc.line);
+  CHECK(lines == std::vector<int>{14, 17, 18, 19, 20});
+  std::vector<std::string> msgs;
+  for (const auto& d : r.diags)
+    if (d.severity == ptoc::Diagnostic::Severity::Error) msgs.push_back(d.message);
+  REQUIRE(msgs.size() == 5);
+  CHECK_THAT(msgs[0], Catch::Contains("unknown key 'stitch_max'"));
+  CHECK_THAT(msgs[1], Catch::Contains("different dtypes"));
+  CHECK_THAT(msgs[2], Catch::Contains("expected an expression"));
+  CHECK_THAT(msgs[3], Catch::Contains("unknown statement 'vec_tiel'"));
+  CHECK_THAT(msgs[4], Catch::Contains("unknown name 'qq'"));
+  SECTION("same line: by column") {
+    std::string z = spec("  - {vec_tile: [16, 64]}\n  - \"a = exp(q1) + exp(q2)\"\n  - \"y[0:16, :] = x[0:16, :] * 2\"\n");
+    auto r2 = run(z);
+    INFO(r2.rendered);
+    REQUIRE(r2.errors == 2);
+    for (size_t i = 1; i < r2.diags.size(); ++i) {
+      auto a = r2.diags[i - 1].loc, b = r2.diags[i].loc;
+      CHECK(std::make_pair(a.line, a.col) <= std::make_pair(b.line, b.col));
+    }
+  }
+  SECTION("command-line errors come first") {
+    ptoc::FrontendOptions o;
+    o.sets = {"runtime.stitch_function_max_num=0"};
+    // The unknown statement is found while reading, before --set is applied.
+    auto r3 = run(spec("  - {vec_tiel: [4]}\n  - {vec_tile: [16, 64]}\n  - \"y[0:16, :] = x[0:16, :] * 2\"\n"), o);
+    INFO(r3.rendered);
+    REQUIRE(r3.errors == 2);
+    CHECK(r3.diags[0].origin == "<command line>");
+    CHECK(r3.diags[1].loc.line == 14);
+  }
 }
 
 TEST_CASE("independent errors are all reported, up to 20", "[frontend][errors]") {

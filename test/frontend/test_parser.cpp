@@ -91,6 +91,30 @@ TEST_CASE("conditions parse comparisons, and, or, not", "[frontend][parser]") {
   CHECK(std::get<SyntaxError>(bad).off == 6);
 }
 
+TEST_CASE("parentheses in conditions group comparisons and boolean terms", "[frontend][parser]") {
+  auto show_cond = [](const std::string& c) {
+    auto r = parse_condition(c);
+    INFO(c);
+    REQUIRE(std::holds_alternative<ExprPtr>(r));
+    return show(*std::get<ExprPtr>(r));
+  };
+  // Comparisons bind tighter than not/and/or; parentheses may group either.
+  CHECK(show_cond("(N < 32) or N == 64") == "((N < 32) or (N == 64))");
+  CHECK(show_cond("not (N < 32 or k == 2)") == "(not ((N < 32) or (k == 2)))");
+  CHECK(show_cond("(N < 32 and (k > 1)) or not (H == 4)") == "(((N < 32) and (k > 1)) or (not (H == 4)))");
+  CHECK(show_cond("(N + 1) * 2 <= 64") == "(((N + 1) * 2) <= 64)");
+  CHECK(show_cond("((N))") == "N");
+  CHECK(show_cond("(true)") == "true");
+  // Outside conditions a parenthesised comparison is still a syntax error.
+  auto bad = parse_expression("(N < 32)");
+  REQUIRE(std::holds_alternative<SyntaxError>(bad));
+  CHECK(std::get<SyntaxError>(bad).message == "expected ')' to close '(', found '<'");
+  auto unclosed = parse_condition("(N < 32 or k == 2");
+  REQUIRE(std::holds_alternative<SyntaxError>(unclosed));
+  CHECK(std::get<SyntaxError>(unclosed).message == "expected ')' to close '(', found end of statement");
+  CHECK(std::get<SyntaxError>(unclosed).off == 17);
+}
+
 TEST_CASE("assignments and assemble statements", "[frontend][parser]") {
   auto r = parse_assignment("y[b * 64:, :] = e / s");
   REQUIRE(std::holds_alternative<AssignAst>(r));
