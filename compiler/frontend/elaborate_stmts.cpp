@@ -122,9 +122,15 @@ void Elaborator::stmt(const Stmt& s) {
       break;
     }
     case Stmt::Kind::If: {
-      if (!s.cond) break;
-      auto c = condition(*s.cond);
-      if (!c) break;
+      std::optional<bool> c;
+      if (s.cond) c = condition(*s.cond);
+      if (!c) {
+        // The condition is broken (already reported): neither branch runs, and
+        // the names either would bind are poisoned rather than unknown later.
+        poison_bound_names(s.body);
+        poison_bound_names(s.else_body);
+        break;
+      }
       // The chosen branch is spliced in place: names and tile state carry on after it.
       block(*c ? s.body : s.else_body);
       break;
@@ -133,8 +139,30 @@ void Elaborator::stmt(const Stmt& s) {
   }
 }
 
+void Elaborator::poison_bound_names(const std::vector<Stmt>& stmts) {
+  for (const auto& st : stmts) {
+    if (st.kind == Stmt::Kind::Assign && !st.assign.subscript && !p_.find_dim(st.assign.target) &&
+        (p_.find_tensor(st.assign.target) < 0 ||
+         p_.tensors[size_t(p_.find_tensor(st.assign.target))].role == TensorRole::Input))
+      (*names_)[st.assign.target] = Binding{-1, true, false};
+    // Scope bodies and if branches are spliced in place; loop bodies are local.
+    if (st.kind == Stmt::Kind::Scope || st.kind == Stmt::Kind::If) {
+      poison_bound_names(st.body);
+      poison_bound_names(st.else_body);
+    }
+  }
+}
+
 void Elaborator::assign(const Stmt& s) {
   const AssignAst& a = s.assign;
+  if (!a.value) {
+    // The statement had a syntax error (already reported): the name is bound,
+    // poisoned, so that its uses stay quiet.
+    if (!p_.find_dim(a.target) && (p_.find_tensor(a.target) < 0 ||
+                                   p_.tensors[size_t(p_.find_tensor(a.target))].role == TensorRole::Input))
+      (*names_)[a.target] = Binding{-1, true, false};
+    return;
+  }
   bool name_ok = check_binding_name(a.target, at(a.target_off), a.target_len, "value");
   EV v = expr(*a.value);
   Binding b;

@@ -114,6 +114,7 @@ class Elaborator {
   void loop(const Stmt& s);
   void flush_run();
   bool check_binding_name(const std::string& n, SrcLoc loc, int len, const std::string& what);
+  void poison_bound_names(const std::vector<Stmt>& stmts);
   void note_loop_locals(const Names& local, const Names& outer, const std::string& var, int line);
 
   const Ranges& ranges() const {

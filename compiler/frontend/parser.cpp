@@ -232,7 +232,11 @@ class Parser {
               }
               a.value = expr();
               e->args.push_back(std::move(a));
-              if (is_op(",")) { next(); continue; }
+              if (is_op(",")) {
+                next();
+                if (is_op(")")) break;  // a trailing comma, as Python allows
+                continue;
+              }
               break;
             }
           }

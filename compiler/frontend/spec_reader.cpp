@@ -306,6 +306,18 @@ class Reader {
       auto res = parse_assignment(n.Scalar());
       if (auto* e = std::get_if<SyntaxError>(&res)) {
         r_.error(s.pos->at(e->off), e->message, e->hint, e->len);
+        // Keep `NAME = <broken>` as a binding of NAME without a value, so that
+        // later uses of NAME are not reported as unknown names too.
+        static const std::regex bind_re(R"(^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=[^=][\s\S]*$)");
+        std::smatch m;
+        const std::string& text = s.text;
+        if (std::regex_match(text, m, bind_re)) {
+          s.assign.target = m[1].str();
+          s.assign.target_off = int(m.position(1));
+          s.assign.target_len = int(m.length(1));
+          s.assign.value = nullptr;
+          return s;
+        }
         return std::nullopt;
       }
       s.assign = std::get<AssignAst>(res);
@@ -586,8 +598,9 @@ class Reader {
       s.text = c.Scalar();
       auto res = parse_condition(c.Scalar());
       if (auto* e = std::get_if<SyntaxError>(&res)) {
+        // Reported; the statement is kept without a condition so that the
+        // elaborator poisons the names its branches bind (no cascade).
         r_.error(s.pos->at(e->off), e->message, e->hint, e->len);
-        ok = false;
       } else {
         s.cond = std::get<ExprPtr>(res);
       }

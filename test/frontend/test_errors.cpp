@@ -294,6 +294,23 @@ TEST_CASE("independent errors are all reported, up to 20", "[frontend][errors]")
     auto r = run(y);
     CHECK(r.errors == 1);
   }
+  SECTION("a binding with a syntax error does not make its name unknown later") {
+    std::string y = spec("  - {vec_tile: [16, 64]}\n  - \"f = full([16, 64], 1 fp32)\"\n  - \"g = f * 2\"\n" +
+                         std::string("  - \"y[0:16, :] = x[0:16, :] * 2 + g\"\n"));
+    auto r = run(y);
+    INFO(r.rendered);
+    CHECK(r.errors == 1);
+    CHECK_THAT(r.rendered, !Catch::Contains("unknown name"));
+  }
+  SECTION("names bound under a broken if condition are not unknown later") {
+    std::string y = spec("  - {vec_tile: [16, 64]}\n  - if: \"H <\"\n    then: [\"a = x[0:16, :] * 2\"]\n"
+                         "    else: [{scope: 1, body: [\"b = x[0:16, :] * 3\"]}]\n" +
+                         std::string("  - \"y[0:16, :] = a + b\"\n"));
+    auto r = run(y);
+    INFO(r.rendered);
+    CHECK(r.errors == 1);
+    CHECK_THAT(r.rendered, Catch::Contains("expected an expression, found end of statement"));
+  }
   SECTION("an error repeated by every unroll gear is reported once") {
     std::string y = spec("  - {vec_tile: [16, 64]}\n  - loop: {var: b, count: 4, unroll: [4, 2]}\n    body:\n"
                          "      - \"t = x[b:b + 1, :] + h[b:b + 1, :]\"\n" +

@@ -79,6 +79,7 @@ TEST_CASE("expressions parse with the section 7 precedence", "[frontend][parser]
   CHECK(parse_show("concat([a, b], 0)") == "concat([a,b],0)");
   CHECK(parse_show("1e-5") == "f0.00");
   CHECK(parse_show("x[1][2]") == "x[1][2]");
+  CHECK(parse_show("full([4, 8,], 0, fp32,)") == "full([4,8],0,fp32)");  // trailing commas, as in Python
 }
 
 TEST_CASE("conditions parse comparisons, and, or, not", "[frontend][parser]") {
