@@ -573,12 +573,13 @@ EV Elaborator::call(const Expr& e) {
     }
     return v;
   };
-  auto bool_arg = [&](const Expr* x, bool dflt) -> std::optional<bool> {
+  auto bool_arg = [&](size_t k, bool dflt) -> std::optional<bool> {
+    const Expr* x = args[k];
     if (!x) return dflt;
     if (x->kind == Expr::Kind::Name && (x->name == "true" || x->name == "True")) return true;
     if (x->kind == Expr::Kind::Name && (x->name == "false" || x->name == "False")) return false;
     if (x->kind == Expr::Kind::Number && x->is_int && (x->ival == 0 || x->ival == 1)) return x->ival == 1;
-    err(x->off, x->len, "expected true or false, got '" + text_of(*x) + "'");
+    err(x->off, x->len, "'" + fn + "' argument " + pr.names[k] + " must be true or false, got '" + text_of(*x) + "'");
     return std::nullopt;
   };
   auto dtype_arg = [&](const Expr* x, DType dflt) -> std::optional<DType> {
@@ -638,7 +639,7 @@ EV Elaborator::call(const Expr& e) {
       if (!check_nz(a, *args[0], fn)) return EV::poison();
       const Value x = p_.values[size_t(a.value)];
       auto ax = axis_arg(args[1], x.shape.size(), "dim");
-      auto keep = bool_arg(args[2], false);
+      auto keep = bool_arg(2, false);
       if (!ax || !keep) return EV::poison();
       if (float_only(info.kind) && !dtype_is_float(x.dtype)) {
         err(fo, fl, "'" + fn + "' needs a floating-point operand", "insert cast(" + text_of(*args[0]) + ", fp32)");
@@ -680,7 +681,7 @@ EV Elaborator::call(const Expr& e) {
       EV a = tensor_arg(args[0], "its left operand");
       EV b = tensor_arg(args[1], "its right operand");
       auto od = dtype_arg(args[2], DType::fp32);
-      auto ta = bool_arg(args[3], false), tb = bool_arg(args[4], false);
+      auto ta = bool_arg(3, false), tb = bool_arg(4, false);
       if (!a.ok() || !b.ok() || !od || !ta || !tb) return EV::poison();
       const Value x = p_.values[size_t(a.value)], y = p_.values[size_t(b.value)];
       for (const auto* v : {&x, &y})
@@ -751,7 +752,7 @@ EV Elaborator::call(const Expr& e) {
     case F::Reshape: {
       EV a = tensor_arg(args[0], "its first argument");
       auto sh = list_arg(args[1], "reshape shape");
-      auto inplace = bool_arg(args[2], false);
+      auto inplace = bool_arg(2, false);
       if (!a.ok() || !sh || !inplace) return EV::poison();
       if (!check_nz(a, *args[0], fn)) return EV::poison();
       const Value x = p_.values[size_t(a.value)];

@@ -167,6 +167,8 @@ class Parser {
     while (is_op("*") || is_op("/") || is_op("//") || is_op("%")) {
       Token op = peek();
       next();
+      if (op.text == "*" && is_op("*") && peek().off == op.off + 1)
+        fail(op, "'**' (power) is not an operator of the spec language", "multiply the value by itself (x * x)");
       l = binary(l, op, unary());
     }
     return l;

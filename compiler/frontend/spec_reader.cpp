@@ -1,5 +1,6 @@
 #include "compiler/frontend/spec_reader.h"
 
+#include <algorithm>
 #include <regex>
 #include <set>
 
@@ -20,6 +21,17 @@ std::vector<std::string> dtype_names() {
   std::vector<std::string> v;
   for (DType t : kAllDTypes) v.emplace_back(dtype_name(t));
   return v;
+}
+
+const std::vector<std::string> kLoopKeys = {"var", "range", "count", "kind", "unroll", "factor", "name"};
+
+// True when the mapping has a key outside `allowed` (check_map reports it).
+bool has_unknown_key(const YAML::Node& n, const std::vector<std::string>& allowed) {
+  if (!n.IsMap()) return false;
+  for (auto it = n.begin(); it != n.end(); ++it)
+    if (!it->first.IsScalar() || std::find(allowed.begin(), allowed.end(), it->first.Scalar()) == allowed.end())
+      return true;
+  return false;
 }
 
 class Reader {
@@ -476,7 +488,7 @@ class Reader {
     check_map(n, {"loop", "body"}, "a loop statement", r_);
     const YAML::Node l = n["loop"];
     LoopAst& a = s.loop;
-    bool ok = check_map(l, {"var", "range", "count", "kind", "unroll", "factor", "name"}, "loop", r_, s.loc);
+    bool ok = check_map(l, kLoopKeys, "loop", r_, s.loc);
     if (ok) {
       if (!l["var"]) {
         r_.error(YamlSource::loc(l), "loop needs 'var: NAME' (the loop variable)");
@@ -517,7 +529,8 @@ class Reader {
         if (!d) ok = false;
         else a.count = *d;
       } else {
-        r_.error(YamlSource::loc(l), "loop needs 'range: [begin, end, step]' or 'count: N'");
+        // A misspelt key ('cont') was just reported with its "did you mean": once is enough.
+        if (!has_unknown_key(l, kLoopKeys)) r_.error(YamlSource::loc(l), "loop needs 'range: [begin, end, step]' or 'count: N'");
         ok = false;
       }
       if (l["kind"]) {
@@ -588,6 +601,7 @@ class Reader {
   std::optional<Stmt> if_stmt(const YAML::Node& n, Stmt& s) {
     s.kind = Stmt::Kind::If;
     check_map(n, {"if", "then", "else"}, "an if statement", r_);
+    const bool keys_ok = !has_unknown_key(n, {"if", "then", "else"});
     const YAML::Node c = n["if"];
     bool ok = true;
     if (!c.IsScalar()) {
@@ -605,7 +619,8 @@ class Reader {
         s.cond = std::get<ExprPtr>(res);
       }
     }
-    s.body = body_of(n, "then", "an if statement");
+    // With a misspelt key ('than') already reported, a missing 'then' is not news.
+    if (keys_ok || n["then"]) s.body = body_of(n, "then", "an if statement");
     if (n["else"]) s.else_body = body_of(n, "else", "an if statement");
     if (!ok) return std::nullopt;
     return s;

@@ -86,6 +86,12 @@ std::vector<Case> cases() {
       {"slice step", spec(kTile + "  - \"t = x[0:16:2, :]\"\n" + kWrite), "0:16@:2", "slice steps are not supported", ""},
       {"single-quoted string", spec(kTile + "  - 't = x + q'\n" + kWrite), "x + @q'", "unknown name 'q'", ""},
       {"escaped double quotes", spec(kTile + "  - \"t = x\\t+ qq\"\n" + kWrite), "x\\t+ @qq", "unknown name 'qq'", ""},
+      {"power operator", spec(kTile + "  - \"t = x[0:16, :] ** 2\"\n" + kWrite), "x[0:16, :] @** 2",
+       "'**' (power) is not an operator of the spec language", "x * x"},
+      {"misspelt loop key", spec(kTile + "  - loop: {var: i, cont: 4}\n    body: []\n" + kWrite), "cont:",
+       "unknown key 'cont' in loop", "did you mean 'count'?"},
+      {"misspelt then", spec(kTile + "  - if: \"H == 64\"\n    than: []\n" + kWrite), "than:",
+       "unknown key 'than' in an if statement", "did you mean 'then'?"},
       // --- dim expressions
       {"slash in a dim expression", spec(kTile + "  - \"t = x[0:H / 2, :]\"\n" + kWrite), "H @/ 2",
        "'/' is not integer division", "H // 2"},
@@ -97,6 +103,8 @@ std::vector<Case> cases() {
        "did you mean 'exp'?"},
       {"unknown keyword", spec(kTile + "  - \"t = sum(x, 1, keepdims=true)\"\n" + kWrite), "keepdims",
        "unknown argument 'keepdims' to 'sum'", "did you mean 'keepdim'?"},
+      {"keepdim not a bool", spec(kTile + "  - \"t = sum(x, 0, keepdim=2)\"\n" + kWrite), "keepdim=@2",
+       "'sum' argument keepdim must be true or false, got '2'", ""},
       {"missing argument", spec(kTile + "  - \"t = sum(x)\"\n" + kWrite), "sum(x)", "'sum' is missing its argument 'dim'", ""},
       {"unknown name", spec(kTile + "  - \"t = exp(xx)\"\n" + kWrite), "xx", "unknown name 'xx'", "did you mean 'x'?"},
       {"bind a dim name", spec(kTile + "  - \"H = x * 2\"\n" + kWrite), "H = x", "cannot bind value 'H': it names a dim",
@@ -233,6 +241,16 @@ TEST_CASE("diagnostics render clang-style with the source line and a caret", "[f
                      "           ^\n"
                      "hint: insert cast(h, fp32)\n";
   CHECK(r.rendered == head);
+}
+
+TEST_CASE("a misspelt key is reported once, not also as a missing key", "[frontend][errors]") {
+  for (const std::string& stmt : {std::string("  - loop: {var: i, cont: 4}\n    body: []\n"),
+                                  std::string("  - if: \"H == 64\"\n    than: []\n")}) {
+    auto r = run(spec("  - {vec_tile: [16, 64]}\n" + stmt + "  - \"y[0:16, :] = x[0:16, :] * 2\"\n"));
+    INFO(r.rendered);
+    CHECK(r.errors == 1);
+    CHECK_THAT(r.rendered, Catch::Contains("did you mean"));
+  }
 }
 
 TEST_CASE("diagnostics come out in file order, whichever pass found them", "[frontend][errors]") {
