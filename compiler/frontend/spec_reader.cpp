@@ -387,7 +387,10 @@ class Reader {
     const YAML::Node v = n["vec_tile"];
     s.vec.loc = s.loc;
     if (!v.IsSequence() || v.size() < 1 || v.size() > 4) {
-      r_.error(value_loc(n, "vec_tile"), "vec_tile must be a list of 1 to 4 positive integers, got " + node_kind(v),
+      std::string got = !v.IsSequence() ? node_kind(v)
+                        : v.size() == 0 ? std::string("an empty list")
+                                        : "a list of " + std::to_string(v.size()) + " entries";
+      r_.error(value_loc(n, "vec_tile"), "vec_tile must be a list of 1 to 4 positive integers, got " + got,
                "e.g. {vec_tile: [16, 1024]}");
       return std::nullopt;
     }

@@ -66,6 +66,8 @@ std::vector<Case> cases() {
       // --- tile state statements
       {"vec_tile zero", spec("  - {vec_tile: [16, 0]}\n" + kWrite), "0]}", "vec_tile entries must be positive integers",
        ""},
+      {"empty vec_tile", spec("  - {vec_tile: []}\n" + kWrite), "[]}", "vec_tile must be a list of 1 to 4 positive integers, got an empty list", ""},
+      {"rank-5 vec_tile", spec("  - {vec_tile: [1, 1, 1, 16, 64]}\n" + kWrite), "[1, 1", "got a list of 5 entries", ""},
       {"cube L1 not a multiple", spec(kTile + "  - {cube_tile: {m: [16, 40], k: [16, 64], n: [16, 32]}}\n" + kWrite),
        "[16, 40]", "cube_tile m: the L1 tile 40 must be a multiple of the L0 tile 16", ""},
       {"cube k L0 alignment", spec(kTile + "  - {cube_tile: {m: [16, 32], k: [24, 48], n: [16, 32]}}\n" + kWrite),
