@@ -21,6 +21,7 @@ from effects_lib import Gap, SRC, Tools
 
 NO_VEC_NBUFFER = 'pass.vec_nbuffer_setting={DEFAULT: 1}'
 AIV_910B1 = 48  # ascend910b1 vector cores (runtime/platform.cpp)
+TICKS_PER_US = 50  # device counter freq on dav_2201 (the `freq` field of the perf data)
 
 
 def check(cond, what):
@@ -64,7 +65,7 @@ def effect_stitch(t):
     # Too small: more device tasks, every one ending in a core sync, so the kernels' span has gaps.
     gs, gm = small.gaps(), mid.gaps()
     row('stitch 1 vs %d' % best, small.device_tasks, mid.device_tasks, 'device tasks')
-    row('stitch 1 vs %d' % best, '%d / %.0f us' % (gs[0], gs[1] / 50), '%d / %.0f us' % (gm[0], gm[1] / 50),
+    row('stitch 1 vs %d' % best, '%d / %.0f us' % (gs[0], gs[1] / TICKS_PER_US), '%d / %.0f us' % (gm[0], gm[1] / TICKS_PER_US),
         'gaps (count / idle)')
     row('stitch 1 vs %d' % best, '%.1f us' % small.e2e_us, '%.1f us' % mid.e2e_us, 'operator end-to-end')
     check(gs[0] >= small.device_tasks - 1, 'stitch 1: %d gaps for %d device tasks' % (gs[0], small.device_tasks))
@@ -74,7 +75,7 @@ def effect_stitch(t):
     # again while the kernels' own span keeps shrinking.
     fb_mid, fb_large = mid.first_build_ticks(), large.first_build_ticks()
     init_mid, init_large = mid.analyze()['AICore']['INIT(us)'], large.analyze()['AICore']['INIT(us)']
-    row('stitch %d vs 128' % best, '%.1f us' % (fb_mid / 50), '%.1f us' % (fb_large / 50), 'first DEV_TASK_BUILD')
+    row('stitch %d vs 128' % best, '%.1f us' % (fb_mid / TICKS_PER_US), '%.1f us' % (fb_large / TICKS_PER_US), 'first DEV_TASK_BUILD')
     row('stitch %d vs 128' % best, '%.1f us' % init_mid, '%.1f us' % init_large, 'AICore INIT (analyze)')
     row('stitch %d vs 128' % best, '%.1f us' % mid.aicore_us, '%.1f us' % large.aicore_us, 'AICore end-to-end')
     row('stitch %d vs 128' % best, '%.1f us' % mid.e2e_us, '%.1f us' % large.e2e_us, 'operator end-to-end')
