@@ -386,10 +386,19 @@ Elaborator::SliceResult Elaborator::slices(const std::vector<Slice>& sl, const S
     DimExpr start(0), stop = shape[ax];
     bool index = false, open = s == nullptr || !s->stop;
     if (s) {
+      // A constant negative start or stop counts from the end, as in NumPy,
+      // on an axis of static extent (x[-16:], x[:, -1]); on a dynamic axis
+      // the position could fall before 0, so it stays an error below.
+      auto from_end = [&](DimExpr v) {
+        auto c = v.as_const();
+        auto ext = shape[ax].as_const();
+        if (c && *c < 0 && ext && *ext + *c >= 0) return DimExpr(*ext + *c);
+        return v;
+      };
       if (s->start) {
         auto d = dim(*s->start, DimUse::Loop);
         if (!d) { r.ok = false; continue; }
-        start = simplify(*d);
+        start = from_end(simplify(*d));
       }
       if (s->kind == Slice::Kind::Index) {
         index = true;
@@ -397,10 +406,14 @@ Elaborator::SliceResult Elaborator::slices(const std::vector<Slice>& sl, const S
       } else if (s->stop) {
         auto d = dim(*s->stop, DimUse::Loop);
         if (!d) { r.ok = false; continue; }
-        stop = simplify(*d);
+        stop = from_end(simplify(*d));
       }
       if (auto c = start.as_const(); c && *c < 0) {
-        err(s->off, s->len, "negative slice start " + std::to_string(*c) + " (negative indices are not supported)");
+        err(s->off, s->len, "negative slice start " + std::to_string(*c) + " on axis " + std::to_string(ax) +
+                                " of extent " + shape[ax].str() + " (before the first element)",
+            shape[ax].as_const() ? "negative positions count from the end; this one is before the start"
+                                 : "negative positions count from the end only on axes of static extent; write '" +
+                                       shape[ax].str() + " - " + std::to_string(-*c) + "'");
         r.ok = false;
         continue;
       }

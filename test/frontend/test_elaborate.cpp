@@ -511,3 +511,29 @@ TEST_CASE("if conditions may parenthesise comparisons and boolean terms", "[fron
   CHECK(muls[0]->vec_tile->shape[0] == 8);
   CHECK(muls[1]->vec_tile->shape[0] == 16);
 }
+
+TEST_CASE("negative slice positions count from the end on static axes", "[frontend][elaborate]") {
+  // H is 64: x[0:16, -16:] is columns 48..63; x[0:16, -1] is column 63, axis dropped.
+  Program p = ok(fe_test::spec(R"Y(  - {vec_tile: [16, 16]}
+  - "a = x[0:16, -16:] * 2"
+  - "y[0:16, 0:16] = a"
+  - {vec_tile: [16]}
+  - "b = x[0:16, -1] + 1"
+  - {vec_tile: [16, 1]}
+  - "c = x[0:16, -3:-2] * 1"
+  - "y[0:16, 16:] = c"
+)Y"));
+  std::vector<const Op*> views;
+  for (const auto& o : p.ops)
+    if (o.kind == OpKind::View) views.push_back(&o);
+  REQUIRE(views.size() >= 3);
+  CHECK(views[0]->offsets[1].str() == "48");
+  CHECK(views[0]->shape[1].str() == "16");
+  CHECK(views[1]->offsets[1].str() == "63");
+  CHECK(views[1]->shape[1].str() == "1");
+  CHECK(views[2]->offsets[1].str() == "61");
+  CHECK(views[2]->shape[1].str() == "1");
+  auto adds = ops_of(p, 0, OpKind::Add);
+  REQUIRE(adds.size() == 1);
+  CHECK(p.values[size_t(adds[0]->output)].shape.size() == 1);  // the index dropped the axis
+}

@@ -125,6 +125,10 @@ std::vector<Case> cases() {
       // --- shapes
       {"broadcast mismatch", spec(kTile + "  - \"t = h * w\"\n" + kWrite), "h @* w", "shapes [B, 64] and [64, 32] of '*' do not broadcast",
        ""},
+      {"negative start on a dynamic axis", spec(kTile + "  - \"t = x[-16:, :]\"\n" + kWrite), "-16:",
+       "negative slice start -16 on axis 0 of extent B", "write 'B - 16'"},
+      {"negative start before the first element", spec(kTile + "  - \"t = x[0:16, -65:]\"\n" + kWrite), "-65:",
+       "negative slice start -65 on axis 1 of extent 64", ""},
       {"slice past the end", spec(kTile + "  - \"t = x[:, 0:128]\"\n" + kWrite), "0:128", "goes past the end of axis 1 (size 64)", ""},
       {"reduction axis", spec(kTile + "  - \"t = amax(x, 2)\"\n" + kWrite), "2)", "dim 2 is out of range for a rank-2 value", ""},
       {"reshape count", spec(kTile + "  - \"t = reshape(x[0:16, :], [16, 63])\"\n" + kWrite), "reshape", "reshape changes the element count",
