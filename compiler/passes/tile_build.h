@@ -92,7 +92,9 @@ struct Builder {
   int cur_op = -1;
   bool failed = false;
 
-  Builder(const Program& p, const Platform& pl, DiagEngine& d, TileRoot& r, TilingStats& s);
+  // `size_values` false: the caller moves in `vals`/`home_assemble` sized to Program::values (reused
+  // across roots by build_tile_roots, so a root does not pay for every value of the program).
+  Builder(const Program& p, const Platform& pl, DiagEngine& d, TileRoot& r, TilingStats& s, bool size_values = true);
 
   // Creation helpers.
   int new_tile(MemKind m, DType t, std::vector<int64_t> shape, std::vector<DimExpr> valid, Format f = Format::ND);

@@ -39,12 +39,14 @@ DimExpr rename_symbol(const DimExpr& e, const std::string& from, const std::stri
   return e;
 }
 
-Builder::Builder(const Program& p, const Platform& pl, DiagEngine& d, TileRoot& r, TilingStats& s)
+Builder::Builder(const Program& p, const Platform& pl, DiagEngine& d, TileRoot& r, TilingStats& s, bool size_values)
     : prog(p), plat(pl), diags(d), root(r), stats(s) {
   cap = {0, pl.ub, pl.l1, pl.l0a, pl.l0b, pl.l0c};
   align = {1, pl.align_ub, pl.align_l1, pl.align_l0a, pl.align_l0b, pl.align_l0c};
-  vals.resize(p.values.size());
-  home_assemble.assign(p.values.size(), -1);
+  if (size_values) {
+    vals.resize(p.values.size());
+    home_assemble.assign(p.values.size(), -1);
+  }
 }
 
 int Builder::new_tile(MemKind m, DType t, std::vector<int64_t> shape, std::vector<DimExpr> valid, Format f) {
