@@ -12,12 +12,15 @@
 #include <sstream>
 
 #include "compiler/atomic_file.h"
+#include "compiler/codegen/device_build.h"
 #include "compiler/codegen/graph_emit.h"
 #include "compiler/codegen/host_build.h"
 #include "compiler/codegen/report_emit.h"
+#include "compiler/depfile.h"
 #include "compiler/driver.h"
 #include "compiler/frontend/frontend.h"
 #include "compiler/pipeline.h"
+#include "runtime/ascend/device_binaries.h"
 #include "runtime/bundle.h"
 
 namespace ptoc::driver {
@@ -122,8 +125,10 @@ int compile(const CompileArgs& a) {
   if (emit.count("cce"))
     for (const Kernel& k : cp.kernels)
       if (!emit_file(emit_dir / "cce" / (k.name + ".cce"), k.source)) return kEnvError;
+  // program.json travels in the bundle too: ptorun copies it into every swimlane run folder.
+  cp.graph_json = emit_program_json(*res);
   if (emit.count("graph")) {
-    if (!emit_file(emit_dir / "program.json", emit_program_json(*res))) return kEnvError;
+    if (!emit_file(emit_dir / "program.json", cp.graph_json)) return kEnvError;
     if (!emit_file(emit_dir / "graph.dot", emit_graph_dot(*res))) return kEnvError;
   }
 
@@ -145,13 +150,36 @@ int compile(const CompileArgs& a) {
     }
     twin = std::move(hb.library);
   }
-  if (a.print_device_commands)
-    std::cerr << "ptoc: note: no CANN toolkit configured (--cann / $ASCEND_HOME_PATH); no device binaries built\n";
+  // Device binaries: bisheng per kernel when a CANN toolkit is found; without one the bundle has
+  // no device_bin section and `ptorun --backend ascend` says what is missing.
+  const codegen::CannToolkit cann = codegen::find_cann_toolkit(a.cann);
+  if (a.print_device_commands) {
+    codegen::DeviceBuildOptions dopt;
+    dopt.source_dir = (emit_dir / "cce").string();
+    dopt.output_dir = (emit_dir / "device").string();
+    std::cout << codegen::format_device_commands(
+        codegen::device_compile_commands(cp.kernels, *plat, cann.found ? cann.bisheng : "bisheng", dopt));
+    if (!cann.found) std::cerr << "ptoc: note: " << cann.missing << "; the commands above were not run\n";
+  }
+  std::vector<uint8_t> device_bin;
+  if (cann.found && !a.output.empty()) {
+    auto t0 = std::chrono::steady_clock::now();
+    codegen::DeviceBuildResult db = codegen::build_device_kernels(cp.kernels, *plat, cann, a.jobs);
+    res->timings.push_back(
+        {"device_build", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
+    if (db.status == codegen::DeviceBuildStatus::Failed) {
+      std::cerr << "ptoc: error: device build failed: " << db.message << "\n";
+      return kEnvError;
+    }
+    std::vector<ascend::DeviceBinary> bins;
+    for (auto& o : db.objects) bins.push_back({o.kernel, o.core, o.arch, std::move(o.bytes)});
+    device_bin = ascend::pack_device_binaries(bins);
+  }
 
   if (!a.output.empty()) {
     auto t0 = std::chrono::steady_clock::now();
     try {
-      runtime::write_bundle(a.output, cp, twin);
+      runtime::write_bundle(a.output, cp, twin, device_bin);
     } catch (const std::exception& e) {
       std::cerr << "ptoc: error: " << e.what() << "\n";
       return kEnvError;
@@ -163,10 +191,12 @@ int compile(const CompileArgs& a) {
   if (a.time_passes) std::cerr << format_pass_times(res->timings);
 
   if (!a.depfile.empty()) {
-    // The bundle depends on the spec and on the tile library its host twin compiles against.
-    std::string d = a.output + ": " + a.spec.spec;
-    for (const auto& h : codegen::kernels_header_files(codegen::kernels_include_dir())) d += " \\\n  " + h;
-    if (!emit_file(a.depfile, d + "\n")) return kEnvError;
+    // The bundle depends on the spec, on ptoc (its platform tables) and on the tile library its host twin
+    // compiles against.
+    std::vector<std::string> deps = {a.spec.spec};
+    if (auto self = running_executable(); !self.empty()) deps.push_back(self);
+    for (const auto& h : codegen::kernels_header_files(codegen::kernels_include_dir())) deps.push_back(h);
+    if (!emit_file(a.depfile, format_depfile(a.output, deps))) return kEnvError;
   }
   return kOk;
 }

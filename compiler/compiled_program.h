@@ -91,6 +91,7 @@ struct RootFunction {
 struct CompiledProgram {
   std::string name, target, doc;
   std::string spec_file, spec_source;        // kept so ptorun --check can rebuild the tensor graph
+  std::string graph_json;                    // program.json (PyPTO's compute-graph view), copied into run folders
   std::vector<std::string> set_overrides;    // the `--set` switches the bundle was compiled with
   std::vector<DimDecl> dims;
   Options options;

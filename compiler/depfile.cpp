@@ -1,6 +1,5 @@
 #include "depfile.h"
 
-#include <algorithm>
 #include <filesystem>
 
 namespace ptoc {
@@ -23,23 +22,10 @@ std::string format_depfile(const std::string& target, const std::vector<std::str
   return out + "\n";
 }
 
-std::vector<std::string> bundle_dependencies(const std::string& spec, const std::string& kernels_dir) {
-  std::vector<std::string> deps;
+std::string running_executable() {
   std::error_code ec;
-  deps.push_back(fs::absolute(spec, ec).lexically_normal().string());
   auto self = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) deps.push_back(self.string());
-  std::vector<std::string> headers;
-  if (!kernels_dir.empty() && fs::is_directory(kernels_dir, ec))
-    for (auto it = fs::recursive_directory_iterator(kernels_dir, ec); !ec && it != fs::recursive_directory_iterator();
-         it.increment(ec)) {
-      auto ext = it->path().extension();
-      if (it->is_regular_file() && (ext == ".h" || ext == ".hpp"))
-        headers.push_back(fs::absolute(it->path()).lexically_normal().string());
-    }
-  std::sort(headers.begin(), headers.end());
-  deps.insert(deps.end(), headers.begin(), headers.end());
-  return deps;
+  return ec ? std::string() : self.string();
 }
 
 }  // namespace ptoc

@@ -10,8 +10,7 @@ namespace ptoc {
 
 // "target: dep1 dep2 \\\n  dep3 ..." with spaces, '#' and '$' escaped as Make needs.
 std::string format_depfile(const std::string& target, const std::vector<std::string>& deps);
-// The dependencies of a bundle built from `spec`: the spec, the running ptoc executable and every
-// header under `kernels_dir` (sorted, absolute paths).
-std::vector<std::string> bundle_dependencies(const std::string& spec, const std::string& kernels_dir);
+// Absolute path of the running executable (ptoc itself: its built-in platform tables are an input).
+std::string running_executable();
 
 }  // namespace ptoc

@@ -370,6 +370,7 @@ std::vector<uint8_t> encode_bundle(const CompiledProgram& p, const std::vector<u
   sections.emplace_back("kernels", bytes_of(kernels_json(p).dump(1)));
   sections.emplace_back("host_twin", host_twin_so);
   if (!device_binaries.empty()) sections.emplace_back("device_bin", device_binaries);
+  if (!p.graph_json.empty()) sections.emplace_back("program_json", bytes_of(p.graph_json));
 
   size_t table_end = kHeaderBytes + kEntryBytes * sections.size() + 8;
   size_t pos = (table_end + kSectionAlign - 1) / kSectionAlign * kSectionAlign;
@@ -488,6 +489,8 @@ LoadedBundle decode_bundle(const std::vector<uint8_t>& b, const std::string& pat
                       e.what());
   }
   if (auto* s = find("host_twin", true)) lb.host_twin_so.assign(b.begin() + long(s->offset), b.begin() + long(s->offset + s->length));
+  if (auto* s = find("program_json", false))
+    lb.program.graph_json.assign(b.begin() + long(s->offset), b.begin() + long(s->offset + s->length));
   if (auto* s = find("device_bin", false))
     lb.device_binaries.assign(b.begin() + long(s->offset), b.begin() + long(s->offset + s->length));
   return lb;

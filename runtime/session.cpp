@@ -304,7 +304,9 @@ const RunResult& Session::run(const RunConfig& cfg) {
         }
         it = walks.emplace(round, std::make_unique<ControlFlow>(p, m.env, cfo)).first;
       }
-      return it->second->next(out);
+      bool more = it->second->next(out);
+      if (more && round == 0 && cfg.on_device_task) cfg.on_device_task(out);
+      return more;
     };
     so.on_device_task_done = [&](int round, const DeviceTask& dt) {
       auto it = walks.find(round);

@@ -2,6 +2,7 @@
 // Load a bundle, bind inputs and dims, run it on the simulated machine (or an
 // NPU through ACL), read outputs, compare them with the reference evaluator.
 #pragma once
+#include <functional>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -10,6 +11,7 @@
 
 #include "compiler/tensor_data.h"
 #include "runtime/bundle.h"
+#include "runtime/device_task.h"
 #include "runtime/platform.h"
 #include "runtime/sim/trace.h"
 
@@ -32,6 +34,8 @@ struct RunConfig {
   int jobs = 0;                 // host threads for numerics (0: all cores)
   uint64_t seed = 0;            // fills inputs that were not set
   bool keep_task_records = false;  // needed by the profiling writers
+  // Sees every device task of the first round as the Control AICPU builds it (runtime_debug_mode 3).
+  std::function<void(const DeviceTask&)> on_device_task;
 };
 
 struct RunResult {

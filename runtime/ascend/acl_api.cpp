@@ -31,12 +31,11 @@ bool resolve(void* h, const char* name, F& slot, std::string& missing, bool requ
 
 AclApi load_once() {
   AclApi api;
-  std::string tried;
+  std::string tried, lacking;
   for (const auto& path : candidates()) {
     void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-      const char* err = dlerror();
-      tried += fmt::format("\n  {}: {}", path, err ? err : "not found");
+      tried += (tried.empty() ? "" : ", ") + path;
       continue;
     }
     std::string missing;
@@ -65,8 +64,7 @@ AclApi load_once() {
     resolve(h, "aclrtStreamWaitEvent", api.aclrtStreamWaitEvent, missing);
     resolve(h, "aclrtEventElapsedTime", api.aclrtEventElapsedTime, missing);
     if (!missing.empty()) {
-      tried += fmt::format("\n  {}: loaded, but it lacks {} (CANN too old? ptorun needs the aclrtBinary*/KernelArgs* API)",
-                           path, missing);
+      lacking += fmt::format("; {} lacks {} (CANN too old? ptorun needs the aclrtBinary*/KernelArgs* API)", path, missing);
       dlclose(h);
       api = AclApi{};
       continue;
@@ -75,8 +73,9 @@ AclApi load_once() {
     api.handle = h;
     return api;
   }
-  throw AclUnavailable("no usable Ascend runtime library; tried:" + tried +
-                       "\nsource the CANN set_env.sh (or set ASCEND_HOME_PATH), or run with --backend sim");
+  const char* home = std::getenv("ASCEND_HOME_PATH");
+  throw AclUnavailable(fmt::format("no usable Ascend runtime (tried {}{}{}): source CANN's set_env.sh, or run with --backend sim",
+                                   tried, lacking, home && *home ? "" : "; ASCEND_HOME_PATH is not set"));
 }
 
 }  // namespace
