@@ -4,6 +4,7 @@
 //
 //   front end (compiler/frontend)            spec -> checked tensor graph (Program)
 //   1  merge_loops                 tiling    adjacent independent loops with equal bounds
+//   1b carry_cross_root_values tiling values used across roots go through GM
 //   2  build_tile_roots            tiling    expansion, partition + depth merge, breadth merges, edges
 //   3  collect_tensors                       spec tensors, then every root's GM temps
 //   4  schedule                    backend   op order and pipe per op (chains interleaved)
@@ -161,6 +162,7 @@ std::optional<PipelineResult> run_pipeline(Program prog, const Platform& plat, D
   PipelineResult r;
   try {
     if (opts.loop_merge) r.loop_merges = timer.run("merge_loops", [&] { return merge_loops(prog); });
+    timer.run("cross_root_values", [&] { return carry_cross_root_values(prog); });
     r.roots = timer.run("build_tile_roots", [&] { return build_tile_roots(prog, plat, diags, &r.tiling); });
   } catch (const CompileError&) {
     r.timings = timer.timings();

@@ -157,7 +157,7 @@ class Emitter {
     for (size_t s = 0; s < a.gm_tensors.size(); ++s) {
       const GmTensor& t = tensors_.at(a.gm_tensors[s]);
       line(fmt::format("PTO_GM_PTR({0}) gm{1} = PTO_GM({0}, {1});", ctype(t.dtype), s));
-      const size_t g = t.shape.size();
+      const size_t g = a.slot_view[s].empty() ? t.shape.size() : a.slot_view[s].size();
       // Row-major element strides of the ND tensor (NZ operands use their fractal ld).
       for (size_t d = 0; d < g; ++d) {
         std::string st = "1";

@@ -12,6 +12,13 @@
 
 namespace ptoc {
 
+static bool same_view(const std::vector<DimExpr>& a, const std::vector<DimExpr>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].str() != b[i].str()) return false;
+  return true;
+}
+
 void layout_kernel_args(const TileRoot& root, const std::vector<GmTensor>& tensors, LeafPlan& plan) {
   LeafArgs& a = plan.args;
   a = LeafArgs{};
@@ -28,10 +35,11 @@ void layout_kernel_args(const TileRoot& root, const std::vector<GmTensor>& tenso
     if (op.kind != TileOpKind::CopyIn && op.kind != TileOpKind::CopyOut && op.kind != TileOpKind::FixOut) continue;
     int slot = -1;
     for (int s = 0; s < int(a.gm_tensors.size()); ++s)
-      if (a.gm_tensors[s] == op.gm.tensor) slot = s;
+      if (a.gm_tensors[s] == op.gm.tensor && same_view(a.slot_view[s], op.gm.view)) slot = s;
     if (slot < 0) {
       slot = int(a.gm_tensors.size());
       a.gm_tensors.push_back(op.gm.tensor);
+      a.slot_view.push_back(op.gm.view);
     }
     a.step_gm_slot[i] = slot;
     for (size_t d = 0; d < op.gm.offset.size(); ++d) {
@@ -46,8 +54,9 @@ void layout_kernel_args(const TileRoot& root, const std::vector<GmTensor>& tenso
   for (int s = 0; s < int(a.gm_tensors.size()); ++s) {
     const GmTensor& t = tensors.at(a.gm_tensors[s]);
     a.slot_shape_arg.push_back(int(a.values.size()));
-    for (size_t d = 0; d < t.shape.size(); ++d)
-      push(t.shape[d]);
+    const auto& shape = a.slot_view[s].empty() ? t.shape : a.slot_view[s];
+    for (size_t d = 0; d < shape.size(); ++d)
+      push(shape[d]);
   }
   for (const BufferSlot& b : plan.buffers) {
     const LocalTile& lt = local_tile(root, b.tile);

@@ -33,6 +33,8 @@ std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg) {
     for (auto& x : op.gm.offset) k += "|" + x.str();
     k += "#";
     for (auto& x : op.gm.extent) k += "|" + x.str();
+    k += "@";
+    for (auto& x : op.gm.view) k += "|" + x.str();
     k += op.trans_a || op.trans_b ? "T" : "N";
     out.push_back({k, side.count(op.dst) ? side[op.dst] : '?', o, op.dst});
   }

@@ -54,7 +54,8 @@ std::string leaf_canonical_text(const TileRoot& root, const std::vector<GmTensor
   }
   for (size_t g = 0; g < plan.args.gm_tensors.size(); ++g) {
     const GmTensor& t = tensors.at(plan.args.gm_tensors[g]);
-    fmt::format_to(out, "gm{} {} rank{}{} shape@{}\n", g, dtype_name(t.dtype), t.shape.size(),
+    fmt::format_to(out, "gm{} {} rank{}{} shape@{}\n", g, dtype_name(t.dtype),
+                   plan.args.slot_view[g].empty() ? t.shape.size() : plan.args.slot_view[g].size(),
                    t.format == Format::NZ ? " NZ" : "", plan.args.slot_shape_arg[g]);
   }
   fmt::format_to(out, "args {}\n", plan.args.values.size());

@@ -51,6 +51,9 @@ struct LeafArgs {
   std::vector<int> step_gm_slot, step_offset_arg, step_extent_arg;
   // Per GM slot: first argument of the tensor's shape (rank arguments).
   std::vector<int> slot_shape_arg;
+  // Per GM slot: the reshaped view it is addressed in (GmRef::view; empty: the
+  // tensor's own shape). A tensor read under two views takes two slots.
+  std::vector<std::vector<DimExpr>> slot_view;
   // Per buffer (same order as LeafPlan::buffers): first argument of its valid shape.
   std::vector<int> buffer_valid_arg;
 };

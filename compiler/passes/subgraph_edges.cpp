@@ -28,6 +28,7 @@ struct Access {
   bool write, atomic;
   std::vector<std::pair<std::string, int64_t>> off;  // affine split per axis
   std::vector<std::optional<int64_t>> ext;
+  std::string view;  // reshaped view text: boxes in different views are compared conservatively
 };
 
 std::pair<std::string, int64_t> split(const DimExpr& e) {
@@ -44,6 +45,7 @@ std::pair<std::string, int64_t> split(const DimExpr& e) {
 }
 
 bool overlap(const Access& a, const Access& b) {
+  if (a.view != b.view) return true;
   size_t n = std::min(a.off.size(), b.off.size());
   for (size_t d = 0; d < n; ++d) {
     if (a.off[d].first != b.off[d].first) continue;
@@ -95,6 +97,7 @@ static std::vector<OpEdge> edges_among(const TileRoot& r, const std::vector<int>
     Access a{o, w, op.atomic_add, {}, {}};
     for (auto& x : op.gm.offset) a.off.push_back(split(x));
     for (auto& x : op.gm.extent) a.ext.push_back(ext_bound(x));
+    for (auto& x : op.gm.view) a.view += x.str() + ",";
     acc[op.gm.tensor].push_back(std::move(a));
     if (w) written[op.gm.tensor] = true;
   }

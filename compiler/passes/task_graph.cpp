@@ -20,8 +20,38 @@ namespace ptoc {
 
 namespace {
 
+// A box of a reshaped view (GmRef::view) as a box of the tensor's own shape:
+// the whole rows of axis 0 that hold its first to last byte (exact when the
+// box is a run of whole rows, conservative otherwise).
+GmRef unview(const GmRef& g, const std::vector<DimExpr>& shape) {
+  if (g.view.empty() || shape.empty()) return g;
+  const size_t k = g.view.size();
+  DimExpr first(0), last(0), stride(1);
+  bool empty_box = false;
+  for (size_t d = k; d-- > 0;) {
+    first = first + g.offset[d] * stride;
+    last = last + (g.offset[d] + g.extent[d] - DimExpr(1)) * stride;
+    if (auto c = g.extent[d].as_const(); c && *c <= 0) empty_box = true;
+    stride = stride * g.view[d];
+  }
+  DimExpr row(1);
+  for (size_t d = 1; d < shape.size(); ++d) row = row * shape[d];
+  GmRef r;
+  r.tensor = g.tensor;
+  DimExpr r0 = floordiv(first, row);
+  r.offset.push_back(r0);
+  r.extent.push_back(empty_box ? DimExpr(0) : max(DimExpr(0), floordiv(last, row) + DimExpr(1) - r0));
+  for (size_t d = 1; d < shape.size(); ++d) {
+    r.offset.push_back(DimExpr(0));
+    r.extent.push_back(shape[d]);
+  }
+  return r;
+}
+
 // Adds g unless an identical box is already there (`seen` holds their texts).
-void add_region(std::vector<Region>& v, std::unordered_set<std::string>& seen, const GmRef& g) {
+void add_region(std::vector<Region>& v, std::unordered_set<std::string>& seen, const GmRef& g0,
+                const std::vector<GmTensor>& tensors) {
+  GmRef g = unview(g0, tensors.at(g0.tensor).shape);
   std::string key = std::to_string(g.tensor);
   for (const auto& e : g.offset) key += "|" + e.str();
   key += "#";
@@ -102,11 +132,11 @@ void build_task_graphs(const Program& prog, const std::vector<TileRoot>& roots, 
       std::unordered_set<std::string> seen_r, seen_w;
       for (const LeafStep& st : p->steps) {
         const TileOp& op = tile_op(tr, st.op);
-        if (op.kind == TileOpKind::CopyIn) add_region(t.reads, seen_r, op.gm);
+        if (op.kind == TileOpKind::CopyIn) add_region(t.reads, seen_r, op.gm, out.tensors);
         if (op.kind == TileOpKind::CopyOut || op.kind == TileOpKind::FixOut) {
-          add_region(t.writes, seen_w, op.gm);
+          add_region(t.writes, seen_w, op.gm, out.tensors);
           // An atomic add reads what it accumulates into.
-          if (op.atomic_add) add_region(t.reads, seen_r, op.gm);
+          if (op.atomic_add) add_region(t.reads, seen_r, op.gm, out.tensors);
         }
       }
       for (int j : succ[i]) t.succ.push_back(task_of[j]);

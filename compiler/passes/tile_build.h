@@ -33,6 +33,7 @@ struct GmLoc {
   int tensor = -1;
   std::vector<DimExpr> base;
   std::vector<int> map;
+  std::vector<DimExpr> view;  // reshaped view of the tensor (GmRef::view); empty: its own shape
 };
 
 struct ValueInfo {
@@ -89,6 +90,9 @@ struct Builder {
   std::map<int, std::pair<int, std::vector<int64_t>>> tile_origin;
   std::map<std::string, int> loaded;  // GM box -> UB tile already loaded for a reader
   std::vector<int> tile_writer;    // tile -> first op writing it
+  // Values whose home is a reshaped view of the tensor a reshape of them is
+  // assembled into (the producer writes the final bytes, no round trip).
+  std::set<int> reshape_home;
   int cur_op = -1;
   bool failed = false;
 
@@ -121,6 +125,8 @@ struct Builder {
   void expand_vector(const Op& op);
   void expand_reduction(const Op& op);
   void expand_assemble(const Op& op);
+  void expand_reshape(const Op& op);
+  void plan_reshape_homes(const RootTemplate& rt);
   void expand_matmul(const Op& op);
   std::optional<std::vector<int64_t>> vec_tile_for(const Op& op, size_t rank);
 };

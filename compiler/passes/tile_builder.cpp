@@ -137,6 +137,7 @@ Box Builder::value_box(int value, const std::vector<int64_t>& off, const std::ve
 GmRef Builder::gm_ref(const GmLoc& loc, const Box& b) const {
   GmRef r;
   r.tensor = loc.tensor;
+  r.view = loc.view;
   for (size_t e = 0; e < loc.base.size(); ++e) {
     int m = loc.map[e];
     r.offset.push_back(m >= 0 ? loc.base[e] + b.off[m] : loc.base[e]);
@@ -204,6 +205,7 @@ GmLoc Builder::gm_of(int value) {
       // Compose: tensor axis e follows source axis s.map[e], which follows our axis alias.map[...].
       GmLoc out;
       out.tensor = s.tensor;
+      out.view = s.view;
       for (size_t e = 0; e < s.base.size(); ++e) {
         int m = s.map[e];
         out.base.push_back(m >= 0 ? s.base[e] + vi.alias.base[m] : s.base[e]);
@@ -285,8 +287,25 @@ int Builder::get_tile(int value, const Box& b) {
         sb.valid.push_back(m >= 0 ? b.valid[m] : DimExpr(1));
       }
       int t = get_tile(vi.src, sb);
-      if (root.tiles[t].shape == b.ext) return t;
-      // Same data, fewer size-1 axes: a reshaped UB view is not modelled; copy through GM.
+      const auto& ts = root.tiles[t].shape;
+      if (ts == b.ext) return t;
+      // Same bytes with leading size-1 axes added or dropped (x[i, :], y[i, :] = v):
+      // elementwise consumers and stores align operands to the right, so the
+      // source tile serves as it is. Other consumers index axes: through GM.
+      if (cur_op >= 0) {
+        const Op& c = prog.ops[cur_op];
+        bool right_aligned = c.kind == OpKind::Assemble || is_binary(c.kind) || is_unary(c.kind) ||
+                             c.kind == OpKind::Cast;
+        const auto& lo = ts.size() < b.ext.size() ? ts : b.ext;
+        const auto& hi = ts.size() < b.ext.size() ? b.ext : ts;
+        bool lead_ones = true;
+        for (size_t d = 0; d < hi.size(); ++d) {
+          size_t pad = hi.size() - lo.size();
+          lead_ones &= d < pad ? hi[d] == 1 : hi[d] == lo[d - pad];
+        }
+        // A store needs the tile's rank <= the GM box rank.
+        if (right_aligned && lead_ones && (c.kind != OpKind::Assemble || ts.size() <= b.ext.size())) return t;
+      }
       break;
     }
     case ValueInfo::Kind::Full: {
@@ -313,6 +332,7 @@ int Builder::get_tile(int value, const Box& b) {
   for (auto& o : op.gm.offset) key += "," + o.str();
   for (auto& e : op.gm.extent) key += ";" + e.str();
   for (auto e : b.ext) key += "/" + std::to_string(e);
+  for (auto& e : op.gm.view) key += "@" + e.str();
   if (auto it = loaded.find(key); it != loaded.end()) return it->second;
   op.dst = new_tile(MemKind::UB, v.dtype, b.ext, b.valid);
   emit(std::move(op));
@@ -360,6 +380,189 @@ static std::optional<std::vector<int>> squeeze_map(const std::vector<int64_t>& f
   return map;
 }
 
+// Reshape. Adding or removing size-1 axes keeps the value where it is (a GM
+// box with one axis fewer or more, or an alias of UB tiles). Any other
+// reshape reinterprets row-major bytes: the value must be a whole ND GM
+// tensor (an input, a workspace, or the temp its producer stores to), and
+// the result is that tensor under a reshaped view (GmRef::view). A value that
+// is only a window of a tensor is first copied into a temp of its own.
+void Builder::expand_reshape(const Op& op) {
+  int u = op.inputs[0];
+  const Value& in = prog.values[u];
+  const Value& outv = prog.values[op.output];
+  auto consts = [&](const std::vector<DimExpr>& sh) -> std::optional<std::vector<int64_t>> {
+    std::vector<int64_t> r;
+    for (auto& d : sh) {
+      auto c = sub(d).as_const();
+      if (!c) return std::nullopt;
+      r.push_back(*c);
+    }
+    return r;
+  };
+  auto from = consts(in.shape), to = consts(outv.shape);
+  ValueInfo& src = vals[u];
+  if (from && to) {
+    if (auto map = squeeze_map(*from, *to)) {
+      ValueInfo& vi = vals[op.output];
+      if (src.kind == ValueInfo::Kind::Gm) {
+        vi.kind = ValueInfo::Kind::Gm;
+        vi.gm = src.gm;
+        for (auto& m : vi.gm.map) m = m >= 0 ? (*map)[m] : -1;
+      } else if (src.kind == ValueInfo::Kind::Full) {
+        vi = src;
+      } else {
+        vi.kind = ValueInfo::Kind::Alias;
+        vi.src = u;
+        vi.alias.base.assign(from->size(), DimExpr(0));
+        vi.alias.map = *map;
+      }
+      return;
+    }
+  }
+  if (src.kind == ValueInfo::Kind::Full) {
+    vals[op.output] = src;
+    return;
+  }
+  DimExpr::Env senv = env;
+  for (const DimDecl& d : prog.dims)
+    if (!d.dynamic) senv[d.name] = d.value;
+  auto same = [&](const DimExpr& a, const DimExpr& b) {
+    auto ca = a.substitute(senv).as_const(), cb = b.substitute(senv).as_const();
+    if (ca && cb) return *ca == *cb;
+    return sub(a).str() == sub(b).str();
+  };
+  // Is `loc` the whole value `u` laid row-major over all of its tensor?
+  auto whole = [&](const GmLoc& loc) {
+    if (loc.tensor < 0 || tensor_format(loc.tensor) != Format::ND) return false;
+    std::vector<DimExpr> tshape = loc.view;
+    if (tshape.empty()) {
+      if (loc.tensor < int(prog.tensors.size()))
+        tshape = prog.tensors[loc.tensor].shape;
+      else
+        tshape = root.temps[loc.tensor - temp_base].shape;
+    }
+    if (tshape.size() != in.shape.size() || loc.map.size() != in.shape.size()) return false;
+    for (size_t e = 0; e < tshape.size(); ++e) {
+      auto b = sub(loc.base[e]).as_const();
+      if (loc.map[e] != int(e) || !b || *b != 0 || !same(tshape[e], in.shape[e])) return false;
+    }
+    return true;
+  };
+  if (reshape_home.count(u)) {
+    // u was produced straight into the bytes this reshape is assembled to.
+    gm_of(u);
+    ValueInfo& vi = vals[op.output];
+    vi.kind = ValueInfo::Kind::Gm;
+    vi.gm = home_of(op.output);
+    return;
+  }
+  GmLoc loc = gm_of(u);
+  if (!whole(loc)) {
+    // Only a window of its tensor: copy it into a temp of its own, tile by tile.
+    if (!from) {
+      static_shape(u, op);
+      return;
+    }
+    auto tile = vec_tile_for(op, from->size());
+    if (!tile) return;
+    GmLoc tmp;
+    tmp.tensor = new_temp(in.dtype, *from, in.name.empty() ? "reshape" : in.name);
+    for (size_t e = 0; e < from->size(); ++e) {
+      tmp.base.push_back(DimExpr(0));
+      tmp.map.push_back(int(e));
+    }
+    std::vector<int64_t> t = *tile;
+    for (size_t d = 0; d < t.size(); ++d) t[d] = std::min(t[d], (*from)[d]);
+    for_each_tile(*from, t, [&](const std::vector<int64_t>& off, const std::vector<int64_t>& ext) {
+      Box b = value_box(u, off, ext);
+      int lt = get_tile(u, b);
+      TileOp st;
+      st.kind = TileOpKind::CopyOut;
+      st.srcs = {lt};
+      st.gm = gm_ref(tmp, b);
+      emit(std::move(st));
+    });
+    loc = tmp;
+  }
+  ValueInfo& vi = vals[op.output];
+  vi.kind = ValueInfo::Kind::Gm;
+  vi.gm.tensor = loc.tensor;
+  vi.gm.base.assign(outv.shape.size(), DimExpr(0));
+  vi.gm.map.clear();
+  vi.gm.view.clear();
+  for (size_t e = 0; e < outv.shape.size(); ++e) {
+    vi.gm.map.push_back(int(e));
+    vi.gm.view.push_back(sub(outv.shape[e]));
+  }
+}
+
+// `t[o:o+n, :] = reshape(u, ...)` with whole trailing axes is a contiguous run
+// of t's bytes: u gets that run, under u's own shape, as its GM home, so its
+// producer (a matmul's FixOut, a vector store) writes the final bytes.
+void Builder::plan_reshape_homes(const RootTemplate& rt) {
+  // Static dims folded in, so that [M, N] compares with [16384, 16].
+  DimExpr::Env senv = env;
+  for (const DimDecl& d : prog.dims)
+    if (!d.dynamic) senv[d.name] = d.value;
+  auto sub = [&](const DimExpr& e) { return e.substitute(senv); };
+  std::set<int> in_root;
+  for (int oid : rt.ops) in_root.insert(oid);
+  for (int oid : rt.ops) {
+    const Op& a = prog.ops[oid];
+    if (a.kind != OpKind::Assemble || a.inputs.empty() || home_assemble[a.inputs[0]] != oid) continue;
+    int v = a.inputs[0];
+    int rop = prog.values[v].def_op;
+    if (rop < 0 || !in_root.count(rop) || prog.ops[rop].kind != OpKind::Reshape) continue;
+    int u = prog.ops[rop].inputs[0];
+    int uop = prog.values[u].def_op;
+    if (uop < 0 || !in_root.count(uop) || prog.ops[uop].kind == OpKind::TensorRef ||
+        prog.ops[uop].kind == OpKind::View || prog.ops[uop].kind == OpKind::Reshape || prog.ops[uop].kind == OpKind::Full)
+      continue;
+    if (home_assemble[u] >= 0 || vals[u].gm.tensor >= 0) continue;
+    const TensorDecl& t = prog.tensors[a.tensor];
+    const Value &vv = prog.values[v], &uv = prog.values[u];
+    if (t.format != Format::ND || t.shape.size() != vv.shape.size() || uv.shape.empty() || vv.shape.empty()) continue;
+    bool ok = true;
+    int64_t rowS = 1, rowU = 1;
+    for (size_t d = 1; d < vv.shape.size() && ok; ++d) {
+      auto cv = sub(vv.shape[d]).as_const(), ct = sub(t.shape[d]).as_const();
+      auto off = d < a.offsets.size() ? sub(a.offsets[d]).as_const() : std::optional<int64_t>(0);
+      ok = cv && ct && *cv == *ct && off && *off == 0;
+      if (ok) rowS *= *cv;
+    }
+    for (size_t d = 1; d < uv.shape.size() && ok; ++d) {
+      auto c = sub(uv.shape[d]).as_const();
+      ok = c.has_value();
+      if (ok) rowU *= *c;
+    }
+    auto n0 = sub(vv.shape[0]).as_const();
+    if (!ok || !n0 || (*n0 * rowS) % rowU != 0) continue;
+    // The run must start on a row of u's shape: offset0 * rowS divisible by rowU.
+    DimExpr o0 = a.offsets.empty() ? DimExpr(0) : sub(a.offsets[0]);
+    bool aligned = false;
+    if (auto c = o0.as_const()) aligned = (*c * rowS) % rowU == 0;
+    else if (o0.kind() == DimExpr::Kind::Mul)
+      for (auto& x : o0.args())
+        if (auto c = x.as_const()) aligned |= (*c * rowS) % rowU == 0;
+    // The tensor's element count must also be whole rows of u's shape.
+    DimExpr total = sub(t.shape[0]) * DimExpr(rowS);
+    if (auto c = total.as_const(); c && *c % rowU != 0) aligned = false;
+    if (!aligned) continue;
+    GmLoc loc;
+    loc.tensor = a.tensor;
+    loc.base.push_back(floordiv(o0 * DimExpr(rowS), DimExpr(rowU)));
+    loc.view.push_back(floordiv(total, DimExpr(rowU)));
+    loc.map.push_back(0);
+    for (size_t d = 1; d < uv.shape.size(); ++d) {
+      loc.base.push_back(DimExpr(0));
+      loc.view.push_back(sub(uv.shape[d]));
+      loc.map.push_back(int(d));
+    }
+    vals[u].gm = loc;
+    reshape_home.insert(u);
+  }
+}
+
 void Builder::expand_root(const RootTemplate& rt) {
   // A value assembled into a spec tensor lives there: its GM copy is the assemble itself.
   for (int oid : rt.ops) {
@@ -369,6 +572,7 @@ void Builder::expand_root(const RootTemplate& rt) {
       if (prog.tensors[op.tensor].shape.size() >= v.shape.size()) home_assemble[op.inputs[0]] = oid;
     }
   }
+  plan_reshape_homes(rt);
   for (int oid : rt.ops) {
     if (diags.full()) break;
     const Op& op = prog.ops[oid];
@@ -410,34 +614,7 @@ void Builder::expand_root(const RootTemplate& rt) {
         }
         break;
       }
-      case OpKind::Reshape: {
-        int u = op.inputs[0];
-        auto from = static_shape(u, op);
-        auto to = static_shape(op.output, op);
-        if (!from || !to) break;
-        auto map = squeeze_map(*from, *to);
-        if (!map) {
-          error(op, "reshape from a different axis structure is not supported by the tiler (only adding or removing "
-                    "size-1 axes)",
-                "reshape the tensor where it is declared, or slice it instead");
-          break;
-        }
-        ValueInfo& src = vals[u];
-        ValueInfo& vi = vals[op.output];
-        if (src.kind == ValueInfo::Kind::Gm) {
-          vi.kind = ValueInfo::Kind::Gm;
-          vi.gm = src.gm;
-          for (auto& m : vi.gm.map) m = m >= 0 ? (*map)[m] : -1;
-        } else if (src.kind == ValueInfo::Kind::Full) {
-          vi = src;
-        } else {
-          vi.kind = ValueInfo::Kind::Alias;
-          vi.src = u;
-          vi.alias.base.assign(from->size(), DimExpr(0));
-          vi.alias.map = *map;
-        }
-        break;
-      }
+      case OpKind::Reshape: expand_reshape(op); break;
       case OpKind::Assemble: expand_assemble(op); break;
       case OpKind::Matmul: expand_matmul(op); break;
       default:

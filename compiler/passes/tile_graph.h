@@ -38,6 +38,11 @@ struct GmRef {
   int tensor = -1;
   std::vector<DimExpr> offset;     // element offsets, over dims / loop vars / factor
   std::vector<DimExpr> extent;     // valid extent actually moved (<= the tile shape)
+  // Reshaped view (general reshape of a row-major ND tensor): when non-empty,
+  // `offset`/`extent` (and the GM strides) are in this shape, which has the
+  // tensor's element count and addresses the same bytes row-major. Empty: the
+  // tensor's own shape. Task regions are reported in the tensor's own shape.
+  std::vector<DimExpr> view;
 };
 
 enum class TileOpKind : uint8_t {

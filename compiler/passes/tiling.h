@@ -37,6 +37,13 @@ struct TilingStats {
 // Returns the number of merges done.
 int merge_loops(Program& prog);
 
+// Makes every root template self-contained (cross_root_values.cpp): a value
+// bound in one root and used in another is recomputed there when it is only a
+// window of a spec tensor or a constant, else stored by its producer into a
+// program-level workspace tensor `xroot_<value>` that the consumers read.
+// Run after merge_loops, before build_tile_roots. Returns the values stored.
+int carry_cross_root_values(Program& prog);
+
 // Tiles every root template of `prog`. Errors (buffer overflow of a forced
 // tile set, unsupported shapes, split_k on a non-fp32 matmul) are reported to
 // `diags` at the spec position and CompileError is thrown after the last one.
