@@ -26,15 +26,6 @@ namespace {
 
 enum Exit { kOk = 0, kBad = 1, kUsage = 2, kEnv = 3 };
 
-int64_t parse_int(const std::string& v, const std::string& what) {
-  try {
-    size_t used = 0;
-    int64_t x = std::stoll(v, &used);
-    if (used == v.size()) return x;
-  } catch (const std::exception&) {
-  }
-  throw UsageError(what + ": '" + v + "' is not an integer");
-}
 
 // The profiling switches: debug mode 1+ (swimlane), DUMP_DEVICE_PERF, PMU group, PMU trace.
 profiling::ArtifactRequest artifact_request(const RunArgs& a, const Session& s, const Options& opts) {
@@ -45,7 +36,7 @@ profiling::ArtifactRequest artifact_request(const RunArgs& a, const Session& s, 
   rq.pmu_group = a.pmu_event_type;
   if (rq.pmu_group < 0)
     if (const char* e = std::getenv("PYPTO_PROF_PMU_EVENT_TYPE"); e && *e)
-      rq.pmu_group = int(parse_int(e, "PYPTO_PROF_PMU_EVENT_TYPE"));
+      rq.pmu_group = int(parse_integer(e, "PYPTO_PROF_PMU_EVENT_TYPE"));
   if (rq.pmu_group >= 0 && rq.pmu_group != 1 && rq.pmu_group != 2 && (rq.pmu_group < 4 || rq.pmu_group > 8))
     throw UsageError("PMU event type " + std::to_string(rq.pmu_group) + " does not exist: use 1, 2, 4, 5, 6, 7 or 8");
   rq.pmu_trace = s.program().options.enable_pmu_trace;
@@ -65,7 +56,7 @@ int run_impl(const RunArgs& a) {
   }
   auto outputs = parse_assignments(a.outputs, "--output");
   for (auto& [name, file] : outputs) s.output_index(name);
-  for (auto& [name, v] : parse_assignments(a.dims, "--dim")) s.set_dim(name, parse_int(v, "--dim " + name));
+  for (auto& [name, v] : parse_assignments(a.dims, "--dim")) s.set_dim(name, parse_integer(v, "--dim " + name));
 
   profiling::ArtifactRequest rq = artifact_request(a, s, opts);
   std::unique_ptr<DependencyChecker> deps;

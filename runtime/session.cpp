@@ -37,15 +37,6 @@ std::vector<TensorDecl> spec_tensors(const CompiledProgram& p) {
   return v;
 }
 
-int64_t parse_int(const std::string& v, const std::string& what) {
-  try {
-    size_t used = 0;
-    int64_t x = std::stoll(v, &used);
-    if (used == v.size()) return x;
-  } catch (const std::exception&) {
-  }
-  throw UsageError(what + ": '" + v + "' is not an integer");
-}
 
 // --check tolerance, per output element (floats):
 //   |got - ref| <= rtol * |ref| + atol,   atol = rtol * mean(|ref|) over the output
@@ -190,17 +181,17 @@ void Session::apply_runtime_sets(const std::vector<std::string>& sets) {
   Options& o = options_;
   for (auto& [k, v] : parse_assignments(sets, "--set")) {
     if (k == "runtime.stitch_function_max_num") {
-      o.stitch_function_max_num = parse_int(v, "--set " + k);
+      o.stitch_function_max_num = parse_integer(v, "--set " + k);
       if (o.stitch_function_max_num < 1 || o.stitch_function_max_num > 1024)
         throw UsageError("--set " + k + "=" + v + ": the range is 1..1024");
     } else if (k == "runtime.device_sched_mode") {
-      o.device_sched_mode = int(parse_int(v, "--set " + k));
+      o.device_sched_mode = int(parse_integer(v, "--set " + k));
       if (o.device_sched_mode < 0 || o.device_sched_mode > 3) throw UsageError("--set " + k + "=" + v + ": the range is 0..3");
     } else if (k == "runtime.max_workspace_kb") {
-      o.max_workspace_kb = parse_int(v, "--set " + k);
+      o.max_workspace_kb = parse_integer(v, "--set " + k);
       if (o.max_workspace_kb < 0) throw UsageError("--set " + k + "=" + v + ": must be >= 0");
     } else if (k == "debug.runtime_debug_mode") {
-      o.runtime_debug_mode = int(parse_int(v, "--set " + k));
+      o.runtime_debug_mode = int(parse_integer(v, "--set " + k));
       if (o.runtime_debug_mode < 0 || o.runtime_debug_mode > 4) throw UsageError("--set " + k + "=" + v + ": the range is 0..4");
     } else {
       throw UsageError("--set " + k + ": ptorun can change runtime.stitch_function_max_num, runtime.device_sched_mode, "
@@ -231,9 +222,11 @@ const RunResult& Session::run(const RunConfig& cfg) {
   for (auto& [n, t] : m.inputs) shapes[n] = t.shape;
   const std::vector<TensorDecl> decls = spec_tensors(p);
   m.env = bind_dims(p.dims, decls, shapes, m.explicit_dims);
-  for (auto& d : decls)
-    if (d.role == TensorRole::Input && !m.inputs.count(d.name))
-      m.inputs[d.name] = random_tensor(d.dtype, concrete_shape(d, m.env), cfg.seed, d.name);
+  // Missing inputs are generated only when numbers are computed: a timing-only run of a large shape needs none.
+  if (cfg.numerics)
+    for (auto& d : decls)
+      if (d.role == TensorRole::Input && !m.inputs.count(d.name))
+        m.inputs[d.name] = random_tensor(d.dtype, concrete_shape(d, m.env), cfg.seed, d.name);
 
   const std::string platform_name = cfg.platform.empty() ? p.target : cfg.platform;
   const Platform* platform = find_platform(platform_name);

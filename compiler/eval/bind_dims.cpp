@@ -205,6 +205,16 @@ TensorData random_tensor(DType dtype, const std::vector<int64_t>& shape, uint64_
   return t;
 }
 
+int64_t parse_integer(const std::string& text, const std::string& what) {
+  try {
+    size_t used = 0;
+    int64_t x = std::stoll(text, &used);
+    if (used == text.size()) return x;
+  } catch (const std::exception&) {
+  }
+  throw BindError(what + ": '" + text + "' is not an integer");
+}
+
 std::map<std::string, std::string> parse_assignments(const std::vector<std::string>& items, const std::string& flag) {
   std::map<std::string, std::string> out;
   for (const auto& it : items) {

@@ -31,5 +31,7 @@ TensorData random_tensor(DType dtype, const std::vector<int64_t>& shape, uint64_
 
 // Parses "NAME=VALUE" switches; throws BindError with the offending text on malformed ones.
 std::map<std::string, std::string> parse_assignments(const std::vector<std::string>& items, const std::string& flag);
+// The whole of `text` as a decimal integer; throws BindError("<what>: '<text>' is not an integer").
+int64_t parse_integer(const std::string& text, const std::string& what);
 
 }  // namespace ptoc
