@@ -251,18 +251,30 @@ void partition(Builder& b) {
       ++b.stats.scope_merges;
     if (b.failed) return;
   }
-  std::map<int64_t, int> first_of_scope[2];
+  // parallel_merge packs the scope's branches into as few leaves as fit: when
+  // the next branch does not fit the current leaf, it starts a new one (the
+  // scope is split rather than the compile failing; the report says so).
+  std::map<int64_t, int> cur_of_scope[2];
+  std::map<int64_t, int> scope_leaves;
   for (int i = 0; i < n; ++i) {
     const ScopeInfo& s = op_scope(b, i);
     if (s.id < 0 || !s.parallel_merge) continue;
     int core = int(op_core(r, r.ops[i]));
-    auto [it, fresh] = first_of_scope[core].try_emplace(s.id, i);
+    auto [it, fresh] = cur_of_scope[core].try_emplace(s.id, i);
+    if (fresh) ++scope_leaves[s.id];
     if (!fresh && g.find(it->second) != g.find(i)) {
-      if (try_merge(it->second, i, true, "scope " + std::to_string(s.id) + " (parallel_merge) joins its branches"))
+      if (try_merge(it->second, i, false, ""))
         ++b.stats.scope_merges;
-      if (b.failed) return;
+      else {
+        it->second = i;
+        ++scope_leaves[s.id];
+      }
     }
   }
+  for (auto& [id, k] : scope_leaves)
+    if (k > 1)
+      r.merges_applied.push_back("scope " + std::to_string(id) + ": parallel_merge split into " + std::to_string(k) +
+                                 " leaves (all branches do not fit one)");
   r.merges_applied.push_back("scope: " + std::to_string(b.stats.scope_merges) + " merges");
 
   // 3. Depth merge along one-to-one tile edges.

@@ -139,3 +139,42 @@ TEST_CASE("values crossing roots: constants are recomputed, other values go thro
 
 }  // namespace
 }  // namespace ptoc::test
+
+namespace ptoc::test {
+namespace {
+
+// Two branches over (256, 512) fp32 at [2, 512] in a parallel_merge scope:
+// 128 tiles per branch, 4 KiB each, cannot all share one leaf's 192 KiB UB.
+TEST_CASE("parallel_merge that cannot fit one leaf packs the branches into several", "[tiling][partition][scope]") {
+  ProgramBuilder b;
+  int x = b.tensor("x", TensorRole::Input, DType::fp32, {256, 512});
+  int y = b.tensor("y", TensorRole::Output, DType::fp32, {256, 512});
+  int z = b.tensor("z", TensorRole::Output, DType::fp32, {256, 512});
+  b.set_vec({2, 512});
+  int xv = b.ref(x);
+  b.scope = ScopeInfo{7, true, false};
+  int s = b.unary(OpKind::Sigmoid, xv);
+  int t = b.unary(OpKind::Tanh, xv);
+  b.scope = ScopeInfo{};
+  b.assemble(s, y, {0, 0});
+  b.assemble(t, z, {0, 0});
+  auto tl = tile(b.finish());
+  REQUIRE(tl.ok);
+  const TileRoot& r = tl.roots[0];
+  check_invariants(r);
+  std::set<int> scoped;  // subgraphs holding scope-7 ops
+  for (auto& sg : r.subgraphs)
+    if (sg.scope == 7) scoped.insert(sg.id);
+  REQUIRE(scoped.size() >= 2);                 // split, not one overflowing leaf
+  REQUIRE(scoped.size() < 256);                // but still packed
+  bool noted = false;
+  for (auto& m : r.merges_applied) noted |= m.find("scope 7: parallel_merge split into") != std::string::npos;
+  REQUIRE(noted);
+  for (auto& sg : r.subgraphs) {
+    auto peak = peak_bytes(r, sg.ops, {1, 32, 32, 512, 512, 512});
+    REQUIRE(peak[int(MemKind::UB)] <= 196608);
+  }
+}
+
+}  // namespace
+}  // namespace ptoc::test
