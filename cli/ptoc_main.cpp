@@ -22,7 +22,7 @@ void add_spec_options(CLI::App& app, ptoc::driver::SpecArgs& s, bool positional_
 
 int main(int argc, char** argv) {
   using namespace ptoc::driver;
-  CLI::App app{"ptoc: ahead-of-time compiler for fused Ascend NPU operators"};
+  CLI::App app{"ptoc: ahead-of-time compiler for fused Ascend NPU operators", "ptoc"};
   app.set_version_flag("--version", std::string("ptoc ") + PTOC_VERSION + " (bundle format " +
                                         std::to_string(PTOC_BUNDLE_FORMAT_VERSION) + ")");
   app.footer(
@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
                "print the bisheng command lines for the device kernels");
   app.add_option("--cann", compile_args.cann, "CANN toolkit folder (default: $ASCEND_HOME_PATH)");
   bool md = false;
-  app.add_flag("--MD", md, "write a Make depfile (with -MF)");
+  app.add_flag("--MD", md, "write a Make depfile (also spelled -MD; with -MF FILE)");
   app.add_option("--MF", compile_args.depfile, "depfile path");
 
   auto* check_cmd = app.add_subcommand("check", "check a spec and print a one-line summary");

@@ -7,7 +7,7 @@
 
 int main(int argc, char** argv) {
   using namespace ptoc::runtime;
-  CLI::App app{"ptorun: run a ptoc bundle on a simulated Ascend machine or a real NPU"};
+  CLI::App app{"ptorun: run a ptoc bundle on a simulated Ascend machine or a real NPU", "ptorun"};
   app.set_version_flag("--version", std::string("ptorun ") + PTOC_VERSION + " (bundle format " +
                                         std::to_string(PTOC_BUNDLE_FORMAT_VERSION) + ")");
   app.footer(
