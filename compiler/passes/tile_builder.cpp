@@ -327,6 +327,19 @@ int Builder::get_tile(int value, const Box& b) {
   TileOp op;
   op.kind = TileOpKind::CopyIn;
   op.gm = gm_ref(loc, b);
+  if (op.gm.tensor >= 0 && op.gm.offset.size() < b.ext.size()) {
+    // A tile with more (size-1) axes than its GM box (an unsqueezed alias read
+    // through GM): address the tensor under a view with leading 1s, same bytes.
+    size_t pad = b.ext.size() - op.gm.offset.size();
+    std::vector<DimExpr> shape = op.gm.view;
+    if (shape.empty())
+      shape = op.gm.tensor < int(prog.tensors.size()) ? prog.tensors[op.gm.tensor].shape
+                                                      : root.temps[op.gm.tensor - temp_base].shape;
+    op.gm.view.assign(pad, DimExpr(1));
+    op.gm.view.insert(op.gm.view.end(), shape.begin(), shape.end());
+    op.gm.offset.insert(op.gm.offset.begin(), pad, DimExpr(0));
+    op.gm.extent.insert(op.gm.extent.begin(), pad, DimExpr(1));
+  }
   // One load per GM box: later readers share it (partition reloads it where groups differ).
   std::string key = std::to_string(op.gm.tensor) + ":" + std::to_string(int(v.dtype));
   for (auto& o : op.gm.offset) key += "," + o.str();
