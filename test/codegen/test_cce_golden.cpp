@@ -51,19 +51,7 @@ TEST_CASE("golden: two exp chains merged in one vector leaf", "[codegen][golden]
 
 TEST_CASE("golden: a tail tile with a broadcast row and a reduction", "[codegen][golden]") {
   Fixture f;
-  // y = x - amax(x, -1, keepdim) over a 16 x 128 tile with 5 valid rows, plus a scalar multiply.
-  int x = f.tile(MemKind::UB, DType::fp32, {16, 128}, {5, 128});
-  int m = f.tile(MemKind::UB, DType::fp32, {16, 1}, {5, 1});
-  int s = f.tile(MemKind::UB, DType::fp32, {16, 128}, {5, 128});
-  int y = f.tile(MemKind::UB, DType::fp32, {16, 128}, {5, 128});
-  std::vector<int> ops = {f.copy_in(0, x, {48, 0}, {5, 128})};
-  ops.push_back(f.vec(OpKind::Amax, {x}, m));
-  f.root().ops.back().axes = {1};
-  ops.push_back(f.vec(OpKind::Sub, {x, m}, s));
-  ops.push_back(f.vec(OpKind::Mul, {s}, y));
-  f.root().ops.back().scalar = 0.5;
-  ops.push_back(f.copy_out(2, y, {48, 0}, {5, 128}));
-  f.subgraph(CoreType::AIV, ops);
+  build_tail_reduce_leaf(f);
   auto d = diags_for_test();
   REQUIRE(f.run(d));
   check_golden("vec_tail_reduce.cce", f.r.compiled.kernels[0].source);

@@ -109,18 +109,7 @@ TEST_CASE("run: merged exp chains compute exp with paired flags", "[codegen][run
 
 TEST_CASE("run: tail rows, row max broadcast and scalar multiply", "[codegen][run]") {
   Fixture f;
-  int x = f.tile(MemKind::UB, DType::fp32, {16, 128}, {5, 128});
-  int m = f.tile(MemKind::UB, DType::fp32, {16, 1}, {5, 1});
-  int s = f.tile(MemKind::UB, DType::fp32, {16, 128}, {5, 128});
-  int y = f.tile(MemKind::UB, DType::fp32, {16, 128}, {5, 128});
-  std::vector<int> ops = {f.copy_in(0, x, {48, 0}, {5, 128})};
-  ops.push_back(f.vec(OpKind::Amax, {x}, m));
-  f.root().ops.back().axes = {1};
-  ops.push_back(f.vec(OpKind::Sub, {x, m}, s));
-  ops.push_back(f.vec(OpKind::Mul, {s}, y));
-  f.root().ops.back().scalar = 0.5;
-  ops.push_back(f.copy_out(2, y, {48, 0}, {5, 128}));
-  f.subgraph(CoreType::AIV, ops);
+  build_tail_reduce_leaf(f);
   auto d = DiagEngine("t.yaml", "x\n");
   REQUIRE(f.run(d));
   Gm gm;

@@ -201,4 +201,21 @@ inline std::vector<int> concat(std::initializer_list<std::vector<int>> parts) {
   return v;
 }
 
+// y = (x - amax(x, -1, keepdim)) * 0.5 over a 16 x 128 fp32 tile with 5 valid rows at row 48 of GM
+// tensor 0, stored to tensor 2: a tail, a broadcast row and a reduction in one vector leaf.
+inline void build_tail_reduce_leaf(Fixture& f) {
+  int x = f.tile(MemKind::UB, DType::fp32, {16, 128}, {5, 128});
+  int m = f.tile(MemKind::UB, DType::fp32, {16, 1}, {5, 1});
+  int s = f.tile(MemKind::UB, DType::fp32, {16, 128}, {5, 128});
+  int y = f.tile(MemKind::UB, DType::fp32, {16, 128}, {5, 128});
+  std::vector<int> ops = {f.copy_in(0, x, {48, 0}, {5, 128})};
+  ops.push_back(f.vec(OpKind::Amax, {x}, m));
+  f.root().ops.back().axes = {1};
+  ops.push_back(f.vec(OpKind::Sub, {x, m}, s));
+  ops.push_back(f.vec(OpKind::Mul, {s}, y));
+  f.root().ops.back().scalar = 0.5;
+  ops.push_back(f.copy_out(2, y, {48, 0}, {5, 128}));
+  f.subgraph(CoreType::AIV, ops);
+}
+
 }  // namespace ptoc::test
