@@ -1,5 +1,8 @@
 #include "ir.h"
 
+#include <cmath>
+#include <stdexcept>
+
 namespace ptoc {
 
 std::string_view op_kind_name(OpKind k) {
@@ -45,6 +48,25 @@ bool is_reduction(OpKind k) { return k >= OpKind::Sum && k <= OpKind::Mean; }
 bool is_vector_op(OpKind k) {
   return is_binary(k) || is_unary(k) || is_reduction(k) || k == OpKind::Cast || k == OpKind::Transpose ||
          k == OpKind::Concat || k == OpKind::Full;
+}
+
+double scalar_unary(OpKind k, double x) {
+  auto sigmoid = [](double v) { return 1.0 / (1.0 + std::exp(-v)); };
+  switch (k) {
+    case OpKind::Exp: return std::exp(x);
+    case OpKind::Log: return std::log(x);
+    case OpKind::Sqrt: return std::sqrt(x);
+    case OpKind::Rsqrt: return 1.0 / std::sqrt(x);
+    case OpKind::Abs: return std::fabs(x);
+    case OpKind::Neg: return -x;
+    case OpKind::Reciprocal: return 1.0 / x;
+    case OpKind::Relu: return x > 0 ? x : (std::isnan(x) ? x : 0.0);
+    case OpKind::Sigmoid: return sigmoid(x);
+    case OpKind::Tanh: return std::tanh(x);
+    case OpKind::Gelu: return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+    case OpKind::Silu: return x * sigmoid(x);
+    default: throw std::logic_error("scalar_unary: not a unary op");
+  }
 }
 
 const MergeSetting::Entry* MergeSetting::lookup(int64_t magic, int64_t order, const std::string& label) const {

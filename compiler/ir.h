@@ -76,6 +76,9 @@ bool is_unary(OpKind k);
 bool is_reduction(OpKind k);
 // Ops that move data and need a vec_tile: elementwise, reductions, cast, transpose, concat, full.
 bool is_vector_op(OpKind k);
+// The scalar meaning of a unary elementwise op, in double (gelu is the tanh form); shared by the
+// evaluator and the front end's constant folding. Throws std::logic_error for a non-unary kind.
+double scalar_unary(OpKind k, double x);
 
 struct Value {
   int id = -1;

@@ -84,30 +84,7 @@ std::string shape_str(const Shape& s) {
 
 bool is_int(DType t) { return t == DType::int32 || t == DType::int8 || t == DType::uint8; }
 
-double gelu_tanh(double x) {
-  const double c = std::sqrt(2.0 / M_PI);
-  return 0.5 * x * (1.0 + std::tanh(c * (x + 0.044715 * x * x * x)));
-}
-
-double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-
-double unary(OpKind k, double x) {
-  switch (k) {
-    case OpKind::Exp: return std::exp(x);
-    case OpKind::Log: return std::log(x);
-    case OpKind::Sqrt: return std::sqrt(x);
-    case OpKind::Rsqrt: return 1.0 / std::sqrt(x);
-    case OpKind::Abs: return std::fabs(x);
-    case OpKind::Neg: return -x;
-    case OpKind::Reciprocal: return 1.0 / x;
-    case OpKind::Relu: return x > 0 ? x : (std::isnan(x) ? x : 0.0);
-    case OpKind::Sigmoid: return sigmoid(x);
-    case OpKind::Tanh: return std::tanh(x);
-    case OpKind::Gelu: return gelu_tanh(x);
-    case OpKind::Silu: return x * sigmoid(x);
-    default: return kPad;
-  }
-}
+double unary(OpKind k, double x) { return is_unary(k) ? scalar_unary(k, x) : kPad; }
 
 // NaN propagates through maximum/minimum, as NumPy's maximum/minimum do.
 double binary(OpKind k, double a, double b, DType t) {

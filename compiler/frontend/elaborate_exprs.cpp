@@ -45,23 +45,6 @@ bool float_only(OpKind k) {
          k == OpKind::Silu || k == OpKind::Mean;
 }
 
-double fold_unary(OpKind k, double x) {
-  switch (k) {
-    case OpKind::Exp: return std::exp(x);
-    case OpKind::Log: return std::log(x);
-    case OpKind::Sqrt: return std::sqrt(x);
-    case OpKind::Rsqrt: return 1.0 / std::sqrt(x);
-    case OpKind::Abs: return std::fabs(x);
-    case OpKind::Neg: return -x;
-    case OpKind::Reciprocal: return 1.0 / x;
-    case OpKind::Relu: return x > 0 ? x : 0;
-    case OpKind::Sigmoid: return 1.0 / (1.0 + std::exp(-x));
-    case OpKind::Tanh: return std::tanh(x);
-    case OpKind::Gelu: return 0.5 * x * (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
-    case OpKind::Silu: return x / (1.0 + std::exp(-x));
-    default: return x;
-  }
-}
 
 // Which dtype a mixed pair should meet at (the hint's cast target).
 DType wider(DType a, DType b) {
@@ -338,7 +321,7 @@ EV Elaborator::binary(OpKind k, const EV& a, const EV& b, const Expr& ea, const 
 
 EV Elaborator::unary(OpKind k, const EV& a, const Expr& ea, int op_off, const std::string& spelling) {
   if (!a.ok()) return EV::poison();
-  if (a.is_scalar()) return EV::number(fold_unary(k, a.scalar), false);
+  if (a.is_scalar()) return EV::number(scalar_unary(k, a.scalar), false);
   if (!check_nz(a, ea, spelling)) return EV::poison();
   const Value& x = p_.values[size_t(a.value)];
   if (float_only(k) && !dtype_is_float(x.dtype)) {
