@@ -195,6 +195,12 @@ void apply_set(const std::string& item, Options& out, Reporter& r) {
     return;
   }
   std::string group = lhs.substr(0, dot), key = lhs.substr(dot + 1), value = item.substr(eq + 1);
+  // GROUP.SETTING.ENTRY=N sets one entry of a *_setting map and keeps the others.
+  std::string entry;
+  if (size_t dot2 = key.find('.'); dot2 != std::string::npos) {
+    entry = key.substr(dot2 + 1);
+    key = key.substr(0, dot2);
+  }
   const auto* keys = group_keys(group);
   if (!keys) {
     std::string hint = did_you_mean(group, group_names());
@@ -208,6 +214,10 @@ void apply_set(const std::string& item, Options& out, Reporter& r) {
     }
     r.error({}, "--set " + lhs + ": unknown key '" + key + "' in options." + group, hint);
   } else {
+    MergeSetting* ms = key == "cube_l1_reuse_setting"  ? &out.cube_l1_reuse_setting
+                       : key == "cube_nbuffer_setting" ? &out.cube_nbuffer_setting
+                       : key == "vec_nbuffer_setting"  ? &out.vec_nbuffer_setting
+                                                       : nullptr;
     YAML::Node v;
     try {
       v = YAML::Load(value);
@@ -216,12 +226,32 @@ void apply_set(const std::string& item, Options& out, Reporter& r) {
       r.set_origin("");
       return;
     }
-    set_key(group, key, v, {}, out, r);
+    if (!entry.empty() && !ms) {
+      r.error({}, "--set " + lhs + ": options." + group + "." + key + " is not a map, so '" + entry +
+                      "' cannot be one of its entries",
+              "write --set " + group + "." + key + "=VALUE");
+    } else if (!entry.empty()) {
+      // Read {entry: value} with the map's own rules, then replace or add that one entry.
+      YAML::Node one(YAML::NodeType::Map);
+      one[entry] = v;
+      MergeSetting before = *ms;
+      int errors_before = r.errors();
+      set_key(group, key, one, {}, out, r);  // leaves *ms = {entry: value} when valid
+      if (r.errors() == errors_before && ms->entries.size() == 1) {
+        MergeSetting::Entry e = ms->entries.front();
+        *ms = std::move(before);
+        ms->given = true;
+        auto same = std::find_if(ms->entries.begin(), ms->entries.end(),
+                                 [&](const MergeSetting::Entry& x) { return x.name == e.name; });
+        if (same != ms->entries.end()) *same = std::move(e);
+        else ms->entries.push_back(std::move(e));
+      } else {
+        *ms = std::move(before);
+      }
+    } else {
+      set_key(group, key, v, {}, out, r);
+    }
     // Positions inside the --set text are not positions in the spec file.
-    MergeSetting* ms = key == "cube_l1_reuse_setting"  ? &out.cube_l1_reuse_setting
-                       : key == "cube_nbuffer_setting" ? &out.cube_nbuffer_setting
-                       : key == "vec_nbuffer_setting"  ? &out.vec_nbuffer_setting
-                                                       : nullptr;
     if (ms)
       for (auto& e : ms->entries) e.loc = {};
   }

@@ -359,6 +359,29 @@ TEST_CASE("cache policy, options and --set overrides", "[frontend][elaborate][op
   CHECK_FALSE(q.options.vec_nbuffer_setting.entries[0].loc.valid());  // not a position in the file
 }
 
+TEST_CASE("--set GROUP.SETTING.ENTRY=N sets one entry of a merge setting", "[frontend][elaborate][options]") {
+  std::string y = fe_test::spec("  - {vec_tile: [16, 64]}\n  - \"y[0:16, :] = x[0:16, :] * 2\"\n",
+                                "options:\n  pass:\n    vec_nbuffer_setting: {DEFAULT: 2, func0_1: 4}\n");
+  FrontendOptions fo;
+  fo.sets = {"pass.vec_nbuffer_setting.DEFAULT=8", "pass.vec_nbuffer_setting.MM1=3",
+             "pass.cube_l1_reuse_setting.func2_0=[1, right]"};
+  Program q = ok(y, fo);
+  const auto& v = q.options.vec_nbuffer_setting;
+  REQUIRE(v.entries.size() == 3);  // DEFAULT replaced in place, func0_1 kept, MM1 added
+  CHECK(v.entries[0].name == "DEFAULT");
+  CHECK(v.entries[0].count == 8);
+  CHECK(v.entries[1].name == "func0_1");
+  CHECK(v.entries[1].count == 4);
+  CHECK(v.entries[2].key == MergeSetting::Entry::Key::Label);
+  CHECK(v.entries[2].count == 3);
+  CHECK_FALSE(v.entries[2].loc.valid());
+  const auto& l1 = q.options.cube_l1_reuse_setting;
+  CHECK(l1.given);  // the spec gave none: the one entry is the whole map
+  REQUIRE(l1.entries.size() == 1);
+  CHECK(l1.entries[0].func_magic == 2);
+  CHECK(l1.entries[0].side == "right");
+}
+
 TEST_CASE("labels never set are warned about, not refused", "[frontend][elaborate][options]") {
   auto r = run(fe_test::spec("  - {vec_tile: [16, 64]}\n  - {label: MM1}\n  - \"y[0:16, :] = x[0:16, :] * 2\"\n",
                              "options:\n  pass: {vec_nbuffer_setting: {MM2: 2}}\n"));

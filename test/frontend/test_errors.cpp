@@ -364,6 +364,9 @@ TEST_CASE("--set and --target errors are located on the command line", "[fronten
       {"pass.vec_nbuffer_setting={DEFAULT: [2, left]}", "pass.vec_nbuffer_setting: expected a count", ""},
       {"codegen.enable_pmu_trace=maybe", "codegen.enable_pmu_trace: expected true or false", ""},
       {"stitch_function_max_num=4", "expected GROUP.KEY=VALUE", ""},
+      {"pass.vec_nbuffer_setting.DEFAULT=lots", "pass.vec_nbuffer_setting.DEFAULT: expected", ""},
+      {"runtime.device_sched_mode.DEFAULT=1", "options.runtime.device_sched_mode is not a map",
+       "write --set runtime.device_sched_mode=VALUE"},
   };
   for (const auto& s : sets) {
     SECTION(s.item) {
