@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <unordered_map>
 
 namespace ptoc::runtime {
@@ -23,19 +24,51 @@ uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 // ---------------------------------------------------------------- compiled dim expressions
 // DimExpr::eval walks a tree with string lookups; a root instance evaluates dozens of
-// expressions, so each root's expressions are compiled once into one flat stack program
-// over numbered symbol slots.
-enum class Op : uint8_t { Const, Slot, Add, Sub, Mul, FloorDiv, Mod, Neg, CeilDiv, Min, Max, Store };
-struct Ins {
-  Op op;
-  int64_t v;
+// expressions (kernel arguments, region offsets and extents of every task), most of them
+// repeating the same few subexpressions of the loop variables. So each root's expressions
+// are compiled once into one straight-line register program: every distinct subexpression
+// gets one register and is computed once per instance (value numbering), and everything
+// that depends only on dims (bound for the whole walk) is folded at compile time. The
+// outputs are then copied out of the registers. Evaluation order follows the first
+// occurrence of each subexpression, so a division by zero is reported as before.
+enum class Op : uint8_t { Slot, Add, Sub, Mul, FloorDiv, Mod, Neg, CeilDiv, Min, Max };
+
+struct UnboundInExpr {
+  std::string symbol;
 };
+
+// Python floor division/modulo with the common positive-divisor case inline (the profile's
+// out-of-line call); other signs and zero go through the shared definition.
+inline int64_t fdiv(int64_t a, int64_t b) {
+  if (b > 0 && a >= 0) return a / b;
+  return floor_div_i64(a, b);
+}
+inline int64_t fmod_(int64_t a, int64_t b) {
+  if (b > 0 && a >= 0) return a % b;
+  return floor_mod_i64(a, b);
+}
+
+inline int64_t apply(Op op, int64_t a, int64_t b) {
+  switch (op) {
+    case Op::Add: return a + b;
+    case Op::Sub: return a - b;
+    case Op::Mul: return a * b;
+    case Op::FloorDiv: return fdiv(a, b);
+    case Op::Mod: return fmod_(a, b);
+    case Op::Neg: return -a;
+    case Op::CeilDiv: return -fdiv(-a, b);
+    case Op::Min: return std::min(a, b);
+    case Op::Max: return std::max(a, b);
+    default: return 0;
+  }
+}
 
 struct SlotTable {
   std::unordered_map<std::string, int> index;
   std::vector<std::string> names;
   std::vector<int64_t> value;
   std::vector<char> bound;
+  std::vector<char> fixed;  // a dim no loop rebinds: its value is a compile-time constant
   int slot(const std::string& name) {
     auto it = index.find(name);
     if (it != index.end()) return it->second;
@@ -44,71 +77,101 @@ struct SlotTable {
     names.push_back(name);
     value.push_back(0);
     bound.push_back(0);
+    fixed.push_back(0);
     return s;
   }
 };
 
-struct UnboundInExpr {
-  std::string symbol;
-};
-
-void compile_expr(const DimExpr& e, SlotTable& st, std::vector<Ins>& out) {
-  using K = DimExpr::Kind;
-  switch (e.kind()) {
-    case K::Const: out.push_back({Op::Const, *e.as_const()}); return;
-    case K::Sym: {
-      auto it = st.index.find(e.name());
-      if (it == st.index.end() || !st.bound[size_t(it->second)]) throw UnboundInExpr{e.name()};
-      out.push_back({Op::Slot, it->second});
-      return;
+class ExprProgram {
+ public:
+  // Evaluates every output into out[0 .. outputs()). Throws DimEvalError (division by zero).
+  void run(const int64_t* slots, int64_t* out) {
+    int64_t* r = regs_.data();
+    for (const Ins& in : code_) {
+      if (in.op == Op::Slot) r[in.dst] = slots[in.a];
+      else r[in.dst] = apply(in.op, r[in.a], r[in.b]);
     }
-    default: break;
+    for (size_t k = 0; k < out_.size(); ++k) out[k] = r[out_[k]];
   }
-  for (auto& a : e.args()) compile_expr(a, st, out);
-  Op op = Op::Add;
-  switch (e.kind()) {
-    case K::Add: op = Op::Add; break;
-    case K::Sub: op = Op::Sub; break;
-    case K::Mul: op = Op::Mul; break;
-    case K::FloorDiv: op = Op::FloorDiv; break;
-    case K::Mod: op = Op::Mod; break;
-    case K::Neg: op = Op::Neg; break;
-    case K::CeilDiv: op = Op::CeilDiv; break;
-    case K::Min: op = Op::Min; break;
-    case K::Max: op = Op::Max; break;
-    default: break;
-  }
-  out.push_back({op, 0});
-}
+  int outputs() const { return int(out_.size()); }
+  size_t ops() const { return code_.size(); }
 
-// Runs a program; Store pops into out[v]. Division by zero throws DimEvalError.
-void run_code(const std::vector<Ins>& code, const int64_t* slots, int64_t* out) {
-  int64_t stack[64];
-  int sp = 0;
-  for (const Ins& in : code) {
-    switch (in.op) {
-      case Op::Const: stack[sp++] = in.v; break;
-      case Op::Slot: stack[sp++] = slots[in.v]; break;
-      case Op::Store: out[in.v] = stack[--sp]; break;
-      case Op::Neg: stack[sp - 1] = -stack[sp - 1]; break;
-      default: {
-        int64_t b = stack[--sp], a = stack[sp - 1], r = 0;
-        switch (in.op) {
-          case Op::Add: r = a + b; break;
-          case Op::Sub: r = a - b; break;
-          case Op::Mul: r = a * b; break;
-          case Op::FloorDiv: r = floor_div_i64(a, b); break;
-          case Op::Mod: r = floor_mod_i64(a, b); break;
-          case Op::CeilDiv: r = -floor_div_i64(-a, b); break;
-          case Op::Min: r = std::min(a, b); break;
-          case Op::Max: r = std::max(a, b); break;
-          default: break;
-        }
-        stack[sp - 1] = r;
+  // Appends `e` as the next output; returns its index.
+  int add(const DimExpr& e, SlotTable& st) {
+    out_.push_back(value(e, st).reg);
+    return int(out_.size()) - 1;
+  }
+
+ private:
+  struct Ins {
+    Op op;
+    int32_t dst, a, b;
+  };
+  struct Val {
+    int32_t reg;
+    bool is_const;
+    int64_t c;
+  };
+  Val constant(int64_t v) {
+    auto [it, fresh] = consts_.emplace(v, int32_t(regs_.size()));
+    if (fresh) regs_.push_back(v);  // never overwritten: no instruction targets it
+    return {it->second, true, v};
+  }
+  Val value(const DimExpr& e, SlotTable& st) {
+    using K = DimExpr::Kind;
+    switch (e.kind()) {
+      case K::Const: return constant(*e.as_const());
+      case K::Sym: {
+        auto it = st.index.find(e.name());
+        if (it == st.index.end() || !st.bound[size_t(it->second)]) throw UnboundInExpr{e.name()};
+        const int s = it->second;
+        if (st.fixed[size_t(s)]) return constant(st.value[size_t(s)]);
+        return {op_reg(Op::Slot, s, -1), false, 0};
+      }
+      default: break;
+    }
+    Op op = Op::Add;
+    size_t arity = 2;
+    switch (e.kind()) {
+      case K::Add: op = Op::Add; break;
+      case K::Sub: op = Op::Sub; break;
+      case K::Mul: op = Op::Mul; break;
+      case K::FloorDiv: op = Op::FloorDiv; break;
+      case K::Mod: op = Op::Mod; break;
+      case K::Neg: op = Op::Neg, arity = 1; break;
+      case K::CeilDiv: op = Op::CeilDiv; break;
+      case K::Min: op = Op::Min; break;
+      case K::Max: op = Op::Max; break;
+      default: break;
+    }
+    if (e.args().size() != arity)
+      throw DimEvalError("malformed dim expression " + e.str() + " (" + std::to_string(e.args().size()) + " operands)");
+    Val a = value(e.args()[0], st);
+    Val b = arity == 2 ? value(e.args()[1], st) : constant(0);
+    if (a.is_const && b.is_const) {
+      try {
+        return constant(apply(op, a.c, b.c));
+      } catch (const DimEvalError&) {
+        // Not folded: evaluated (and reported) at run time, in its place.
       }
     }
+    return {op_reg(op, a.reg, b.reg), false, 0};
   }
-}
+  int32_t op_reg(Op op, int32_t a, int32_t b) {
+    auto [it, fresh] = memo_.emplace(std::make_tuple(op, a, b), int32_t(regs_.size()));
+    if (fresh) {
+      regs_.push_back(0);
+      code_.push_back({op, it->second, a, b});
+    }
+    return it->second;
+  }
+
+  std::vector<int64_t> regs_;
+  std::vector<Ins> code_;
+  std::vector<int32_t> out_;  // register of each output
+  std::map<int64_t, int32_t> consts_;
+  std::map<std::tuple<Op, int32_t, int32_t>, int32_t> memo_;
+};
 
 int expr_depth(const DimExpr& e) {
   int d = 0;
@@ -224,6 +287,12 @@ class IntervalMap {
   template <class F>
   void apply(uint64_t s, uint64_t e, F&& f) {
     if (s >= e) return;
+    // Fast path: [s, e) is exactly one existing piece (the common case once a loop has touched a
+    // tile), so nothing is split or created: one lookup instead of three.
+    if (auto it = m_.lower_bound(s); it != m_.end() && it->first == s && it->second.first == e) {
+      f(it->second.second);
+      return;
+    }
     split(s);
     split(e);
     auto it = m_.lower_bound(s);
@@ -452,7 +521,7 @@ struct ControlFlow::Impl {
   };
   struct RootCode {
     bool ready = false;
-    std::vector<Ins> code;
+    ExprProgram code;
     int nout = 0;
     std::vector<TaskSlots> tasks;
     std::vector<int> temp_shape;         // first output of each temp's shape
@@ -470,7 +539,7 @@ struct ControlFlow::Impl {
     int var = -1, factor = -1;
   };
   std::vector<Frame> stack;
-  std::map<const LoopNode*, std::vector<Ins>> loop_code;  // begin, end, step -> out[0..2]
+  std::map<const LoopNode*, ExprProgram> loop_code;  // begin, end, step -> out[0..2]
   std::set<const LoopNode*> divisible_checked;
 
   // A root instance taken from the walk but not yet placed in a device task.
@@ -500,10 +569,13 @@ struct ControlFlow::Impl {
   Impl(const CompiledProgram& prog, DimExpr::Env d, ControlFlowOptions o)
       : p(prog), dims(std::move(d)), opt(o), layout(layout_gm(prog, dims)), pool(layout.pool_base) {
     if (opt.stitch_function_max_num < 1) opt.stitch_function_max_num = 1;
+    std::set<std::string> rebound;  // loop and unroll-factor variables: values change during the walk
+    collect_loop_vars(p.control, rebound);
     for (auto& [name, v] : dims) {
       int s = st.slot(name);
       st.value[size_t(s)] = v;
       st.bound[size_t(s)] = 1;
+      st.fixed[size_t(s)] = !rebound.count(name);
     }
     roots.resize(p.roots.size());
     tracked.assign(p.tensors.size(), 0);
@@ -527,6 +599,15 @@ struct ControlFlow::Impl {
     stack.push_back(Frame{&p.control, 0});
   }
 
+  static void collect_loop_vars(const std::vector<LoopNode>& list, std::set<std::string>& out) {
+    for (auto& n : list) {
+      if (n.kind != LoopNode::Kind::Loop) continue;
+      out.insert(n.var);
+      if (!n.factor_var.empty()) out.insert(n.factor_var);
+      for (auto& g : n.gears) collect_loop_vars(g.body, out);
+    }
+  }
+
   int64_t slot_of_bound(const std::string& n) const { return st.value[size_t(st.index.at(n))]; }
 
   DimExpr::Env current_env() const {
@@ -543,12 +624,13 @@ struct ControlFlow::Impl {
     auto emit = [&](const DimExpr& e, const std::string& what) {
       try {
         if (expr_depth(e) > 60) throw ControlFlowError("root function '" + rf.name + "': " + what + " is too deep");
-        compile_expr(e, st, rc.code);
+        rc.code.add(e, st);
       } catch (const UnboundInExpr& u) {
         throw ControlFlowError("root function '" + rf.name + "': " + what + " uses '" + u.symbol +
                                "', which is not bound where the root is called (" + e.str() + ")");
+      } catch (const DimEvalError& x) {
+        throw ControlFlowError("root function '" + rf.name + "': " + what + ": " + x.what());
       }
-      rc.code.push_back({Op::Store, n});
       return n++;
     };
     rc.temp_slot_of.assign(p.tensors.size(), -1);
@@ -675,22 +757,22 @@ struct ControlFlow::Impl {
     if (opt.check_divisible) check_divisible(n);
     auto it = loop_code.find(&n);
     if (it == loop_code.end()) {
-      std::vector<Ins> code;
-      int k = 0;
+      ExprProgram code;
       for (auto* e : {&n.begin, &n.end, &n.step}) {
         try {
-          compile_expr(*e, st, code);
+          code.add(*e, st);
         } catch (const UnboundInExpr& u) {
           throw ControlFlowError("loop '" + (n.name.empty() ? n.var : n.name) + "': bound " + e->str() + " uses '" +
                                  u.symbol + "', which is not bound there");
+        } catch (const DimEvalError& x) {
+          throw ControlFlowError("loop '" + (n.name.empty() ? n.var : n.name) + "': " + x.what());
         }
-        code.push_back({Op::Store, k++});
       }
       it = loop_code.emplace(&n, std::move(code)).first;
     }
     int64_t v[3];
     try {
-      run_code(it->second, st.value.data(), v);
+      it->second.run(st.value.data(), v);
     } catch (const DimEvalError& e) {
       throw ControlFlowError("loop '" + (n.name.empty() ? n.var : n.name) + "': " + e.what());
     }
@@ -722,7 +804,7 @@ struct ControlFlow::Impl {
     for (size_t i = 0; i < st.bound.size(); ++i)
       if (st.bound[i]) out.bound.emplace_back(int(i), st.value[i]);
     try {
-      run_code(rc.code, st.value.data(), out.vals.data());
+      roots[size_t(r)].code.run(st.value.data(), out.vals.data());
     } catch (const DimEvalError& e) {
       throw ControlFlowError("root function '" + rf.name + "' (" + env_text(current_env(), rf.loop_vars) + "): " + e.what());
     }
@@ -832,23 +914,39 @@ struct ControlFlow::Impl {
   }
 
   // Updates an environment in place when it binds the same names (the common case), so
-  // its nodes are reused; rebuilds it otherwise.
-  void fill_env(DimExpr::Env& e, const std::vector<std::pair<int, int64_t>>& bound) const {
+  // its nodes are reused; rebuilds it otherwise. The env is a map by name and `bound` is in
+  // slot order: the permutation between the two is kept while the bound slots stay the same,
+  // so an update is one pass with a name comparison per entry, no map lookups.
+  void fill_env(DimExpr::Env& e, const std::vector<std::pair<int, int64_t>>& bound) {
+    bool same_slots = env_slots.size() == bound.size();
+    for (size_t i = 0; same_slots && i < bound.size(); ++i) same_slots = env_slots[i] == bound[i].first;
+    if (!same_slots) {
+      env_slots.clear();
+      for (auto& b : bound) env_slots.push_back(b.first);
+      env_perm.resize(bound.size());
+      for (size_t i = 0; i < bound.size(); ++i) env_perm[i] = i;
+      std::sort(env_perm.begin(), env_perm.end(), [&](size_t a, size_t b) {
+        return st.names[size_t(bound[a].first)] < st.names[size_t(bound[b].first)];
+      });
+    }
     if (e.size() == bound.size()) {
       bool same = true;
-      for (auto& [slot, v] : bound) {
-        auto it = e.find(st.names[size_t(slot)]);
-        if (it == e.end()) {
+      size_t i = 0;
+      for (auto it = e.begin(); it != e.end(); ++it, ++i) {
+        const auto& b = bound[env_perm[i]];
+        if (it->first != st.names[size_t(b.first)]) {
           same = false;
           break;
         }
-        it->second = v;
+        it->second = b.second;
       }
       if (same) return;
     }
     e.clear();
     for (auto& [slot, v] : bound) e.emplace(st.names[size_t(slot)], v);
   }
+  std::vector<int> env_slots;     // fill_env: the bound slots env_perm was made for
+  std::vector<size_t> env_perm;   // env entry (name order) -> index in `bound`
 
   bool next(DeviceTask& dt) {
     dt.seq = next_seq;

@@ -1,5 +1,6 @@
 #include "runtime/gm_arena.h"
 
+#include <algorithm>
 #include <cstring>
 #include <sstream>
 
@@ -30,10 +31,33 @@ TensorGeometry make_geometry(DType dtype, const std::vector<int64_t>& shape, For
 
 namespace {
 
+// Per-axis scratch of a box: region_accesses runs for every region of every task instance, so
+// the ranks that occur (<= 8) live on the stack rather than in a heap allocation.
+class AxisBuf {
+ public:
+  AxisBuf(size_t n, int64_t v) {
+    if (n > kInline) {
+      heap_.resize(n);
+      p_ = heap_.data();
+    }
+    std::fill(p_, p_ + n, v);
+  }
+  AxisBuf(const AxisBuf&) = delete;
+  AxisBuf& operator=(const AxisBuf&) = delete;
+  int64_t& operator[](size_t i) { return p_[i]; }
+  const int64_t* data() const { return p_; }
+
+ private:
+  static constexpr size_t kInline = 8;
+  int64_t inl_[kInline];
+  std::vector<int64_t> heap_;
+  int64_t* p_ = inl_;
+};
+
 // Enumerates the index tuples of axes [0, upto) of a box, calling f(linear element offset of the tuple).
 template <class F>
-void for_each_outer(const std::vector<int64_t>& strides, const int64_t* off, const int64_t* ext, size_t upto, F&& f) {
-  std::vector<int64_t> idx(upto, 0);
+void for_each_outer(const int64_t* strides, const int64_t* off, const int64_t* ext, size_t upto, F&& f) {
+  AxisBuf idx(upto, 0);
   for (;;) {
     int64_t lin = 0;
     for (size_t i = 0; i < upto; ++i) lin += (off[i] + idx[i]) * strides[i];
@@ -64,7 +88,7 @@ void region_accesses(const TensorGeometry& g, uint64_t base, const int64_t* off,
   if (g.format == Format::NZ) {
     const int64_t c0 = g.nz_c0, rp = g.nz_rows;
     const size_t lead = n - 2;
-    std::vector<int64_t> strides(lead, 0);
+    AxisBuf strides(lead, 0);
     int64_t s = rp * g.nz_cols;
     for (size_t i = lead; i-- > 0;) {
       strides[i] = s;
@@ -72,13 +96,13 @@ void region_accesses(const TensorGeometry& g, uint64_t base, const int64_t* off,
     }
     int64_t r0 = off[n - 2], er = ext[n - 2];
     int64_t jb0 = off[n - 1] / c0, jb1 = (off[n - 1] + ext[n - 1] - 1) / c0;
-    for_each_outer(strides, off, ext, lead, [&](int64_t lin) {
+    for_each_outer(strides.data(), off, ext, lead, [&](int64_t lin) {
       uint64_t a = base + uint64_t(lin + jb0 * rp * c0 + r0 * c0) * es;
       out.push_back(GmAccess{a, uint64_t(jb1 - jb0 + 1), uint64_t(er * c0) * es, uint64_t(rp * c0) * es, tensor, write});
     });
     return;
   }
-  std::vector<int64_t> strides(n, 1);
+  AxisBuf strides(n, 1);
   for (size_t i = n - 1; i-- > 0;) strides[i] = strides[i + 1] * g.shape[i + 1];
   // The contiguous run covers axes a..n-1: fold inner axes while they are whole.
   size_t a = n - 1;
@@ -102,7 +126,7 @@ void region_accesses(const TensorGeometry& g, uint64_t base, const int64_t* off,
   // Axes [0, b) are enumerated; the first row of each starts at the box's own offsets on axes >= b.
   int64_t inner = 0;
   for (size_t i = b; i < n; ++i) inner += off[i] * strides[i];
-  for_each_outer(strides, off, ext, b, [&](int64_t lin) {
+  for_each_outer(strides.data(), off, ext, b, [&](int64_t lin) {
     out.push_back(GmAccess{base + uint64_t(lin + inner) * es, uint64_t(rows), uint64_t(run) * es,
                            uint64_t(row_stride) * es, tensor, write});
   });

@@ -5,6 +5,7 @@
 // reference evaluator (the tolerance rule is documented in session.cpp).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -80,6 +81,15 @@ int run_impl(const RunArgs& a) {
                            r.device_tasks, r.root_instances,
                            a.rounds > 1 ? fmt::format(" over {} rounds", a.rounds) : "",
                            cfg.numerics ? "" : ", timing only", sim::Trace::us(last.operator_e2e_ps), r.host_seconds);
+  // The simulator's own throughput (issue 5): tasks and machine-model events (Trace::events, all
+  // rounds) per CPU second of the run. One line, stable wording: benchmarks parse it.
+  if (r.backend == "sim") {
+    const double cpu = std::max(r.host_cpu_seconds, 1e-9);
+    std::cout << fmt::format("simulator: {} tasks, {} model events in {:.3f} host CPU s: {:.3f} M tasks/CPU s, "
+                             "{:.3f} M events/CPU s\n",
+                             r.tasks, r.trace.events, r.host_cpu_seconds, double(r.tasks) / cpu / 1e6,
+                             double(r.trace.events) / cpu / 1e6);
+  }
 
   int status = kOk;
   if (rq.any() || deps) {

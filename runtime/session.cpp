@@ -1,5 +1,7 @@
 #include "session.h"
 
+#include <sys/resource.h>
+
 #include <chrono>
 #include <cmath>
 #include <fmt/format.h>
@@ -102,6 +104,14 @@ CheckLine compare(const std::string& name, const TensorData& got, const TensorDa
                       "max abs err {:.3g}  max rel err {:.3g}  ({}, {})",
                       name, bad, n, idx, got.get(first_bad), ref.get(first_bad), worst_abs, worst_rel,
                       dtype_name(ref.dtype), rule)};
+}
+
+// Process CPU seconds (user + system, all threads): throughput is per CPU second, so other load on
+// a shared machine does not count.
+double process_cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
 }
 
 }  // namespace
@@ -238,6 +248,7 @@ const RunResult& Session::run(const RunConfig& cfg) {
   m.result.platform = platform;
   m.outputs.clear();
   auto t0 = std::chrono::steady_clock::now();
+  const double cpu0 = process_cpu_seconds();
 
   const bool on_npu = cfg.backend == "ascend" || (cfg.backend == "auto" && ascend_usable(bundle_));
   if (on_npu) {
@@ -318,6 +329,7 @@ const RunResult& Session::run(const RunConfig& cfg) {
     m.result.backend = "sim";
   }
   m.result.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  m.result.host_cpu_seconds = process_cpu_seconds() - cpu0;
   m.ran = true;
   return m.result;
 }

@@ -43,7 +43,8 @@ struct RunResult {
   const Platform* platform = nullptr;
   std::string backend;          // "sim" or "ascend" (what actually ran)
   uint64_t tasks = 0, device_tasks = 0, root_instances = 0;
-  double host_seconds = 0;
+  double host_seconds = 0;       // wall time of run()
+  double host_cpu_seconds = 0;   // process CPU time of run() (all threads): the throughput line divides by it
 };
 
 struct CheckLine {
