@@ -1,7 +1,9 @@
 // Host twin, part 2: the tile ops of kernels/pto_tile.h in plain C++.
 // Loops run over the valid region only, with unit-stride inner loops the
 // compiler vectorizes; fp16/bf16 are converted through fp32 and rounded back
-// after every op. The matmul converts its operands to fp32 once per call and
+// after every op: a chunk of each operand row is converted into an fp32
+// scratch (pto_host_cvt.h, F16C when the CPU has it), computed in fp32 and
+// the result converted back, one pass each. The matmul converts its operands to fp32 once per call and
 // runs a register-blocked kernel (pto_host_gemm.h).
 #pragma once
 
@@ -9,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "pto_host_cvt.h"
 #include "pto_host_gemm.h"
 
 namespace pto {
@@ -16,28 +19,50 @@ namespace host {
 
 // Element traits: the type arithmetic runs in and the rounding on store.
 template <typename T> struct Elem;
+// Float types also convert whole rows (load_row / store_row) and say whether
+// they are 16-bit (`narrow`: ops go through an fp32 scratch row).
 template <> struct Elem<float> {
   using C = float;
   static inline float load(float x) { return x; }
   static inline float store(float v) { return v; }
+  static inline void load_row(const float* x, float* out, int64_t n) { memmove(out, x, size_t(n) * 4); }
+  static inline void store_row(const float* v, float* out, int64_t n) { memmove(out, v, size_t(n) * 4); }
   static constexpr bool is_float = true;
+  static constexpr bool narrow = false;
 };
+// The 16-bit structs hold only their bits, so a row of them is a row of uint16_t.
+static_assert(sizeof(f16) == 2 && sizeof(bf16) == 2, "16-bit float structs are bare bits");
 template <> struct Elem<f16> {
   using C = float;
   static inline float load(f16 x) { return half_bits_to_float(x.bits); }
   static inline f16 store(float v) { return f16{float_to_half_bits(v)}; }
+  static inline void load_row(const f16* x, float* out, int64_t n) {
+    half_to_float_row(reinterpret_cast<const uint16_t*>(x), out, n);
+  }
+  static inline void store_row(const float* v, f16* out, int64_t n) {
+    float_to_half_row(v, reinterpret_cast<uint16_t*>(out), n);
+  }
   static constexpr bool is_float = true;
+  static constexpr bool narrow = true;
 };
 template <> struct Elem<bf16> {
   using C = float;
   static inline float load(bf16 x) { return bf16_bits_to_float(x.bits); }
   static inline bf16 store(float v) { return bf16{float_to_bf16_bits(v)}; }
+  static inline void load_row(const bf16* x, float* out, int64_t n) {
+    bf16_to_float_row(reinterpret_cast<const uint16_t*>(x), out, n);
+  }
+  static inline void store_row(const float* v, bf16* out, int64_t n) {
+    float_to_bf16_row(v, reinterpret_cast<uint16_t*>(out), n);
+  }
   static constexpr bool is_float = true;
+  static constexpr bool narrow = true;
 };
 // Integers: arithmetic in double, store truncates toward zero and wraps
 // (non-finite -> 0), as ptoc::round_to_dtype.
 template <typename I> struct IntElem {
   using C = double;
+  static constexpr bool narrow = false;
   static inline double load(I x) { return double(x); }
   static inline I store(double v) { return isfinite(v) ? I(int64_t(trunc(v))) : I(0); }
   static constexpr bool is_float = false;
@@ -47,6 +72,7 @@ template <> struct Elem<int8_t> : IntElem<int8_t> {};
 template <> struct Elem<uint8_t> : IntElem<uint8_t> {};
 template <> struct Elem<boolean> {
   using C = double;
+  static constexpr bool narrow = false;
   static inline double load(boolean x) { return x.v ? 1.0 : 0.0; }
   static inline boolean store(double v) { return boolean{uint8_t(v != 0.0 ? 1 : 0)}; }
   static constexpr bool is_float = false;
@@ -100,6 +126,30 @@ template <typename T> inline void check_tile(const void* p, int64_t elems, const
 
 template <int BC, int R, int C> constexpr int64_t bc_elems() {
   return BC == PTO_BC_NONE ? int64_t(R) * C : BC == PTO_BC_ROW ? C : BC == PTO_BC_COL ? R : 1;
+}
+
+// Elements [j0, j0 + n) of row i of a broadcast operand of an R x C op, as
+// fp32 in `buf` (a converted row chunk, or the broadcast value repeated).
+template <typename T, int BC, int C>
+inline void operand_chunk(const T* p, int64_t i, int64_t j0, int64_t n, float* buf) {
+  using E = Elem<T>;
+  if constexpr (BC == PTO_BC_NONE) {
+    E::load_row(p + i * C + j0, buf, n);
+  } else if constexpr (BC == PTO_BC_ROW) {
+    E::load_row(p + j0, buf, n);
+  } else {
+    const float v = E::load(p[BC == PTO_BC_COL ? i : 0]);
+    for (int64_t j = 0; j < n; ++j) buf[j] = v;
+  }
+}
+
+// Folds x[j..n) into 8 interleaved partial results, element k into acc[k % 8]
+// (j and every earlier chunk length a multiple of 8): the order TREDUCE uses
+// along a row, so a row reduced in chunks gives the bits of the whole row.
+template <int BOP> inline void fold8(float* acc, const float* x, int64_t j, int64_t n) {
+  for (; j + 8 <= n; j += 8)
+    for (int l = 0; l < 8; ++l) acc[l] = binop<BOP>(acc[l], x[j + l]);
+  for (int l = 0; j + l < n; ++l) acc[l] = binop<BOP>(acc[l], x[j + l]);
 }
 
 // GM accumulation for split_k and atomic stores: a compare-and-swap loop on
@@ -172,6 +222,19 @@ inline void TBINARY(T* dst, const T* a, const T* b, int64_t vr, int64_t vc) {
   pto::host::check_tile<T>(dst, int64_t(R) * C, "TBINARY dst");
   pto::host::check_tile<T>(a, pto::host::bc_elems<BA, R, C>(), "TBINARY a");
   pto::host::check_tile<T>(b, pto::host::bc_elems<BB, R, C>(), "TBINARY b");
+  if constexpr (E::narrow) {
+    constexpr int64_t K = pto::host::kRowChunk;
+    float fa[K], fb[K];
+    for (int64_t i = 0; i < vr; ++i)
+      for (int64_t j0 = 0; j0 < vc; j0 += K) {
+        const int64_t n = vc - j0 < K ? vc - j0 : K;
+        pto::host::operand_chunk<T, BA, C>(a, i, j0, n, fa);
+        pto::host::operand_chunk<T, BB, C>(b, i, j0, n, fb);
+        for (int64_t j = 0; j < n; ++j) fa[j] = pto::host::binop<OP>(fa[j], fb[j]);
+        E::store_row(fa, dst + i * C + j0, n);
+      }
+    return;
+  }
   for (int64_t i = 0; i < vr; ++i) {
     T* d = dst + i * C;
     for (int64_t j = 0; j < vc; ++j)
@@ -186,6 +249,19 @@ inline void TBINARY_S(T* dst, const T* a, double s, int64_t vr, int64_t vc) {
   pto::host::check_tile<T>(dst, int64_t(R) * C, "TBINARY_S dst");
   pto::host::check_tile<T>(a, int64_t(R) * C, "TBINARY_S a");
   const CT sv = E::load(E::store(CT(s)));  // the literal takes the tensor's dtype
+  if constexpr (E::narrow) {
+    constexpr int64_t K = pto::host::kRowChunk;
+    float f[K];
+    for (int64_t i = 0; i < vr; ++i)
+      for (int64_t j0 = 0; j0 < vc; j0 += K) {
+        const int64_t n = vc - j0 < K ? vc - j0 : K;
+        E::load_row(a + i * C + j0, f, n);
+        for (int64_t j = 0; j < n; ++j)
+          f[j] = SCALAR_FIRST ? pto::host::binop<OP>(sv, f[j]) : pto::host::binop<OP>(f[j], sv);
+        E::store_row(f, dst + i * C + j0, n);
+      }
+    return;
+  }
   for (int64_t i = 0; i < vr; ++i) {
     T* d = dst + i * C;
     const T* x = a + i * C;
@@ -201,6 +277,18 @@ inline void TUNARY(T* dst, const T* src, int64_t vr, int64_t vc) {
   using E = pto::host::Elem<T>;
   pto::host::check_tile<T>(dst, int64_t(R) * C, "TUNARY dst");
   pto::host::check_tile<T>(src, int64_t(R) * C, "TUNARY src");
+  if constexpr (E::narrow) {
+    constexpr int64_t K = pto::host::kRowChunk;
+    float f[K];
+    for (int64_t i = 0; i < vr; ++i)
+      for (int64_t j0 = 0; j0 < vc; j0 += K) {
+        const int64_t n = vc - j0 < K ? vc - j0 : K;
+        E::load_row(src + i * C + j0, f, n);
+        for (int64_t j = 0; j < n; ++j) f[j] = pto::host::unop<OP>(f[j]);
+        E::store_row(f, dst + i * C + j0, n);
+      }
+    return;
+  }
   for (int64_t i = 0; i < vr; ++i) {
     T* d = dst + i * C;
     const T* x = src + i * C;
@@ -216,6 +304,53 @@ inline void TREDUCE(T* dst, const T* src, int64_t vr, int64_t vc) {
   pto::host::check_tile<T>(src, int64_t(R) * C, "TREDUCE src");
   pto::host::check_tile<T>(dst, AXIS == 1 ? R : C, "TREDUCE dst");
   constexpr int BOP = OP == PTO_RMAX ? PTO_MAX : OP == PTO_RMIN ? PTO_MIN : PTO_ADD;
+  if constexpr (E::narrow) {
+    // 16-bit floats: the fp32 algorithm below over converted row chunks, in
+    // the same order (same bits as converting element by element).
+    constexpr int64_t K = pto::host::kRowChunk;
+    float buf[K];
+    if constexpr (AXIS == 1) {
+      for (int64_t i = 0; i < vr; ++i) {
+        const T* x = src + i * C;
+        float r = 0.0f;
+        int64_t n = vc < K ? vc : K;
+        E::load_row(x, buf, n);
+        if (vc >= 8) {
+          float acc[8];
+          for (int l = 0; l < 8; ++l) acc[l] = buf[l];
+          pto::host::fold8<BOP>(acc, buf, 8, n);
+          for (int64_t j0 = n; j0 < vc; j0 += K) {
+            n = vc - j0 < K ? vc - j0 : K;
+            E::load_row(x + j0, buf, n);
+            pto::host::fold8<BOP>(acc, buf, 0, n);
+          }
+          for (int w = 4; w >= 1; w /= 2)
+            for (int l = 0; l < w; ++l) acc[l] = binop<BOP>(acc[l], acc[l + w]);
+          r = acc[0];
+        } else if (vc > 0) {
+          r = buf[0];
+          for (int64_t j = 1; j < vc; ++j) r = binop<BOP>(r, buf[j]);
+        }
+        if constexpr (OP == PTO_RMEAN) r = vc > 0 ? r / float(vc) : float(NAN);
+        dst[i] = E::store(r);
+      }
+    } else {
+      float acc[K];
+      for (int64_t j0 = 0; j0 < vc; j0 += K) {
+        const int64_t n = vc - j0 < K ? vc - j0 : K;
+        if (vr > 0) E::load_row(src + j0, acc, n);
+        else for (int64_t j = 0; j < n; ++j) acc[j] = 0.0f;
+        for (int64_t i = 1; i < vr; ++i) {
+          E::load_row(src + i * C + j0, buf, n);
+          for (int64_t j = 0; j < n; ++j) acc[j] = binop<BOP>(acc[j], buf[j]);
+        }
+        if constexpr (OP == PTO_RMEAN)
+          for (int64_t j = 0; j < n; ++j) acc[j] = vr > 0 ? acc[j] / float(vr) : float(NAN);
+        E::store_row(acc, dst + j0, n);
+      }
+    }
+    return;
+  }
   if constexpr (AXIS == 1) {
     // Along a row: 8 interleaved partial results combined pairwise, so the
     // loop vectorizes without reassociation flags (a fixed, deterministic order).
@@ -268,6 +403,19 @@ inline void TCAST(TD* dst, const TS* src, int64_t vr, int64_t vc) {
     const TS* x = src + i * C;
     if constexpr (sizeof(TD) == sizeof(TS) && ED::is_float == ES::is_float && sizeof(TD) == 4) {
       memcpy(d, x, size_t(vc) * 4);  // fp32 -> fp32 and int32 -> int32
+    } else if constexpr (ED::is_float && ES::is_float && !ED::narrow) {
+      ES::load_row(x, d, vc);  // fp16 / bf16 -> fp32: exact
+    } else if constexpr (ED::is_float && ES::is_float && !ES::narrow) {
+      ED::store_row(x, d, vc);  // fp32 -> fp16 / bf16: round to nearest even
+    } else if constexpr (ED::is_float && ES::is_float) {
+      // between the 16-bit types (and fp16 -> fp16) through an fp32 chunk
+      constexpr int64_t K = pto::host::kRowChunk;
+      float f[K];
+      for (int64_t j0 = 0; j0 < vc; j0 += K) {
+        const int64_t n = vc - j0 < K ? vc - j0 : K;
+        ES::load_row(x + j0, f, n);
+        ED::store_row(f, d + j0, n);
+      }
     } else {
       // float -> int goes through double so truncation sees the exact value
       for (int64_t j = 0; j < vc; ++j) d[j] = ED::store(CD(double(ES::load(x[j]))));
@@ -371,8 +519,7 @@ inline void TMMAD(float* c, const T* a, const T* b, int64_t vm, int64_t vk, int6
   // Operands converted to fp32 once per call: A row-major vm x vk, B packed
   // into panels of kGemmNr columns (zero-padded), as the kernel reads them.
   float* af = s.a((vm + pto::host::kGemmMr) * vk);
-  for (int64_t i = 0; i < vm; ++i)
-    for (int64_t k = 0; k < vk; ++k) af[i * vk + k] = E::load(a[i * K + k]);
+  for (int64_t i = 0; i < vm; ++i) E::load_row(a + i * K, af + i * vk, vk);
   const int64_t np = (vn + pto::host::kGemmNr - 1) / pto::host::kGemmNr;
   float* bp = s.b(np * vk * pto::host::kGemmNr);
   for (int64_t p = 0; p < np; ++p) {
@@ -382,7 +529,7 @@ inline void TMMAD(float* c, const T* a, const T* b, int64_t vm, int64_t vk, int6
     for (int64_t k = 0; k < vk; ++k) {
       float* row = panel + k * pto::host::kGemmNr;
       const T* src = b + k * N + j0;
-      for (int64_t j = 0; j < w; ++j) row[j] = E::load(src[j]);
+      E::load_row(src, row, w);
       for (int64_t j = w; j < pto::host::kGemmNr; ++j) row[j] = 0.0f;
     }
   }
@@ -400,7 +547,7 @@ inline void TFIXPIPE(TD* gm, const float* c, int64_t offset, int64_t row_stride,
     if constexpr (ATOMIC) {
       for (int64_t j = 0; j < vn; ++j) pto::host::atomic_add(o + j, E::store(x[j]));
     } else {
-      for (int64_t j = 0; j < vn; ++j) o[j] = E::store(x[j]);
+      E::store_row(x, o, vn);
     }
   }
 }
