@@ -4,10 +4,12 @@
 // ask for, writes the outputs, and with --check compares them with the
 // reference evaluator (the tolerance rule is documented in session.cpp).
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "compiler/atomic_file.h"
@@ -27,6 +29,18 @@ namespace {
 
 enum Exit { kOk = 0, kBad = 1, kUsage = 2, kEnv = 3 };
 
+
+// Peak resident memory of this process: VmHWM (the high-water mark of its own address space;
+// getrusage's ru_maxrss would also count a parent's memory at fork time, kept across exec).
+double peak_rss_mib() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("VmHWM:", 0) == 0) return double(std::strtoull(line.c_str() + 6, nullptr, 10)) / 1024.0;
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_maxrss) / 1024.0;
+}
 
 // The profiling switches: debug mode 1+ (swimlane), DUMP_DEVICE_PERF, PMU group, PMU trace.
 profiling::ArtifactRequest artifact_request(const RunArgs& a, const Session& s, const Options& opts) {
@@ -86,9 +100,9 @@ int run_impl(const RunArgs& a) {
   if (r.backend == "sim") {
     const double cpu = std::max(r.host_cpu_seconds, 1e-9);
     std::cout << fmt::format("simulator: {} tasks, {} model events in {:.3f} host CPU s: {:.3f} M tasks/CPU s, "
-                             "{:.3f} M events/CPU s\n",
+                             "{:.3f} M events/CPU s; peak RSS {:.1f} MiB\n",
                              r.tasks, r.trace.events, r.host_cpu_seconds, double(r.tasks) / cpu / 1e6,
-                             double(r.trace.events) / cpu / 1e6);
+                             double(r.trace.events) / cpu / 1e6, peak_rss_mib());
   }
 
   int status = kOk;
