@@ -2,9 +2,10 @@
 // Loops run over the valid region only, with unit-stride inner loops the
 // compiler vectorizes; fp16/bf16 are converted through fp32 and rounded back
 // after every op: a chunk of each operand row is converted into an fp32
-// scratch (pto_host_cvt.h, F16C when the CPU has it), computed in fp32 and
-// the result converted back, one pass each. The matmul converts its operands to fp32 once per call and
-// runs a register-blocked kernel (pto_host_gemm.h).
+// scratch (pto_host_cvt.h: F16C / AVX2 when the CPU has them), computed in
+// fp32 and the result converted back, one pass each. The matmul converts its
+// operands to fp32 once per call and runs a register-blocked kernel
+// (pto_host_gemm.h).
 #pragma once
 
 #include <math.h>
@@ -20,7 +21,9 @@ namespace host {
 // Element traits: the type arithmetic runs in and the rounding on store.
 template <typename T> struct Elem;
 // Float types also convert whole rows (load_row / store_row) and say whether
-// they are 16-bit (`narrow`: ops go through an fp32 scratch row).
+// they are 16-bit (`narrow`: elementwise ops go through an fp32 scratch row)
+// and whether a load is cheap enough to stay inline in a reduction
+// (`inline_load`: bf16 -> fp32 is a shift, fp16 -> fp32 is not).
 template <> struct Elem<float> {
   using C = float;
   static inline float load(float x) { return x; }
@@ -29,6 +32,7 @@ template <> struct Elem<float> {
   static inline void store_row(const float* v, float* out, int64_t n) { memmove(out, v, size_t(n) * 4); }
   static constexpr bool is_float = true;
   static constexpr bool narrow = false;
+  static constexpr bool inline_load = true;
 };
 // The 16-bit structs hold only their bits, so a row of them is a row of uint16_t.
 static_assert(sizeof(f16) == 2 && sizeof(bf16) == 2, "16-bit float structs are bare bits");
@@ -44,6 +48,7 @@ template <> struct Elem<f16> {
   }
   static constexpr bool is_float = true;
   static constexpr bool narrow = true;
+  static constexpr bool inline_load = false;
 };
 template <> struct Elem<bf16> {
   using C = float;
@@ -57,12 +62,14 @@ template <> struct Elem<bf16> {
   }
   static constexpr bool is_float = true;
   static constexpr bool narrow = true;
+  static constexpr bool inline_load = true;
 };
 // Integers: arithmetic in double, store truncates toward zero and wraps
 // (non-finite -> 0), as ptoc::round_to_dtype.
 template <typename I> struct IntElem {
   using C = double;
   static constexpr bool narrow = false;
+  static constexpr bool inline_load = true;
   static inline double load(I x) { return double(x); }
   static inline I store(double v) { return isfinite(v) ? I(int64_t(trunc(v))) : I(0); }
   static constexpr bool is_float = false;
@@ -73,6 +80,7 @@ template <> struct Elem<uint8_t> : IntElem<uint8_t> {};
 template <> struct Elem<boolean> {
   using C = double;
   static constexpr bool narrow = false;
+  static constexpr bool inline_load = true;
   static inline double load(boolean x) { return x.v ? 1.0 : 0.0; }
   static inline boolean store(double v) { return boolean{uint8_t(v != 0.0 ? 1 : 0)}; }
   static constexpr bool is_float = false;
@@ -304,9 +312,9 @@ inline void TREDUCE(T* dst, const T* src, int64_t vr, int64_t vc) {
   pto::host::check_tile<T>(src, int64_t(R) * C, "TREDUCE src");
   pto::host::check_tile<T>(dst, AXIS == 1 ? R : C, "TREDUCE dst");
   constexpr int BOP = OP == PTO_RMAX ? PTO_MAX : OP == PTO_RMIN ? PTO_MIN : PTO_ADD;
-  if constexpr (E::narrow) {
-    // 16-bit floats: the fp32 algorithm below over converted row chunks, in
-    // the same order (same bits as converting element by element).
+  if constexpr (!E::inline_load) {
+    // fp16: the fp32 algorithm below over converted row chunks, in the same
+    // order (same bits as converting element by element).
     constexpr int64_t K = pto::host::kRowChunk;
     float buf[K];
     if constexpr (AXIS == 1) {
