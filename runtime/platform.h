@@ -42,6 +42,10 @@ struct Platform {
   int vec_startup_cycles = 6;                 // per vector instruction start-up (add); op-specific in the cost table
   int dma_startup_cycles = 50;                // UB copy-in/out start-up; L1 copy-in / L0C copy-out use l1_dma_startup
   int l1_dma_startup_cycles = 200;
+  // DMA burst floor: a GM<->core DMA (MTE2 read, MTE3 / FixPipe write) moves a tile as one burst per
+  // contiguous row segment, and a burst occupies the engine at least this long however short it is, so
+  // a copy of R rows of B bytes takes max(R*B / bpc, R * dma_burst_min_cycles) after its start-up.
+  double dma_burst_min_cycles = 0;
   int gm_latency_cycles = 0;                  // first-byte latency of a GM read (miss)
   int l2_hit_latency_cycles = 0;
 

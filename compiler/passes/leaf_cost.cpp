@@ -2,9 +2,10 @@
 //
 // Per op, from the platform table (runtime/platform.h) and PyPTO's analytic
 // model (interface/operation/cycles.cpp, see pypto-architecture.md section 6):
-//   copy-in   GM->UB: dma_startup + bytes / gm_read_bpc; GM->L1: l1_dma_startup + bytes / gm_read_bpc
-//   copy-out  UB->GM: dma_startup + bytes / ub_to_gm_bpc
-//   fix-out   L0C->GM: l1_dma_startup + bytes / l0c_to_gm_bpc (bytes of the GM dtype)
+//   copy-in   GM->UB: dma_startup + dma; GM->L1: l1_dma_startup + dma, dma = max(bytes / gm_read_bpc,
+//             rows x dma_burst_min_cycles): one burst per row of the last axis, each at least the floor
+//   copy-out  UB->GM: dma_startup + max(bytes / ub_to_gm_bpc, rows x floor)
+//   fix-out   L0C->GM: l1_dma_startup + max(bytes / l0c_to_gm_bpc, rows x floor) (bytes of the GM dtype)
 //   L1->L0A/B bytes / l1_to_l0{a,b}_bpc
 //   mmad      ceil(m/16) * ceil(n/16) * ceil(k/k0): one 16x16xk0 fractal per cycle,
 //             k0 = 16 for 16-bit inputs, 8 for fp32, 32 for 8-bit
@@ -39,17 +40,44 @@ int64_t tile_elems(const LocalTile& t) {
   return n;
 }
 
-int64_t gm_elems(const GmRef& g, const LocalTile& t) {
-  if (g.extent.empty()) return tile_elems(t);
-  int64_t n = 1;
+int64_t transfer(int64_t bytes, double bpc) { return bpc > 0 ? int64_t(std::ceil(double(bytes) / bpc)) : bytes; }
+
+// Extents of a GM box as moved: the constant valid extents, else the tile's.
+std::vector<int64_t> gm_extents(const GmRef& g, const LocalTile& t) {
+  std::vector<int64_t> e;
+  if (g.extent.empty()) {
+    for (size_t d = 0; d < t.shape.size(); ++d) {
+      int64_t x = t.shape[d];
+      if (d < t.valid.size())
+        if (auto c = t.valid[d].as_const()) x = std::min(x, std::max<int64_t>(*c, 0));
+      e.push_back(x);
+    }
+    return e;
+  }
   for (size_t d = 0; d < g.extent.size(); ++d) {
     auto c = g.extent[d].as_const();
-    n *= c ? std::max<int64_t>(*c, 0) : (d < t.shape.size() ? t.shape[d] : 1);
+    e.push_back(c ? std::max<int64_t>(*c, 0) : (d < t.shape.size() ? t.shape[d] : 1));
   }
-  return n;
+  return e;
 }
 
-int64_t transfer(int64_t bytes, double bpc) { return bpc > 0 ? int64_t(std::ceil(double(bytes) / bpc)) : bytes; }
+// Cycles of a GM <-> core DMA: the kernels issue one burst per row of the last axis (nd2nz rows,
+// nBurst rows of copy_*_align, FixPipe NZ->ND rows), and each burst takes at least the platform's
+// burst floor, so short rows (a 16-wide fp16 matrix: 32 B) move far below the per-core byte rate.
+// (A GM tensor stored NZ is read in longer bursts; its rows are costed as ND rows, which only
+// matters below ~170 B per row.)
+int64_t dma_cycles(const GmRef& g, const LocalTile& t, int64_t esize, double bpc, const Platform& plat) {
+  const std::vector<int64_t> e = gm_extents(g, t);
+  int64_t elems = 1, rows = 1;
+  for (size_t d = 0; d < e.size(); ++d) {
+    elems *= e[d];
+    if (d + 1 < e.size()) rows *= e[d];
+  }
+  const int64_t by_bytes = transfer(elems * esize, bpc);
+  if (elems == 0 || plat.dma_burst_min_cycles <= 0) return by_bytes;
+  const int64_t by_bursts = int64_t(std::ceil(double(rows) * plat.dma_burst_min_cycles));
+  return std::max(by_bytes, by_bursts);
+}
 
 // Start-up cycles of the vector instructions one tile op expands to.
 std::vector<int> vec_instrs(OpKind k) {
@@ -79,19 +107,16 @@ int64_t op_cycles(const TileRoot& root, const TileOp& op, const Platform& plat) 
   switch (op.kind) {
     case TileOpKind::CopyIn: {
       const LocalTile& d = local_tile(root, op.dst);
-      int64_t bytes = gm_elems(op.gm, d) * dtype_size(d.dtype);
       int64_t start = d.mem == MemKind::UB ? plat.dma_startup_cycles : plat.l1_dma_startup_cycles;
-      return start + transfer(bytes, plat.gm_read_bpc);
+      return start + dma_cycles(op.gm, d, dtype_size(d.dtype), plat.gm_read_bpc, plat);
     }
     case TileOpKind::CopyOut: {
       const LocalTile& s = local_tile(root, op.srcs.at(0));
-      int64_t bytes = gm_elems(op.gm, s) * dtype_size(s.dtype);
-      return plat.dma_startup_cycles + transfer(bytes, plat.ub_to_gm_bpc);
+      return plat.dma_startup_cycles + dma_cycles(op.gm, s, dtype_size(s.dtype), plat.ub_to_gm_bpc, plat);
     }
     case TileOpKind::FixOut: {
       const LocalTile& s = local_tile(root, op.srcs.at(0));
-      int64_t bytes = gm_elems(op.gm, s) * dtype_size(op.dtype);
-      return plat.l1_dma_startup_cycles + transfer(bytes, plat.l0c_to_gm_bpc);
+      return plat.l1_dma_startup_cycles + dma_cycles(op.gm, s, dtype_size(op.dtype), plat.l0c_to_gm_bpc, plat);
     }
     case TileOpKind::L1ToL0A:
     case TileOpKind::L1ToL0B: {
