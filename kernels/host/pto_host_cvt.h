@@ -1,5 +1,5 @@
 // Host twin: fp16 / bf16 <-> fp32 conversion of whole rows (tile rows are
-// contiguous). The 16-bit tile ops convert their operand rows into an fp32
+// contiguous). Included by pto_host_ops.h (after pto_tile.h's op enums). The 16-bit tile ops convert their operand rows into an fp32
 // scratch, compute in fp32 and convert the result row back, one pass each.
 //
 // Two implementations, bit-identical (test/kernels/test_tile_convert.cpp
@@ -12,6 +12,8 @@
 //     signalling fp16 NaN (the reference keeps the payload bits) and keeps
 //     the top payload bits of an fp32 NaN (the reference gives 0x7e00 with
 //     the sign). A block of 8 that holds a NaN is redone by the scalar code.
+// fp16 binary ops on whole rows are also fused in F16C registers
+// (binary_half_row_f16c), with the same NaN fallback.
 // bf16 needs no conversion instructions: shifts, adds and selects, in AVX2
 // lanes when the CPU has AVX2 (also chosen at run time), else the scalar
 // loops (which the compiler vectorizes for the baseline ISA).
@@ -86,6 +88,45 @@ __attribute__((target("avx,f16c"))) inline void float_to_half_row_f16c(const flo
     }
   }
   float_to_half_row_scalar(src + j, dst + j, n - j);
+}
+
+// A binary fp16 row op fused in registers: 8 elements converted, combined and
+// rounded back per step. A block with a NaN in an input or in the result is
+// redone by the scalar conversions around the same fp32 operation, so the
+// bits are those of the row-by-row path. Max and min are a > b ? a : b and
+// a < b ? a : b, which is exactly what MAXPS / MINPS compute.
+template <int OP> inline float binary_f32(float a, float b) {
+  if constexpr (OP == PTO_ADD) return a + b;
+  else if constexpr (OP == PTO_SUB) return a - b;
+  else if constexpr (OP == PTO_MUL) return a * b;
+  else if constexpr (OP == PTO_DIV) return a / b;
+  else if constexpr (OP == PTO_MAX) return a > b ? a : b;
+  else return a < b ? a : b;
+}
+
+template <int OP>
+__attribute__((target("avx,f16c"))) inline void binary_half_row_f16c(const uint16_t* a, const uint16_t* b,
+                                                                     uint16_t* d, int64_t n) {
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    const __m256 x = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + j)));
+    const __m256 y = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + j)));
+    __m256 r;
+    if constexpr (OP == PTO_ADD) r = _mm256_add_ps(x, y);
+    else if constexpr (OP == PTO_SUB) r = _mm256_sub_ps(x, y);
+    else if constexpr (OP == PTO_MUL) r = _mm256_mul_ps(x, y);
+    else if constexpr (OP == PTO_DIV) r = _mm256_div_ps(x, y);
+    else if constexpr (OP == PTO_MAX) r = _mm256_max_ps(x, y);
+    else r = _mm256_min_ps(x, y);
+    const __m256 nan = _mm256_or_ps(_mm256_cmp_ps(x, y, _CMP_UNORD_Q), _mm256_cmp_ps(r, r, _CMP_UNORD_Q));
+    if (__builtin_expect(_mm256_movemask_ps(nan) != 0, 0)) {
+      for (int l = 0; l < 8; ++l)
+        d[j + l] = float_to_half_bits(binary_f32<OP>(half_bits_to_float(a[j + l]), half_bits_to_float(b[j + l])));
+    } else {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(d + j), _mm256_cvtps_ph(r, _MM_FROUND_TO_NEAREST_INT));
+    }
+  }
+  for (; j < n; ++j) d[j] = float_to_half_bits(binary_f32<OP>(half_bits_to_float(a[j]), half_bits_to_float(b[j])));
 }
 
 // bf16 in AVX2 integer lanes: the same integer rounding as float_to_bf16_bits

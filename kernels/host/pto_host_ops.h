@@ -230,6 +230,20 @@ inline void TBINARY(T* dst, const T* a, const T* b, int64_t vr, int64_t vc) {
   pto::host::check_tile<T>(dst, int64_t(R) * C, "TBINARY dst");
   pto::host::check_tile<T>(a, pto::host::bc_elems<BA, R, C>(), "TBINARY a");
   pto::host::check_tile<T>(b, pto::host::bc_elems<BB, R, C>(), "TBINARY b");
+#if PTO_HOST_HAVE_F16C_PATH
+  // fp16 rows against fp16 rows (or a broadcast row): fused in registers.
+  if constexpr (sizeof(T) == 2 && !E::inline_load && (BA == PTO_BC_NONE || BA == PTO_BC_ROW) &&
+                (BB == PTO_BC_NONE || BB == PTO_BC_ROW)) {
+    if (vc >= 8 && pto::host::f16c_rows_enabled()) {
+      const uint16_t* ab = reinterpret_cast<const uint16_t*>(a);
+      const uint16_t* bb = reinterpret_cast<const uint16_t*>(b);
+      for (int64_t i = 0; i < vr; ++i)
+        pto::host::binary_half_row_f16c<OP>(ab + (BA == PTO_BC_NONE ? i * C : 0), bb + (BB == PTO_BC_NONE ? i * C : 0),
+                                            reinterpret_cast<uint16_t*>(dst + i * C), vc);
+      return;
+    }
+  }
+#endif
   if constexpr (E::narrow) {
     constexpr int64_t K = pto::host::kRowChunk;
     float fa[K], fb[K];
