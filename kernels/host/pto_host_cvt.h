@@ -1,6 +1,7 @@
 // Host twin: fp16 / bf16 <-> fp32 conversion of whole rows (tile rows are
-// contiguous). Included by pto_host_ops.h (after pto_tile.h's op enums). The 16-bit tile ops convert their operand rows into an fp32
+// contiguous). The 16-bit tile ops convert their operand rows into an fp32
 // scratch, compute in fp32 and convert the result row back, one pass each.
+// Included by pto_host_ops.h (after pto_tile.h's op enums).
 //
 // Two implementations, bit-identical (test/kernels/test_tile_convert.cpp
 // checks every fp16 and bf16 pattern and a large float sweep):
