@@ -218,7 +218,7 @@ def effect_skinny_matmul(t):
 
     The reason on hardware is the DMA: GM->L1 (ND2NZ) and FixPipe (NZ->ND) move one burst per row, and a
     burst costs at least ~5.3 cycles however short (runtime/platform.cpp, dma_burst_min_cycles), so
-    32-byte rows move at a sixth of the per-core byte rate. Asserted here: direction, MTE2 cycles per byte
+    32-byte rows move at about a fifth of the per-core byte rate (6 of 32 B/cycle). Asserted here: direction, MTE2 cycles per byte
     read (PMU 2 / PMU 4), AICore time, and the ratio the model reaches; below 3x the remaining gap is
     reported (exit 77) with where the time goes.
     """
