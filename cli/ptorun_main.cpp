@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
       "  ptorun op.bundle --runtime-debug-mode 1 --dump-device-perf   swimlane + stage data\n"
       "  ptorun analyze output/                                        stage table of the newest run\n"
       "  ptorun info op.bundle\n"
+      "After its 'ran ...' line a simulated run prints one throughput line: 'simulator: T tasks, E model events in S\n"
+      "host CPU s: X M tasks/CPU s, Y M events/CPU s; peak RSS Z MiB' (E: the machine model's events, all rounds).\n"
       "Exit status: 0 ok, 1 bad bundle or failed check, 2 usage error, 3 environment error.");
 
   RunArgs r;

@@ -878,10 +878,15 @@ struct ControlFlow::Impl {
         const TensorGeometry& g = k >= 0 ? pd.temp_geom[size_t(k)] : layout.geometry[size_t(rs.tensor)];
         const int64_t* off = pd.vals.data() + rs.out;
         const int64_t* ext = off + g.shape.size();
-        if (opt.check_bounds)
+        if (opt.check_bounds) {
+          // An empty box (an extent of 0, e.g. the tail tile of a loop past the tensor's end) touches
+          // no byte, wherever its offset points; negative extents are always wrong.
+          bool empty = false;
+          for (size_t a = 0; a < g.shape.size(); ++a) empty = empty || ext[a] == 0;
           for (size_t a = 0; a < g.shape.size(); ++a)
-            if (off[a] < 0 || ext[a] < 0 || off[a] + ext[a] > g.shape[a])
+            if (ext[a] < 0 || (!empty && (off[a] < 0 || off[a] + ext[a] > g.shape[a])))
               bounds_error(rf, ri.env, ti, p.tensors[size_t(rs.tensor)], rs.write, off, ext, g.shape, a);
+        }
         region_accesses(g, addr_of(rs.tensor), off, ext, rs.tensor, rs.write, x.accesses);
       }
       x.succ.clear();

@@ -324,6 +324,21 @@ TEST_CASE("runtime_debug_mode 4 checks bounds and divisible_by") {
                                                    "axis 0 spans [200, 216) but the bound is 208"));
   }
   {
+    // An empty box touches nothing: its offset may point past the end (a tail tile of extent 0),
+    // but a negative extent is still reported.
+    CompiledProgram empty = p;
+    auto& rd = empty.roots[2].tasks[0].reads[0];
+    rd.offset[0] = rd.offset[0] + 208;
+    rd.extent[0] = DimExpr(0);
+    ControlFlow ok(empty, env208(), o);
+    CHECK(all_device_tasks(ok).size() == 5);
+    rd.extent[0] = DimExpr(-1);
+    ControlFlow neg(empty, env208(), o);
+    DeviceTask dt;
+    CHECK(neg.next(dt));
+    CHECK_THROWS_WITH(neg.next(dt), Catch::Contains("extent [-1, 64]: axis 0 spans"));
+  }
+  {
     ControlFlow cf(p, {{"N", 200}, {"C", 64}}, o);
     DeviceTask dt;
     CHECK_THROWS_WITH(cf.next(dt), Catch::Contains("dim N = 200 is not divisible by 16"));
