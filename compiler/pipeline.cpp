@@ -17,18 +17,30 @@
 //  11  cce_emit                    codegen   kernel sources
 #include "compiler/pipeline.h"
 
+#include <time.h>
+
+#include <algorithm>
+#include <unordered_map>
+
 #include "compiler/codegen/cce_emit.h"
 #include "compiler/passes/backend.h"
 
 namespace ptoc {
 
-void PassTimer::add(const std::string& name, double ms) {
+double process_cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
+}
+
+void PassTimer::add(const std::string& name, double ms, double cpu_ms) {
   for (auto& t : timings_)
     if (t.name == name) {
       t.ms += ms;
+      t.cpu_ms += cpu_ms;
       return;
     }
-  timings_.push_back({name, ms});
+  timings_.push_back({name, ms, cpu_ms});
 }
 
 namespace {
@@ -75,9 +87,20 @@ void remap_control(std::vector<LoopNode>& nodes, const std::vector<int>& fn_of_t
   }
 }
 
+// A structural class of leaves (LeafShape): planned once, on its first leaf;
+// the other leaves get a copy with their own op and tile ids.
+struct LeafClass {
+  int rep = -1;                     // plan index of the first leaf, the one planned
+  std::vector<int> step_pos;        // per step of rep: position of its op in the subgraph's ops
+  std::vector<int> buffer_local;    // per buffer of rep: local tile index (LeafShape::tiles)
+  std::optional<BufferOverflow> overflow;
+  bool fallback = false;            // fitted only in the sequential order
+};
+
 }  // namespace
 
-bool run_backend(PipelineResult& r, const Platform& plat, DiagEngine& diags, PassTimer& timer) {
+bool run_backend(PipelineResult& r, const Platform& plat, DiagEngine& diags, PassTimer& timer,
+                 const PipelineOptions& opts) {
   const Program& prog = r.program;
   CompiledProgram& out = r.compiled;
   out.name = prog.name;
@@ -90,26 +113,88 @@ bool run_backend(PipelineResult& r, const Platform& plat, DiagEngine& diags, Pas
 
   // One plan per subgraph, roots in order, subgraphs in their order.
   r.plans.clear();
+  std::vector<const Subgraph*> sg_of;
   for (int ri = 0; ri < int(r.roots.size()); ++ri)
     for (const Subgraph& sg : r.roots[ri].subgraphs) {
       LeafPlan p;
       p.root = ri;
       p.subgraph = sg.id;
       r.plans.push_back(std::move(p));
+      sg_of.push_back(&sg);
     }
-  auto subgraph_of = [&](const LeafPlan& p) -> const Subgraph& {
-    for (const Subgraph& sg : r.roots[p.root].subgraphs)
-      if (sg.id == p.subgraph) return sg;
-    throw std::logic_error("pipeline: lost subgraph");
+  const int np = int(r.plans.size());
+
+  // Leaves with equal structure get equal plans: schedule, buffers, syncs and
+  // costs are computed for the first leaf of each class and copied.
+  std::vector<int> class_of(np);
+  std::vector<LeafClass> classes;
+  std::vector<std::vector<int>> tiles_of(np);  // per leaf: local tile index -> tile id
+  timer.run("leaf_classes", [&] {
+    if (!opts.share_leaf_plans) {
+      for (int i = 0; i < np; ++i) {
+        class_of[i] = i;
+        classes.emplace_back().rep = i;
+      }
+      return;
+    }
+    LeafShaper shaper;
+    std::unordered_map<uint64_t, std::vector<int>> by_hash;  // key hash -> classes
+    std::vector<std::vector<int64_t>> keys;                  // per class
+    for (int i = 0; i < np; ++i) {
+      LeafShape s = shaper.shape(r.roots[r.plans[i].root], *sg_of[i], out.tensors);
+      std::vector<int>& cands = by_hash[s.hash];
+      int c = -1;
+      for (int x : cands)
+        if (keys[x] == s.key) c = x;
+      if (c < 0) {
+        c = int(classes.size());
+        classes.emplace_back().rep = i;
+        keys.push_back(std::move(s.key));
+        cands.push_back(c);
+      }
+      class_of[i] = c;
+      tiles_of[i] = std::move(s.tiles);
+    }
+  });
+  // Where the representative's ops and tiles sit inside its subgraph, to rename them per leaf.
+  std::vector<int> scratch;
+  auto prepare = [&](LeafClass& c) {
+    if (!c.step_pos.empty() || !c.buffer_local.empty()) return;
+    const LeafPlan& rp = r.plans[c.rep];
+    const TileRoot& root = r.roots[rp.root];
+    const Subgraph& sg = *sg_of[c.rep];
+    scratch.assign(std::max(root.ops.size(), root.tiles.size()), -1);
+    for (int k = 0; k < int(sg.ops.size()); ++k) scratch.at(size_t(sg.ops[k])) = k;
+    for (const LeafStep& st : rp.steps) c.step_pos.push_back(scratch.at(size_t(st.op)));
+    scratch.assign(scratch.size(), -1);
+    const std::vector<int>& tiles = tiles_of[c.rep];
+    for (int k = 0; k < int(tiles.size()); ++k) scratch.at(size_t(tiles[k])) = k;
+    for (const BufferSlot& b : rp.buffers) c.buffer_local.push_back(scratch.at(size_t(b.tile)));
+  };
+  auto copy_plan = [&](LeafClass& c, int i) {
+    prepare(c);
+    const LeafPlan& rp = r.plans[c.rep];
+    LeafPlan& p = r.plans[i];
+    p.core = rp.core;
+    p.interleaved = rp.interleaved;
+    p.steps = rp.steps;
+    const Subgraph& sg = *sg_of[i];
+    for (size_t k = 0; k < p.steps.size(); ++k) p.steps[k].op = sg.ops[size_t(c.step_pos[k])];
+    p.buffers = rp.buffers;
+    for (size_t b = 0; b < p.buffers.size(); ++b) p.buffers[b].tile = tiles_of[i][size_t(c.buffer_local[b])];
+    p.peak = rp.peak;
   };
 
   timer.run("schedule", [&] {
-    for (LeafPlan& p : r.plans) schedule_leaf(r.roots[p.root], subgraph_of(p), plat, true, p);
+    for (LeafClass& c : classes) {
+      LeafPlan& p = r.plans[c.rep];
+      schedule_leaf(r.roots[p.root], *sg_of[c.rep], plat, true, p);
+    }
   });
   timer.run("buffer_plan", [&] {
-    for (LeafPlan& p : r.plans) {
-      if (diags.full()) break;
-      const Subgraph& sg = subgraph_of(p);
+    for (LeafClass& c : classes) {
+      LeafPlan& p = r.plans[c.rep];
+      const Subgraph& sg = *sg_of[c.rep];
       // Most overlap first; then the compact placement; then (merged chains)
       // the sequential order, which keeps the fewest tiles live.
       auto ov = plan_buffers(r.roots[p.root], plat, p, PlacePolicy::Spread);
@@ -118,22 +203,55 @@ bool run_backend(PipelineResult& r, const Platform& plat, DiagEngine& diags, Pas
         schedule_leaf(r.roots[p.root], sg, plat, false, p);
         ov = plan_buffers(r.roots[p.root], plat, p, PlacePolicy::Spread);
         if (ov) ov = plan_buffers(r.roots[p.root], plat, p, PlacePolicy::FirstFit);
-        if (!ov) ++r.sequential_fallbacks;
+        c.fallback = !ov;
       }
-      if (ov) report_overflow(prog, r.roots[p.root], p, *ov, diags);
+      c.overflow = ov;
+    }
+    // Counts and errors per leaf, in leaf order, as if each leaf had been planned alone.
+    for (int i = 0; i < np; ++i) {
+      if (diags.full()) break;
+      LeafClass& c = classes[class_of[i]];
+      if (c.fallback) ++r.sequential_fallbacks;
+      if (!c.overflow) continue;
+      BufferOverflow ov = *c.overflow;
+      if (i != c.rep) {
+        copy_plan(c, i);
+        const std::vector<int>& rt = tiles_of[c.rep];
+        ov.tile = tiles_of[i].at(size_t(std::find(rt.begin(), rt.end(), ov.tile) - rt.begin()));
+      }
+      report_overflow(prog, r.roots[r.plans[i].root], r.plans[i], ov, diags);
     }
   });
   if (diags.has_errors()) return false;
   timer.run("insert_sync", [&] {
-    for (LeafPlan& p : r.plans) insert_sync(r.roots[p.root], p);
+    for (LeafClass& c : classes) {
+      LeafPlan& p = r.plans[c.rep];
+      insert_sync(r.roots[p.root], p);
+    }
+  });
+  timer.run("leaf_copy", [&] {
+    for (int i = 0; i < np; ++i)
+      if (classes[class_of[i]].rep != i) copy_plan(classes[class_of[i]], i);
   });
   timer.run("kernel_args", [&] {
     for (LeafPlan& p : r.plans) layout_kernel_args(r.roots[p.root], out.tensors, p);
   });
   timer.run("leaf_cost", [&] {
-    for (LeafPlan& p : r.plans) estimate_leaf_cost(r.roots[p.root], plat, p);
+    for (LeafClass& c : classes) {
+      LeafPlan& p = r.plans[c.rep];
+      estimate_leaf_cost(r.roots[p.root], plat, p);
+    }
+    for (int i = 0; i < np; ++i) {
+      const LeafPlan& rp = r.plans[classes[class_of[i]].rep];
+      if (&rp == &r.plans[i]) continue;
+      LeafPlan& p = r.plans[i];
+      p.pipe_cycles = rp.pipe_cycles;
+      p.step_start = rp.step_start;
+      p.step_end = rp.step_end;
+      p.est_cycles = rp.est_cycles;
+    }
   });
-  timer.run("leaf_dedup", [&] { dedup_leaves(prog.name, r.roots, out.tensors, r.plans, out); });
+  timer.run("leaf_dedup", [&] { dedup_leaves(prog.name, r.roots, out.tensors, r.plans, out, class_of); });
   timer.run("task_graph", [&] { build_task_graphs(prog, r.roots, r.plans, out); });
 
   std::vector<int> fn_of_template(prog.roots.size(), -1);
@@ -170,7 +288,7 @@ std::optional<PipelineResult> run_pipeline(Program prog, const Platform& plat, D
   }
   if (diags.has_errors()) return std::nullopt;
   r.program = std::move(prog);
-  if (!run_backend(r, plat, diags, timer)) return std::nullopt;
+  if (!run_backend(r, plat, diags, timer, opts)) return std::nullopt;
   // Show the tiler's own split of its time next to the backend passes.
   std::vector<PassTiming> t = timer.timings();
   for (size_t i = 0; i < t.size(); ++i)

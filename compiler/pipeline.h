@@ -17,22 +17,28 @@ namespace ptoc {
 
 struct PassTiming {
   std::string name;
-  double ms = 0;
+  double ms = 0;      // wall
+  double cpu_ms = 0;  // process CPU time (what a loaded, shared machine still measures fairly)
 };
+
+// Process CPU time in ms (all threads).
+double process_cpu_ms();
 
 // Times named passes; a pass run several times (once per leaf) accumulates.
 class PassTimer {
  public:
   template <typename F>
   decltype(auto) run(const std::string& name, F&& f) {
-    auto t0 = std::chrono::steady_clock::now();
     struct Stop {
-      PassTimer* self; const std::string& name; std::chrono::steady_clock::time_point t0;
-      ~Stop() { self->add(name, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()); }
-    } stop{this, name, t0};
+      PassTimer* self; const std::string& name; std::chrono::steady_clock::time_point t0; double c0;
+      ~Stop() {
+        self->add(name, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+                  process_cpu_ms() - c0);
+      }
+    } stop{this, name, std::chrono::steady_clock::now(), process_cpu_ms()};
     return f();
   }
-  void add(const std::string& name, double ms);
+  void add(const std::string& name, double ms, double cpu_ms = 0);
   const std::vector<PassTiming>& timings() const { return timings_; }
 
  private:
@@ -41,6 +47,9 @@ class PassTimer {
 
 struct PipelineOptions {
   bool loop_merge = true;  // --no-loop-merge clears it
+  // Plan one leaf per structural class (LeafShape) and copy the plan to the
+  // others; off: every leaf is planned on its own (tests compare the two).
+  bool share_leaf_plans = true;
 };
 
 struct PipelineResult {
@@ -61,6 +70,7 @@ std::optional<PipelineResult> run_pipeline(Program prog, const Platform& plat, D
 
 // The backend half alone, from tile roots the caller built (tests; the
 // full pipeline calls it after tiling). `r.program` and `r.roots` must be set.
-bool run_backend(PipelineResult& r, const Platform& plat, DiagEngine& diags, PassTimer& timer);
+bool run_backend(PipelineResult& r, const Platform& plat, DiagEngine& diags, PassTimer& timer,
+                 const PipelineOptions& opts = {});
 
 }  // namespace ptoc

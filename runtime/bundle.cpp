@@ -3,8 +3,11 @@
 
 #include <xxhash.h>
 
+#include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <string_view>
+#include <type_traits>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -150,6 +153,376 @@ json kernels_json(const CompiledProgram& p) {
     ks.push_back({{"name", k.name}, {"core", core_name(k.core)}, {"source", k.source}, {"source_hash", k.source_hash},
                   {"num_args", k.num_args}, {"num_gm", k.num_gm}});
   return ks;
+}
+
+// ---------------------------------------------------------------- streamed JSON
+//
+// The functions above build an nlohmann DOM (a std::map per object, a heap
+// string per key and number): on a GEMM with a thousand tasks that took most
+// of the bundle write. JsonOut streams the same text straight into one buffer:
+// objects are written with their keys in sorted order (as the DOM's std::map
+// sorts them) and with nlohmann's exact layout (dump() or dump(1)), so the
+// bundle bytes are unchanged. A string that is not valid UTF-8 (which dump()
+// refuses) marks the output unusable and the encoder falls back to the DOM,
+// so that case keeps its old error too. The DOM functions stay the reference
+// the tests compare against (encode_bundle_reference).
+
+class JsonOut {
+ public:
+  explicit JsonOut(int indent) : indent_(indent) {}
+
+  // An object's keys must come in sorted (byte-wise) order.
+  JsonOut& key(std::string_view k) {
+    separate();
+    put_string(k);
+    out_ += indent_ < 0 ? ":" : ": ";
+    pending_key_ = true;
+    return *this;
+  }
+  JsonOut& begin_object() { return open('{'); }
+  JsonOut& end_object() { return close('}'); }
+  JsonOut& begin_array() { return open('['); }
+  JsonOut& end_array() { return close(']'); }
+  JsonOut& value(std::string_view v) {
+    separate();
+    put_string(v);
+    return *this;
+  }
+  JsonOut& value(const char* v) { return value(std::string_view(v)); }
+  JsonOut& value(const std::string& v) { return value(std::string_view(v)); }
+  JsonOut& value(bool v) {
+    separate();
+    out_ += v ? "true" : "false";
+    return *this;
+  }
+  template <typename I>
+    requires std::is_integral_v<I>
+  JsonOut& value(I v) {
+    separate();
+    char buf[24];
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    out_.append(buf, r.ptr);
+    return *this;
+  }
+  JsonOut& value(const DimExpr& e) { return value(e.str()); }
+  template <typename T>
+  JsonOut& array(const T& items) {
+    begin_array();
+    for (const auto& x : items) value(x);
+    return end_array();
+  }
+
+  bool ok() const { return ok_; }
+  std::string take() { return std::move(out_); }
+  void reserve(size_t n) { out_.reserve(n); }
+
+ private:
+  struct Level {
+    char close;
+    size_t count = 0;
+  };
+
+  // Before a value or a key: the comma and (pretty) the newline and indent
+  // of an element, except for the value that follows its key.
+  void separate() {
+    if (pending_key_) {
+      pending_key_ = false;
+      return;
+    }
+    if (stack_.empty()) return;
+    Level& l = stack_.back();
+    if (l.count++ > 0) out_ += ',';
+    if (indent_ >= 0) {
+      out_ += '\n';
+      out_.append(size_t(indent_) * stack_.size(), ' ');
+    }
+  }
+  JsonOut& open(char c) {
+    separate();
+    out_ += c;
+    stack_.push_back({c == '{' ? '}' : ']'});
+    return *this;
+  }
+  JsonOut& close(char c) {
+    const size_t n = stack_.back().count;
+    stack_.pop_back();
+    if (n > 0 && indent_ >= 0) {
+      out_ += '\n';
+      out_.append(size_t(indent_) * stack_.size(), ' ');
+    }
+    out_ += c;
+    return *this;
+  }
+  void put_string(std::string_view v) {
+    out_ += '"';
+    size_t run = 0;  // start of the bytes not yet copied
+    for (size_t i = 0; i < v.size(); ++i) {
+      const unsigned char c = static_cast<unsigned char>(v[i]);
+      if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) continue;
+      out_.append(v.data() + run, i - run);
+      run = i + 1;
+      switch (c) {
+        case '"': out_ += "\\\""; continue;
+        case '\\': out_ += "\\\\"; continue;
+        case '\b': out_ += "\\b"; continue;
+        case '\f': out_ += "\\f"; continue;
+        case '\n': out_ += "\\n"; continue;
+        case '\r': out_ += "\\r"; continue;
+        case '\t': out_ += "\\t"; continue;
+        default: break;
+      }
+      if (c < 0x20) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", unsigned(c));
+        out_ += buf;
+        continue;
+      }
+      // Non-ASCII: copied as is when it is one well-formed UTF-8 sequence.
+      const size_t len = utf8_length(v, i);
+      if (len == 0) {
+        ok_ = false;
+        return;
+      }
+      out_.append(v.data() + i, len);
+      i += len - 1;
+      run = i + 1;
+    }
+    out_.append(v.data() + run, v.size() - run);
+    out_ += '"';
+  }
+  // Length of the well-formed UTF-8 sequence at v[i] (Unicode table 3-7), 0 if none.
+  static size_t utf8_length(std::string_view v, size_t i) {
+    auto at = [&](size_t k) -> int { return i + k < v.size() ? static_cast<unsigned char>(v[i + k]) : -1; };
+    const int c = at(0);
+    auto cont = [&](size_t k, int lo = 0x80, int hi = 0xBF) { int b = at(k); return b >= lo && b <= hi; };
+    if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+    if (c == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
+    if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) return cont(1) && cont(2) ? 3 : 0;
+    if (c == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;
+    if (c == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+    if (c >= 0xF1 && c <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+    if (c == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
+    return 0;
+  }
+
+  int indent_;  // -1: compact
+  std::string out_;
+  std::vector<Level> stack_;
+  bool pending_key_ = false;
+  bool ok_ = true;
+};
+
+void put_loc(JsonOut& o, const SrcLoc& l) { o.begin_array().value(l.line).value(l.col).end_array(); }
+
+void put_setting(JsonOut& o, const MergeSetting& s) {
+  o.begin_object().key("entries").begin_array();
+  for (auto& x : s.entries) {
+    o.begin_object();
+    o.key("count").value(x.count);
+    o.key("func_magic").value(x.func_magic);
+    o.key("func_order").value(x.func_order);
+    o.key("key").value(key_name(x.key));
+    o.key("loc");
+    put_loc(o, x.loc);
+    o.key("name").value(x.name);
+    o.key("side").value(x.side);
+    o.end_object();
+  }
+  o.end_array();
+  o.key("given").value(s.given);
+  o.end_object();
+}
+
+std::string manifest_text(const CompiledProgram& p, bool& ok) {
+  JsonOut o(1);
+  o.reserve(p.spec_source.size() + 256 * p.tensors.size() + 4096);
+  o.begin_object();
+  o.key("dims").begin_array();
+  for (auto& d : p.dims) {
+    o.begin_object();
+    o.key("divisible_by").value(d.divisible_by);
+    o.key("dynamic").value(d.dynamic);
+    o.key("loc");
+    put_loc(o, d.loc);
+    o.key("max").value(d.max);
+    o.key("name").value(d.name);
+    o.key("value").value(d.value);
+    o.end_object();
+  }
+  o.end_array();
+  o.key("doc").value(p.doc);
+  o.key("name").value(p.name);
+  const Options& op = p.options;
+  o.key("options").begin_object();
+  o.key("codegen").begin_object().key("enable_pmu_trace").value(op.enable_pmu_trace).end_object();
+  o.key("debug").begin_object().key("runtime_debug_mode").value(op.runtime_debug_mode).end_object();
+  o.key("pass").begin_object();
+  o.key("cube_l1_reuse_setting");
+  put_setting(o, op.cube_l1_reuse_setting);
+  o.key("cube_nbuffer_setting");
+  put_setting(o, op.cube_nbuffer_setting);
+  o.key("vec_nbuffer_setting");
+  put_setting(o, op.vec_nbuffer_setting);
+  o.end_object();
+  o.key("runtime").begin_object();
+  o.key("device_sched_mode").value(op.device_sched_mode);
+  o.key("max_workspace_kb").value(op.max_workspace_kb);
+  o.key("stitch_function_max_num").value(op.stitch_function_max_num);
+  o.end_object();
+  o.end_object();
+  o.key("set_overrides").array(p.set_overrides);
+  o.key("spec_file").value(p.spec_file);
+  o.key("spec_source").value(p.spec_source);
+  o.key("target").value(p.target);
+  o.key("tensors").begin_array();
+  for (auto& t : p.tensors) {
+    o.begin_object();
+    o.key("dtype").value(dtype_name(t.dtype));
+    o.key("format").value(t.format == Format::NZ ? "NZ" : "ND");
+    o.key("l2_bypass").value(t.l2_bypass);
+    o.key("name").value(t.name);
+    o.key("role").value(role_name(t.role));
+    o.key("root").value(t.root);
+    o.key("shape").array(t.shape);
+    o.end_object();
+  }
+  o.end_array();
+  o.key("toolchain").begin_object();
+  o.key("bundle_format").value(kBundleFormatVersion);
+  o.key("compiler").value(std::string("ptoc ") + PTOC_VERSION);
+  o.end_object();
+  o.end_object();
+  ok = o.ok();
+  return o.take();
+}
+
+void put_region(JsonOut& o, const Region& r) {
+  o.begin_object();
+  o.key("extent").array(r.extent);
+  o.key("offset").array(r.offset);
+  o.key("tensor").value(r.tensor);
+  o.end_object();
+}
+
+void put_loop(JsonOut& o, const LoopNode& n) {
+  o.begin_object();
+  if (n.kind == LoopNode::Kind::Root) {
+    o.key("kind").value("root");
+    o.key("root").value(n.root);
+    o.end_object();
+    return;
+  }
+  o.key("begin").value(n.begin);
+  o.key("end").value(n.end);
+  o.key("factor_var").value(n.factor_var);
+  o.key("gears").begin_array();
+  for (auto& g : n.gears) {
+    o.begin_object().key("body").begin_array();
+    for (auto& b : g.body) put_loop(o, b);
+    o.end_array().key("factor").value(g.factor).end_object();
+  }
+  o.end_array();
+  o.key("kind").value("loop");
+  o.key("loc");
+  put_loc(o, n.loc);
+  o.key("name").value(n.name);
+  o.key("step").value(n.step);
+  o.key("var").value(n.var);
+  o.end_object();
+}
+
+std::string roots_text(const CompiledProgram& p, bool& ok) {
+  JsonOut o(-1);
+  size_t tasks = 0;
+  for (auto& r : p.roots) tasks += r.tasks.size();
+  o.reserve(512 * tasks + 4096);
+  o.begin_object();
+  o.key("control").begin_array();
+  for (auto& n : p.control) put_loop(o, n);
+  o.end_array();
+  o.key("roots").begin_array();
+  for (auto& r : p.roots) {
+    o.begin_object();
+    o.key("factor").value(r.factor);
+    o.key("hash").value(r.hash);
+    o.key("index").value(r.index);
+    o.key("loop_vars").array(r.loop_vars);
+    o.key("name").value(r.name);
+    o.key("tasks").begin_array();
+    for (auto& t : r.tasks) {
+      o.begin_object();
+      o.key("args").array(t.args);
+      o.key("gm").array(t.gm);
+      o.key("hash_order").value(t.hash_order);
+      o.key("label").value(t.label);
+      o.key("leaf").value(t.leaf);
+      o.key("op_magic").value(t.op_magic);
+      o.key("pred_count").value(t.pred_count);
+      o.key("reads").begin_array();
+      for (auto& x : t.reads) put_region(o, x);
+      o.end_array();
+      o.key("succ").array(t.succ);
+      o.key("writes").begin_array();
+      for (auto& x : t.writes) put_region(o, x);
+      o.end_array();
+      o.end_object();
+    }
+    o.end_array();
+    o.key("temps").array(r.temps);
+    o.end_object();
+  }
+  o.end_array();
+  o.end_object();
+  ok = o.ok();
+  return o.take();
+}
+
+std::string leaves_text(const CompiledProgram& p, bool& ok) {
+  JsonOut o(1);
+  o.reserve(400 * p.leaves.size() + 64);
+  o.begin_array();
+  for (auto& l : p.leaves) {
+    o.begin_object();
+    o.key("chains").value(l.chains);
+    o.key("core").value(core_name(l.core));
+    o.key("est_cycles").value(l.est_cycles);
+    o.key("hash").value(l.hash);
+    o.key("id").value(l.id);
+    o.key("kernel").value(l.kernel);
+    o.key("l0a_bytes").value(l.l0a_bytes);
+    o.key("l0b_bytes").value(l.l0b_bytes);
+    o.key("l0c_bytes").value(l.l0c_bytes);
+    o.key("l1_bytes").value(l.l1_bytes);
+    o.key("merge_info").value(l.merge_info);
+    o.key("num_ops").value(l.num_ops);
+    o.key("pipe_cycles").array(l.pipe_cycles);
+    o.key("ub_bytes").value(l.ub_bytes);
+    o.end_object();
+  }
+  o.end_array();
+  ok = o.ok();
+  return o.take();
+}
+
+std::string kernels_text(const CompiledProgram& p, bool& ok) {
+  JsonOut o(1);
+  size_t bytes = 64;
+  for (auto& k : p.kernels) bytes += k.source.size() + k.source.size() / 8 + 128;
+  o.reserve(bytes);
+  o.begin_array();
+  for (auto& k : p.kernels) {
+    o.begin_object();
+    o.key("core").value(core_name(k.core));
+    o.key("name").value(k.name);
+    o.key("num_args").value(k.num_args);
+    o.key("num_gm").value(k.num_gm);
+    o.key("source").value(k.source);
+    o.key("source_hash").value(k.source_hash);
+    o.end_object();
+  }
+  o.end_array();
+  ok = o.ok();
+  return o.take();
 }
 
 // ---------------------------------------------------------------- from JSON
@@ -357,21 +730,13 @@ uint64_t get_u64(const std::vector<uint8_t>& b, size_t at) {
   for (int i = 0; i < 8; ++i) v |= uint64_t(b[at + i]) << (8 * i);
   return v;
 }
-std::vector<uint8_t> bytes_of(const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); }
 
 }  // namespace
 
-std::vector<uint8_t> encode_bundle(const CompiledProgram& p, const std::vector<uint8_t>& host_twin_so,
-                                   const std::vector<uint8_t>& device_binaries) {
-  std::vector<std::pair<std::string, std::vector<uint8_t>>> sections;
-  sections.emplace_back("manifest", bytes_of(manifest_json(p).dump(1)));
-  sections.emplace_back("roots", bytes_of(roots_json(p).dump()));
-  sections.emplace_back("leaves", bytes_of(leaves_json(p).dump(1)));
-  sections.emplace_back("kernels", bytes_of(kernels_json(p).dump(1)));
-  sections.emplace_back("host_twin", host_twin_so);
-  if (!device_binaries.empty()) sections.emplace_back("device_bin", device_binaries);
-  if (!p.graph_json.empty()) sections.emplace_back("program_json", bytes_of(p.graph_json));
+namespace {
 
+// Lays the sections out behind the header and section table (bundle.h).
+std::vector<uint8_t> pack_sections(const std::vector<std::pair<std::string, std::string_view>>& sections) {
   size_t table_end = kHeaderBytes + kEntryBytes * sections.size() + 8;
   size_t pos = (table_end + kSectionAlign - 1) / kSectionAlign * kSectionAlign;
   std::vector<size_t> offsets;
@@ -395,6 +760,42 @@ std::vector<uint8_t> encode_bundle(const CompiledProgram& p, const std::vector<u
   }
   put_u64(out, table_end - 8, XXH64(out.data(), table_end - 8, 0));
   return out;
+}
+
+std::string_view view_of(const std::vector<uint8_t>& b) {
+  return {reinterpret_cast<const char*>(b.data()), b.size()};
+}
+
+std::vector<uint8_t> encode_sections(const CompiledProgram& p, const std::string& manifest, const std::string& roots,
+                                     const std::string& leaves, const std::string& kernels,
+                                     const std::vector<uint8_t>& host_twin_so,
+                                     const std::vector<uint8_t>& device_binaries) {
+  std::vector<std::pair<std::string, std::string_view>> sections;
+  sections.emplace_back("manifest", manifest);
+  sections.emplace_back("roots", roots);
+  sections.emplace_back("leaves", leaves);
+  sections.emplace_back("kernels", kernels);
+  sections.emplace_back("host_twin", view_of(host_twin_so));
+  if (!device_binaries.empty()) sections.emplace_back("device_bin", view_of(device_binaries));
+  if (!p.graph_json.empty()) sections.emplace_back("program_json", p.graph_json);
+  return pack_sections(sections);
+}
+
+}  // namespace
+
+std::vector<uint8_t> encode_bundle_reference(const CompiledProgram& p, const std::vector<uint8_t>& host_twin_so,
+                                             const std::vector<uint8_t>& device_binaries) {
+  return encode_sections(p, manifest_json(p).dump(1), roots_json(p).dump(), leaves_json(p).dump(1),
+                         kernels_json(p).dump(1), host_twin_so, device_binaries);
+}
+
+std::vector<uint8_t> encode_bundle(const CompiledProgram& p, const std::vector<uint8_t>& host_twin_so,
+                                   const std::vector<uint8_t>& device_binaries) {
+  bool ok[4];
+  std::string manifest = manifest_text(p, ok[0]), roots = roots_text(p, ok[1]), leaves = leaves_text(p, ok[2]),
+              kernels = kernels_text(p, ok[3]);
+  if (!(ok[0] && ok[1] && ok[2] && ok[3])) return encode_bundle_reference(p, host_twin_so, device_binaries);
+  return encode_sections(p, manifest, roots, leaves, kernels, host_twin_so, device_binaries);
 }
 
 void write_bundle(const std::string& path, const CompiledProgram& p, const std::vector<uint8_t>& host_twin_so,

@@ -52,6 +52,10 @@ struct LoadedBundle {
 // Serialises `p` and the binaries into one byte string (deterministic).
 std::vector<uint8_t> encode_bundle(const CompiledProgram& p, const std::vector<uint8_t>& host_twin_so,
                                    const std::vector<uint8_t>& device_binaries = {});
+// The same bytes through nlohmann's JSON DOM: the reference encode_bundle is
+// tested against, and its fallback for strings that are not valid UTF-8.
+std::vector<uint8_t> encode_bundle_reference(const CompiledProgram& p, const std::vector<uint8_t>& host_twin_so,
+                                             const std::vector<uint8_t>& device_binaries = {});
 // Writes encode_bundle(...) to `path` through a temporary file and a rename: never a half bundle.
 // Throws BundleError when the file cannot be written.
 void write_bundle(const std::string& path, const CompiledProgram& p, const std::vector<uint8_t>& host_twin_so,

@@ -54,10 +54,13 @@ int64_t op_cycles(const TileRoot& root, const TileOp& op, const Platform& plat);
 void estimate_leaf_cost(const TileRoot& root, const Platform& plat, LeafPlan& plan);
 
 // leaf_dedup.cpp: canonical text and structural hash of each leaf, one
-// Kernel per distinct hash, named `<spec name>_<hash hex 8>`.
+// Kernel per distinct hash, named `<spec name>_<hash hex 8>`. Leaves with the
+// same `class_of` entry (equal LeafShape, hence equal text) share the text of
+// the first of them, which alone keeps it in LeafPlan::canonical.
 std::string leaf_canonical_text(const TileRoot& root, const std::vector<GmTensor>& tensors, const LeafPlan& plan);
 void dedup_leaves(const std::string& spec_name, const std::vector<TileRoot>& roots,
-                  const std::vector<GmTensor>& tensors, std::vector<LeafPlan>& plans, CompiledProgram& out);
+                  const std::vector<GmTensor>& tensors, std::vector<LeafPlan>& plans, CompiledProgram& out,
+                  const std::vector<int>& class_of = {});
 
 // task_graph.cpp: one RootFunction per TileRoot, one Task per subgraph
 // (topological order, successors, predecessor counts, GM regions, args).

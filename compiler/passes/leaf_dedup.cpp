@@ -88,33 +88,58 @@ std::string leaf_canonical_text(const TileRoot& root, const std::vector<GmTensor
 }
 
 void dedup_leaves(const std::string& spec_name, const std::vector<TileRoot>& roots,
-                  const std::vector<GmTensor>& tensors, std::vector<LeafPlan>& plans, CompiledProgram& out) {
+                  const std::vector<GmTensor>& tensors, std::vector<LeafPlan>& plans, CompiledProgram& out,
+                  const std::vector<int>& class_of) {
   out.leaves.clear();
   out.kernels.clear();
+  out.leaves.reserve(plans.size());
   std::map<std::string, int> by_text;  // canonical text -> kernel
   std::map<std::string, uint64_t> names;
-  for (LeafPlan& p : plans) {
+  // Leaves of one structural class (class_of) have one text: it is built and
+  // hashed on the first of them only (and kept in that plan's `canonical`).
+  std::vector<int> first_of_class;
+  // Subgraph position by id, per root (built when the root is first seen).
+  std::vector<std::vector<int>> pos_of_id(roots.size());
+  for (size_t i = 0; i < plans.size(); ++i) {
+    LeafPlan& p = plans[i];
     const TileRoot& root = roots.at(p.root);
-    p.canonical = leaf_canonical_text(root, tensors, p);
-    p.hash = XXH64(p.canonical.data(), p.canonical.size(), 0);
-    auto [it, fresh] = by_text.try_emplace(p.canonical, int(out.kernels.size()));
-    if (fresh) {
-      Kernel k;
-      std::string base = fmt::format("{}_{:08x}", spec_name, uint32_t(p.hash >> 32));
-      k.name = base;
-      // Two different texts whose hashes share 32 bits: keep symbols distinct.
-      for (int n = 2; names.count(k.name); ++n) k.name = fmt::format("{}_{}", base, n);
-      names[k.name] = p.hash;
-      k.core = p.core;
-      k.num_args = int(p.args.values.size());
-      k.num_gm = int(p.args.gm_tensors.size());
-      out.kernels.push_back(std::move(k));
+    const int cls = i < class_of.size() ? class_of[i] : -1;
+    if (cls >= int(first_of_class.size())) first_of_class.resize(size_t(cls) + 1, -1);
+    if (cls >= 0 && first_of_class[size_t(cls)] >= 0) {
+      const LeafPlan& q = plans[size_t(first_of_class[size_t(cls)])];
+      p.hash = q.hash;
+      p.kernel = q.kernel;
+      p.canonical.clear();
+    } else {
+      if (cls >= 0) first_of_class[size_t(cls)] = int(i);
+      p.canonical = leaf_canonical_text(root, tensors, p);
+      p.hash = XXH64(p.canonical.data(), p.canonical.size(), 0);
+      auto [it, fresh] = by_text.try_emplace(p.canonical, int(out.kernels.size()));
+      if (fresh) {
+        Kernel k;
+        std::string base = fmt::format("{}_{:08x}", spec_name, uint32_t(p.hash >> 32));
+        k.name = base;
+        // Two different texts whose hashes share 32 bits: keep symbols distinct.
+        for (int n = 2; names.count(k.name); ++n) k.name = fmt::format("{}_{}", base, n);
+        names[k.name] = p.hash;
+        k.core = p.core;
+        k.num_args = int(p.args.values.size());
+        k.num_gm = int(p.args.gm_tensors.size());
+        out.kernels.push_back(std::move(k));
+      }
+      p.kernel = it->second;
     }
-    p.kernel = it->second;
 
-    const Subgraph* sg = nullptr;
-    for (const auto& g : root.subgraphs)
-      if (g.id == p.subgraph) sg = &g;
+    std::vector<int>& pos = pos_of_id[size_t(p.root)];
+    if (pos.empty())
+      for (int g = 0; g < int(root.subgraphs.size()); ++g) {
+        int id = root.subgraphs[g].id;
+        if (id >= int(pos.size())) pos.resize(size_t(id) + 1, -1);
+        pos[size_t(id)] = g;
+      }
+    const Subgraph* sg = p.subgraph >= 0 && p.subgraph < int(pos.size()) && pos[size_t(p.subgraph)] >= 0
+                             ? &root.subgraphs[size_t(pos[size_t(p.subgraph)])]
+                             : nullptr;
     LeafFunction lf;
     lf.id = int(out.leaves.size());
     lf.hash = p.hash;

@@ -1,5 +1,10 @@
 #include "compiler/passes/leaf_plan.h"
 
+#include <xxhash.h>
+
+#include <algorithm>
+#include <bit>
+#include <limits>
 #include <stdexcept>
 
 namespace ptoc {
@@ -55,6 +60,99 @@ PipeId op_pipe(const TileOp& op) {
     case TileOpKind::Vec: return PipeId::V;
   }
   return PipeId::S;
+}
+
+namespace {
+
+constexpr int64_t kSymbolic = std::numeric_limits<int64_t>::min();  // a non-constant expression
+
+int64_t const_or_symbolic(const DimExpr& e) {
+  auto c = e.as_const();
+  return c ? *c : kSymbolic;
+}
+
+bool is_gm_op(TileOpKind k) { return k == TileOpKind::CopyIn || k == TileOpKind::CopyOut || k == TileOpKind::FixOut; }
+
+}  // namespace
+
+LeafShape LeafShaper::shape(const TileRoot& root, const Subgraph& sg, const std::vector<GmTensor>& tensors) {
+  LeafShape out;
+  std::vector<int64_t>& k = out.key;
+  k.reserve(24 * sg.ops.size() + 16);
+  if (tile_local.size() < root.tiles.size()) tile_local.resize(root.tiles.size(), -1);
+  if (tensor_local.size() < tensors.size()) tensor_local.resize(tensors.size(), -1);
+  std::vector<int> gm_used;                              // tensor ids in first-use order
+  std::vector<std::pair<int, std::string>> views;        // distinct (tensor, view text) pairs
+  auto tile = [&](int t) -> int64_t {
+    if (t < 0) return -1;
+    int& l = tile_local.at(size_t(t));
+    if (l < 0) {
+      l = int(out.tiles.size());
+      out.tiles.push_back(t);
+    }
+    return l;
+  };
+  k.push_back(int64_t(sg.core));
+  k.push_back(sg.chains);
+  k.push_back(int64_t(sg.ops.size()));
+  for (int id : sg.ops) {
+    const TileOp& op = tile_op(root, id);
+    k.push_back(int64_t(op.kind) | int64_t(op.vop) << 8 | int64_t(op.dtype) << 24 |
+                int64_t(op.trans_a) << 32 | int64_t(op.trans_b) << 33 | int64_t(op.accumulate) << 34 |
+                int64_t(op.atomic_add) << 35 | int64_t(op.scalar_first) << 36 | int64_t(op.scalar.has_value()) << 37);
+    k.push_back(op.chain);
+    k.push_back(op.scalar ? std::bit_cast<int64_t>(*op.scalar) : 0);
+    k.push_back(std::bit_cast<int64_t>(op.fill));
+    k.push_back(int64_t(op.srcs.size()));
+    for (int s : op.srcs) k.push_back(tile(s));
+    k.push_back(tile(op.dst));
+    k.push_back(int64_t(op.axes.size()));
+    for (int a : op.axes) k.push_back(a);
+    k.push_back(int64_t(op.sub_offset.size()));
+    for (int64_t v : op.sub_offset) k.push_back(v);
+    if (!is_gm_op(op.kind)) continue;
+    // GM tensors by first use (sync hazards and kernel slots compare tensor
+    // identity); a reshaped view by its text (a slot is a tensor under one view).
+    int& tl = tensor_local.at(size_t(op.gm.tensor));
+    if (tl < 0) {
+      tl = int(gm_used.size());
+      gm_used.push_back(op.gm.tensor);
+      const GmTensor& t = tensors[size_t(op.gm.tensor)];
+      k.push_back(int64_t(t.dtype) | int64_t(t.format) << 8 | int64_t(t.shape.size()) << 16);
+    }
+    k.push_back(tl);
+    int64_t view = 0;
+    if (!op.gm.view.empty()) {
+      std::string text;
+      for (const DimExpr& e : op.gm.view) text += e.str() + ",";
+      auto it = std::find(views.begin(), views.end(), std::pair<int, std::string>{tl, text});
+      view = 1 + (it - views.begin());
+      if (it == views.end()) views.emplace_back(tl, std::move(text));
+    }
+    k.push_back(view);
+    k.push_back(int64_t(op.gm.view.size()));
+    k.push_back(int64_t(op.gm.offset.size()));
+    k.push_back(int64_t(op.gm.extent.size()));
+    for (const DimExpr& e : op.gm.extent) k.push_back(const_or_symbolic(e));  // costs use constant extents
+  }
+  for (int t : gm_used) tensor_local[size_t(t)] = -1;
+  // The tiles: what the buffer plan, the cost and the kernel text read.
+  for (int t : out.tiles) {
+    const LocalTile& lt = local_tile(root, t);
+    k.push_back(int64_t(lt.mem) | int64_t(lt.dtype) << 8 | int64_t(lt.layout) << 16);
+    k.push_back(int64_t(lt.shape.size()));
+    for (int64_t d : lt.shape) k.push_back(d);
+    k.push_back(int64_t(lt.valid.size()));
+    for (const DimExpr& e : lt.valid) k.push_back(const_or_symbolic(e));
+    tile_local[size_t(t)] = -1;
+  }
+  // Buffers are sorted by tile id: the relative order of the ids is structure too.
+  std::vector<int> by_id(out.tiles.size());
+  for (size_t i = 0; i < by_id.size(); ++i) by_id[i] = int(i);
+  std::sort(by_id.begin(), by_id.end(), [&](int a, int b) { return out.tiles[a] < out.tiles[b]; });
+  for (int i : by_id) k.push_back(i);
+  out.hash = XXH64(k.data(), k.size() * sizeof(int64_t), 0);
+  return out;
 }
 
 }  // namespace ptoc

@@ -71,12 +71,31 @@ struct LeafPlan {
   std::array<int64_t, kNumPipes> pipe_cycles{};
   std::vector<int64_t> step_start, step_end;  // list-schedule estimate per step (cycles)
   int64_t est_cycles = 0;
-  std::string canonical;              // canonical text hashed for dedup (no offsets, no names)
+  std::string canonical;              // canonical text hashed for dedup (no offsets, no names); empty on
+                                      // leaves that share the text of an earlier leaf of their class
   uint64_t hash = 0;
   int kernel = -1;
 
   const BufferSlot* buffer(int tile) const;   // nullptr if the tile has no buffer here
   int buffer_index(int tile) const;           // -1 if none
+};
+
+// The structural class of a leaf (leaf_plan.cpp): everything schedule,
+// buffer_plan, insert_sync, leaf_cost and the kernel text read from a
+// subgraph, with its tiles and GM tensors renamed by first use. Two leaves
+// with equal keys get the same plan up to that renaming (step i runs the op
+// at the same position in Subgraph::ops; buffer b holds the tile with the same
+// local index), so the pipeline plans one leaf per class and copies the plan
+// to the others (a GEMM's 1152 leaves are a handful of classes).
+struct LeafShape {
+  std::vector<int64_t> key;   // compared for equality (hash only buckets)
+  uint64_t hash = 0;
+  std::vector<int> tiles;     // local index -> tile id, in first-use order
+};
+// Scratch maps reused across calls (sized to the largest root seen).
+struct LeafShaper {
+  std::vector<int> tile_local, tensor_local;
+  LeafShape shape(const TileRoot& root, const Subgraph& sg, const std::vector<GmTensor>& tensors);
 };
 
 // Index helpers over a TileRoot (ids are checked to equal their positions).

@@ -1,0 +1,212 @@
+// The backend's speed-ups must not change a byte of output:
+// - planning one leaf per structural class (LeafShape) and copying the plan
+//   gives exactly the plans, kernels, leaves and task graphs that planning
+//   every leaf alone gives (PipelineOptions::share_leaf_plans off), also for
+//   the errors of leaves that do not fit;
+// - the streamed bundle encoder writes the bytes of the nlohmann reference.
+// Over every library spec (the GEMM 6144 excepted: it is the benchmark).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "compiler/frontend/frontend.h"
+#include "compiler/pipeline.h"
+#include "runtime/bundle.h"
+#include "runtime/platform.h"
+
+namespace fs = std::filesystem;
+using namespace ptoc;
+
+namespace {
+
+std::string source_root() {
+  const char* r = std::getenv("PTOC_SOURCE_ROOT");
+  return r ? r : PTOC_SOURCE_ROOT;
+}
+
+std::vector<std::string> library_specs() {
+  std::vector<std::string> v;
+  for (const char* dir : {"specs", "specs/examples", "test/effects/specs", "test/bench/specs"}) {
+    fs::path d = fs::path(source_root()) / dir;
+    if (!fs::exists(d)) continue;
+    for (const auto& e : fs::directory_iterator(d))
+      if (e.path().extension() == ".yaml" && e.path().filename() != "gemm_6144.yaml" &&
+          e.path().filename() != "decode_attention_gears.yaml")
+        v.push_back(e.path().string());
+  }
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+struct Compiled {
+  std::optional<PipelineResult> r;
+  std::string diags;
+};
+
+Compiled compile(const std::string& spec, bool share) {
+  std::ifstream in(spec, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  DiagEngine diags(spec, ss.str());
+  Compiled c;
+  std::optional<Program> prog = parse_spec(diags, FrontendOptions{});
+  if (prog && !diags.has_errors()) {
+    if (const Platform* plat = find_platform(prog->target)) {
+      PipelineOptions po;
+      po.share_leaf_plans = share;
+      c.r = run_pipeline(std::move(*prog), *plat, diags, po);
+    }
+  }
+  std::ostringstream os;
+  diags.print(os);
+  c.diags = os.str();
+  return c;
+}
+
+std::string dims(const std::vector<DimExpr>& v) {
+  std::string s;
+  for (const auto& e : v) s += e.str() + ";";
+  return s;
+}
+
+// Everything the backend decides per leaf, as text.
+std::string plan_text(const LeafPlan& p) {
+  std::ostringstream o;
+  o << p.root << " " << p.subgraph << " " << p.leaf << " " << int(p.core) << " " << p.interleaved << " " << p.hash
+    << " " << p.kernel << " " << p.est_cycles << "\n";
+  for (const LeafStep& s : p.steps) {
+    o << " step " << s.op << " " << int(s.pipe);
+    for (const auto& x : s.before) o << " b" << int(x.kind) << int(x.src) << int(x.dst) << x.event;
+    for (const auto& x : s.after) o << " a" << int(x.kind) << int(x.src) << int(x.dst) << x.event;
+    o << "\n";
+  }
+  for (const BufferSlot& b : p.buffers)
+    o << " buf " << b.tile << " " << int(b.mem) << " " << b.addr << " " << b.size << " " << b.first << " " << b.last << "\n";
+  for (int64_t x : p.peak) o << " " << x;
+  for (int64_t x : p.pipe_cycles) o << " " << x;
+  for (int64_t x : p.step_start) o << " " << x;
+  for (int64_t x : p.step_end) o << " " << x;
+  o << "\n args " << dims(p.args.values);
+  for (int x : p.args.gm_tensors) o << " g" << x;
+  for (int x : p.args.step_gm_slot) o << " s" << x;
+  for (int x : p.args.step_offset_arg) o << " o" << x;
+  for (int x : p.args.step_extent_arg) o << " e" << x;
+  for (int x : p.args.slot_shape_arg) o << " h" << x;
+  for (int x : p.args.buffer_valid_arg) o << " v" << x;
+  for (const auto& v : p.args.slot_view) o << " [" << dims(v) << "]";
+  o << "\n";
+  return o.str();
+}
+
+}  // namespace
+
+TEST_CASE("leaf classes: shared plans equal per-leaf plans on every library spec", "[backend][leaf_classes]") {
+  const auto specs = library_specs();
+  REQUIRE(specs.size() >= 10);
+  int compared = 0, shared_leaves = 0;
+  for (const auto& spec : specs) {
+    INFO(spec);
+    Compiled a = compile(spec, true), b = compile(spec, false);
+    CHECK(a.diags == b.diags);
+    REQUIRE(a.r.has_value() == b.r.has_value());
+    if (!a.r) continue;
+    const CompiledProgram &ca = a.r->compiled, &cb = b.r->compiled;
+    REQUIRE(a.r->plans.size() == b.r->plans.size());
+    for (size_t i = 0; i < a.r->plans.size(); ++i) {
+      INFO("leaf " << i);
+      REQUIRE(plan_text(a.r->plans[i]) == plan_text(b.r->plans[i]));
+      shared_leaves += a.r->plans[i].canonical.empty();
+    }
+    CHECK(a.r->sequential_fallbacks == b.r->sequential_fallbacks);
+    // The whole compiled program, through the bundle bytes (no host twin).
+    CHECK(runtime::encode_bundle(ca, {}) == runtime::encode_bundle(cb, {}));
+    ++compared;
+  }
+  CHECK(compared >= 10);
+  CHECK(shared_leaves > 0);  // some spec has isomorphic leaves, so sharing was exercised
+}
+
+TEST_CASE("bundle: the streamed encoder writes the bytes of the JSON reference", "[bundle][encode]") {
+  int compared = 0;
+  for (const auto& spec : library_specs()) {
+    INFO(spec);
+    Compiled a = compile(spec, true);
+    if (!a.r) continue;
+    CompiledProgram& cp = a.r->compiled;
+    cp.spec_source = "spec text";
+    cp.graph_json = "{\"graph\": 1}";
+    const std::vector<uint8_t> twin = {1, 2, 3, 0, 255};
+    CHECK(runtime::encode_bundle(cp, twin) == runtime::encode_bundle_reference(cp, twin));
+    CHECK(runtime::encode_bundle(cp, twin, {9, 9}) == runtime::encode_bundle_reference(cp, twin, {9, 9}));
+    ++compared;
+  }
+  CHECK(compared >= 10);
+}
+
+TEST_CASE("bundle: strings with escapes, UTF-8 and empty containers encode like the reference", "[bundle][encode]") {
+  CompiledProgram p;
+  p.name = "q\"uote\\back\tslash\n\x01\x1f\x7f";
+  p.target = "ascend910b1";
+  p.doc = "résumé 中文 \xF0\x9F\x98\x80 \b\f\r";
+  p.spec_source = "a: 1\n";
+  p.set_overrides = {"runtime.stitch_function_max_num=7", ""};
+  DimDecl d;
+  d.name = "B";
+  d.dynamic = true;
+  d.max = 64;
+  p.dims.push_back(d);
+  GmTensor t;
+  t.name = "x";
+  t.shape = {DimExpr::sym("B"), DimExpr(128)};
+  p.tensors.push_back(t);
+  RootFunction rf;
+  rf.name = "LOOP_B";
+  rf.hash = ~uint64_t(0);
+  rf.loop_vars = {"b"};
+  Task tk;
+  tk.leaf = 0;
+  tk.args = {DimExpr::sym("b") * DimExpr(128), DimExpr(-5)};
+  tk.reads.push_back(Region{0, {DimExpr::sym("b"), DimExpr(0)}, {DimExpr(1), DimExpr(128)}});
+  rf.tasks.push_back(tk);
+  rf.tasks.push_back(Task{});
+  p.roots.push_back(rf);
+  p.roots.push_back(RootFunction{});
+  LoopNode loop;
+  loop.kind = LoopNode::Kind::Loop;
+  loop.var = "b";
+  loop.end = DimExpr::sym("B");
+  loop.step = DimExpr(1);
+  Gear g;
+  g.factor = 4;
+  LoopNode leaf;
+  leaf.kind = LoopNode::Kind::Root;
+  leaf.root = 0;
+  g.body.push_back(leaf);
+  loop.gears.push_back(g);
+  loop.gears.push_back(Gear{});
+  p.control.push_back(loop);
+  LeafFunction lf;
+  lf.hash = 1ull << 63;
+  lf.merge_info = "l1ReuseInfo hashOrder: func8_0";
+  p.leaves.push_back(lf);
+  Kernel k;
+  k.name = "k";
+  k.source = "PTO_KERNEL(k) {\n  // \"quoted\"\n}\n";
+  p.kernels.push_back(k);
+  MergeSetting::Entry e;
+  e.name = "DEFAULT";
+  e.side = "left";
+  p.options.vec_nbuffer_setting.entries.push_back(e);
+  CHECK(runtime::encode_bundle(p, {}) == runtime::encode_bundle_reference(p, {}));
+
+  // Not UTF-8: the reference refuses it, and so does the streamed path (it falls back).
+  p.doc = "bad \xC3\x28 byte";
+  CHECK_THROWS(runtime::encode_bundle_reference(p, {}));
+  CHECK_THROWS(runtime::encode_bundle(p, {}));
+  p.doc = "overlong \xC0\xAF and surrogate \xED\xA0\x80";
+  CHECK_THROWS(runtime::encode_bundle(p, {}));
+  p.doc = "cut \xE4\xB8";
+  CHECK_THROWS(runtime::encode_bundle(p, {}));
+}
