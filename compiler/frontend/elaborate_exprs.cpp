@@ -711,8 +711,11 @@ EV Elaborator::call(const Expr& e) {
             "shapes are " + shape_str(x.shape) + " and " + shape_str(y.shape) + "; use trans_a/trans_b for transposed operands");
         return EV::poison();
       }
+      // The contract lets G broadcast, but the tiling reads the right operand's batch g at offset g even when
+      // its extent is 1 (wrong numbers, test/conformance/failing/mm_batched_broadcast.yaml): refuse it until then.
       if (o == 1 && !provably_equal(x.shape[0], y.shape[0])) {
-        err(fo, fl, "batched matmul batch sizes differ: " + x.shape[0].str() + " vs " + y.shape[0].str());
+        err(fo, fl, "batched matmul batch sizes differ: " + x.shape[0].str() + " vs " + y.shape[0].str(),
+            "broadcasting the batch axis is not supported yet; repeat the operand with concat to the same batch size");
         return EV::poison();
       }
       Op op;

@@ -1,0 +1,119 @@
+"""Device dtypes in NumPy for the conformance references: per-op rounding, inputs, tolerances.
+
+Written for this suite from spec-language.md section 10, not shared with the evaluator or with
+test/specs: every reference op computes in float64 and rounds its result to the op's dtype with
+`rnd` (round to nearest even; bf16 emulated on float32 bit patterns; integers wrap).
+"""
+import numpy as np
+
+NPY = {"fp32": np.float32, "fp16": np.float16, "bf16": np.float32, "int32": np.int32,
+       "int8": np.int8, "uint8": np.uint8, "bool": np.bool_}
+FLOATS = ("fp32", "fp16", "bf16")
+INTS = ("int32", "int8", "uint8")
+
+# |got - ref| <= atol * rms(ref) + rtol * |ref|, the contract's table (section 10).
+TOL = {"fp32": (1e-4, 5e-5), "fp16": (4e-3, 2e-3), "bf16": (3e-2, 1.6e-2),
+       "int32": (0, 0), "int8": (0, 0), "uint8": (0, 0), "bool": (0, 0)}
+
+
+@np.errstate(over="ignore", invalid="ignore")
+def _bf16(x):
+    f = np.atleast_1d(np.asarray(x, np.float64)).astype(np.float32)
+    u = f.view(np.uint32).astype(np.uint64)
+    u = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16) << 16
+    out = u.astype(np.uint32).view(np.float32).astype(np.float64)
+    return np.where(np.isnan(f), np.nan, out).reshape(np.shape(x))
+
+
+@np.errstate(over="ignore", invalid="ignore")
+def rnd(x, dtype):
+    """float64 values -> the values `dtype` stores (as float64): the spec's rounding after every op."""
+    x = np.asarray(x, np.float64)
+    if dtype == "fp32":
+        return x.astype(np.float32).astype(np.float64)
+    if dtype == "fp16":
+        return x.astype(np.float32).astype(np.float16).astype(np.float64)
+    if dtype == "bf16":
+        return _bf16(x)
+    if dtype == "bool":
+        return (x != 0).astype(np.float64)
+    info = np.iinfo(NPY[dtype])
+    t = np.trunc(x).astype(np.int64)  # integer op results are integers already; trunc is for '/'
+    w = int(info.max) - int(info.min) + 1
+    return (((t - int(info.min)) % w) + int(info.min)).astype(np.float64)
+
+
+def cast(x, src, dst):
+    """The `cast` op: float -> int rounds half to even then wraps; -> bool is != 0; else rnd."""
+    x = np.asarray(x, np.float64)
+    if dst in INTS and src in FLOATS:
+        return rnd(np.round(x), dst)  # np.round is half-to-even
+    return rnd(x, dst)
+
+
+def idiv(a, b):
+    """Integer-tensor '/': truncates toward zero, x / 0 is 0."""
+    a, b = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64))
+    safe = np.where(b == 0, 1, b)
+    return np.where(b == 0, 0.0, np.trunc(a / safe))
+
+
+def sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def gelu(x):
+    return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x * x * x)))
+
+
+def make_input(rng, dtype, shape, kind="normal"):
+    """Seeded input values (float64, representable in dtype) and the array written to the .npy file."""
+    if dtype in FLOATS:
+        v = rng.standard_normal(shape)
+        if kind == "positive":
+            v = np.abs(v) + 0.25
+        elif kind == "small":
+            v = v * 0.25
+        elif kind == "half":  # multiples of 0.5 in [-300, 300]: ties for the float -> int casts, zeros
+            v = rng.integers(-600, 601, shape) / 2.0
+        v = rnd(v, dtype)
+    elif dtype == "bool":
+        v = rng.integers(0, 2, shape).astype(np.float64)
+    elif dtype == "uint8":
+        v = rng.integers(0, 256 if kind == "wide" else 40, shape).astype(np.float64)
+    elif dtype == "int8" and kind == "small":
+        v = rng.integers(-5, 6, shape).astype(np.float64)
+    elif dtype == "int8":
+        v = rng.integers(-128, 128, shape).astype(np.float64) if kind == "wide" else \
+            rng.integers(-20, 21, shape).astype(np.float64)
+    elif kind == "small":  # many zeros: exercises x / 0 == 0
+        v = rng.integers(-5, 6, shape).astype(np.float64)
+    else:
+        v = rng.integers(-1000, 1001, shape).astype(np.float64)
+    return v, v.astype(NPY[dtype])
+
+
+def compare(got, ref, dtype):
+    """(ok, message): shape, finiteness, then the dtype's tolerance; names the worst element."""
+    got = np.asarray(got, np.float64)
+    ref = np.asarray(ref, np.float64)
+    if got.shape != ref.shape:
+        return False, f"shape {got.shape}, expected {ref.shape}"
+    if ref.size == 0:
+        return True, "empty"
+    fin = np.isfinite(ref)
+    if not np.array_equal(np.isfinite(got), fin) or not np.array_equal(np.isnan(got), np.isnan(ref)):
+        i = np.unravel_index(np.argmax((np.isfinite(got) != fin) | (np.isnan(got) != np.isnan(ref))), ref.shape)
+        return False, f"non-finite mismatch at {tuple(map(int, i))}: got {got[i]}, expected {ref[i]}"
+    inf_bad = fin.size - fin.sum() and not np.array_equal(got[~fin & ~np.isnan(ref)], ref[~fin & ~np.isnan(ref)])
+    if inf_bad:
+        return False, "infinities of the wrong sign"
+    rtol, atol = TOL[dtype]
+    rms = float(np.sqrt(np.mean(np.square(ref[fin])))) if fin.any() else 0.0
+    err = np.where(fin, np.abs(got - ref), 0.0)
+    bound = atol * (rms or 1.0) + rtol * np.abs(np.where(fin, ref, 0.0))
+    excess = err - bound
+    w = np.unravel_index(np.argmax(excess), ref.shape)
+    msg = (f"max abs err {err.max():.3g}; worst at {tuple(map(int, w))}: got {got[w]!r}, "
+           f"expected {ref[w]!r} (rtol {rtol}, atol {atol} x rms {rms:.3g})")
+    return bool(excess.max() <= 0), msg

@@ -1,0 +1,385 @@
+"""Independent NumPy references for the conformance specs (test/conformance/specs/<name>.yaml).
+
+Each reference takes the inputs (float64 arrays holding values exact in their dtype) and the bound
+dims and returns every output as a float64 array. They are written from spec-language.md: every op
+computes in float64 and rounds its result to the op's dtype (`r(x, dtype)`), literals take the tensor
+operand's dtype, reductions read only valid elements, matmuls accumulate exactly and round once.
+Elements no assemble covers are zero.
+"""
+import numpy as np
+
+from numerics import rnd as r, cast, idiv, sigmoid, gelu
+
+
+class Ref:
+    def __init__(self, fn, dims=None, kinds=None, warnings=(), compile_args=(), run_args=(),
+                 expect_roots=None, expect_devtasks=None):
+        self.fn, self.dims, self.kinds = fn, dims or {}, kinds or {}
+        self.warnings, self.compile_args, self.run_args = list(warnings), list(compile_args), list(run_args)
+        self.expect_roots, self.expect_devtasks = expect_roots, expect_devtasks
+
+
+REFS = {}
+
+
+def ref(**kw):
+    def deco(fn):
+        REFS[fn.__name__] = Ref(fn, **kw)
+        return fn
+    return deco
+
+
+def L(v, dt):
+    """A literal operand takes the tensor's dtype."""
+    return float(r(np.float64(v), dt))
+
+
+# --- elementwise --------------------------------------------------------------------------------
+
+@ref()
+def ew_fp32_broadcast(i, d):
+    a, b, rv, c, f = i["a"], i["b"], i["r"], i["c"], "fp32"
+    y_add = r(r(a + rv, f) - r(c * 2.5, f), f)
+    num = r(r(a * b, f) + 1, f)
+    den = r(r(np.abs(c), f) + 0.5, f)
+    y_mix = r(r(num / den, f) - r(3 - r(rv + c, f), f), f)
+    y_mm = r(np.maximum(a, b) + r(np.minimum(rv, c) * -1, f), f)
+    return {"y_add": y_add, "y_mix": y_mix, "y_minmax": y_mm}
+
+
+@ref()
+def ew_fp16_ops(i, d):
+    x, y, g, h = i["x"], i["y"], i["g"], "fp16"
+    t = r(r(x * g, h) + y, h)
+    o1 = r(r(t / 4, h) - r(y * L(0.1, h), h), h)
+    o2 = r(r(np.maximum(x, 0.5) * np.minimum(y, -0.25), h) + (-g), h)
+    return {"o1": o1, "o2": o2}
+
+
+@ref()
+def ew_bf16_rank3(i, d):
+    x, w, s, b = i["x"], i["w"], i["s"], "bf16"
+    y = r(r(x * w, b) - s, b)
+    z = r(r(r(x + 1.5, b) / r(r(x * w, b) + 1, b), b) + np.maximum(s, x), b)
+    return {"y": y, "z": z}
+
+
+def _unary(i, t):
+    x, p = i["x"], i["p"]
+    return {
+        "o_exp": r(np.exp(x), t),
+        "o_log": r(r(np.log(p), t) + r(np.sqrt(p), t), t),
+        "o_rs": r(r(1 / np.sqrt(p), t) * r(1 / p, t), t),
+        "o_act": r(r(np.maximum(x, 0) + r(sigmoid(x), t), t) - r(np.tanh(x), t), t),
+        "o_gelu": r(gelu(x), t),
+        "o_silu": r(x * sigmoid(x), t),
+        "o_neg": -np.abs(x),
+    }
+
+
+@ref(kinds={"p": "positive"})
+def unary_fp32(i, d):
+    return _unary(i, "fp32")
+
+
+@ref(kinds={"p": "positive"})
+def unary_fp16(i, d):
+    return _unary(i, "fp16")
+
+
+@ref(kinds={"p": "positive"})
+def unary_bf16(i, d):
+    return _unary(i, "bf16")
+
+
+# --- integers and casts -------------------------------------------------------------------------
+
+@ref(kinds={"b": "small"})
+def int32_arith(i, d):
+    a, b, t = i["a"], i["b"], "int32"
+    q = r(r(idiv(a, b) + idiv(b, 3), t) - idiv(r(0 - a, t), 4), t)
+    s = r(r(r(r(a + r(b * 3, t), t) - 7, t) + np.maximum(a, b), t) - np.minimum(a, -5), t)
+    u = r(r(r(np.abs(a) + np.maximum(b, 0), t) + (-b), t) - idiv(a, 7), t)
+    return {"q": q, "s": s, "u": u, "rs": r(a.sum(-1, keepdims=True), t),
+            "cm": r(a.max(0, keepdims=True) - b.min(0, keepdims=True), t)}
+
+
+@ref(kinds={"a": "wide", "b": "small", "u": "wide"})
+def int8_uint8_wrap(i, d):
+    a, b, u = i["a"], i["b"], i["u"]
+    s8 = r(r(a + b, "int8") + 100, "int8")
+    d8 = r(idiv(r(a * 3, "int8"), b) - r(np.abs(a), "int8"), "int8")
+    u8 = r(r(r(u * 7, "uint8") + 200, "uint8") - np.minimum(u, 9), "uint8")
+    w = r((a * u).sum(1, keepdims=True), "int32")
+    return {"s8": s8, "d8": d8, "u8": u8, "w32": w}
+
+
+@ref(kinds={"x": "half", "s": "wide"})
+def cast_chain(i, d):
+    x, n, sm = i["x"], i["n"], i["s"]
+    f = r(r(r(x * L(1.001, "fp32"), "fp32"), "fp16"), "bf16")
+    return {"f": f, "bo": cast(x, "fp32", "bool"), "bb": r((x != 0) * 3.0, "fp32"), "h": r(n, "fp16"),
+            "wi": r(sm * 1000, "int32"), "nb": cast(n, "int32", "int8")}
+
+
+@ref(kinds={"x": "half"})
+def cast_float_to_int(i, d):
+    x = i["x"]
+    return {"i32": cast(x, "fp32", "int32"), "i8": cast(x, "fp32", "int8"), "u8": cast(x, "fp32", "uint8")}
+
+
+# --- reductions ---------------------------------------------------------------------------------
+
+@ref()
+def reduce_2d(i, d):
+    x, f = i["x"], "fp32"
+    return {"s1": r(x.sum(1, keepdims=True), f), "s0": r(r(x * 2, f).sum(0, keepdims=True), f),
+            "mx": x.max(-1), "mn": x.min(0), "me": r(x.mean(-1, keepdims=True), f), "me0": r(x.mean(-2), f)}
+
+
+@ref()
+def reduce_3d(i, d):
+    x, f = i["x"], "fp32"
+    return {"r2": r(x.mean(2, keepdims=True), f), "rs": r(r(x * x, f).sum(-1, keepdims=True), f), "r2n": x.min(-1)}
+
+
+@ref()
+def reduce_3d_leading(i, d):
+    x, f = i["x"], "fp32"
+    return {"r0": r(x.sum(0, keepdims=True), f), "r1": x.max(1)}
+
+
+@ref()
+def reduce_half(i, d):
+    h, b = i["h"], i["b"]
+    return {"hs": r(h.sum(-1, keepdims=True), "fp16"), "hm": r(h.mean(0, keepdims=True), "fp16"),
+            "bmx": b.max(1, keepdims=True), "bmean": r(b.mean(1, keepdims=True), "bf16"),
+            "bn": b.min(0, keepdims=True)}
+
+
+# --- slices, views, layout ops ------------------------------------------------------------------
+
+@ref()
+def slices_static(i, d):
+    x, f = i["x"], "fp32"
+    rows = np.zeros((8, 48))
+    rows[3] = r(x[-1] * 2, f)
+    rows[5] = r(x[0] - x[7], f)
+    off = np.zeros((4, 45))
+    off[:, 5:] = -x[0:4, :-8]
+    return {"last": x[-16:].copy(), "rows": rows, "mid": r(x[..., 8:24] * 3, f), "few": r(x[10:20] + 1, f),
+            "offs": off}
+
+
+@ref(dims={"B": 59})
+def view_valid(i, d):
+    x, f = i["x"], "fp32"
+    xb = x[:, 16:80]
+    z = np.zeros((d["B"], 64))
+    z[:, :40] = r(x[:, :40] + 1, f)
+    return {"y": r(xb * 3, f), "s": r(xb.sum(1, keepdims=True), f), "z": z,
+            "zs": x[:, :40].max(-1, keepdims=True)}
+
+
+@ref()
+def reshape_ops(i, d):
+    x, f = i["x"], "fp32"
+    y = r(r(x * 2, f).reshape(24, 32) + 1, f)
+    g = r(x.reshape(4, 3, 64).sum(1, keepdims=True), f)
+    return {"y": y, "g": g, "flat": r(x.reshape(768) - 0.5, f)}
+
+
+@ref()
+def reshape_keepdim_result(i, d):
+    return {"g": r(i["x"].sum(1), "fp32")}
+
+
+@ref()
+def transpose_ops(i, d):
+    x, t3 = i["x"], i["t3"]
+    return {"xt": r(x.T + 1, "fp16"), "y12": r(np.swapaxes(t3, 1, 2) * 2, "fp32")}
+
+
+@ref()
+def transpose_outer_axes(i, d):
+    return {"y02": r(np.swapaxes(i["t3"], 0, 2) - 1, "fp32")}
+
+
+@ref()
+def concat_full(i, d):
+    a, b, c, h, n = i["a"], i["b"], i["c"], i["h"], i["n"]
+    return {"rows": np.concatenate([r(a * 2, "fp32"), np.maximum(b, 0), a], 0),
+            "cols": np.concatenate([a, r(c - 1, "fp32")], 1),
+            "fh": r(r(h * 1.5, "fp16") + -2, "fp16"), "fi": r(n + 7, "int32"), "ff": np.full((10, 32), 0.25)}
+
+
+# --- dynamic dims, loops, state -----------------------------------------------------------------
+
+@ref(dims={"T": 80}, expect_roots=5)
+def dyn_divisible(i, d):
+    return {"y": r(r(i["x"] * i["w"], "fp16") + 1, "fp16")}
+
+
+@ref(dims={"B": 53}, expect_roots=7)
+def dyn_tail_softmax(i, d):
+    f = "fp32"
+    x = i["x"]
+    m = x.max(-1, keepdims=True)
+    e = r(np.exp(r(x - m, f)), f)
+    s = r(e.sum(-1, keepdims=True), f)
+    return {"y": r(r(e / s, f), "bf16"), "lse": r(r(np.log(s), f) + m, f)}
+
+
+@ref(dims={"B": 45})
+def nested_loops(i, d):
+    x, f = i["x"], "fp32"
+    rev = np.concatenate([x[:, (3 - j) * 32:(4 - j) * 32] for j in range(4)], 1)
+    rs = np.stack([x[:, k * 32:(k + 1) * 32].sum(1) for k in range(4)], 1)
+    return {"rev": r(r(rev * 2, f) + 1, f), "rs": r(rs, f)}
+
+
+@ref(dims={"T": 101})
+def unroll_gears(i, d):
+    f = "fp32"
+    t = r(i["x"] + i["b"], f)
+    return {"y": r(r(t * sigmoid(t), f) * 0.5, f)}
+
+
+@ref()
+def scopes_labels(i, d):
+    x, w, h = i["x"], i["w"], "fp16"
+    e = r(r(r(np.exp(x), h) + np.maximum(w, 0), h) * 0.5, h)
+    return {"y": r(e - x, h), "z": r(sigmoid(e), h)}
+
+
+@ref(dims={"B": 150}, expect_roots=10, expect_devtasks=4)
+def knobs_all(i, d):
+    p = r(i["x"] @ i["w"], "fp32")
+    return {"h": p, "y": r(np.maximum(p, 0), "fp16")}
+
+
+@ref(dims={"B": 40})
+def target_950(i, d):
+    return {"y": r(np.tanh(r(i["x"] + i["g"], "bf16")), "bf16")}
+
+
+@ref(dims={"B": 30}, expect_roots=8, expect_devtasks=8,
+     compile_args=["--set", "runtime.stitch_function_max_num=1", "--set", "runtime.device_sched_mode=0"])
+def target_a3_override(i, d):
+    f = "fp32"
+    return {"y": r(np.sqrt(r(np.abs(i["x"]) + 1, f)), f)}
+
+
+# --- cube ---------------------------------------------------------------------------------------
+
+def mm(a, b, out="fp32"):
+    return r(np.matmul(a, b), out)
+
+
+@ref()
+def mm_odd_fp16(i, d):
+    return {"c32": mm(i["a"], i["b"]), "c16": mm(i["a"], i["b"], "fp16")}
+
+
+@ref()
+def mm_trans_bf16(i, d):
+    at, bt, a = i["at"], i["bt"], i["a"]
+    return {"ta": mm(at.T, bt.T, "bf16"), "tb": mm(a, bt.T), "tab": mm(at.T, bt.T, "bf16")}
+
+
+@ref()
+def mm_nz(i, d):
+    return {"y": mm(i["x"], i["w"]), "yt": mm(i["x"], i["wt"].T, "fp16")}
+
+
+@ref()
+def mm_batched(i, d):
+    e = mm(i["a"], i["w"])
+    return {"c": mm(i["a"], i["b"]), "d": r(r(r(e * 0.5, "fp32") + 1, "fp32"), "fp16")}
+
+
+@ref(kinds={"a": "small", "b": "small", "b2": "small"})
+def mm_split_k(i, d):
+    return {"c": mm(i["a"], i["b"]), "c2": mm(i["a"], i["b2"])}
+
+
+REFS["mm_batched_broadcast"] = REFS["mm_batched"]
+
+
+@ref()
+def mm_fp32_in(i, d):
+    p = mm(i["a"], i["b"])
+    return {"h": mm(i["a"], i["b"], "fp16"), "bb": mm(i["a"], i["b"], "bf16"), "rs": r(p.sum(-1, keepdims=True), "fp32")}
+
+
+@ref(dims={"M": 70}, expect_roots=3)
+def mm_epilogue_dyn(i, d):
+    p = mm(i["x"], i["w"])
+    return {"y": r(r(gelu(r(p + i["bias"], "fp32")), "fp32"), "fp16")}
+
+
+@ref(kinds={"q": "small", "k": "small"})
+def attention_mini(i, d):
+    f = "fp32"
+    s = mm(i["q"], np.swapaxes(i["k"], 1, 2))
+    s = r(s * L(0.17677669529663687, f), f)
+    e = r(np.exp(r(s - s.max(-1, keepdims=True), f)), f)
+    p = r(r(e / r(e.sum(-1, keepdims=True), f), f), "fp16")
+    return {"o": mm(p, i["v"], "fp16")}
+
+
+# --- data flow between roots, SSA, static choice ------------------------------------------------
+
+@ref(dims={"B": 43})
+def multi_roots(i, d):
+    f = "fp32"
+    ws = r(i["x"] * r(i["gamma"] * 2, f), f)
+    return {"y": r(ws - i["x"], f), "rowmax": ws.max(-1, keepdims=True), "colsum": r(ws[:16].sum(0, keepdims=True), f)}
+
+
+@ref()
+def output_readback(i, d):
+    f = "fp32"
+    x = r(i["x"] * 0.5, f)
+    s = r(x + 1, f)
+    s = r(s * s, f)
+    part = np.zeros((24, 64))
+    part[4:20] = x
+    return {"y": s, "z": r(s - x, f), "part": part}
+
+
+@ref()
+def if_else_static(i, d):
+    f = "fp32"
+    t = r(i["x"] * 2, f)  # N % 32 == 0 and 8 <= M <= 64
+    # (96 + 15) // 16 = 6 < 7 and `false`: the else branch; M == 24 there: t * t.
+    return {"y": r(t + 1, f), "z": r(t * t, f)}
+
+
+@ref()
+def rank4_ops(i, d):
+    x, w, f = i["x"], i["w"], "fp32"
+    return {"y": r(r(x * w, f) + 1, f), "m3": r(x - w, f).max(3, keepdims=True)}
+
+
+@ref()
+def rank4_reduce_axis1(i, d):
+    return {"s1": r(i["x"].sum(1, keepdims=True), "fp32")}
+
+
+@ref(dims={"T": 23}, expect_roots=7)
+def layernorm_dyn_bf16(i, d):
+    f = "fp32"
+    x, g, b = i["x"], i["gamma"], i["beta"]
+    mu = r(x.mean(-1, keepdims=True), f)
+    xc = r(x - mu, f)
+    var = r(r(xc * xc, f).mean(-1, keepdims=True), f)
+    rs = r(1 / np.sqrt(r(var + L(1e-5, f), f)), f)
+    return {"y": r(r(r(r(xc * rs, f) * g, f) + b, f), "bf16")}
+
+
+@ref()
+def inf_literals(i, d):
+    x = i["x"]
+    return {"lo": x.copy(), "hi": r(x * 2, "fp32"), "big": np.full((8, 32), np.inf),
+            "mx": x[:, :16].max(-1, keepdims=True)}
