@@ -8,9 +8,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "compiler/codegen/json_out.h"
 #include "compiler/passes/backend.h"
 
 namespace ptoc {
@@ -46,7 +48,7 @@ std::string tile_op_name(const TileOp& op) {
 
 }  // namespace
 
-std::string emit_program_json(const PipelineResult& r) {
+std::string emit_program_json_reference(const PipelineResult& r) {
   const CompiledProgram& cp = r.compiled;
   json functions = json::array();
   for (const RootFunction& rf : cp.roots) {
@@ -142,6 +144,146 @@ std::string emit_program_json(const PipelineResult& r) {
   }
   json doc = {{"name", cp.name}, {"target", cp.target}, {"functions", std::move(functions)}};
   return doc.dump(1) + "\n";
+}
+
+// The same text as emit_program_json_reference, streamed (JsonOut): keys in
+// sorted order, so a root function's operations come before its tensors; the
+// tensor magics the operations cite are counted the way the tensors are then
+// written (every task's reads, then its writes, in task order).
+std::string emit_program_json(const PipelineResult& r) {
+  const CompiledProgram& cp = r.compiled;
+  JsonOut o(1);
+  size_t tasks = 0;
+  for (const RootFunction& rf : cp.roots) tasks += rf.tasks.size();
+  o.reserve(1024 * tasks + 4096);
+  o.begin_object();
+  o.key("functions").begin_array();
+  for (const RootFunction& rf : cp.roots) {
+    o.begin_object();
+    o.key("factor").value(rf.factor);
+    o.key("func_magicname").value(fmt::format("{}_{}", rf.name, rf.index));
+    o.key("funcmagic").value(rf.index);
+    o.key("graphtype").value(kExecuteGraph);
+    o.key("hash").value(rf.hash);
+    o.key("loop_vars").array(rf.loop_vars);
+    o.key("operations").begin_array();
+    int magic = 0;
+    for (size_t ti = 0; ti < rf.tasks.size(); ++ti) {
+      const Task& t = rf.tasks[ti];
+      const LeafFunction& lf = cp.leaves.at(t.leaf);
+      o.begin_object();
+      o.key("calleehash").value(lf.hash);
+      o.key("ioperands").begin_array();
+      for (size_t k = 0; k < t.reads.size(); ++k) o.value(magic++);
+      o.end_array();
+      o.key("ooperands").begin_array();
+      for (size_t k = 0; k < t.writes.size(); ++k) o.value(magic++);
+      o.end_array();
+      o.key("op_attr").begin_object();
+      o.key("chains").value(lf.chains);
+      o.key("coreType").value(core_name(lf.core));
+      o.key("estCycles").value(lf.est_cycles);
+      o.key("hashOrder").value(fmt::format("func{}_{}", rf.index, t.hash_order));
+      o.key("kernel").value(cp.kernels.at(lf.kernel).name);
+      o.key("leafIndex").value(t.leaf);
+      if (!lf.merge_info.empty()) o.key("mergeInfo").value(lf.merge_info);
+      o.key("predCount").value(t.pred_count);
+      o.key("successors").array(t.succ);
+      o.key("taskIndex").value(ti);
+      o.end_object();
+      o.key("opcode").value("CALL");
+      o.key("opmagic").value(t.op_magic);
+      if (!t.label.empty()) o.key("semantic_label").begin_object().key("label").value(t.label).end_object();
+      o.end_object();
+    }
+    o.end_array();
+    std::vector<int> used;
+    for (const Task& t : rf.tasks)
+      for (const auto* v : {&t.reads, &t.writes})
+        for (const Region& g : *v) used.push_back(g.tensor);
+    std::sort(used.begin(), used.end());
+    used.erase(std::unique(used.begin(), used.end()), used.end());
+    o.key("rawtensors").begin_array();
+    for (int ti : used) {
+      const GmTensor& g = cp.tensors.at(ti);
+      static const char* roles[] = {"input", "output", "workspace", "temp"};
+      o.begin_object();
+      o.key("datatype").value(dtype_name(g.dtype));
+      o.key("format").value(g.format == Format::NZ ? "NZ" : "ND");
+      o.key("rawmagic").value(ti);
+      o.key("rawshape").array(g.shape);
+      o.key("role").value(roles[int(g.role)]);
+      o.key("symbol").value(g.name);
+      o.end_object();
+    }
+    o.end_array();
+    o.key("tensors").begin_array();
+    magic = 0;
+    for (const Task& t : rf.tasks)
+      for (const auto* v : {&t.reads, &t.writes})
+        for (const Region& g : *v) {
+          o.begin_object();
+          o.key("magic").value(magic++);
+          o.key("offset").array(g.offset);
+          o.key("rawtensor").value(g.tensor);
+          o.key("shape").array(g.extent);
+          o.end_object();
+        }
+    o.end_array();
+    o.end_object();
+  }
+  // One BLOCK_GRAPH per kernel, from its first leaf.
+  std::vector<bool> done(cp.kernels.size(), false);
+  for (const LeafPlan& p : r.plans) {
+    if (p.kernel < 0 || done[p.kernel]) continue;
+    done[p.kernel] = true;
+    const TileRoot& root = r.roots.at(p.root);
+    o.begin_object();
+    o.key("coreType").value(core_name(p.core));
+    o.key("func_magicname").value(cp.kernels[p.kernel].name);
+    o.key("graphtype").value(kBlockGraph);
+    o.key("hash").value(p.hash);
+    o.key("operations").begin_array();
+    for (size_t i = 0; i < p.steps.size(); ++i) {
+      const TileOp& op = tile_op(root, p.steps[i].op);
+      o.begin_object();
+      o.key("ioperands").begin_array();
+      for (int s : op.srcs) o.value(p.buffer_index(s));
+      o.end_array();
+      o.key("ooperands").begin_array();
+      if (op.dst >= 0) o.value(p.buffer_index(op.dst));
+      o.end_array();
+      o.key("op_attr").begin_object();
+      o.key("cycles").value(p.step_end[i] - p.step_start[i]);
+      o.key("pipe").value(pipe_name(p.steps[i].pipe));
+      o.key("start").value(p.step_start[i]);
+      o.end_object();
+      o.key("opcode").value(tile_op_name(op));
+      o.key("opmagic").value(i);
+      o.end_object();
+    }
+    o.end_array();
+    o.key("tensors").begin_array();
+    for (size_t b = 0; b < p.buffers.size(); ++b) {
+      const BufferSlot& s = p.buffers[b];
+      const LocalTile& lt = local_tile(root, s.tile);
+      o.begin_object();
+      o.key("datatype").value(dtype_name(lt.dtype));
+      o.key("magic").value(b);
+      o.key("memoryrange").begin_array().value(s.addr).value(s.addr + s.size).end_array();
+      o.key("memtype").value(mem_kind_name(s.mem));
+      o.key("shape").array(lt.shape);
+      o.end_object();
+    }
+    o.end_array();
+    o.end_object();
+  }
+  o.end_array();
+  o.key("name").value(cp.name);
+  o.key("target").value(cp.target);
+  o.end_object();
+  if (!o.ok()) return emit_program_json_reference(r);  // not UTF-8: the reference's behaviour
+  return o.take() + "\n";
 }
 
 std::string emit_graph_dot(const PipelineResult& r) {

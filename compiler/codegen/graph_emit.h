@@ -11,6 +11,9 @@
 namespace ptoc {
 
 std::string emit_program_json(const PipelineResult& r);
+// The same text through nlohmann's JSON DOM: the reference the tests compare
+// emit_program_json against, and its fallback for text that is not UTF-8.
+std::string emit_program_json_reference(const PipelineResult& r);
 std::string emit_graph_dot(const PipelineResult& r);
 
 }  // namespace ptoc

@@ -3,7 +3,8 @@
 //   gives exactly the plans, kernels, leaves and task graphs that planning
 //   every leaf alone gives (PipelineOptions::share_leaf_plans off), also for
 //   the errors of leaves that do not fit;
-// - the streamed bundle encoder writes the bytes of the nlohmann reference.
+// - the streamed bundle encoder and program.json writer write the bytes of
+//   their nlohmann references.
 // Over every library spec (the GEMM 6144 excepted: it is the benchmark).
 #include <catch2/catch.hpp>
 
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "compiler/codegen/graph_emit.h"
 #include "compiler/frontend/frontend.h"
 #include "compiler/pipeline.h"
 #include "runtime/bundle.h"
@@ -128,7 +130,7 @@ TEST_CASE("leaf classes: shared plans equal per-leaf plans on every library spec
   CHECK(shared_leaves > 0);  // some spec has isomorphic leaves, so sharing was exercised
 }
 
-TEST_CASE("bundle: the streamed encoder writes the bytes of the JSON reference", "[bundle][encode]") {
+TEST_CASE("bundle and program.json: the streamed writers write the bytes of the JSON reference", "[bundle][encode]") {
   int compared = 0;
   for (const auto& spec : library_specs()) {
     INFO(spec);
@@ -140,6 +142,7 @@ TEST_CASE("bundle: the streamed encoder writes the bytes of the JSON reference",
     const std::vector<uint8_t> twin = {1, 2, 3, 0, 255};
     CHECK(runtime::encode_bundle(cp, twin) == runtime::encode_bundle_reference(cp, twin));
     CHECK(runtime::encode_bundle(cp, twin, {9, 9}) == runtime::encode_bundle_reference(cp, twin, {9, 9}));
+    CHECK(emit_program_json(*a.r) == emit_program_json_reference(*a.r));
     ++compared;
   }
   CHECK(compared >= 10);
