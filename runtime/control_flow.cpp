@@ -332,6 +332,15 @@ class IntervalMap {
   Map m_;
 };
 
+// Two views of the same bytes share one map, so an access is looked up once: `dev` at device-task
+// granularity (ids and groups are device-task seqs; kept until collected) and `root` at root-instance
+// granularity inside the device task being built (ids are task indices, groups root instances);
+// `root` is stale, and reset on first touch, when `seq` is not the device task being built.
+struct Cell2 {
+  Cell dev, root;
+  int32_t seq = -1;
+};
+
 // A tensor's bytes seen as rows of `pitch` bytes: row bands, each with its column pieces,
 // so a 2-D tile is one or two map operations instead of one per row.
 class GmTracker {
@@ -343,17 +352,32 @@ class GmTracker {
       t_[i].base = base[i];
     }
   }
-  void clear() {
-    for (auto& t : t_) t.rows.clear();
-  }
 
-  // Records `a` by task `id` of group `g`; appends the ids it must follow to `deps`.
-  void access(const GmAccess& a, uint32_t id, int32_t g, std::vector<uint32_t>& deps) {
+  // Records `a` by task `id` of root-instance group `g` in device task `seq`; appends the task
+  // indices it must follow inside the device task to `deps_root`, and the earlier device tasks
+  // it must follow to `deps_dev` (may name `seq` itself).
+  void access(const GmAccess& a, int32_t seq, uint32_t id, int32_t g, std::vector<uint32_t>& deps_root,
+              std::vector<uint32_t>& deps_dev) {
     T& t = t_[size_t(a.tensor)];
     const uint64_t P = t.pitch, off = a.addr - t.base;
-    auto cell = [&](Cell& c) { a.write ? on_write(c, id, g, deps) : on_read(c, id, g, deps); };
+    auto cell = [&](Cell2& c) {
+      if (c.seq != seq) {
+        c.root.wg = -1;
+        c.root.W.clear();
+        c.root.B.clear();
+        c.root.R.clear();
+        c.seq = seq;
+      }
+      if (a.write) {
+        on_write(c.root, id, g, deps_root);
+        on_write(c.dev, uint32_t(seq), seq, deps_dev);
+      } else {
+        on_read(c.root, id, g, deps_root);
+        on_read(c.dev, uint32_t(seq), seq, deps_dev);
+      }
+    };
     auto rect = [&](uint64_t r0, uint64_t r1, uint64_t c0, uint64_t c1) {
-      t.rows.apply(r0, r1, [&](IntervalMap<Cell>& band) { band.apply(c0, c1, cell); });
+      t.rows.apply(r0, r1, [&](IntervalMap<Cell2>& band) { band.apply(c0, c1, cell); });
     };
     auto linear = [&](uint64_t s, uint64_t len) {  // a contiguous byte range: head, whole rows, tail
       uint64_t e = s + len;
@@ -376,7 +400,9 @@ class GmTracker {
 
   // Drops state that only names ids below `done` (device tasks all finished).
   void collect(uint32_t done) {
-    auto dead = [&](const Cell& c) {
+    // Only `dev` matters: collect runs between device-task builds, when every `root` view is stale.
+    auto dead = [&](const Cell2& c2) {
+      const Cell& c = c2.dev;
       for (auto w : c.W) if (w >= done) return false;
       for (auto b : c.B) if (b >= done) return false;
       for (auto& r : c.R) if (r.first >= done) return false;
@@ -423,7 +449,7 @@ class GmTracker {
 
   struct T {
     uint64_t pitch = 1, base = 0;
-    IntervalMap<IntervalMap<Cell>> rows;
+    IntervalMap<IntervalMap<Cell2>> rows;
   };
   std::vector<T> t_;
   uint64_t cells_ = 0, accesses_ = 0;  // cells after the last collect(), accesses since
@@ -558,12 +584,12 @@ struct ControlFlow::Impl {
   uint32_t func_counter = 0;
   int next_seq = 0;
 
-  GmTracker intra, cross;
-  uint64_t cross_gc_at = 4096;
+  GmTracker tracker;  // GM state inside the device task being built and across device tasks
+  uint64_t gc_at = 4096;
   std::map<int, std::vector<std::pair<uint64_t, uint64_t>>> held_blocks;  // seq -> pool blocks
   std::set<int> done;
   uint32_t watermark = 0;  // every seq below it is released
-  std::vector<uint32_t> deps;
+  std::vector<uint32_t> deps, deps_dev;
   std::vector<GmAccess> scratch;
 
   Impl(const CompiledProgram& prog, DimExpr::Env d, ControlFlowOptions o)
@@ -594,8 +620,7 @@ struct ControlFlow::Impl {
       pitch[i] = g.format == Format::NZ ? uint64_t(g.nz_rows * g.nz_c0 * g.esize)
                                         : uint64_t(g.shape.back()) * uint64_t(g.esize);
     }
-    intra.reset(p.tensors.size(), pitch, layout.base);
-    cross.reset(p.tensors.size(), pitch, layout.base);
+    tracker.reset(p.tensors.size(), pitch, layout.base);
     stack.push_back(Frame{&p.control, 0});
   }
 
@@ -900,8 +925,9 @@ struct ControlFlow::Impl {
     for (size_t ti = 0; ti < rf.tasks.size(); ++ti) {
       const uint32_t id = first + uint32_t(ti);
       deps.clear();
+      deps_dev.clear();
       for (auto& a : dt.tasks[id].accesses)
-        if (tracked[size_t(a.tensor)]) intra.access(a, id, group, deps);
+        if (tracked[size_t(a.tensor)]) tracker.access(a, dt.seq, id, group, deps, deps_dev);
       std::sort(deps.begin(), deps.end());
       deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
       for (uint32_t d : deps) {
@@ -909,10 +935,7 @@ struct ControlFlow::Impl {
         dt.tasks[id].pred_count++;
       }
       stats.edges_cross_root += deps.size();
-      deps.clear();
-      for (auto& a : dt.tasks[id].accesses)
-        if (tracked[size_t(a.tensor)]) cross.access(a, uint32_t(dt.seq), dt.seq, deps);
-      for (uint32_t d : deps)
+      for (uint32_t d : deps_dev)
         if (int(d) != dt.seq && !is_released(int(d))) dt.waits_for.push_back(int(d));
     }
     dt.workspace_bytes += pd.ws;
@@ -959,7 +982,6 @@ struct ControlFlow::Impl {
     n_tasks = 0;
     dt.waits_for.clear();
     dt.workspace_bytes = 0;
-    intra.clear();
     const uint64_t cap = opt.max_workspace_kb > 0 ? uint64_t(opt.max_workspace_kb) * 1024 : 0;
     while (int64_t(n_roots) < opt.stitch_function_max_num) {
       if (!have_pending) {
@@ -999,9 +1021,9 @@ struct ControlFlow::Impl {
     }
     // Forget dependency state of finished device tasks; sweeping only after as many new accesses
     // as cells survived the last sweep keeps the cost amortised O(1) per access.
-    if (cross.accesses() > cross_gc_at) {
-      cross.collect(watermark);
-      cross_gc_at = std::max<uint64_t>(4096, cross.cells());
+    if (tracker.accesses() > gc_at) {
+      tracker.collect(watermark);
+      gc_at = std::max<uint64_t>(4096, tracker.cells());
     }
   }
 };
