@@ -92,7 +92,7 @@ def check_topo(text, tasks):
         rows[(seq, tid)] = (leaf, ctype, succ, f[3])
     need(set(rows) == set(tasks), f"dyn_topo.txt and L1 disagree on the task set: "
          f"{sorted(set(rows) ^ set(tasks))[:6]}")
-    edges = 0
+    edges = {}
     for key, (leaf, ctype, succ, _) in rows.items():
         t = tasks[key]
         need(leaf == t["leafIndex"], f"task {key}: leafIndex {t['leafIndex']} in L1, {leaf} in dyn_topo")
@@ -102,7 +102,7 @@ def check_topo(text, tasks):
             need(tasks[(key[0], s)]["execStart"] >= t["execEnd"],
                  f"task {(key[0], s)} starts at {tasks[(key[0], s)]['execStart']} before its predecessor "
                  f"{key} ends at {t['execEnd']}")
-            edges += 1
+            edges.setdefault(key, set()).add(s)
     return rows, edges
 
 
@@ -172,7 +172,7 @@ def check_perf(lanes, ndev, tasks, freq):
     return cores
 
 
-def check_swimlane(sw, tasks, lanes, freq, flows_expected):
+def check_swimlane(sw, tasks, lanes, freq, edges):
     """merged_swimlane.json: AICPU View (pid 0) holds every perf event, Machine View (pid 1) every task on
     tid 1000 + 2 * (blockIdx + 1) (or +1), at the L1 times; flows pair up and point forward."""
     need(isinstance(sw, dict) and isinstance(sw.get("traceEvents"), list), "merged_swimlane.json has no traceEvents")
@@ -205,7 +205,17 @@ def check_swimlane(sw, tasks, lanes, freq, flows_expected):
             fins[e["id"]] = e["ts"]
     need(set(starts) == set(fins), "dependency flow events do not pair up (s without f or f without s)")
     need(all(starts[i] <= fins[i] + 1e-6 for i in starts), "a dependency flow ends before it starts")
-    need(len(starts) >= flows_expected, f"{len(starts)} dependency flows, dyn_topo.txt has {flows_expected} edges")
+    # Each flow joins a predecessor's end (s at end - 0.0001) to a successor's start (f), along a dyn_topo edge.
+    ends, begins = {}, {}
+    for key, t in tasks.items():  # L1 times (the flows are placed at them, as draw_swim_lane does)
+        ends.setdefault(round(t["execEnd"] / freq, 3), set()).add(key)
+        begins.setdefault(round(t["execStart"] / freq, 3), set()).add(key)
+    for i in starts:
+        preds = set().union(*(ends.get(round(starts[i] + 0.0001 + dt, 3), set()) for dt in (-0.001, 0, 0.001)))
+        succs = set().union(*(begins.get(round(fins[i] + dt, 3), set()) for dt in (-0.001, 0, 0.001)))
+        need(any(p[0] == q[0] and q[1] in edges.get(p, ()) for p in preds for q in succs),
+             f"flow {i} ({starts[i]} -> {fins[i]}) does not join a task's end to a dyn_topo successor's start")
+    need(bool(starts) == bool(edges), f"{len(starts)} dependency flows but dyn_topo.txt has {sum(map(len, edges.values()))} edges")
     for e in ev:
         if e.get("ph") == "C":
             need(e["name"] in ("ReadyCount_AIC", "ReadyCount_AIV", "ReadyCount_Total", "Dependence Solving (MHz)"),
@@ -344,16 +354,73 @@ def check_run(out, base, ptorun, run, info, ref):
     need(roots <= hashes, f"dyn_topo rootHash {sorted(roots - hashes)[:3]} not a function hash in program.json")
     lanes = lanes_of(load(folder, "machine_trace_perf_data_0.json"), freq)
     check_perf(lanes, ndev, tasks, freq)
-    flows = check_swimlane(load(folder, "merged_swimlane.json"), tasks, lanes, freq, 0)
+    flows = check_swimlane(load(folder, "merged_swimlane.json"), tasks, lanes, freq, edges)
     op = load(folder, "machine_runtime_operator_trace_0.json")
     opx = [e for e in op.get("traceEvents", []) if e.get("ph") == "X"]
     need(len(opx) == sum(len(l[2]) for l in lanes), "machine_runtime_operator_trace_0.json event count differs from the perf data")
     check_pmu(load(folder, "tilefwk_prof_pmu.csv"), tasks, freq)
+    if ref.pmu_trace:
+        check_pmu_trace(folder, tasks, freq)
+    else:
+        need(not glob.glob(os.path.join(folder, "PROF_*")), "a PMU trace was written though the bundle has none")
     e2e, util, opus = check_summary(out, tasks, lanes, freq)
     check_analyze(run([ptorun, "analyze", folder]).stdout, lanes, freq)
     pm = run([ptorun, "pmu-csv", folder]).stdout
     need(re.search(rf"\b{ntasks} tasks\b", pm), f"ptorun pmu-csv does not report {ntasks} tasks")
     m = re.search(r"^root functions \((\d+), (\d+) tasks\)", info, re.M)
     need(m, "ptorun info prints no 'root functions (N, T tasks)' line")
-    return (f"{ntasks} tasks, {ndev} device tasks, {nroots} roots, {edges} dependency edges, {flows} flows; "
+    return (f"{ntasks} tasks, {ndev} device tasks, {nroots} roots, {sum(map(len, edges.values()))} dependency "
+            f"edges, {flows} flows; "
             f"AICore {e2e} us at {util}%, operator {opus} us")
+
+
+IDENTICAL = ("tilefwk_L1_prof_data.json", "dyn_topo.txt", "program.json", "machine_trace_perf_data_0.json",
+             "machine_runtime_operator_trace_0.json", "merged_swimlane.json", "tilefwk_prof_pmu.csv")
+
+
+def check_identical(base1, base2):
+    """Two runs of one bundle (the second timing-only) wrote the same artifacts, byte for byte."""
+    f1, f2 = (sorted(glob.glob(os.path.join(b, "output_*"))) for b in (base1, base2))
+    need(len(f1) == 1 and len(f2) == 1, "expected one output_* folder per run")
+    for name in IDENTICAL:
+        a, b = (open(os.path.join(f[0], name), "rb").read() if os.path.exists(os.path.join(f[0], name)) else None
+                for f in (f1, f2))
+        need(a is not None and a == b, f"{name} differs between a run with numerics and a timing-only run "
+             f"({f1[0]} vs {f2[0]})")
+
+
+def check_pmu_trace(folder, tasks, freq):
+    """950 + enable_pmu_trace: PROF_*/mindstudio_profiler_output/msprof_*.json, a per-pipe timeline of at most 6
+    cores; every pipe span lies inside its L1 task on that core; mark_stamp pairs (MTE2 head, MTE3 tail) carry
+    the task's PMU id."""
+    files = glob.glob(os.path.join(folder, "PROF_*", "mindstudio_profiler_output", "msprof_*.json"))
+    need(len(files) == 1, f"expected one PROF_*/mindstudio_profiler_output/msprof_*.json, found {len(files)}")
+    with open(files[0]) as f:
+        ev = json.load(f)["traceEvents"]
+    procs = {e["pid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e["name"] == "process_name"}
+    need(0 < len(procs) <= 6, f"PMU trace covers {len(procs)} cores (1..6 expected)")
+    by_core = {}
+    for t in tasks.values():
+        by_core.setdefault(f"{t['type']}_{t['core'] + 1}", []).append(t)
+    stamps = {}
+    spans = 0
+    for e in ev:
+        if e.get("ph") == "X":
+            core = procs.get(e["pid"])
+            need(core in by_core, f"PMU trace lane {core!r} is not a core that ran tasks")
+            key = (e["args"]["seqNo"], e["args"]["taskId"])
+            t = tasks.get(key)
+            need(t is not None and f"{t['type']}_{t['core'] + 1}" == core, f"PMU trace span for task {key} on {core}")
+            lo, hi = t["execStart"] / freq, t["execEnd"] / freq
+            need(lo - 1e-6 <= e["ts"] and e["ts"] + e["dur"] <= hi + 1e-3 and e["dur"] >= 0,
+                 f"PMU trace span {e['name']} [{e['ts']}, +{e['dur']}] outside task {key} [{lo}, {hi}]")
+            need(0 <= e["args"]["pmu_id"] < 4096, f"pmu_id {e['args']['pmu_id']} is not mod 4096")
+            stamps.setdefault((e["pid"], e["args"]["pmu_id"]), 0)
+            spans += 1
+        elif e.get("ph") == "i":
+            need(e["name"] == f"mark_stamp {e['args']['pmu_id']}", f"stamp name {e['name']!r}")
+            k = (e["pid"], e["args"]["pmu_id"])
+            stamps[k] = stamps.get(k, 0) + 1
+    need(spans > 0, "PMU trace has no pipe spans")
+    need(all(n >= 2 and n % 2 == 0 for n in stamps.values()), f"mark_stamp pairs per (core, pmu id): {stamps}")
+    return spans

@@ -9,8 +9,10 @@
                                             reference in refs.py, and every artifact of the run is
                                             parsed and checked for consistency (artifacts.py)
   conformance.py diag PTOC SPEC...          each malformed spec (test/conformance/bad/*.yaml) fails
-                                            `ptoc check` with exit 1 and exactly the diagnostics its
-                                            `# expect:` comment lines list (line:col: kind: text)
+                                            `ptoc check` with exit 1 (0 if only warnings) and exactly the
+                                            diagnostics its `# expect:` lines list (line:col: kind: text),
+                                            in order, each with its source line and caret, plus every
+                                            `# hint:` line
   --keep DIR                                work in DIR and keep everything (default: a temp dir,
                                             removed when the spec passes)
 """
@@ -150,6 +152,12 @@ def check_spec(a, spec, work):
         raise Failure("ptorun differs from NumPy:\n  " + "\n  ".join(bad))
     if p.returncode != 0:
         raise Failure("ptorun --check failed though every output matches NumPy")
+
+    # Same bundle, inputs and switches, timing only: the timeline and every artifact must be byte-identical.
+    prof2 = os.path.join(work, "prof_timing")
+    run([a.ptorun, bundle, *args, "--timing-only", "--runtime-debug-mode", "1", "--dump-device-perf",
+         "--pmu-event-type", "2", "--output-dir", prof2, *ref.run_args])
+    artifacts.check_identical(prof, prof2)
 
     info = run([a.ptorun, "info", bundle]).stdout
     checked = artifacts.check_run(p.stdout + p.stderr, prof, a.ptorun, run, info, ref)

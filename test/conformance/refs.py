@@ -13,10 +13,10 @@ from numerics import rnd as r, cast, idiv, sigmoid, gelu
 
 class Ref:
     def __init__(self, fn, dims=None, kinds=None, warnings=(), compile_args=(), run_args=(),
-                 expect_roots=None, expect_devtasks=None):
+                 expect_roots=None, expect_devtasks=None, pmu_trace=False):
         self.fn, self.dims, self.kinds = fn, dims or {}, kinds or {}
         self.warnings, self.compile_args, self.run_args = list(warnings), list(compile_args), list(run_args)
-        self.expect_roots, self.expect_devtasks = expect_roots, expect_devtasks
+        self.expect_roots, self.expect_devtasks, self.pmu_trace = expect_roots, expect_devtasks, pmu_trace
 
 
 REFS = {}
@@ -258,7 +258,7 @@ def knobs_all(i, d):
     return {"h": p, "y": r(np.maximum(p, 0), "fp16")}
 
 
-@ref(dims={"B": 40})
+@ref(dims={"B": 40}, pmu_trace=True)
 def target_950(i, d):
     return {"y": r(np.tanh(r(i["x"] + i["g"], "bf16")), "bf16")}
 
