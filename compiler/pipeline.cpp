@@ -87,12 +87,12 @@ void remap_control(std::vector<LoopNode>& nodes, const std::vector<int>& fn_of_t
   }
 }
 
-// A structural class of leaves (LeafShape): planned once, on its first leaf;
+// A structural class of leaves (LeafShaper): planned once, on its first leaf;
 // the other leaves get a copy with their own op and tile ids.
 struct LeafClass {
   int rep = -1;                     // plan index of the first leaf, the one planned
   std::vector<int> step_pos;        // per step of rep: position of its op in the subgraph's ops
-  std::vector<int> buffer_local;    // per buffer of rep: local tile index (LeafShape::tiles)
+  std::vector<int> buffer_local;    // per buffer of rep: local tile index (LeafShaper::tiles)
   std::optional<BufferOverflow> overflow;
   bool fallback = false;            // fitted only in the sequential order
 };
@@ -141,19 +141,18 @@ bool run_backend(PipelineResult& r, const Platform& plat, DiagEngine& diags, Pas
     std::unordered_map<uint64_t, std::vector<int>> by_hash;  // key hash -> classes
     std::vector<std::vector<int64_t>> keys;                  // per class
     for (int i = 0; i < np; ++i) {
-      LeafShape s = shaper.shape(r.roots[r.plans[i].root], *sg_of[i], out.tensors);
-      std::vector<int>& cands = by_hash[s.hash];
+      std::vector<int>& cands = by_hash[shaper.shape(r.roots[r.plans[i].root], *sg_of[i], out.tensors)];
       int c = -1;
       for (int x : cands)
-        if (keys[x] == s.key) c = x;
+        if (keys[x] == shaper.key) c = x;
       if (c < 0) {
         c = int(classes.size());
         classes.emplace_back().rep = i;
-        keys.push_back(std::move(s.key));
+        keys.push_back(shaper.key);
         cands.push_back(c);
       }
       class_of[i] = c;
-      tiles_of[i] = std::move(s.tiles);
+      tiles_of[i] = shaper.tiles;
     }
   });
   // Where the representative's ops and tiles sit inside its subgraph, to rename them per leaf.

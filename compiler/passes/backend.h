@@ -55,7 +55,7 @@ void estimate_leaf_cost(const TileRoot& root, const Platform& plat, LeafPlan& pl
 
 // leaf_dedup.cpp: canonical text and structural hash of each leaf, one
 // Kernel per distinct hash, named `<spec name>_<hash hex 8>`. Leaves with the
-// same `class_of` entry (equal LeafShape, hence equal text) share the text of
+// same `class_of` entry (equal LeafShaper keys, hence equal text) share the text of
 // the first of them, which alone keeps it in LeafPlan::canonical.
 std::string leaf_canonical_text(const TileRoot& root, const std::vector<GmTensor>& tensors, const LeafPlan& plan);
 void dedup_leaves(const std::string& spec_name, const std::vector<TileRoot>& roots,

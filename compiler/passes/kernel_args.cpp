@@ -26,6 +26,8 @@ void layout_kernel_args(const TileRoot& root, const std::vector<GmTensor>& tenso
   a.step_gm_slot.assign(n, -1);
   a.step_offset_arg.assign(n, -1);
   a.step_extent_arg.assign(n, -1);
+  a.values.reserve(size_t(4 * n) + 3 * plan.buffers.size());  // a GEMM leaf: ~400 arguments
+  a.buffer_valid_arg.reserve(plan.buffers.size());
   auto push = [&](const DimExpr& e) {
     a.values.push_back(e);
     return int(a.values.size()) - 1;
@@ -62,8 +64,10 @@ void layout_kernel_args(const TileRoot& root, const std::vector<GmTensor>& tenso
     const LocalTile& lt = local_tile(root, b.tile);
     a.buffer_valid_arg.push_back(int(a.values.size()));
     for (size_t d = 0; d < lt.shape.size(); ++d) {
-      DimExpr v = d < lt.valid.size() ? lt.valid[d] : DimExpr(lt.shape[d]);
-      push(v);
+      if (d < lt.valid.size())
+        a.values.push_back(lt.valid[d]);
+      else
+        a.values.emplace_back(lt.shape[d]);
     }
   }
 }

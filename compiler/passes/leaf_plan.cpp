@@ -75,10 +75,10 @@ bool is_gm_op(TileOpKind k) { return k == TileOpKind::CopyIn || k == TileOpKind:
 
 }  // namespace
 
-LeafShape LeafShaper::shape(const TileRoot& root, const Subgraph& sg, const std::vector<GmTensor>& tensors) {
-  LeafShape out;
-  std::vector<int64_t>& k = out.key;
-  k.reserve(24 * sg.ops.size() + 16);
+uint64_t LeafShaper::shape(const TileRoot& root, const Subgraph& sg, const std::vector<GmTensor>& tensors) {
+  std::vector<int64_t>& k = key;
+  k.clear();
+  tiles.clear();
   if (tile_local.size() < root.tiles.size()) tile_local.resize(root.tiles.size(), -1);
   if (tensor_local.size() < tensors.size()) tensor_local.resize(tensors.size(), -1);
   std::vector<int> gm_used;                              // tensor ids in first-use order
@@ -87,8 +87,8 @@ LeafShape LeafShaper::shape(const TileRoot& root, const Subgraph& sg, const std:
     if (t < 0) return -1;
     int& l = tile_local.at(size_t(t));
     if (l < 0) {
-      l = int(out.tiles.size());
-      out.tiles.push_back(t);
+      l = int(tiles.size());
+      tiles.push_back(t);
     }
     return l;
   };
@@ -137,7 +137,7 @@ LeafShape LeafShaper::shape(const TileRoot& root, const Subgraph& sg, const std:
   }
   for (int t : gm_used) tensor_local[size_t(t)] = -1;
   // The tiles: what the buffer plan, the cost and the kernel text read.
-  for (int t : out.tiles) {
+  for (int t : tiles) {
     const LocalTile& lt = local_tile(root, t);
     k.push_back(int64_t(lt.mem) | int64_t(lt.dtype) << 8 | int64_t(lt.layout) << 16);
     k.push_back(int64_t(lt.shape.size()));
@@ -147,12 +147,11 @@ LeafShape LeafShaper::shape(const TileRoot& root, const Subgraph& sg, const std:
     tile_local[size_t(t)] = -1;
   }
   // Buffers are sorted by tile id: the relative order of the ids is structure too.
-  std::vector<int> by_id(out.tiles.size());
-  for (size_t i = 0; i < by_id.size(); ++i) by_id[i] = int(i);
-  std::sort(by_id.begin(), by_id.end(), [&](int a, int b) { return out.tiles[a] < out.tiles[b]; });
-  for (int i : by_id) k.push_back(i);
-  out.hash = XXH64(k.data(), k.size() * sizeof(int64_t), 0);
-  return out;
+  by_id_.resize(tiles.size());
+  for (size_t i = 0; i < by_id_.size(); ++i) by_id_[i] = int(i);
+  std::sort(by_id_.begin(), by_id_.end(), [&](int a, int b) { return tiles[a] < tiles[b]; });
+  for (int i : by_id_) k.push_back(i);
+  return XXH64(k.data(), k.size() * sizeof(int64_t), 0);
 }
 
 }  // namespace ptoc

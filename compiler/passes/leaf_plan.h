@@ -80,22 +80,24 @@ struct LeafPlan {
   int buffer_index(int tile) const;           // -1 if none
 };
 
-// The structural class of a leaf (leaf_plan.cpp): everything schedule,
+// The structural class of a leaf (LeafShaper, leaf_plan.cpp): everything schedule,
 // buffer_plan, insert_sync, leaf_cost and the kernel text read from a
 // subgraph, with its tiles and GM tensors renamed by first use. Two leaves
 // with equal keys get the same plan up to that renaming (step i runs the op
 // at the same position in Subgraph::ops; buffer b holds the tile with the same
 // local index), so the pipeline plans one leaf per class and copies the plan
 // to the others (a GEMM's 1152 leaves are a handful of classes).
-struct LeafShape {
-  std::vector<int64_t> key;   // compared for equality (hash only buckets)
-  uint64_t hash = 0;
-  std::vector<int> tiles;     // local index -> tile id, in first-use order
-};
-// Scratch maps reused across calls (sized to the largest root seen).
+// The key of one leaf is computed into reused buffers (no allocation per leaf
+// once they have grown).
 struct LeafShaper {
-  std::vector<int> tile_local, tensor_local;
-  LeafShape shape(const TileRoot& root, const Subgraph& sg, const std::vector<GmTensor>& tensors);
+  std::vector<int64_t> key;   // of the last shape() call; compared for equality (the hash only buckets)
+  std::vector<int> tiles;     // of the last shape() call: local index -> tile id, in first-use order
+  std::vector<int> tile_local, tensor_local;  // scratch maps, sized to the largest root seen
+  // Fills `key` and `tiles` for `sg`; returns the key's hash.
+  uint64_t shape(const TileRoot& root, const Subgraph& sg, const std::vector<GmTensor>& tensors);
+
+ private:
+  std::vector<int> by_id_;
 };
 
 // Index helpers over a TileRoot (ids are checked to equal their positions).

@@ -1,5 +1,5 @@
 // The backend's speed-ups must not change a byte of output:
-// - planning one leaf per structural class (LeafShape) and copying the plan
+// - planning one leaf per structural class (LeafShaper key) and copying the plan
 //   gives exactly the plans, kernels, leaves and task graphs that planning
 //   every leaf alone gives (PipelineOptions::share_leaf_plans off), also for
 //   the errors of leaves that do not fit;
