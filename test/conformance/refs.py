@@ -383,3 +383,44 @@ def inf_literals(i, d):
     x = i["x"]
     return {"lo": x.copy(), "hi": r(x * 2, "fp32"), "big": np.full((8, 32), np.inf),
             "mx": x[:, :16].max(-1, keepdims=True)}
+
+
+# --- more data flow and edge values ------------------------------------------------------------
+
+@ref(dims={"B": 9}, expect_roots=9)
+def accumulate_ws(i, d):
+    x = i["x"]
+    pre = np.zeros_like(x)
+    s = np.zeros((1, x.shape[1]))
+    for b in range(x.shape[0]):
+        s = r(s + x[b:b + 1], "fp32")
+        pre[b] = s
+    return {"acc": s, "prefix": pre}
+
+
+@ref(dims={"R": 5}, expect_roots=5)
+def dim_from_flag(i, d):
+    row = r(r(i["v"] * 3, "fp16") - 1, "fp16")
+    return {"y": np.tile(row, (d["R"], 1))}
+
+
+@ref()
+def overflow_fp16(i, d):
+    x, h = i["x"], "fp16"
+    return {"e": r(np.exp(r(x * 4, h)), h), "p": r(x * 30000, h)}
+
+
+@ref()
+def bool_mask(i, d):
+    x, m, h = i["x"], i["m"], "fp16"
+    y = r(r(x * m, h) + r(r(1 - m, h) * -100, h), h)
+    return {"y": y, "rs": r(r(x * m, h).sum(-1, keepdims=True), "fp32"), "cnt": m.sum(1, keepdims=True)}
+
+
+@ref(dims={"B": 37}, expect_roots=10, expect_devtasks=2,  # 10 roots, stitch 5 from the command line (file: 4)
+     run_args=["--set", "runtime.device_sched_mode=2", "--set", "runtime.stitch_function_max_num=5"])
+def sched_rounds(i, d):
+    f = "fp32"
+    x = i["x"]
+    e = r(np.exp(r(x - x.max(-1, keepdims=True), f)), f)
+    return {"y": r(r(e / r(e.sum(-1, keepdims=True), f), f), "fp16")}
