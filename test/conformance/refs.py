@@ -424,3 +424,24 @@ def sched_rounds(i, d):
     x = i["x"]
     e = r(np.exp(r(x - x.max(-1, keepdims=True), f)), f)
     return {"y": r(r(e / r(e.sum(-1, keepdims=True), f), f), "fp16")}
+
+
+@ref(dims={"M": 150}, expect_roots=3)  # 10 blocks of 16 rows: gears 4 + 4 + 2 (3 roots); the last block has 6 valid rows
+def mm_dyn_unroll_nz(i, d):
+    f = "fp32"
+    s = mm(i["x"], i["w"])
+    e = r(np.exp(r(s - s.max(-1, keepdims=True), f)), f)
+    return {"p": r(r(e / r(e.sum(-1, keepdims=True), f), f), "bf16")}
+
+
+@ref()
+def mm_reduce_cols(i, d):
+    c = mm(i["a"], i["b"])
+    return {"colmax": c.max(0, keepdims=True), "rowmean": r(c.mean(1), "fp32"), "ct": r(c.T * 0.5, "fp32")}
+
+
+@ref(dims={"B": 21})
+def static_loop_slices(i, d):
+    x, f = i["x"], "fp32"
+    y = np.concatenate([r(x[:, 0:32] + 0, f), r(x[:, 32:64] * -1, f), r(x[:, 64:96] + 2, f)], 1)
+    return {"y": y}
