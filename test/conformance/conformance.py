@@ -13,6 +13,9 @@
                                             diagnostics its `# expect:` lines list (line:col: kind: text),
                                             in order, each with its source line and caret, plus every
                                             `# hint:` line
+  conformance.py runerrors PTOC PTORUN       run-time mistakes (inconsistent dims, a divisible_by
+                                            violation, wrong dtype or rank, missing --dim, unknown
+                                            input) each give one `ptorun: error:` line and exit 2
   --keep DIR                                work in DIR and keep everything (default: a temp dir,
                                             removed when the spec passes)
 """
@@ -234,6 +237,55 @@ def cmd_diag(a):
     print(f"ok: {len(a.specs)} malformed specs give their diagnostics")
 
 
+# Run-time user mistakes: (spec, inputs as {name: (numpy dtype, shape)}, extra args, exit status, texts the
+# one-line error must contain). Each must be a clear `ptorun: error:` line, never a crash.
+RUN_ERRORS = [
+    ("dyn_shared_dim", {"x": ("float32", (19, 64)), "g": ("float32", (20, 1))}, [], 2,
+     ["dim B", "input x axis 0 has 19", "input g axis 0 has 20"]),
+    ("dyn_divisible", {"x": ("float16", (72, 128)), "w": ("float16", (128,))}, ["--runtime-debug-mode", "4"], 2,
+     ["T = 72", "divisible", "16"]),
+    ("dyn_divisible", {"x": ("float16", (64, 128)), "w": ("int32", (128,))}, [], 2,
+     ["input 'w'", "wrong dtype", "fp16", "int32"]),
+    ("dyn_divisible", {"x": ("float16", (2, 64, 128)), "w": ("float16", (128,))}, [], 2,
+     ["input x", "rank 3", "rank 2"]),
+    ("dyn_divisible", {"x": ("float16", (64, 100)), "w": ("float16", (128,))}, [], 2, ["x", "100", "128"]),
+    ("dim_from_flag", {"v": ("float16", (48,))}, [], 2, ["dim R", "--dim R="]),
+    ("ew_fp16_ops", {}, ["--input", "nosuch=x.npy"], 2, ["nosuch"]),
+]
+
+
+def cmd_runerrors(a):
+    failed = []
+    work = tempfile.mkdtemp(prefix="ptoc-conf-err-")
+    for k, (name, inputs, extra, rc, texts) in enumerate(RUN_ERRORS):
+        bundle = os.path.join(work, name + ".bundle")
+        if not os.path.exists(bundle):
+            run([a.ptoc, os.path.join(HERE, "specs", name + ".yaml"), "-o", bundle])
+        args = []
+        for t, (dt, shape) in inputs.items():
+            path = os.path.join(work, f"e{k}_{t}.npy")
+            np.save(path, np.ones(shape, dtype=dt))
+            args += ["--input", f"{t}={path}"]
+        p = run([a.ptorun, bundle, *args, *extra, "--output-dir", os.path.join(work, f"out{k}")], expect=None)
+        err = [l for l in p.stderr.splitlines() if l.startswith("ptorun: error:")]
+        print(p.stderr)
+        problems = []
+        if p.returncode != rc:
+            problems.append(f"exit {p.returncode}, expected {rc}")
+        if len(err) != 1:
+            problems.append(f"{len(err)} 'ptorun: error:' lines, expected 1")
+        problems += [f"error does not mention {t!r}" for t in texts if not err or t not in err[0]]
+        if os.path.isdir(os.path.join(work, f"out{k}")) and os.listdir(os.path.join(work, f"out{k}")):
+            problems.append("a failed run left an output folder")
+        if problems:
+            failed.append(f"case {k} ({name} {extra}): " + "; ".join(problems))
+    shutil.rmtree(work, ignore_errors=True)
+    if failed:
+        print("\n".join(failed))
+        sys.exit(1)
+    print(f"ok: {len(RUN_ERRORS)} run-time mistakes give one clear error each")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -242,14 +294,17 @@ def main():
     r.add_argument("ptorun")
     r.add_argument("specs", nargs="+")
     r.add_argument("--keep")
+    e = sub.add_parser("runerrors")
+    e.add_argument("ptoc")
+    e.add_argument("ptorun")
     d = sub.add_parser("diag")
     d.add_argument("ptoc")
     d.add_argument("specs", nargs="+")
     a = p.parse_args()
     a.ptoc = os.path.abspath(a.ptoc)
-    if a.cmd == "run":
+    if a.cmd in ("run", "runerrors"):
         a.ptorun = os.path.abspath(a.ptorun)
-        cmd_run(a)
+        (cmd_run if a.cmd == "run" else cmd_runerrors)(a)
     else:
         cmd_diag(a)
 

@@ -445,3 +445,8 @@ def static_loop_slices(i, d):
     x, f = i["x"], "fp32"
     y = np.concatenate([r(x[:, 0:32] + 0, f), r(x[:, 32:64] * -1, f), r(x[:, 64:96] + 2, f)], 1)
     return {"y": y}
+
+
+@ref(dims={"B": 19}, expect_roots=3)
+def dyn_shared_dim(i, d):
+    return {"y": r(i["x"] * r(sigmoid(i["g"]), "fp32"), "fp32")}
