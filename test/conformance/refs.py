@@ -450,3 +450,9 @@ def static_loop_slices(i, d):
 @ref(dims={"B": 19}, expect_roots=3)
 def dyn_shared_dim(i, d):
     return {"y": r(i["x"] * r(sigmoid(i["g"]), "fp32"), "fp32")}
+
+
+@ref(compile_args=["--target", "ascend950dt"])
+def target_cli_950dt(i, d):
+    g = r(gelu(i["x"]), "fp16")
+    return {"y": g, "s": r(g.sum(-1, keepdims=True), "fp32")}
