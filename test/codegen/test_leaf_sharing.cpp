@@ -17,6 +17,7 @@
 #include "compiler/pipeline.h"
 #include "runtime/bundle.h"
 #include "runtime/platform.h"
+#include "test/codegen/tile_fixture.h"
 
 namespace fs = std::filesystem;
 using namespace ptoc;
@@ -212,4 +213,77 @@ TEST_CASE("bundle: strings with escapes, UTF-8 and empty containers encode like 
   CHECK_THROWS(runtime::encode_bundle(p, {}));
   p.doc = "cut \xE4\xB8";
   CHECK_THROWS(runtime::encode_bundle(p, {}));
+}
+
+namespace {
+
+DiagEngine fixture_diags() {
+  std::string src;
+  for (int i = 1; i <= 20; ++i) src += "line " + std::to_string(i) + " of the spec, some text here\n";
+  return DiagEngine("test.yaml", src);
+}
+
+// Runs the backend on a copy of the fixture's roots, with or without shared plans.
+struct BackendRun {
+  bool ok = false;
+  std::string diags, plans;
+  int fallbacks = 0;
+};
+BackendRun run_fixture(const test::Fixture& f, bool share) {
+  PipelineResult r = f.r;
+  DiagEngine diags = fixture_diags();
+  PassTimer timer;
+  PipelineOptions po;
+  po.share_leaf_plans = share;
+  BackendRun b;
+  b.ok = run_backend(r, test::fixed_platform(), diags, timer, po);
+  std::ostringstream os;
+  diags.print(os);
+  b.diags = os.str();
+  for (const auto& p : r.plans) b.plans += plan_text(p);
+  b.fallbacks = r.sequential_fallbacks;
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("leaf classes: isomorphic leaves that do not fit each report their own error", "[backend][leaf_classes]") {
+  test::Fixture f(1024, 128, DType::fp32, 256, 128);
+  // Three leaves of one class at different rows (different tile ids and offsets): [256, 128] fp32 in and
+  // out need 256 KiB of the 192 KiB UB. Each leaf's error is reported, located at its own op.
+  for (int k = 0; k < 3; ++k) {
+    int a = f.tile(MemKind::UB, DType::fp32, {256, 128});
+    int b = f.tile(MemKind::UB, DType::fp32, {256, 128});
+    f.subgraph(CoreType::AIV, {f.copy_in(0, a, {256 * k, 0}, {256, 128}), f.vec(OpKind::Exp, {a}, b),
+                               f.copy_out(2, b, {256 * k, 0}, {256, 128})});
+  }
+  BackendRun shared = run_fixture(f, true), alone = run_fixture(f, false);
+  CHECK_FALSE(shared.ok);
+  CHECK(shared.diags == alone.diags);
+  size_t errors = 0;
+  for (size_t at = shared.diags.find("error:"); at != std::string::npos; at = shared.diags.find("error:", at + 1)) ++errors;
+  CHECK(errors == 3);
+}
+
+TEST_CASE("leaf classes: tails, fallbacks and repeated leaves plan as if alone", "[backend][leaf_classes]") {
+  test::Fixture f;
+  // Two merged leaves that fit only in sequential order (one class), then vector leaves whose
+  // tails differ (5 and 16 valid rows: two classes) and repeat (same class at other rows).
+  for (int k = 0; k < 2; ++k) {
+    std::vector<int> ops;
+    for (int c = 0; c < 2; ++c) {
+      auto ch = f.exp_chain(768 * k + 384 * c, 384, c, 384, 64);
+      ops.insert(ops.end(), ch.begin(), ch.end());
+    }
+    f.subgraph(CoreType::AIV, ops, 2);
+  }
+  for (int64_t row : {0, 16, 32, 48})
+    f.subgraph(CoreType::AIV, f.exp_chain(row, row == 48 ? 5 : 16, 0));
+  BackendRun shared = run_fixture(f, true), alone = run_fixture(f, false);
+  REQUIRE(shared.ok);
+  REQUIRE(alone.ok);
+  CHECK(shared.fallbacks == 2);
+  CHECK(shared.fallbacks == alone.fallbacks);
+  CHECK(shared.plans == alone.plans);
+  CHECK(shared.diags == alone.diags);
 }
