@@ -456,3 +456,10 @@ def dyn_shared_dim(i, d):
 def target_cli_950dt(i, d):
     g = r(gelu(i["x"]), "fp16")
     return {"y": g, "s": r(g.sum(-1, keepdims=True), "fp32")}
+
+
+@ref()
+def long_rows(i, d):
+    h, b = i["h"], i["b"]
+    return {"hs": r(h.sum(1, keepdims=True), "fp16"), "bm": r(b.mean(-1, keepdims=True), "bf16"),
+            "vm": r(h[:, 100:400].mean(1, keepdims=True), "fp32"), "mm": mm(b[:, :1000], i["w"])}
