@@ -225,8 +225,22 @@ def check_swimlane(sw, tasks, lanes, freq, edges):
     nperf = sum(len(l[2]) for l in lanes)
     need(len(x0) == nperf, f"AICPU View has {len(x0)} events, perf data {nperf}")
     need(all(e["dur"] >= 0 and e["ts"] >= 0 for e in x0), "AICPU View event with negative time")
-    for i, (ty, b, _) in enumerate(lanes):
+    for i, (ty, b, lev) in enumerate(lanes):
         need(threads.get((0, i)) == f"{ty}-{b}", f"AICPU View tid {i} is {threads.get((0, i))!r}, expected {ty}-{b}")
+        # gen_perfetto's rule: sorted by end, equal ends bumped by one tick, start = previous end (BEGIN: end - 1).
+        got = sorted(((e["ts"], e["dur"], e["name"]) for e in x0 if e["tid"] == i), key=lambda g: g[0] + g[1])
+        need(len(got) == len(lev), f"AICPU View lane {ty}-{b}: {len(got)} events, perf data {len(lev)}")
+        prev = None
+        for (ts, dur, nm), (end, base, rnd, idx) in zip(got, lev):
+            if prev is not None and end <= prev:
+                end = prev + 1
+            start = end - 1 if base == "BEGIN" or prev is None else prev
+            want = (start / freq, max(end - start, 1) / freq)
+            want_name = f"{base}_{rnd}" + ("" if idx is None else f"({idx})")
+            need(nm == want_name, f"AICPU View {ty}-{b}: event {nm!r} where the perf data has {want_name!r}")
+            need(abs(ts - want[0]) <= 1.0 / freq + 1e-6 and abs(dur - want[1]) <= 1.0 / freq + 1e-6,
+                 f"AICPU View {ty}-{b} {nm}: ts/dur {ts}/{dur}, perf data gives {want[0]}/{want[1]}")
+            prev = end
     return len(starts)
 
 
