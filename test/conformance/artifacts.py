@@ -244,7 +244,7 @@ def check_swimlane(sw, tasks, lanes, freq, edges):
     return len(starts)
 
 
-def analyze_expected(lanes, freq):
+def analyze_expected(all_lanes, freq, rnd=0):
     """The analyze table recomputed from the perf data (reference section 2), in us; None for '-'."""
     def dur(ev, base, idx=None):
         for i, e in enumerate(ev):
@@ -252,6 +252,7 @@ def analyze_expected(lanes, freq):
                 return (e[0] - ev[i - 1][0]) / freq if i else 0.0
         return None
 
+    lanes = [(ty, b, [e for e in ev if e[2] == rnd]) for ty, b, ev in all_lanes]
     rows = {}
     for ty, b, ev in lanes:
         if ty == "AICPU-CTRL":
@@ -278,11 +279,13 @@ ANALYZE_COLS = ["Compute Units", "DEV_TASK_BUILD(us)", "ALLOC_THREAD_ID(us)", "I
                 "DEV_TASK_RCV(us)", "Post-process(us)", "End-to-End time(us)", "Total run time(us)"]
 
 
-def check_analyze(text, lanes, freq):
-    need("round1" in text, "analyze printed no round1 banner")
-    rows = [[c.strip() for c in l.strip().strip("|").split("|")] for l in text.splitlines() if l.startswith("|")]
+def check_analyze(text, lanes, freq, rnd=0):
+    banners = re.findall(r"=+ round(\d+) =+", text)
+    need(str(rnd + 1) in banners, f"analyze printed no round{rnd + 1} banner")
+    part = re.split(r"=+ round\d+ =+", text)[banners.index(str(rnd + 1)) + 1]
+    rows = [[c.strip() for c in l.strip().strip("|").split("|")] for l in part.splitlines() if l.startswith("|")]
     need(rows and rows[0] == ANALYZE_COLS, f"analyze header {rows[0] if rows else None}")
-    want = analyze_expected(lanes, freq)
+    want = analyze_expected(lanes, freq, rnd)
     got = {r[0]: r[1:] for r in rows[1:]}
     need(set(got) == set(want), f"analyze rows {sorted(got)}, expected {sorted(want)}")
     for unit, cells in want.items():
@@ -438,3 +441,36 @@ def check_pmu_trace(folder, tasks, freq):
     need(spans > 0, "PMU trace has no pipe spans")
     need(all(n >= 2 and n % 2 == 0 for n in stamps.values()), f"mark_stamp pairs per (core, pmu id): {stamps}")
     return spans
+
+
+def check_rounds(out, base, ptorun, run, rounds, one_round_tasks, one_round_devtasks):
+    """ptorun --rounds N: the summary counts N rounds' work, the perf data holds rounds 0..N-1 each with the
+    same CTRL stages and one build per device task, analyze prints one table per round (each recomputed),
+    and the L1 data / PMU CSV hold one round's tasks (the last launch, as PyPTO overwrites them)."""
+    m = SUMMARY.search(out)
+    need(m and "over %d rounds" % rounds in out, f"no summary line 'over {rounds} rounds'")
+    ntasks, ndev = int(m.group(3)), int(m.group(4))
+    need(ntasks == rounds * one_round_tasks and ndev == rounds * one_round_devtasks,
+         f"{rounds} rounds ran {ntasks} tasks in {ndev} device tasks; one round is {one_round_tasks} in {one_round_devtasks}")
+    freq = FREQ[m.group(2)]
+    folder = sorted(glob.glob(os.path.join(base, "output_*")))[-1]
+    lanes = lanes_of(load(folder, "machine_trace_perf_data_0.json"), freq)
+    for ty, b, ev in lanes:
+        need(sorted({e[2] for e in ev}) == list(range(rounds)), f"perf lane {ty}-{b}: rounds {sorted({e[2] for e in ev})}")
+    ctrl = lanes[0][2]
+    per = [[(e[1], e[3]) for e in ctrl if e[2] == k] for k in range(rounds)]
+    need(all(p == per[0] for p in per), "CTRL stages differ between rounds")
+    need(sum(1 for n, _ in per[0] if n == "DEV_TASK_BUILD") == one_round_devtasks, "builds per round")
+    last_end = [max(e[0] for _, _, ev in lanes for e in ev if e[2] == k) for k in range(rounds)]
+    first_begin = [min(e[0] for _, _, ev in lanes for e in ev if e[2] == k) for k in range(rounds)]
+    need(all(first_begin[k + 1] >= last_end[k] for k in range(rounds - 1)), "a round starts before the previous one ends")
+    text = run([ptorun, "analyze", folder]).stdout
+    for k in range(rounds):
+        check_analyze(text, lanes, freq, k)
+    l1 = load(folder, "tilefwk_L1_prof_data.json")
+    n = sum(len(c["tasks"]) for c in l1)
+    need(n == one_round_tasks, f"L1 prof data holds {n} tasks, one round is {one_round_tasks}")
+    pmu = load(folder, "tilefwk_prof_pmu.csv").strip().splitlines()
+    need(len(pmu) - 1 == one_round_tasks, f"PMU CSV has {len(pmu) - 1} rows, one round is {one_round_tasks}")
+    starts = [t["execStart"] for c in l1 for t in c["tasks"]]
+    need(min(starts) >= first_begin[-1], "the L1 data is not the last round's")

@@ -162,6 +162,13 @@ def check_spec(a, spec, work):
          "--pmu-event-type", "2", "--output-dir", prof2, *ref.run_args])
     artifacts.check_identical(prof, prof2)
 
+    if ref.rounds > 1:
+        m = artifacts.SUMMARY.search(p.stdout + p.stderr)
+        prof3 = os.path.join(work, "prof_rounds")
+        pr = run([a.ptorun, bundle, *args, "--timing-only", "--rounds", str(ref.rounds), "--runtime-debug-mode", "1",
+                  "--dump-device-perf", "--pmu-event-type", "2", "--output-dir", prof3, *ref.run_args])
+        artifacts.check_rounds(pr.stdout + pr.stderr, prof3, a.ptorun, run, ref.rounds, int(m.group(3)), int(m.group(4)))
+
     info = run([a.ptorun, "info", bundle]).stdout
     checked = artifacts.check_run(p.stdout + p.stderr, prof, a.ptorun, run, info, ref)
     print("artifacts ok: " + checked)

@@ -13,10 +13,11 @@ from numerics import rnd as r, cast, idiv, sigmoid, gelu
 
 class Ref:
     def __init__(self, fn, dims=None, kinds=None, warnings=(), compile_args=(), run_args=(),
-                 expect_roots=None, expect_devtasks=None, pmu_trace=False):
+                 expect_roots=None, expect_devtasks=None, pmu_trace=False, rounds=1):
         self.fn, self.dims, self.kinds = fn, dims or {}, kinds or {}
         self.warnings, self.compile_args, self.run_args = list(warnings), list(compile_args), list(run_args)
         self.expect_roots, self.expect_devtasks, self.pmu_trace = expect_roots, expect_devtasks, pmu_trace
+        self.rounds = rounds
 
 
 REFS = {}
@@ -417,7 +418,7 @@ def bool_mask(i, d):
     return {"y": y, "rs": r(r(x * m, h).sum(-1, keepdims=True), "fp32"), "cnt": m.sum(1, keepdims=True)}
 
 
-@ref(dims={"B": 37}, expect_roots=10, expect_devtasks=2,  # 10 roots, stitch 5 from the command line (file: 4)
+@ref(dims={"B": 37}, expect_roots=10, expect_devtasks=2, rounds=3,  # 10 roots, stitch 5 from the command line (file: 4)
      run_args=["--set", "runtime.device_sched_mode=2", "--set", "runtime.stitch_function_max_num=5"])
 def sched_rounds(i, d):
     f = "fp32"
