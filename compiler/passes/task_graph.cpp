@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <queue>
-#include <functional>
 #include <stdexcept>
 
 #include "compiler/passes/backend.h"
@@ -48,47 +47,34 @@ GmRef unview(const GmRef& g, const std::vector<DimExpr>& shape) {
   return r;
 }
 
-// A task's regions with a signature each, to drop duplicate boxes without
-// rendering every dim expression to text (constants compare by value, the
-// others by their canonical text, DimExpr::str).
-struct RegionSet {
-  std::vector<Region>* v;
-  std::vector<uint64_t> sig;  // parallel to *v
-};
-
-uint64_t mix(uint64_t h, uint64_t x) { return (h ^ x) * 0x100000001b3ull + (h >> 29); }
-
-uint64_t dims_sig(uint64_t h, const std::vector<DimExpr>& dims) {
-  h = mix(h, dims.size());
-  for (const DimExpr& e : dims) {
-    if (auto c = e.as_const())
-      h = mix(h, uint64_t(*c));
-    else
-      h = mix(h ^ 0x5bd1e995u, std::hash<std::string>{}(e.str()));
-  }
-  return h;
-}
-
-bool same_dims(const std::vector<DimExpr>& a, const std::vector<DimExpr>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    auto ca = a[i].as_const(), cb = b[i].as_const();
-    if (ca && cb ? *ca != *cb : a[i].str() != b[i].str()) return false;
-  }
-  return true;
+// Whether the box of `r` and `g` is the same, as their texts (DimExpr::str)
+// would say: tensor and ranks first, then the constant dims by value, and only
+// then the symbolic ones by text, so most distinct boxes are told apart
+// without rendering any expression.
+bool same_box(const Region& r, const GmRef& g) {
+  if (r.tensor != g.tensor || r.offset.size() != g.offset.size() || r.extent.size() != g.extent.size()) return false;
+  auto consts_differ = [](const std::vector<DimExpr>& a, const std::vector<DimExpr>& b) {
+    for (size_t i = 0; i < a.size(); ++i) {
+      auto ca = a[i].as_const(), cb = b[i].as_const();
+      if (ca && cb && *ca != *cb) return true;
+    }
+    return false;
+  };
+  if (consts_differ(r.offset, g.offset) || consts_differ(r.extent, g.extent)) return false;
+  auto texts_differ = [](const std::vector<DimExpr>& a, const std::vector<DimExpr>& b) {
+    for (size_t i = 0; i < a.size(); ++i)
+      if (!(a[i].as_const() && b[i].as_const()) && a[i].str() != b[i].str()) return true;
+    return false;
+  };
+  return !texts_differ(r.offset, g.offset) && !texts_differ(r.extent, g.extent);
 }
 
 // Adds g unless an identical box is already there.
-void add_region(RegionSet& set, const GmRef& g0, const std::vector<GmTensor>& tensors) {
+void add_region(std::vector<Region>& v, const GmRef& g0, const std::vector<GmTensor>& tensors) {
   GmRef g = unview(g0, tensors.at(g0.tensor).shape);
-  const uint64_t sig = dims_sig(dims_sig(uint64_t(g.tensor) + 0x9e3779b97f4a7c15ull, g.offset), g.extent);
-  std::vector<Region>& v = *set.v;
-  for (size_t i = 0; i < v.size(); ++i)
-    if (set.sig[i] == sig && v[i].tensor == g.tensor && same_dims(v[i].offset, g.offset) &&
-        same_dims(v[i].extent, g.extent))
-      return;
+  for (const Region& r : v)
+    if (same_box(r, g)) return;
   v.push_back(Region{g.tensor, std::move(g.offset), std::move(g.extent)});
-  set.sig.push_back(sig);
 }
 
 }  // namespace
@@ -161,14 +147,13 @@ void build_task_graphs(const Program& prog, const std::vector<TileRoot>& roots, 
       t.leaf = p->leaf;
       t.gm = p->args.gm_tensors;
       t.args = p->args.values;
-      RegionSet reads{&t.reads, {}}, writes{&t.writes, {}};
       for (const LeafStep& st : p->steps) {
         const TileOp& op = tile_op(tr, st.op);
-        if (op.kind == TileOpKind::CopyIn) add_region(reads, op.gm, out.tensors);
+        if (op.kind == TileOpKind::CopyIn) add_region(t.reads, op.gm, out.tensors);
         if (op.kind == TileOpKind::CopyOut || op.kind == TileOpKind::FixOut) {
-          add_region(writes, op.gm, out.tensors);
+          add_region(t.writes, op.gm, out.tensors);
           // An atomic add reads what it accumulates into.
-          if (op.atomic_add) add_region(reads, op.gm, out.tensors);
+          if (op.atomic_add) add_region(t.reads, op.gm, out.tensors);
         }
       }
       for (int j : succ[i]) t.succ.push_back(task_of[j]);
