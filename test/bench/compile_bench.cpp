@@ -6,8 +6,8 @@
 // Compiles SPEC N times (default 3) in this process through parse_spec() and run_pipeline(), the
 // functions `ptoc` calls, and prints one JSON line: the tile-op count (after expansion), the root
 // templates, leaves and kernels, and the median CPU and wall seconds of a whole compile with the
-// per-pass wall times of the median run. CPU time is the rate's denominator because the machine may be
-// shared; on an idle machine the two agree. test/bench/run_bench.py runs this on the benchmark specs.
+// per-pass wall and CPU times of the median run ("pass_wall_ms", "pass_cpu_ms"). CPU time is the
+// rate's denominator because the machine may be shared; on an idle machine the two agree. test/bench/run_bench.py runs this on the benchmark specs.
 //
 // After the clocks of each compile stop, the same run also serialises what `ptoc -o` writes besides the
 // host twin: program.json (emit_program_json) and the bundle (runtime::write_bundle to a temporary file,
