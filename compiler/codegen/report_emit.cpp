@@ -22,7 +22,12 @@ std::string format_pass_times(const std::vector<PassTiming>& t) {
   // Wall time first (what a user waits); CPU time beside it (what a shared machine still measures fairly;
   // the tiler's own sub-steps, indented, have wall time only).
   os << "pass times (ms):           wall        CPU\n";
-  for (const auto& p : t) os << fmt::format("  {:<24} {:>10.3f} {:>10.3f}\n", p.name, p.ms, p.cpu_ms);
+  for (const auto& p : t) {
+    if (p.name.rfind("  ", 0) == 0 && p.cpu_ms == 0)
+      os << fmt::format("  {:<24} {:>10.3f}\n", p.name, p.ms);  // a tiler sub-step: wall only
+    else
+      os << fmt::format("  {:<24} {:>10.3f} {:>10.3f}\n", p.name, p.ms, p.cpu_ms);
+  }
   os << fmt::format("  {:<24} {:>10.3f} {:>10.3f}\n", "total", total, total_cpu);
   return os.str();
 }
