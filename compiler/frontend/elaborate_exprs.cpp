@@ -105,7 +105,7 @@ int Elaborator::emit(Op op, DType dt, Shape shape, Shape valid, int loc_off, int
     size_t rank = op.output >= 0 ? p_.values[size_t(op.output)].shape.size() : 0;
     size_t in_rank = op.inputs.empty() ? rank : p_.values[size_t(op.inputs[0])].shape.size();
     if (!ts_->vec) {
-      err(loc_off, loc_len, "no vec_tile in force for '" + name + "'",
+      if (!ts_->vec_broken) err(loc_off, loc_len, "no vec_tile in force for '" + name + "'",
           "add {vec_tile: [...]} with " + std::to_string(rank) + " entries before this statement");
     } else if (ts_->vec->shape.size() != rank && !(is_reduction(op.kind) && ts_->vec->shape.size() == in_rank)) {
       std::string tile = "[";
@@ -118,7 +118,7 @@ int Elaborator::emit(Op op, DType dt, Shape shape, Shape valid, int loc_off, int
           "set a vec_tile with " + std::to_string(rank) + " entries before this statement");
     }
   }
-  if (op.kind == OpKind::Matmul && !ts_->cube)
+  if (op.kind == OpKind::Matmul && !ts_->cube && !ts_->cube_broken)
     err(loc_off, loc_len, "no cube_tile in force for 'matmul'",
         "add {cube_tile: {m: [L0, L1], k: [L0, L1], n: [L0, L1]}} before this statement");
   int out = op.output;

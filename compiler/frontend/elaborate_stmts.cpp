@@ -93,8 +93,16 @@ void Elaborator::stmt(const Stmt& s) {
       if (s.assign.subscript) assemble(s);
       else assign(s);
       break;
-    case Stmt::Kind::VecTile: ts_->vec = s.vec; break;
-    case Stmt::Kind::CubeTile: ts_->cube = s.cube; break;
+    case Stmt::Kind::VecTile:
+      if (s.broken) ts_->vec.reset();
+      else ts_->vec = s.vec;
+      ts_->vec_broken = s.broken;
+      break;
+    case Stmt::Kind::CubeTile:
+      if (s.broken) ts_->cube.reset();
+      else ts_->cube = s.cube;
+      ts_->cube_broken = s.broken;
+      break;
     case Stmt::Kind::Label: ts_->label = s.label; break;
     case Stmt::Kind::Scope:
       if (!s.has_body) {

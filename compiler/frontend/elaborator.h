@@ -41,6 +41,7 @@ using Names = std::map<std::string, Binding>;
 struct TileState {
   std::optional<VecTile> vec;
   std::optional<CubeTile> cube;
+  bool vec_broken = false, cube_broken = false;  // the tile in force was reported invalid: no second error
   ScopeInfo scope;
   std::string label;
 };

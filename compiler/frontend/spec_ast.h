@@ -42,6 +42,7 @@ struct Stmt {
   PosMapPtr pos;     // Assign / If: positions inside the string
   VecTile vec;       // VecTile
   CubeTile cube;     // CubeTile
+  bool broken = false;  // VecTile / CubeTile: reported invalid; the ops after it do not also say "no tile"
   LoopAst loop;      // Loop
   ExprPtr cond;      // If
   ScopeInfo scope;   // Scope

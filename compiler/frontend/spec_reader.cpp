@@ -392,7 +392,8 @@ class Reader {
                                         : "a list of " + std::to_string(v.size()) + " entries";
       r_.error(value_loc(n, "vec_tile"), "vec_tile must be a list of 1 to 4 positive integers, got " + got,
                "e.g. {vec_tile: [16, 1024]}");
-      return std::nullopt;
+      s.broken = true;
+      return s;
     }
     bool ok = true;
     for (auto e : v) {
@@ -404,7 +405,7 @@ class Reader {
       }
       s.vec.shape.push_back(*i);
     }
-    if (!ok) return std::nullopt;
+    s.broken = !ok;
     return s;
   }
 
@@ -462,7 +463,10 @@ class Reader {
     check_map(n, {"cube_tile"}, "a cube_tile statement", r_);
     s.kind = Stmt::Kind::CubeTile;
     const YAML::Node c = n["cube_tile"];
-    if (!check_map(c, {"m", "k", "n", "split_k"}, "cube_tile", r_, s.loc)) return std::nullopt;
+    if (!check_map(c, {"m", "k", "n", "split_k"}, "cube_tile", r_, s.loc)) {
+      s.broken = true;
+      return s;
+    }
     std::vector<int64_t> m, k, nn;
     bool ok = cube_axis(c, "m", 2, m);
     ok = cube_axis(c, "k", 3, k) && ok;
@@ -476,7 +480,10 @@ class Reader {
         s.cube.split_k = *b;
       }
     }
-    if (!ok) return std::nullopt;
+    if (!ok) {
+      s.broken = true;  // kept, so the matmuls after it are not also reported as having no cube_tile
+      return s;
+    }
     s.cube.m = {m[0], m[1]};
     s.cube.n = {nn[0], nn[1]};
     s.cube.k = {k[0], k[1], k.size() == 3 ? k[2] : k[1]};
