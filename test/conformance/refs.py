@@ -464,3 +464,10 @@ def long_rows(i, d):
     h, b = i["h"], i["b"]
     return {"hs": r(h.sum(1, keepdims=True), "fp16"), "bm": r(b.mean(-1, keepdims=True), "bf16"),
             "vm": r(h[:, 100:400].mean(1, keepdims=True), "fp32"), "mm": mm(b[:, :1000], i["w"])}
+
+
+@ref(dims={"B": 29}, expect_roots=4)
+def tail_reshape_concat(i, d):
+    x, f = i["x"], "fp32"
+    y = r(r(x * 2, f).reshape(2 * d["B"], 32) + 1, f)
+    return {"y": y, "sw": np.concatenate([x[:, 32:], r(x[:, :32] - 1, f)], 1)}
