@@ -257,10 +257,22 @@ void Elaborator::assemble(const Stmt& s) {
     return;
   }
   for (size_t i = 0; i < tshape.size(); ++i) {
-    // `a:b` and `:` must cover exactly the value; `a:` means "from a".
+    // Only the start offsets place the value (spec-language section 4); a stop that disagrees with the value's
+    // extent does not change what is written, but it is probably a mistake: warn.
     bool open = sr.open_stop[i] && i < a.slices.size() && a.slices[i].kind == Slice::Kind::Range &&
                 a.slices[i].start;
-    if (open || sr.index[i]) {
+    bool fits = open || sr.index[i];
+    if (!fits) {
+      auto d = const_difference(sr.extents[i], vshape[i]);
+      fits = d && *d == 0;
+      if (d && *d != 0)
+        r_.warning(at(a.target_off + a.target_len), "the target region of '" + a.target + "' has " +
+                                                         sr.extents[i].str() + " on axis " + std::to_string(i) +
+                                                         " but the value has " + vshape[i].str() +
+                                                         "; the value's extent is what is written",
+                   "write 'start:' (no stop) to place the value from an offset", 1);
+    }
+    if (!fits || open || sr.index[i]) {
       auto over = const_difference(sr.offsets[i] + vshape[i], tshape[i]);
       if (over && *over > 0) {
         err(a.value->off, a.value->len, "the value " + shape_str(vshape) + " written at offset " +
@@ -268,15 +280,6 @@ void Elaborator::assemble(const Stmt& s) {
                                             " of '" + a.target + "' (size " + tshape[i].str() + ")");
         return;
       }
-      continue;
-    }
-    auto d = const_difference(sr.extents[i], vshape[i]);
-    if (d && *d != 0) {
-      err(a.target_off + a.target_len, 1, "the target region of '" + a.target + "' has " + sr.extents[i].str() +
-                                              " on axis " + std::to_string(i) + " but the value has " +
-                                              vshape[i].str(),
-          "write 'start:' to place the value from an offset");
-      return;
     }
   }
   Op op;

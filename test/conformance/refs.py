@@ -471,3 +471,13 @@ def tail_reshape_concat(i, d):
     x, f = i["x"], "fp32"
     y = r(r(x * 2, f).reshape(2 * d["B"], 32) + 1, f)
     return {"y": y, "sw": np.concatenate([x[:, 32:], r(x[:, :32] - 1, f)], 1)}
+
+
+@ref(warnings=["warning: the target region of 'y' has 8 on axis 0 but the value has 16",
+               "warning: the target region of 'y' has 8 on axis 1 but the value has 32"])
+def assemble_stop(i, d):
+    x, f = i["x"], "fp32"
+    y = np.zeros_like(x)
+    y[4:20] = r(x[:16] * 2, f)
+    y[20:24, 8:40] = r(x[:4, :32] + 1, f)
+    return {"y": y}
