@@ -1,22 +1,10 @@
 #include "dim_expr.h"
 
+#include <cctype>
+#include <charconv>
 #include <stdexcept>
 
 namespace ptoc {
-
-struct DimExpr::Node {
-  Kind kind;
-  int64_t value = 0;
-  std::string name;
-  std::vector<DimExpr> args;
-};
-
-namespace {
-const std::shared_ptr<const DimExpr::Node>& zero_node() {
-  static const auto z = std::make_shared<const DimExpr::Node>(DimExpr::Node{DimExpr::Kind::Const, 0, {}, {}});
-  return z;
-}
-}  // namespace
 
 int64_t floor_div_i64(int64_t a, int64_t b) {
   if (b == 0) throw DimEvalError("division by zero in a dim expression");
@@ -26,124 +14,174 @@ int64_t floor_div_i64(int64_t a, int64_t b) {
 }
 int64_t floor_mod_i64(int64_t a, int64_t b) { return a - floor_div_i64(a, b) * b; }
 
-DimExpr::DimExpr() : n_(zero_node()) {}
-DimExpr::DimExpr(int64_t v) : n_(std::make_shared<const Node>(Node{Kind::Const, v, {}, {}})) {}
-DimExpr DimExpr::sym(const std::string& name) {
-  return DimExpr(std::make_shared<const Node>(Node{Kind::Sym, 0, name, {}}));
+// An identifier: rendering cannot make it look like an operator or a number, so
+// two trees of such symbols print the same text exactly when they are equal.
+static bool plain_name(const std::string& s) {
+  if (s.empty() || !(std::isalpha((unsigned char)s[0]) || s[0] == '_')) return false;
+  for (char ch : s)
+    if (!(std::isalnum((unsigned char)ch) || ch == '_')) return false;
+  return true;
 }
-DimExpr::Kind DimExpr::kind() const { return n_->kind; }
-std::optional<int64_t> DimExpr::as_const() const {
-  if (n_->kind == Kind::Const) return n_->value;
-  return std::nullopt;
-}
-const std::string& DimExpr::name() const { return n_->name; }
-const std::vector<DimExpr>& DimExpr::args() const { return n_->args; }
 
-static int64_t apply_op(DimExpr::Kind k, const std::vector<int64_t>& v) {
+DimExpr DimExpr::sym(const std::string& name) {
+  auto n = std::make_shared<Node>();
+  n->kind = Kind::Sym;
+  n->plain = plain_name(name);
+  n->name = name;
+  return DimExpr(std::shared_ptr<const Node>(std::move(n)));
+}
+const std::string& DimExpr::name() const {
+  static const std::string none;
+  return n_ ? n_->name : none;
+}
+const std::vector<DimExpr>& DimExpr::args() const {
+  static const std::vector<DimExpr> none;
+  return n_ ? n_->args : none;
+}
+
+static int64_t apply_op(DimExpr::Kind k, int64_t a, int64_t b) {
   using K = DimExpr::Kind;
   switch (k) {
-    case K::Add: return v[0] + v[1];
-    case K::Sub: return v[0] - v[1];
-    case K::Mul: return v[0] * v[1];
-    case K::FloorDiv: return floor_div_i64(v[0], v[1]);
-    case K::Mod: return floor_mod_i64(v[0], v[1]);
-    case K::Neg: return -v[0];
-    case K::CeilDiv: return -floor_div_i64(-v[0], v[1]);
-    case K::Min: return std::min(v[0], v[1]);
-    case K::Max: return std::max(v[0], v[1]);
+    case K::Add: return a + b;
+    case K::Sub: return a - b;
+    case K::Mul: return a * b;
+    case K::FloorDiv: return floor_div_i64(a, b);
+    case K::Mod: return floor_mod_i64(a, b);
+    case K::Neg: return -a;
+    case K::CeilDiv: return -floor_div_i64(-a, b);
+    case K::Min: return std::min(a, b);
+    case K::Max: return std::max(a, b);
     default: throw std::logic_error("apply on leaf");
   }
 }
 
-DimExpr DimExpr::make(Kind k, std::vector<DimExpr> args) {
-  bool all_const = true;
-  std::vector<int64_t> vals;
-  for (auto& a : args) {
-    if (!a.is_const()) { all_const = false; break; }
-    vals.push_back(*a.as_const());
-  }
-  if (all_const) {
-    bool div_by_zero = (k == Kind::FloorDiv || k == Kind::Mod || k == Kind::CeilDiv) && vals[1] == 0;
-    if (!div_by_zero) return DimExpr(apply_op(k, vals));
+// Folding and identities of a binary operation, without allocating when they apply.
+DimExpr DimExpr::make2(Kind k, const DimExpr& a, const DimExpr& b) {
+  if (a.is_const() && b.is_const()) {
+    bool div_by_zero = (k == Kind::FloorDiv || k == Kind::Mod || k == Kind::CeilDiv) && b.v_ == 0;
+    if (!div_by_zero) return DimExpr(apply_op(k, a.v_, b.v_));
   }
   // Identities that keep printed forms short.
-  auto c = [&](size_t i) { return args[i].as_const(); };
+  auto is = [](const DimExpr& x, int64_t v) { return x.is_const() && x.v_ == v; };
   switch (k) {
     case Kind::Add:
-      if (c(0) == 0) return args[1];
-      if (c(1) == 0) return args[0];
+      if (is(a, 0)) return b;
+      if (is(b, 0)) return a;
       break;
     case Kind::Sub:
-      if (c(1) == 0) return args[0];
-      if (args[0].same(args[1])) return DimExpr(0);
+      if (is(b, 0)) return a;
+      if (a.same(b)) return DimExpr(0);
       break;
     case Kind::Mul:
-      if (c(0) == 1) return args[1];
-      if (c(1) == 1) return args[0];
-      if (c(0) == 0 || c(1) == 0) return DimExpr(0);
+      if (is(a, 1)) return b;
+      if (is(b, 1)) return a;
+      if (is(a, 0) || is(b, 0)) return DimExpr(0);
       break;
     case Kind::FloorDiv:
     case Kind::CeilDiv:
-      if (c(1) == 1) return args[0];
+      if (is(b, 1)) return a;
       break;
     case Kind::Min:
     case Kind::Max:
-      if (args[0].same(args[1])) return args[0];
+      if (a.same(b)) return a;
       break;
     default: break;
   }
-  return DimExpr(std::make_shared<const Node>(Node{k, 0, {}, std::move(args)}));
+  auto n = std::make_shared<Node>();
+  n->kind = k;
+  n->plain = (a.is_const() || a.n_->plain) && (b.is_const() || b.n_->plain);
+  n->args.reserve(2);
+  n->args.push_back(a);
+  n->args.push_back(b);
+  return DimExpr(std::shared_ptr<const Node>(std::move(n)));
 }
 
-DimExpr operator+(const DimExpr& a, const DimExpr& b) { return DimExpr::make(DimExpr::Kind::Add, {a, b}); }
-DimExpr operator-(const DimExpr& a, const DimExpr& b) { return DimExpr::make(DimExpr::Kind::Sub, {a, b}); }
-DimExpr operator*(const DimExpr& a, const DimExpr& b) { return DimExpr::make(DimExpr::Kind::Mul, {a, b}); }
+DimExpr DimExpr::make(Kind k, std::vector<DimExpr> args) {
+  if (args.size() == 2) return make2(k, args[0], args[1]);
+  // Neg (the only unary operation).
+  if (args[0].is_const()) return DimExpr(apply_op(k, args[0].v_, 0));
+  auto n = std::make_shared<Node>();
+  n->kind = k;
+  n->plain = args[0].n_->plain;
+  n->args = std::move(args);
+  return DimExpr(std::shared_ptr<const Node>(std::move(n)));
+}
+
+DimExpr operator+(const DimExpr& a, const DimExpr& b) { return DimExpr::make2(DimExpr::Kind::Add, a, b); }
+DimExpr operator-(const DimExpr& a, const DimExpr& b) { return DimExpr::make2(DimExpr::Kind::Sub, a, b); }
+DimExpr operator*(const DimExpr& a, const DimExpr& b) { return DimExpr::make2(DimExpr::Kind::Mul, a, b); }
 DimExpr operator-(const DimExpr& a) { return DimExpr::make(DimExpr::Kind::Neg, {a}); }
-DimExpr floordiv(const DimExpr& a, const DimExpr& b) { return DimExpr::make(DimExpr::Kind::FloorDiv, {a, b}); }
-DimExpr mod(const DimExpr& a, const DimExpr& b) { return DimExpr::make(DimExpr::Kind::Mod, {a, b}); }
-DimExpr ceil_div(const DimExpr& a, const DimExpr& b) { return DimExpr::make(DimExpr::Kind::CeilDiv, {a, b}); }
-DimExpr min(const DimExpr& a, const DimExpr& b) { return DimExpr::make(DimExpr::Kind::Min, {a, b}); }
-DimExpr max(const DimExpr& a, const DimExpr& b) { return DimExpr::make(DimExpr::Kind::Max, {a, b}); }
+DimExpr floordiv(const DimExpr& a, const DimExpr& b) { return DimExpr::make2(DimExpr::Kind::FloorDiv, a, b); }
+DimExpr mod(const DimExpr& a, const DimExpr& b) { return DimExpr::make2(DimExpr::Kind::Mod, a, b); }
+DimExpr ceil_div(const DimExpr& a, const DimExpr& b) { return DimExpr::make2(DimExpr::Kind::CeilDiv, a, b); }
+DimExpr min(const DimExpr& a, const DimExpr& b) { return DimExpr::make2(DimExpr::Kind::Min, a, b); }
+DimExpr max(const DimExpr& a, const DimExpr& b) { return DimExpr::make2(DimExpr::Kind::Max, a, b); }
 
 int64_t DimExpr::eval(const Env& env) const {
+  if (!n_) return v_;
   switch (n_->kind) {
-    case Kind::Const: return n_->value;
     case Kind::Sym: {
       auto it = env.find(n_->name);
       if (it == env.end()) throw UnboundSymbol(n_->name);
       return it->second;
     }
     default: {
-      std::vector<int64_t> v;
-      v.reserve(n_->args.size());
-      for (auto& a : n_->args) v.push_back(a.eval(env));
-      return apply_op(n_->kind, v);
+      const auto& a = n_->args;
+      int64_t x = a[0].eval(env);
+      int64_t y = a.size() > 1 ? a[1].eval(env) : 0;
+      return apply_op(n_->kind, x, y);
     }
   }
 }
 
 DimExpr DimExpr::substitute(const Env& env) const {
+  if (!n_ || env.empty()) return *this;
   switch (n_->kind) {
-    case Kind::Const: return *this;
     case Kind::Sym: {
       auto it = env.find(n_->name);
       return it == env.end() ? *this : DimExpr(it->second);
     }
     default: {
-      std::vector<DimExpr> a;
-      for (auto& x : n_->args) a.push_back(x.substitute(env));
-      return make(n_->kind, std::move(a));
+      // Unchanged operands give this very node back (rebuilding it would give an equal one).
+      const auto& a = n_->args;
+      DimExpr x = a[0].substitute(env);
+      if (a.size() == 1) return x.n_ == a[0].n_ && x.v_ == a[0].v_ ? *this : make(n_->kind, {x});
+      DimExpr y = a[1].substitute(env);
+      if (x.n_ == a[0].n_ && x.v_ == a[0].v_ && y.n_ == a[1].n_ && y.v_ == a[1].v_) return *this;
+      return make2(n_->kind, x, y);
     }
   }
 }
 
 void DimExpr::collect_symbols(std::vector<std::string>& out) const {
+  if (!n_) return;
   if (n_->kind == Kind::Sym) {
     for (auto& s : out)
       if (s == n_->name) return;
     out.push_back(n_->name);
   }
   for (auto& a : n_->args) a.collect_symbols(out);
+}
+
+static bool equal_tree(const DimExpr& a, const DimExpr& b) {
+  if (a.kind() != b.kind()) return false;
+  if (a.is_const()) return *a.as_const() == *b.as_const();
+  if (a.kind() == DimExpr::Kind::Sym) return a.name() == b.name();
+  const auto &x = a.args(), &y = b.args();
+  if (&x == &y) return true;  // the same node
+  if (x.size() != y.size()) return false;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (!equal_tree(x[i], y[i])) return false;
+  return true;
+}
+
+bool DimExpr::same(const DimExpr& o) const {
+  if (!n_ && !o.n_) return v_ == o.v_;
+  // A constant prints as a number; a tree of identifiers always holds a letter.
+  if (!n_ || !o.n_) return (n_ ? n_->plain : o.n_->plain) ? false : str() == o.str();
+  if (n_ == o.n_ || equal_tree(*this, o)) return true;
+  if (n_->plain && o.n_->plain) return false;  // different trees of identifiers print differently
+  return str() == o.str();
 }
 
 // Precedence: 1 additive, 2 multiplicative, 3 unary, 4 atom.
@@ -157,37 +195,61 @@ static int prec(DimExpr::Kind k) {
   }
 }
 
-static std::string render(const DimExpr& e, const std::function<std::string(const std::string&)>* sym, bool c) {
+using SymFn = std::function<std::string(const std::string&)>;
+
+// Appends the text of `e` to `out` (one buffer for the whole expression).
+static void render(const DimExpr& e, const SymFn* sym, bool c, std::string& out) {
   using K = DimExpr::Kind;
   auto sub = [&](const DimExpr& x, int min_prec) {
-    std::string s = render(x, sym, c);
-    if (prec(x.kind()) < min_prec || (x.is_const() && *x.as_const() < 0 && min_prec > 1)) return "(" + s + ")";
-    return s;
+    bool paren = prec(x.kind()) < min_prec || (x.is_const() && *x.as_const() < 0 && min_prec > 1);
+    if (paren) out += '(';
+    render(x, sym, c, out);
+    if (paren) out += ')';
+  };
+  auto call = [&](const char* f, const DimExpr& x, const DimExpr& y) {
+    out += f;
+    render(x, sym, c, out);
+    out += ", ";
+    render(y, sym, c, out);
+    out += ')';
+  };
+  auto infix = [&](const DimExpr& x, int px, const char* op, const DimExpr& y, int py) {
+    sub(x, px);
+    out += op;
+    sub(y, py);
   };
   const auto& a = e.args();
   switch (e.kind()) {
-    case K::Const: return c ? std::to_string(*e.as_const()) + "LL" : std::to_string(*e.as_const());
-    case K::Sym: return sym ? (*sym)(e.name()) : e.name();
-    case K::Add: return sub(a[0], 1) + " + " + sub(a[1], 2);
-    case K::Sub: return sub(a[0], 1) + " - " + sub(a[1], 2);
-    case K::Mul: return sub(a[0], 2) + " * " + sub(a[1], 3);
-    case K::FloorDiv:
-      return c ? "pto_floordiv(" + render(a[0], sym, c) + ", " + render(a[1], sym, c) + ")"
-               : sub(a[0], 2) + " // " + sub(a[1], 3);
-    case K::Mod:
-      return c ? "pto_floormod(" + render(a[0], sym, c) + ", " + render(a[1], sym, c) + ")"
-               : sub(a[0], 2) + " % " + sub(a[1], 3);
-    case K::Neg: return "-" + sub(a[0], 3);
-    case K::CeilDiv: return (c ? "pto_ceildiv(" : "ceil_div(") + render(a[0], sym, c) + ", " + render(a[1], sym, c) + ")";
-    case K::Min: return (c ? "pto_min(" : "min(") + render(a[0], sym, c) + ", " + render(a[1], sym, c) + ")";
-    case K::Max: return (c ? "pto_max(" : "max(") + render(a[0], sym, c) + ", " + render(a[1], sym, c) + ")";
+    case K::Const: {
+      char buf[24];
+      auto r = std::to_chars(buf, buf + sizeof buf, *e.as_const());
+      out.append(buf, r.ptr);
+      if (c) out += "LL";
+      return;
+    }
+    case K::Sym: out += sym ? (*sym)(e.name()) : e.name(); return;
+    case K::Add: return infix(a[0], 1, " + ", a[1], 2);
+    case K::Sub: return infix(a[0], 1, " - ", a[1], 2);
+    case K::Mul: return infix(a[0], 2, " * ", a[1], 3);
+    case K::FloorDiv: return c ? call("pto_floordiv(", a[0], a[1]) : infix(a[0], 2, " // ", a[1], 3);
+    case K::Mod: return c ? call("pto_floormod(", a[0], a[1]) : infix(a[0], 2, " % ", a[1], 3);
+    case K::Neg: out += '-'; return sub(a[0], 3);
+    case K::CeilDiv: return call(c ? "pto_ceildiv(" : "ceil_div(", a[0], a[1]);
+    case K::Min: return call(c ? "pto_min(" : "min(", a[0], a[1]);
+    case K::Max: return call(c ? "pto_max(" : "max(", a[0], a[1]);
   }
-  return "?";
+  out += '?';
 }
 
-std::string DimExpr::str() const { return render(*this, nullptr, false); }
+std::string DimExpr::str() const {
+  std::string out;
+  render(*this, nullptr, false, out);
+  return out;
+}
 std::string DimExpr::to_c(const std::function<std::string(const std::string&)>& sym) const {
-  return render(*this, &sym, true);
+  std::string out;
+  render(*this, &sym, true, out);
+  return out;
 }
 size_t DimExpr::hash() const { return std::hash<std::string>{}(str()); }
 

@@ -1,6 +1,8 @@
 // Symbolic integer expressions over dims, loop variables and literals
 // (shapes, loop bounds, slice offsets, valid extents). Immutable, shared,
-// constant-folded on construction.
+// constant-folded on construction. Constants (most expressions of a tiled
+// program) are held inline without a heap node: copying or testing them costs
+// no allocation and no reference count.
 #pragma once
 #include <cstdint>
 #include <stdexcept>
@@ -17,13 +19,16 @@ class DimExpr {
  public:
   enum class Kind { Const, Sym, Add, Sub, Mul, FloorDiv, Mod, Neg, CeilDiv, Min, Max };
 
-  DimExpr();                         // the constant 0
-  DimExpr(int64_t v);                // NOLINT: implicit on purpose, literals read naturally
+  DimExpr() = default;               // the constant 0
+  DimExpr(int64_t v) : v_(v) {}      // NOLINT: implicit on purpose, literals read naturally
   static DimExpr sym(const std::string& name);  // a dim, loop variable or unroll factor
 
   Kind kind() const;
-  bool is_const() const { return kind() == Kind::Const; }
-  std::optional<int64_t> as_const() const;
+  bool is_const() const { return !n_; }
+  std::optional<int64_t> as_const() const {
+    if (!n_) return v_;
+    return std::nullopt;
+  }
   const std::string& name() const;   // for Sym
   const std::vector<DimExpr>& args() const;
 
@@ -38,7 +43,8 @@ class DimExpr {
   std::string str() const;
   // The same expression as a C++ int64_t expression; `sym` maps a symbol to C code.
   std::string to_c(const std::function<std::string(const std::string&)>& sym) const;
-  bool same(const DimExpr& o) const { return str() == o.str(); }
+  // Same canonical text (structural equality, without rendering in the common case).
+  bool same(const DimExpr& o) const;
   size_t hash() const;
 
   friend DimExpr operator+(const DimExpr& a, const DimExpr& b);
@@ -56,8 +62,20 @@ class DimExpr {
  private:
   explicit DimExpr(std::shared_ptr<const Node> n) : n_(std::move(n)) {}
   static DimExpr make(Kind k, std::vector<DimExpr> args);
-  std::shared_ptr<const Node> n_;
+  static DimExpr make2(Kind k, const DimExpr& a, const DimExpr& b);
+  std::shared_ptr<const Node> n_;  // null: the constant v_
+  int64_t v_ = 0;
 };
+
+// A symbol or an operation (constants have no node).
+struct DimExpr::Node {
+  Kind kind = Kind::Sym;
+  bool plain = true;               // every symbol below is an identifier (same() may skip rendering)
+  std::string name;                // Sym
+  std::vector<DimExpr> args;       // operations
+};
+
+inline DimExpr::Kind DimExpr::kind() const { return n_ ? n_->kind : Kind::Const; }
 
 struct UnboundSymbol : std::runtime_error {
   explicit UnboundSymbol(const std::string& s) : std::runtime_error("unbound symbol '" + s + "'"), symbol(s) {}

@@ -166,26 +166,43 @@ void partition(Builder& b) {
            (op.kind == TileOpKind::Vec && op.srcs.empty());
   };
 
+  // Scope of each op, looked up once (the merge loops below ask for it per edge).
+  std::vector<const ScopeInfo*> op_scopes(static_cast<size_t>(n), nullptr);
+  for (int i = 0; i < n; ++i) op_scopes[size_t(i)] = &op_scope(b, i);
+  auto osc = [&](int o) -> const ScopeInfo& { return *op_scopes[size_t(o)]; };
   Groups g;
   g.parent.resize(n);
   std::iota(g.parent.begin(), g.parent.end(), 0);
   // 1. Supernodes.
-  std::vector<std::vector<int>> writers(r.tiles.size()), readers(r.tiles.size());
+  // Writers and readers of every tile in op order, as two flat arrays (CSR).
+  size_t nt = r.tiles.size();
+  std::vector<int> wstart(nt + 1, 0), rstart(nt + 1, 0);
   for (auto& op : r.ops) {
-    if (op.dst >= 0) writers[op.dst].push_back(op.id);
-    for (int s : op.srcs) readers[s].push_back(op.id);
+    if (op.dst >= 0) ++wstart[size_t(op.dst) + 1];
+    for (int s : op.srcs) ++rstart[size_t(s) + 1];
+  }
+  for (size_t t = 0; t < nt; ++t) wstart[t + 1] += wstart[t], rstart[t + 1] += rstart[t];
+  std::vector<int> wlist(size_t(wstart[nt])), rlist(size_t(rstart[nt]));
+  {
+    std::vector<int> wf(wstart.begin(), wstart.end() - 1), rf(rstart.begin(), rstart.end() - 1);
+    for (auto& op : r.ops) {
+      if (op.dst >= 0) wlist[size_t(wf[size_t(op.dst)]++)] = op.id;
+      for (int s : op.srcs) rlist[size_t(rf[size_t(s)]++)] = op.id;
+    }
   }
   auto u = [&](int x, int y) { g.parent[g.find(x)] = g.find(y); };
-  for (size_t t = 0; t < r.tiles.size(); ++t) {
-    auto& ws = writers[t];
-    auto& rs = readers[t];
-    for (size_t i = 1; i < ws.size(); ++i) u(ws[i], ws[0]);
-    if (ws.empty()) continue;
+  for (size_t t = 0; t < nt; ++t) {
+    const int* ws = wlist.data() + wstart[t];
+    size_t nw = size_t(wstart[t + 1] - wstart[t]);
+    const int* rs = rlist.data() + rstart[t];
+    size_t nr = size_t(rstart[t + 1] - rstart[t]);
+    for (size_t i = 1; i < nw; ++i) u(ws[i], ws[0]);
+    if (nw == 0) continue;
     const TileOp& w = r.ops[ws[0]];
     bool loader = w.kind == TileOpKind::CopyIn || w.kind == TileOpKind::L1ToL0A || w.kind == TileOpKind::L1ToL0B ||
                   (w.kind == TileOpKind::Vec && w.srcs.empty());
     bool all = r.tiles[t].mem != MemKind::UB;  // L1/L0 tiles stay with every reader
-    for (size_t i = 0; i < rs.size(); ++i) {
+    for (size_t i = 0; i < nr; ++i) {
       const TileOp& rd = r.ops[rs[i]];
       if (rd.kind == TileOpKind::CopyOut || rd.kind == TileOpKind::FixOut || (loader && (i == 0 || all)))
         u(rs[i], ws[0]);
@@ -199,7 +216,7 @@ void partition(Builder& b) {
   for (int i = 0; i < n; ++i) {
     int root = g.find(i);
     g.members[root].push_back(i);
-    if (g.scope[root] < 0) g.scope[root] = op_scope(b, i).id;
+    if (g.scope[root] < 0) g.scope[root] = osc(i).id;
   }
   std::vector<OpEdge> kept;
   for (auto& e : edges)
@@ -242,8 +259,8 @@ void partition(Builder& b) {
 
   // 2. Scopes: same-scope producer->consumer edges, then parallel_merge.
   for (auto& e : edges) {
-    const ScopeInfo& sa = op_scope(b, e.from);
-    const ScopeInfo& sc = op_scope(b, e.to);
+    const ScopeInfo& sa = osc(e.from);
+    const ScopeInfo& sc = osc(e.to);
     if (sa.id < 0 || sa.id != sc.id) continue;
     if (op_core(r, r.ops[e.from]) != op_core(r, r.ops[e.to])) continue;
     int before = g.find(e.from) == g.find(e.to);
@@ -257,7 +274,7 @@ void partition(Builder& b) {
   std::map<int64_t, int> cur_of_scope[2];
   std::map<int64_t, int> scope_leaves;
   for (int i = 0; i < n; ++i) {
-    const ScopeInfo& s = op_scope(b, i);
+    const ScopeInfo& s = osc(i);
     if (s.id < 0 || !s.parallel_merge) continue;
     int core = int(op_core(r, r.ops[i]));
     auto [it, fresh] = cur_of_scope[core].try_emplace(s.id, i);
@@ -283,7 +300,7 @@ void partition(Builder& b) {
     if (sa == sc) return true;
     auto cross = [&](int grp) {
       for (int o : g.members[grp])
-        if (op_scope(b, o).id >= 0) return op_scope(b, o).cross_scope_merge;
+        if (osc(o).id >= 0) return osc(o).cross_scope_merge;
       return false;
     };
     if (sa < 0) return cross(c);
@@ -291,17 +308,24 @@ void partition(Builder& b) {
     return false;
   };
   int64_t depth_before = b.stats.depth_merges;
+  // The local edges still between two groups, in edge order: an edge inside one
+  // group stays inside (groups only grow), so each sweep drops those for good.
+  std::vector<OpEdge> open;
+  for (auto& e : edges)
+    if (e.local && g.find(e.from) != g.find(e.to)) open.push_back(e);
   for (int iter = 0; iter < 100; ++iter) {
     bool changed = false;
-    for (auto& e : edges) {
-      if (!e.local) continue;
+    size_t kept_open = 0;
+    for (auto& e : open) {
       int a = g.find(e.from), c = g.find(e.to);
       if (a == c) continue;
+      open[kept_open++] = e;
       bool unique_out = g.succ[a].size() == 1, unique_in = g.pred[c].size() == 1;
       if (!unique_out && !unique_in) continue;
       if (!scope_ok(a, c)) continue;
       if (try_merge(a, c, false, "")) changed = true;
     }
+    open.resize(kept_open);
     if (!changed) break;
   }
   r.merges_applied.push_back("depth: " + std::to_string(b.stats.depth_merges - depth_before) + " merges");

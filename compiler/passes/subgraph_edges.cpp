@@ -4,6 +4,7 @@
 // their order of first appearance, and the final successor lists with
 // subgraphs renumbered in topological order.
 #include <algorithm>
+#include <climits>
 #include <queue>
 #include <unordered_map>
 
@@ -68,49 +69,184 @@ std::optional<int64_t> ext_bound(const DimExpr& e) {
 }
 }  // namespace
 
+// Per-tile writer lists of a set of ops (ascending op ids per tile): a CSR over
+// all tiles when the set is a large part of the root, else sorted (tile, op)
+// pairs found through a per-thread tile -> run index (order_ops and try_absorb
+// call this for every small merged subgraph; no per-call allocation by tile count).
+namespace {
+class Writers {
+ public:
+  Writers(const TileRoot& r, const std::vector<int>& sorted) {
+    dense_ = sorted.size() * 8 >= r.tiles.size();
+    if (dense_) {
+      start_.assign(r.tiles.size() + 1, 0);
+      for (int o : sorted)
+        if (r.ops[o].dst >= 0) ++start_[size_t(r.ops[o].dst) + 1];
+      for (size_t t = 0; t < r.tiles.size(); ++t) start_[t + 1] += start_[t];
+      ops_.resize(size_t(start_.back()));
+      std::vector<int> fill(start_.begin(), start_.end() - 1);
+      for (int o : sorted)
+        if (r.ops[o].dst >= 0) ops_[size_t(fill[size_t(r.ops[o].dst)]++)] = o;
+      return;
+    }
+    std::vector<std::pair<int, int>> pairs;
+    for (int o : sorted)
+      if (r.ops[o].dst >= 0) pairs.push_back({r.ops[o].dst, o});
+    std::sort(pairs.begin(), pairs.end());
+    if (run_of_.size() < r.tiles.size()) run_of_.resize(r.tiles.size(), -1);
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      if (i == 0 || pairs[i].first != pairs[i - 1].first) {
+        run_of_[size_t(pairs[i].first)] = int(start_.size());
+        tiles_.push_back(pairs[i].first);
+        start_.push_back(int(i));
+      }
+      ops_.push_back(pairs[i].second);
+    }
+    start_.push_back(int(pairs.size()));
+  }
+  ~Writers() {
+    for (int t : tiles_) run_of_[size_t(t)] = -1;
+  }
+  Writers(const Writers&) = delete;
+  Writers& operator=(const Writers&) = delete;
+  // Writers of tile t: [first, last) in ascending id order.
+  std::pair<const int*, const int*> of(int t) const {
+    if (dense_) return {ops_.data() + start_[size_t(t)], ops_.data() + start_[size_t(t) + 1]};
+    int k = size_t(t) < run_of_.size() ? run_of_[size_t(t)] : -1;
+    if (k < 0) return {nullptr, nullptr};
+    return {ops_.data() + start_[size_t(k)], ops_.data() + start_[size_t(k) + 1]};
+  }
+  // Calls fn(first, last) for every tile with writers, in tile order.
+  template <class F>
+  void each(F&& fn) const {
+    for (size_t k = 0; k + 1 < start_.size(); ++k)
+      if (start_[k + 1] > start_[k]) fn(ops_.data() + start_[k], ops_.data() + start_[k + 1]);
+  }
+
+ private:
+  bool dense_ = false;
+  std::vector<int> start_, ops_, tiles_;
+  static thread_local std::vector<int> run_of_;  // tile -> run index while sparse, else -1
+};
+thread_local std::vector<int> Writers::run_of_;
+
+// Pairs (i < j) of hazards among the accesses of one tensor: j-major, i ascending.
+// Below a few dozen accesses every pair is tested. Above, when one axis has the
+// same symbolic part and view in every access, only pairs whose constant
+// intervals on that axis intersect can overlap (overlap() would find the others
+// disjoint there), so a sorted sweep finds the candidates and overlap() decides.
+template <class Emit>
+void gm_hazards(const std::vector<Access>& list, Emit&& emit) {
+  auto hazard = [&](const Access& a, const Access& b) {
+    if (!a.write && !b.write) return false;
+    if (a.write && b.write && a.atomic && b.atomic) return false;  // atomic adds commute
+    return overlap(a, b);
+  };
+  size_t m = list.size();
+  int axis = -1;
+  size_t best = 0;
+  if (m > 32) {
+    size_t rank = SIZE_MAX;
+    for (auto& a : list) rank = std::min(rank, a.off.size());
+    for (size_t d = 0; d < rank; ++d) {
+      bool uniform = true;
+      for (auto& a : list)
+        if (a.view != list[0].view || a.off[d].first != list[0].off[d].first) {
+          uniform = false;
+          break;
+        }
+      if (!uniform) continue;
+      std::vector<int64_t> starts;
+      for (auto& a : list) starts.push_back(a.off[d].second);
+      std::sort(starts.begin(), starts.end());
+      size_t distinct = size_t(std::unique(starts.begin(), starts.end()) - starts.begin());
+      if (distinct > best) best = distinct, axis = int(d);
+    }
+  }
+  if (axis < 0) {
+    for (size_t j = 0; j < m; ++j)
+      for (size_t i = 0; i < j; ++i)
+        if (hazard(list[i], list[j])) emit(list[i].op, list[j].op);
+    return;
+  }
+  const size_t d = size_t(axis);
+  std::vector<std::pair<int64_t, int>> finite;  // (start, index), sorted
+  std::vector<int> open;                        // unknown extent: [start, +inf)
+  int64_t maxlen = 0;
+  for (size_t k = 0; k < m; ++k) {
+    const auto& e = list[k].ext[d];
+    if (!e) {
+      open.push_back(int(k));
+    } else if (*e != 0) {  // an empty box overlaps nothing
+      finite.push_back({list[k].off[d].second, int(k)});
+      maxlen = std::max(maxlen, *e);
+    }
+  }
+  std::sort(finite.begin(), finite.end());
+  std::vector<int> cand;
+  for (size_t j = 0; j < m; ++j) {
+    const Access& b = list[j];
+    const auto& e = b.ext[d];
+    if (e && *e == 0) continue;
+    int64_t start = b.off[d].second;
+    cand.clear();
+    auto it = std::upper_bound(finite.begin(), finite.end(), std::make_pair(start - maxlen, INT_MAX));
+    for (; it != finite.end() && (!e || it->first < start + *e); ++it)
+      if (size_t(it->second) < j) cand.push_back(it->second);
+    for (int i : open)
+      if (size_t(i) < j) cand.push_back(i);
+    std::sort(cand.begin(), cand.end());
+    for (int i : cand)
+      if (hazard(list[size_t(i)], b)) emit(list[size_t(i)].op, b.op);
+  }
+}
+}  // namespace
+
 static std::vector<OpEdge> edges_among(const TileRoot& r, const std::vector<int>& ops) {
   std::vector<OpEdge> out;
-  std::unordered_map<int, std::vector<int>> writers;  // tile -> writers in id order
   std::vector<int> sorted = ops;
   std::sort(sorted.begin(), sorted.end());
-  for (int o : sorted)
-    if (r.ops[o].dst >= 0) writers[r.ops[o].dst].push_back(o);
-  for (auto& [t, ws] : writers)
-    for (size_t i = 1; i < ws.size(); ++i) out.push_back({ws[i - 1], ws[i], true});
+  Writers writers(r, sorted);
+  // Writers of one tile in op order (the order among tiles does not matter to any user).
+  writers.each([&](const int* b, const int* e) {
+    for (const int* p = b + 1; p < e; ++p) out.push_back({p[-1], p[0], true});
+  });
   for (int o : sorted)
     for (int s : r.ops[o].srcs) {
-      auto it = writers.find(s);
-      if (it == writers.end()) continue;
+      auto [b, e] = writers.of(s);
+      if (b == e) continue;
       // The last writer before the reader (or the first, for a reload created after its reader).
-      const auto& ws = it->second;
-      auto pos = std::lower_bound(ws.begin(), ws.end(), o);
-      int w = pos == ws.begin() ? ws.front() : *(pos - 1);
+      auto pos = std::lower_bound(b, e, o);
+      int w = pos == b ? *b : *(pos - 1);
       if (w != o) out.push_back({w, o, true});
     }
-  // GM hazards per tensor, in op order.
+  // GM hazards per tensor, in op order. The tensors are visited in the order of this
+  // hash map (partition's scope merges follow edge order); only written tensors have any.
+  std::vector<char> written;
+  for (int o : sorted) {
+    const TileOp& op = r.ops[o];
+    if (op.kind == TileOpKind::CopyOut || op.kind == TileOpKind::FixOut) {
+      if (int(written.size()) <= op.gm.tensor) written.resize(size_t(op.gm.tensor) + 1, 0);
+      written[size_t(op.gm.tensor)] = 1;
+    }
+  }
   std::unordered_map<int, std::vector<Access>> acc;
-  std::unordered_map<int, bool> written;
   for (int o : sorted) {
     const TileOp& op = r.ops[o];
     bool w = op.kind == TileOpKind::CopyOut || op.kind == TileOpKind::FixOut;
     if (op.kind != TileOpKind::CopyIn && !w) continue;
-    Access a{o, w, op.atomic_add, {}, {}};
+    auto& list = acc[op.gm.tensor];
+    if (op.gm.tensor < 0 || op.gm.tensor >= int(written.size()) || !written[size_t(op.gm.tensor)]) continue;
+    Access a{o, w, op.atomic_add, {}, {}, {}};
+    a.off.reserve(op.gm.offset.size());
+    a.ext.reserve(op.gm.extent.size());
     for (auto& x : op.gm.offset) a.off.push_back(split(x));
     for (auto& x : op.gm.extent) a.ext.push_back(ext_bound(x));
     for (auto& x : op.gm.view) a.view += x.str() + ",";
-    acc[op.gm.tensor].push_back(std::move(a));
-    if (w) written[op.gm.tensor] = true;
+    list.push_back(std::move(a));
   }
-  for (auto& [tensor, list] : acc) {
-    if (!written.count(tensor)) continue;
-    for (size_t j = 0; j < list.size(); ++j)
-      for (size_t i = 0; i < j; ++i) {
-        const Access &a = list[i], &b = list[j];
-        if (!a.write && !b.write) continue;
-        if (a.write && b.write && a.atomic && b.atomic) continue;  // atomic adds commute
-        if (overlap(a, b)) out.push_back({a.op, b.op, false});
-      }
-  }
+  for (auto& [tensor, list] : acc)
+    gm_hazards(list, [&](int from, int to) { out.push_back({from, to, false}); });
   return out;
 }
 
@@ -121,28 +257,59 @@ std::vector<OpEdge> op_edges(const TileRoot& r, const std::vector<char>& alive) 
   return edges_among(r, ops);
 }
 
-std::vector<int> order_ops(const TileRoot& r, const std::vector<int>& ops, const std::function<double(int)>& key) {
+// Kahn over the edges among `ops`; `key[i]` belongs to ops[i]. Ready ops pop by
+// (key, op id), a total order, so the result does not depend on edge order.
+static std::vector<int> order_by_keys(const TileRoot& r, const std::vector<int>& ops, const std::vector<double>& key) {
   auto edges = edges_among(r, ops);
-  std::unordered_map<int, std::vector<int>> succ;
-  std::unordered_map<int, int> indeg;
-  for (int o : ops) indeg[o] = 0;
-  for (auto& e : edges) {
-    succ[e.from].push_back(e.to);
-    ++indeg[e.to];
+  // Local indices through a per-thread op -> index array, reset on return.
+  thread_local std::vector<int> index_of;
+  if (index_of.size() < r.ops.size()) index_of.resize(r.ops.size(), -1);
+  for (size_t i = 0; i < ops.size(); ++i) index_of[size_t(ops[i])] = int(i);
+  struct Reset {
+    const std::vector<int>& ops;
+    ~Reset() {
+      for (int o : ops) index_of[size_t(o)] = -1;
+    }
+  } reset{ops};
+  auto local = [&](int o) { return index_of[size_t(o)]; };
+  std::vector<int> indeg(ops.size(), 0), start(ops.size() + 1, 0), succ(edges.size());
+  std::vector<std::pair<int, int>> le(edges.size());
+  for (size_t k = 0; k < edges.size(); ++k) {
+    le[k] = {local(edges[k].from), local(edges[k].to)};
+    ++start[size_t(le[k].first) + 1];
+    ++indeg[size_t(le[k].second)];
   }
-  using Item = std::pair<double, int>;
-  std::priority_queue<Item, std::vector<Item>, std::greater<>> ready;
-  for (int o : ops)
-    if (indeg[o] == 0) ready.push({key(o), o});
+  for (size_t i = 0; i < ops.size(); ++i) start[i + 1] += start[i];
+  {
+    std::vector<int> fill(start.begin(), start.end() - 1);
+    for (auto& [f, t] : le) succ[size_t(fill[size_t(f)]++)] = t;
+  }
+  using Item = std::pair<double, int>;  // (key, op id)
+  std::vector<Item> heap;
+  auto push = [&](int i) {
+    heap.push_back({key[size_t(i)], ops[size_t(i)]});
+    std::push_heap(heap.begin(), heap.end(), std::greater<>());
+  };
+  for (size_t i = 0; i < ops.size(); ++i)
+    if (indeg[i] == 0) push(int(i));
   std::vector<int> out;
-  while (!ready.empty()) {
-    int o = ready.top().second;
-    ready.pop();
+  out.reserve(ops.size());
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+    int o = heap.back().second;
+    heap.pop_back();
     out.push_back(o);
-    for (int s : succ[o])
-      if (--indeg[s] == 0) ready.push({key(s), s});
+    int i = local(o);
+    for (int k = start[size_t(i)]; k < start[size_t(i) + 1]; ++k)
+      if (--indeg[size_t(succ[size_t(k)])] == 0) push(succ[size_t(k)]);
   }
   return out;  // a cycle would drop ops; edges_among never makes one for one subgraph
+}
+
+std::vector<int> order_ops(const TileRoot& r, const std::vector<int>& ops, const std::function<double(int)>& key) {
+  std::vector<double> k(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) k[i] = key(ops[i]);
+  return order_by_keys(r, ops, k);
 }
 
 SgGraph::SgGraph(const TileRoot& r) {
@@ -208,31 +375,41 @@ void absorb_subgraph(TileRoot& r, int into, int from) {
 }
 
 std::vector<int> merged_order(const TileRoot& r, const std::vector<int>& ops, bool chain_major) {
-  std::unordered_map<int, int> rank_in_chain;
-  std::unordered_map<int, double> key;
+  // Rank of each op inside its chain, in `ops` order.
+  std::vector<int> next_rank;
+  std::vector<double> key(ops.size());
   double big = double(ops.size() + 1);
-  for (int o : ops) {
-    int c = r.ops[o].chain;
-    int rank = rank_in_chain[c]++;
-    key[o] = chain_major ? c * big + rank : rank * big + c;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    int c = r.ops[ops[i]].chain;
+    if (int(next_rank.size()) <= c) next_rank.resize(size_t(c) + 1, 0);
+    int rank = next_rank[size_t(c)]++;
+    key[i] = chain_major ? c * big + rank : rank * big + c;
   }
-  return order_ops(r, ops, [&](int o) { return key.at(o); });
+  return order_by_keys(r, ops, key);
 }
 
-// FNV-1a over the structure of a subgraph: ops, attributes, tile shapes and
+// A hash of the structure of a subgraph: ops, attributes, tile shapes and
 // the def-use pattern (tiles renumbered by first touch); no offsets, no valid extents.
-static uint64_t iso_hash(const TileRoot& r, const Subgraph& sg) {
+// One word per step (a byte-wise FNV-1a of every field was a visible cost: this
+// runs over every op of the root in each breadth pass); only equality of the
+// hashes matters (isomorphism classes), not their values.
+// `local`: per tile of the root, its number in this subgraph (-1: not seen yet);
+// all -1 on entry and on return.
+static uint64_t iso_hash(const TileRoot& r, const Subgraph& sg, std::vector<int>& local, std::vector<int>& seen) {
   uint64_t h = 1469598103934665603ull;
   auto mix = [&](int64_t v) {
-    for (int i = 0; i < 8; ++i) {
-      h ^= uint64_t(v >> (8 * i)) & 0xff;
-      h *= 1099511628211ull;
-    }
+    h = (h ^ uint64_t(v)) * 0x9e3779b97f4a7c15ull;
+    h ^= h >> 29;
   };
-  std::unordered_map<int, int> local;
+  seen.clear();
   auto tile = [&](int t) {
-    auto [it, fresh] = local.try_emplace(t, int(local.size()));
-    mix(it->second);
+    int& id = local[size_t(t)];
+    bool fresh = id < 0;
+    if (fresh) {
+      id = int(seen.size());
+      seen.push_back(t);
+    }
+    mix(id);
     if (fresh) {
       const LocalTile& lt = r.tiles[t];
       mix(int(lt.mem));
@@ -261,14 +438,16 @@ static uint64_t iso_hash(const TileRoot& r, const Subgraph& sg) {
     }
     mix(op.chain);
   }
+  for (int t : seen) local[size_t(t)] = -1;
   return h;
 }
 
 void compute_iso_hashes(TileRoot& r) {
   std::unordered_map<uint64_t, int> order;
+  std::vector<int> local(r.tiles.size(), -1), seen;
   for (auto& sg : r.subgraphs) {
     if (sg.ops.empty()) continue;
-    sg.iso_hash = iso_hash(r, sg);
+    sg.iso_hash = iso_hash(r, sg, local, seen);
     auto [it, fresh] = order.try_emplace(sg.iso_hash, int(order.size()));
     sg.hash_order = it->second;
   }

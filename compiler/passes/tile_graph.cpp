@@ -1,7 +1,7 @@
 #include "compiler/passes/tile_graph.h"
 
 #include <algorithm>
-#include <unordered_map>
+#include <vector>
 
 namespace ptoc {
 
@@ -19,25 +19,33 @@ int64_t LocalTile::bytes() const {
 std::array<int64_t, 6> peak_bytes(const TileRoot& root, const std::vector<int>& ops,
                                   const std::array<int64_t, 6>& align) {
   // First and last position touching each tile, then a sweep over positions.
+  // Slots by tile id in a per-thread scratch array (this runs for every merge
+  // attempt; a hash map per call was a visible cost), reset after use.
   struct Range { int first, last; };
-  std::vector<std::pair<int, Range>> ranges;  // (tile, range), small: linear map via index vector
-  std::unordered_map<int, int> slot;
+  thread_local std::vector<std::pair<int, Range>> ranges;  // (tile, range) in first-touch order
+  thread_local std::vector<std::array<int64_t, 6>> delta;
+  thread_local std::vector<int> slot;
+  ranges.clear();
+  if (slot.size() < root.tiles.size()) slot.resize(root.tiles.size(), -1);
   auto touch = [&](int t, int pos) {
     if (t < 0) return;
-    auto [it, fresh] = slot.try_emplace(t, int(ranges.size()));
-    if (fresh)
+    int& s = slot[size_t(t)];
+    if (s < 0) {
+      s = int(ranges.size());
       ranges.push_back({t, {pos, pos}});
-    else
-      ranges[it->second].second.last = pos;
+    } else {
+      ranges[size_t(s)].second.last = pos;
+    }
   };
   for (int i = 0; i < int(ops.size()); ++i) {
     const TileOp& op = root.ops[ops[i]];
     for (int s : op.srcs) touch(s, i);
     touch(op.dst, i);
   }
+  for (auto& [t, r] : ranges) slot[size_t(t)] = -1;
   // delta[pos] per memory: +size at first, -size after last.
   std::array<int64_t, 6> peak{};
-  std::vector<std::array<int64_t, 6>> delta(ops.size() + 1);
+  delta.assign(ops.size() + 1, std::array<int64_t, 6>{});
   for (auto& [t, r] : ranges) {
     const LocalTile& lt = root.tiles[t];
     int m = int(lt.mem);

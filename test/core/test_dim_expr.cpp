@@ -83,3 +83,39 @@ TEST_CASE("to_c emits int64 C with floor helpers", "[core][dim_expr]") {
   CHECK(c == "pto_floordiv(dims[B] + 3LL, 4LL)");
   CHECK(min(B, DimExpr(8)).to_c([](const std::string& s) { return s; }) == "pto_min(B, 8LL)");
 }
+
+TEST_CASE("same() compares canonical text without rendering common cases", "[core][dim_expr]") {
+  DimExpr a = DimExpr::sym("a"), b = DimExpr::sym("b");
+  CHECK(DimExpr(5).same(DimExpr(2) + DimExpr(3)));
+  CHECK_FALSE(DimExpr(5).same(DimExpr(-5)));
+  CHECK_FALSE(DimExpr(5).same(a));
+  CHECK(min(a, b * 64).same(min(DimExpr::sym("a"), DimExpr::sym("b") * 64)));  // built apart, equal trees
+  CHECK_FALSE((a + b).same(a - b));
+  CHECK_FALSE((a * 2).same(a * 3));
+  // Symbols that are not identifiers fall back to the text: a symbol spelled "a + b" prints like a + b.
+  CHECK(DimExpr::sym("a + b").same(a + b));
+  CHECK(DimExpr::sym("7").same(DimExpr(7)));
+  CHECK_FALSE(DimExpr::sym("x y").same(a));
+  // Identities that test sameness.
+  CHECK((min(a, b) - min(a, b)).as_const() == 0);
+  CHECK(max(a + 1, DimExpr::sym("a") + 1).str() == "a + 1");
+}
+
+TEST_CASE("substitute keeps untouched expressions and folds bound ones", "[core][dim_expr]") {
+  DimExpr a = DimExpr::sym("a"), b = DimExpr::sym("b");
+  DimExpr e = mod(floordiv(a * 4 + -b, DimExpr(3)), DimExpr(5));
+  CHECK(e.str() == "(a * 4 + -b) // 3 % 5");
+  CHECK(e.substitute({{"z", 1}}).str() == e.str());
+  CHECK(e.substitute({}).same(e));
+  CHECK(e.substitute({{"b", 2}}).str() == "(a * 4 + (-2)) // 3 % 5");
+  CHECK(e.substitute({{"a", 2}, {"b", 2}}).as_const() == 2);
+  CHECK(e.eval({{"a", 2}, {"b", 2}}) == 2);
+  CHECK((-a).substitute({{"a", 3}}).as_const() == -3);
+  CHECK((-a).str() == "-a");
+  CHECK(DimExpr(-3).to_c([](const std::string& s) { return s; }) == "-3LL");
+  CHECK((a - DimExpr(-3)).str() == "a - (-3)");
+  CHECK(DimExpr().is_const());
+  CHECK(DimExpr().kind() == DimExpr::Kind::Const);
+  CHECK(DimExpr().name().empty());
+  CHECK(DimExpr(4).args().empty());
+}
