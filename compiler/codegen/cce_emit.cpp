@@ -282,21 +282,41 @@ class Emitter {
     return d < 0 ? "1" : arg(plan_.args.step_extent_arg[i] + d);
   }
 
+  // The GM axis each tile axis moves along. A tile may have fewer axes than its
+  // GM box only by size-1 box axes (tiling.h); they may sit anywhere (e.g. the
+  // kept axis of a keepdim reduction reshaped away), so match from the last
+  // axis and drop a size-1 box axis wherever the tile axis is not also 1.
+  std::vector<int> tile_to_gm_axes(const TileOp& op, const LocalTile& t) const {
+    const int r = int(t.shape.size()), g = int(op.gm.extent.size());
+    std::vector<int> map(size_t(r), 0);
+    int extra = g - r, j = g - 1;
+    for (int a = r - 1; a >= 0; --a) {
+      while (extra > 0 && j > 0 && t.shape[size_t(a)] != 1 && op.gm.extent[size_t(j)].as_const() == 1) {
+        --j;
+        --extra;
+      }
+      map[size_t(a)] = j--;
+    }
+    return map;
+  }
+
   // GM <-> UB moves: loops over the tile's leading axes, 2-D boxes inside.
   void ub_move(int i, const TileOp& op, int tile_id, bool load) {
     const int s = plan_.args.step_gm_slot[i];
     const LocalTile& t = tile(tile_id);
     const int r = int(t.shape.size()), g = int(op.gm.offset.size());
     if (g < r) throw Unsupported("a tile of higher rank than its GM tensor");
+    const std::vector<int> gm_axis = tile_to_gm_axes(op, t);
     std::vector<std::string> counts;
-    for (int a = 0; a + 2 < r; ++a) counts.push_back(arg(plan_.args.step_extent_arg[i] + (g - r + a)));
+    for (int a = 0; a + 2 < r; ++a) counts.push_back(arg(plan_.args.step_extent_arg[i] + gm_axis[size_t(a)]));
     auto idx = open_loops(i, counts);
     std::string off = gm_offset(i, op, g);
-    for (int a = 0; a < int(idx.size()); ++a) off += fmt::format(" + {} * gm{}_st{}", idx[a], s, g - r + a);
+    for (int a = 0; a < int(idx.size()); ++a) off += fmt::format(" + {} * gm{}_st{}", idx[a], s, gm_axis[size_t(a)]);
     std::string local = buf(tile_id) + batch_off(tile_id, idx, r);
     View2 v = view2(t.shape);
-    std::string row_stride = g >= 2 ? fmt::format("gm{}_st{}", s, g - 2) : "0";
-    std::string vrs = gm_ext(i, op, 2), vcs = gm_ext(i, op, 1);
+    const int row_axis = r >= 2 ? gm_axis[size_t(r - 2)] : g - 2, col_axis = r >= 1 ? gm_axis[size_t(r - 1)] : g - 1;
+    std::string row_stride = g >= 2 ? fmt::format("gm{}_st{}", s, row_axis) : "0";
+    std::string vrs = gm_ext(i, op, g - row_axis), vcs = gm_ext(i, op, g - col_axis);
     if (r < 2) vrs = "1";
     if (load) {
       bool full = true;
