@@ -202,14 +202,14 @@ void gm_hazards(const std::vector<Access>& list, Emit&& emit) {
 }
 }  // namespace
 
-static std::vector<OpEdge> edges_among(const TileRoot& r, const std::vector<int>& ops) {
-  std::vector<OpEdge> out;
-  std::vector<int> sorted = ops;
-  std::sort(sorted.begin(), sorted.end());
+// Calls emit(from, to, local) for every dependency edge among `sorted` (op ids
+// ascending), in the order op_edges documents.
+template <class Emit>
+static void each_edge(const TileRoot& r, const std::vector<int>& sorted, Emit&& emit) {
   Writers writers(r, sorted);
   // Writers of one tile in op order (the order among tiles does not matter to any user).
   writers.each([&](const int* b, const int* e) {
-    for (const int* p = b + 1; p < e; ++p) out.push_back({p[-1], p[0], true});
+    for (const int* p = b + 1; p < e; ++p) emit(p[-1], p[0], true);
   });
   for (int o : sorted)
     for (int s : r.ops[o].srcs) {
@@ -218,7 +218,7 @@ static std::vector<OpEdge> edges_among(const TileRoot& r, const std::vector<int>
       // The last writer before the reader (or the first, for a reload created after its reader).
       auto pos = std::lower_bound(b, e, o);
       int w = pos == b ? *b : *(pos - 1);
-      if (w != o) out.push_back({w, o, true});
+      if (w != o) emit(w, o, true);
     }
   // GM hazards per tensor, in op order. The tensors are visited in the order of this
   // hash map (partition's scope merges follow edge order); only written tensors have any.
@@ -246,7 +246,19 @@ static std::vector<OpEdge> edges_among(const TileRoot& r, const std::vector<int>
     list.push_back(std::move(a));
   }
   for (auto& [tensor, list] : acc)
-    gm_hazards(list, [&](int from, int to) { out.push_back({from, to, false}); });
+    gm_hazards(list, [&](int from, int to) { emit(from, to, false); });
+}
+
+static std::vector<OpEdge> edges_among(const TileRoot& r, const std::vector<int>& ops) {
+  std::vector<OpEdge> out;
+  auto emit = [&](int from, int to, bool local) { out.push_back({from, to, local}); };
+  if (std::is_sorted(ops.begin(), ops.end())) {
+    each_edge(r, ops, emit);
+  } else {
+    std::vector<int> sorted = ops;
+    std::sort(sorted.begin(), sorted.end());
+    each_edge(r, sorted, emit);
+  }
   return out;
 }
 
@@ -315,17 +327,19 @@ std::vector<int> order_ops(const TileRoot& r, const std::vector<int>& ops, const
 SgGraph::SgGraph(const TileRoot& r) {
   succ.assign(r.subgraphs.size(), {});
   pred.assign(r.subgraphs.size(), {});
-  std::vector<int> sg_of(r.ops.size(), -1);
-  std::vector<char> alive(r.ops.size(), 0);
+  std::vector<int> sg_of(r.ops.size(), -1), alive;
   for (auto& sg : r.subgraphs)
-    for (int o : sg.ops) sg_of[o] = sg.id, alive[o] = 1;
-  for (auto& e : op_edges(r, alive)) {
-    int a = sg_of[e.from], b = sg_of[e.to];
+    for (int o : sg.ops) sg_of[o] = sg.id;
+  for (size_t o = 0; o < r.ops.size(); ++o)
+    if (sg_of[o] >= 0) alive.push_back(int(o));
+  // Visited, not collected: only the few edges between subgraphs matter here.
+  each_edge(r, alive, [&](int from, int to, bool) {
+    int a = sg_of[size_t(from)], b = sg_of[size_t(to)];
     if (a != b) {
-      succ[a].insert(b);
-      pred[b].insert(a);
+      succ[size_t(a)].insert(b);
+      pred[size_t(b)].insert(a);
     }
-  }
+  });
 }
 
 bool SgGraph::reaches(int from, int to, int skip_direct_from) const {

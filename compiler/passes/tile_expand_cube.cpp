@@ -82,6 +82,23 @@ void Builder::expand_matmul(const Op& op) {
     return std::vector<DimExpr>(bx.valid.end() - 2, bx.valid.end());
   };
 
+  // Room for every op and tile of this matmul up front: growing the arrays op by op
+  // moved each TileOp about twice and faulted in fresh pages at every doubling.
+  {
+    int64_t ops_per = split ? 2 : 0, tiles_per = split ? 1 : 0;
+    for (int64_t p = 0; p < parts; ++p) {
+      int64_t len = std::min(K, p * chunk + chunk) - p * chunk;
+      int64_t steps = (len + kL0 - 1) / kL0, la = (len + kA - 1) / kA, lb = (len + kB - 1) / kB;
+      ops_per += la + lb + 3 * steps + 1;
+      tiles_per += la + lb + 2 * steps + 1;
+    }
+    int64_t blocks = G * ((N + nL0 - 1) / nL0) * ((M + mL0 - 1) / mL0);
+    auto grow = [](auto& v, size_t need) {  // never below doubling: many small matmuls stay amortized
+      if (need > v.capacity()) v.reserve(std::max(need, 2 * v.capacity()));
+    };
+    grow(root.ops, root.ops.size() + size_t(blocks * ops_per));
+    grow(root.tiles, root.tiles.size() + size_t(blocks * tiles_per));
+  }
   for (int64_t g = 0; g < G; ++g)
     for (int64_t n0 = 0; n0 < N; n0 += nL0)
       for (int64_t m0 = 0; m0 < M; m0 += mL0) {
