@@ -179,8 +179,11 @@ template <int OP, typename T, int R, int C, int AXIS>
 PTO_INLINE void TREDUCE(PTO_UB_PTR(T) dst, const PTO_UB_PTR(T) src, int64_t vr, int64_t vc);
 
 // Elementwise cast of the valid region: float -> float rounds to nearest
-// even; float -> integer truncates toward zero and wraps (non-finite -> 0);
-// anything -> bool is x != 0; bool -> number is 0 / 1.
+// even; float -> integer rounds to the nearest integer, half to even
+// (-155.5 -> -156, 2.5 -> 2), then wraps to the type width (127.5 -> int8
+// -128; non-finite -> 0), like NumPy's np.round then astype and the spec's
+// `cast`; anything -> bool is x != 0; bool -> number is 0 / 1. (Integer
+// arithmetic results, e.g. '/', still truncate toward zero: see Rounding.)
 template <typename TD, typename TS, int R, int C>
 PTO_INLINE void TCAST(PTO_UB_PTR(TD) dst, const PTO_UB_PTR(TS) src, int64_t vr, int64_t vc);
 
@@ -199,6 +202,14 @@ PTO_INLINE void TFILL(PTO_UB_PTR(T) dst, double value, int64_t vr, int64_t vc);
 template <typename T, int RS, int CS, int RD, int CD>
 PTO_INLINE void TCOPY(PTO_UB_PTR(T) dst, const PTO_UB_PTR(T) src, int64_t vr, int64_t vc, int64_t row_off,
                       int64_t col_off);
+
+// Strided 2-D copy: dst[i * DS0 + j * DS1] = src[i * SS0 + j * SS1] for
+// i < n0, j < n1 (element strides; dst must not alias src). The codegen
+// writes a transpose of any two axes of a higher-rank tile as loops over the
+// other axes around this copy (a plane of the tile to its permuted place);
+// DS1 == SS1 == 1 is a row copy, DS1 != 1 a 2-D transpose inside the plane.
+template <typename T, int DS0, int DS1, int SS0, int SS1>
+PTO_INLINE void TCOPY2D(PTO_UB_PTR(T) dst, const PTO_UB_PTR(T) src, int64_t n0, int64_t n1);
 
 // ---------------------------------------------------------------------------
 // Cube path

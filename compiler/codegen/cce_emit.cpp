@@ -412,6 +412,71 @@ class Emitter {
     throw Unsupported("a broadcast the tile library cannot express");
   }
 
+  // A reduction over axis k < rank - 2 of a dense row-major tile: the tile is
+  // [P, A, Q] (P = the axes before k, A = axis k, Q = the axes after), and
+  // each [A, Q] block reduces its rows with the first-axis TREDUCE into
+  // dst + p * Q (dst is [P, Q] whether or not the axis is kept). Loops run over
+  // the valid extents of the axes before k; the block's rows are the valid
+  // extent of A (padding never enters a result) and its columns cover the
+  // valid rows of axis k + 1 in full, so columns in the padding of later
+  // axes only compute into dst's padding.
+  void reduce_leading(int i, const TileOp& op, const char* red, int axis) {
+    const int a = op.srcs.at(0), d = op.dst;
+    const LocalTile& at = tile(a);
+    const int rs = int(at.shape.size());
+    const int64_t A = at.shape[axis], Q = prod(at.shape, axis + 1, rs);
+    std::vector<std::string> counts;
+    for (int k = 0; k < axis; ++k) counts.push_back(buf(a) + "_v" + std::to_string(k));
+    auto idx = open_loops(i, counts);
+    std::string src_off, dst_off;
+    for (int k = 0; k < axis; ++k) {
+      src_off += fmt::format(" + {} * {}", idx[k], prod(at.shape, k + 1, rs));
+      dst_off += fmt::format(" + {} * {}", idx[k], prod(at.shape, k + 1, axis) * Q);
+    }
+    const std::string cols =
+        fmt::format("{}_v{} * {}", buf(a), axis + 1, prod(at.shape, axis + 2, rs));
+    line(fmt::format("TREDUCE<{}, {}, {}, {}, 0>({}, {}, {}_v{}, {});", red, ctype(at.dtype), A, Q,
+                     buf(d) + dst_off, buf(a) + src_off, buf(a), axis, cols));
+    close_loops(idx.size());
+  }
+
+  // A swap of axes d0 < d1 (not the last two) of a dense row-major tile: src
+  // axis x lands on dst axis perm(x) (d0 <-> d1), so with element strides
+  // Ss / Sd of the two tiles, element [..x..] of src goes to
+  // sum(i_x * Sd[perm(x)]). Loops run over the valid extents of every src axis
+  // but two, and a strided 2-D copy (TCOPY2D) moves the plane of src axis
+  // `in` (d1, or d0 when d1 is the last axis) by the last axis, whose src
+  // elements are contiguous. Only valid elements are written, each to its
+  // permuted place, so dst's valid extents are src's permuted.
+  void transpose_any(int i, const TileOp& op, int d0, int d1) {
+    const int a = op.srcs.at(0), d = op.dst;
+    const LocalTile& at = tile(a);
+    const LocalTile& dt = tile(d);
+    const int rs = int(at.shape.size());
+    if (int(dt.shape.size()) != rs) throw Unsupported("a transpose whose result has another rank");
+    auto perm = [&](int x) { return x == d0 ? d1 : x == d1 ? d0 : x; };
+    auto src_stride = [&](int x) { return prod(at.shape, x + 1, rs); };
+    auto dst_stride = [&](int x) { return prod(dt.shape, perm(x) + 1, rs); };
+    const int in = d1 != rs - 1 ? d1 : d0, last = rs - 1;
+    std::vector<int> outer;
+    std::vector<std::string> counts;
+    for (int x = 0; x < rs; ++x)
+      if (x != in && x != last) {
+        outer.push_back(x);
+        counts.push_back(buf(a) + "_v" + std::to_string(x));
+      }
+    auto idx = open_loops(i, counts);
+    std::string src_off, dst_off;
+    for (size_t k = 0; k < outer.size(); ++k) {
+      src_off += fmt::format(" + {} * {}", idx[k], src_stride(outer[k]));
+      dst_off += fmt::format(" + {} * {}", idx[k], dst_stride(outer[k]));
+    }
+    line(fmt::format("TCOPY2D<{}, {}, {}, {}, {}>({}, {}, {}_v{}, {}_v{});", ctype(at.dtype), dst_stride(in),
+                     dst_stride(last), src_stride(in), src_stride(last), buf(d) + dst_off, buf(a) + src_off, buf(a),
+                     in, buf(a), last));
+    close_loops(idx.size());
+  }
+
   void vec(int i, const TileOp& op) {
     const int d = op.dst;
     const LocalTile& dt = tile(d);
@@ -452,7 +517,7 @@ class Emitter {
       int lib_axis;
       if (axis == rs - 1) lib_axis = 1;
       else if (axis == rs - 2) lib_axis = 0;
-      else throw Unsupported("a reduction over a leading axis of a rank-" + std::to_string(rs) + " tile");
+      else return reduce_leading(i, op, red, axis);
       View2 av = view2(at.shape);
       auto idx = open_loops(i, lead_counts(a));
       std::string dst_off;
@@ -477,8 +542,9 @@ class Emitter {
         const int rs = int(tile(a).shape.size());
         if (rs >= 2 && op.axes.size() == 2) {
           int d0 = op.axes[0] < 0 ? op.axes[0] + rs : op.axes[0], d1 = op.axes[1] < 0 ? op.axes[1] + rs : op.axes[1];
+          if (d0 < 0 || d1 < 0 || d0 >= rs || d1 >= rs) throw Unsupported("a transpose of axes out of range");
           if (std::min(d0, d1) != rs - 2 || std::max(d0, d1) != rs - 1)
-            throw Unsupported("a transpose of axes other than the last two");
+            return transpose_any(i, op, std::min(d0, d1), std::max(d0, d1));
         }
         View2 av = view2(tile(a).shape);
         auto idx = open_loops(i, lead_counts(a));

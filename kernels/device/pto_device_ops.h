@@ -93,6 +93,25 @@ template <typename T> __aicore__ inline void dup(__ubuf__ T* dst, T v, int64_t n
 __aicore__ inline void scalar_begin() { pipe_barrier(PIPE_ALL); }
 __aicore__ inline void scalar_end() { pipe_barrier(PIPE_ALL); }
 
+template <typename T> struct IsFloat {
+  static constexpr bool value = __is_same(T, float) || __is_same(T, half) || __is_same(T, bfloat16_t);
+};
+
+// Scalar float -> integer conversion of TCAST: round half to even (the spec's
+// `cast`, like the vector path's vconv_f322s32r), then wrap to the width of
+// the destination through int64 (two's complement narrowing); NaN / inf -> 0.
+// Floats of magnitude >= 2^23 are already integers, so the fraction test only
+// matters below that.
+__aicore__ inline int64_t round_half_even(float x) {
+  if (!(x == x) || x - x != 0.0f) return 0;  // NaN or +-inf
+  const float a = x < 0.0f ? -x : x;
+  if (a >= 9.2233720e18f) return 0;         // beyond int64: unspecified, keep it defined
+  int64_t n = (int64_t)a;                   // truncation of a non-negative value
+  const float frac = a - (float)n;
+  if (frac > 0.5f || (frac == 0.5f && (n & 1) != 0)) ++n;
+  return x < 0.0f ? -n : n;
+}
+
 }  // namespace pto_dev
 
 // ---------------------------------------------------------------------------
@@ -323,12 +342,25 @@ __aicore__ inline void TCAST(__ubuf__ TD* dst, const __ubuf__ TS* src_, int64_t 
       else if constexpr (f32 && __is_same(TD, bfloat16_t)) vconv_f322bf16r(o, i, 1, 1, 1, 4, 8);
       else if constexpr (__is_same(TS, half) && __is_same(TD, float)) vconv_f162f32(o, i, 1, 1, 1, 8, 4);
       else if constexpr (__is_same(TS, bfloat16_t) && __is_same(TD, float)) vconv_bf162f32(o, i, 1, 1, 1, 8, 4);
-      else if constexpr (__is_same(TS, float) && __is_same(TD, int32_t)) vconv_f322s32z(o, i, 1, 1, 1, 8, 8);
+      // fp32 -> int32 rounds half to even: the `r` (rint) mode of vconv, not
+      // the truncating `z` one (integer '/' truncates in TBINARY, not here).
+      else if constexpr (__is_same(TS, float) && __is_same(TD, int32_t)) vconv_f322s32r(o, i, 1, 1, 1, 8, 8);
       else if constexpr (__is_same(TS, int32_t) && __is_same(TD, float)) vconv_s322f32(o, i, 1, 1, 1, 8, 8);
       else {
-        // No single vconv for this pair: scalar conversion (truncating, wrapping).
+        // No single vconv for this pair: scalar conversion. float -> integer
+        // rounds half to even then wraps; integer -> integer wraps exactly
+        // (through int64, not float); -> float rounds to nearest. Known gap:
+        // pto_bool shares uint8_t here, so float -> bool rounds like uint8
+        // instead of testing x != 0 (untested device path).
         pto_dev::scalar_begin();
-        for (int64_t j = 0; j < cnt; ++j) o[j] = (TD)(float)i[j];
+        for (int64_t j = 0; j < cnt; ++j) {
+          if constexpr (pto_dev::IsFloat<TS>::value && !pto_dev::IsFloat<TD>::value)
+            o[j] = (TD)pto_dev::round_half_even((float)i[j]);
+          else if constexpr (!pto_dev::IsFloat<TS>::value && !pto_dev::IsFloat<TD>::value)
+            o[j] = (TD)(int64_t)i[j];
+          else
+            o[j] = (TD)(float)i[j];
+        }
         pto_dev::scalar_end();
       }
     }
@@ -362,6 +394,24 @@ __aicore__ inline void TCOPY(__ubuf__ T* dst, const __ubuf__ T* src, int64_t vr,
       vadds(dst + (row_off + i) * CD + col_off + off, (__ubuf__ T*)src + i * CS + off, (T)0, rep, 1, 1, 8, 8);
     });
   pipe_barrier(PIPE_V);
+}
+
+template <typename T, int DS0, int DS1, int SS0, int SS1>
+__aicore__ inline void TCOPY2D(__ubuf__ T* dst, const __ubuf__ T* src, int64_t n0, int64_t n1) {
+  if constexpr (DS1 == 1 && SS1 == 1) {
+    // Rows contiguous on both sides: a vector copy per row (vadds with 0), as TCOPY.
+    for (int64_t i = 0; i < n0; ++i)
+      pto_dev::for_repeats<T>(n1, [&](int64_t off, uint8_t rep) {
+        vadds(dst + i * DS0 + off, (__ubuf__ T*)src + i * SS0 + off, (T)0, rep, 1, 1, 8, 8);
+      });
+    pipe_barrier(PIPE_V);
+  } else {
+    // A strided transpose inside the plane: the scalar unit, as TTRANSPOSE's general case.
+    pto_dev::scalar_begin();
+    for (int64_t i = 0; i < n0; ++i)
+      for (int64_t j = 0; j < n1; ++j) dst[i * DS0 + j * DS1] = src[i * SS0 + j * SS1];
+    pto_dev::scalar_end();
+  }
 }
 
 // ---------------------------------------------------------------------------

@@ -31,6 +31,7 @@ template <> struct Elem<float> {
   static inline void load_row(const float* x, float* out, int64_t n) { memmove(out, x, size_t(n) * 4); }
   static inline void store_row(const float* v, float* out, int64_t n) { memmove(out, v, size_t(n) * 4); }
   static constexpr bool is_float = true;
+  static constexpr bool is_int = false;
   static constexpr bool narrow = false;
   static constexpr bool inline_load = true;
 };
@@ -47,6 +48,7 @@ template <> struct Elem<f16> {
     float_to_half_row(v, reinterpret_cast<uint16_t*>(out), n);
   }
   static constexpr bool is_float = true;
+  static constexpr bool is_int = false;
   static constexpr bool narrow = true;
   static constexpr bool inline_load = false;
 };
@@ -61,11 +63,13 @@ template <> struct Elem<bf16> {
     float_to_bf16_row(v, reinterpret_cast<uint16_t*>(out), n);
   }
   static constexpr bool is_float = true;
+  static constexpr bool is_int = false;
   static constexpr bool narrow = true;
   static constexpr bool inline_load = true;
 };
 // Integers: arithmetic in double, store truncates toward zero and wraps
-// (non-finite -> 0), as ptoc::round_to_dtype.
+// (non-finite -> 0), as ptoc::round_to_dtype (integer '/' truncates). A
+// float -> integer TCAST rounds half to even before this store.
 template <typename I> struct IntElem {
   using C = double;
   static constexpr bool narrow = false;
@@ -73,6 +77,7 @@ template <typename I> struct IntElem {
   static inline double load(I x) { return double(x); }
   static inline I store(double v) { return isfinite(v) ? I(int64_t(trunc(v))) : I(0); }
   static constexpr bool is_float = false;
+  static constexpr bool is_int = true;
 };
 template <> struct Elem<int32_t> : IntElem<int32_t> {};
 template <> struct Elem<int8_t> : IntElem<int8_t> {};
@@ -84,6 +89,7 @@ template <> struct Elem<boolean> {
   static inline double load(boolean x) { return x.v ? 1.0 : 0.0; }
   static inline boolean store(double v) { return boolean{uint8_t(v != 0.0 ? 1 : 0)}; }
   static constexpr bool is_float = false;
+  static constexpr bool is_int = false;  // -> bool is x != 0, never rounded
 };
 
 template <int OP, typename C> inline C binop(C a, C b) {
@@ -439,8 +445,15 @@ inline void TCAST(TD* dst, const TS* src, int64_t vr, int64_t vc) {
         ED::store_row(f, d + j0, n);
       }
     } else {
-      // float -> int goes through double so truncation sees the exact value
-      for (int64_t j = 0; j < vc; ++j) d[j] = ED::store(CD(double(ES::load(x[j]))));
+      // Through double so the rounding sees the exact value. float -> int
+      // rounds half to even first (nearbyint under the default FE_TONEAREST,
+      // as the evaluator and NumPy), then wraps in ED::store; -> bool stays
+      // x != 0, and integer sources are already integral.
+      for (int64_t j = 0; j < vc; ++j) {
+        double v = double(ES::load(x[j]));
+        if constexpr (ES::is_float && ED::is_int) v = nearbyint(v);
+        d[j] = ED::store(CD(v));
+      }
     }
   }
 }
@@ -472,6 +485,25 @@ inline void TCOPY(T* dst, const T* src, int64_t vr, int64_t vc, int64_t row_off,
   pto::host::check_tile<T>(dst, int64_t(RD) * CD, "TCOPY dst");
   pto::host::check_tile<T>(src, int64_t(RS) * CS, "TCOPY src");
   for (int64_t i = 0; i < vr; ++i) memmove(dst + (row_off + i) * CD + col_off, src + i * CS, size_t(vc) * sizeof(T));
+}
+
+template <typename T, int DS0, int DS1, int SS0, int SS1>
+inline void TCOPY2D(T* dst, const T* src, int64_t n0, int64_t n1) {
+  if (n0 <= 0 || n1 <= 0) return;
+  // The span each side touches: from the first to the last element copied.
+  pto::host::check_tile<T>(dst, (n0 - 1) * DS0 + (n1 - 1) * DS1 + 1, "TCOPY2D dst");
+  pto::host::check_tile<T>(src, (n0 - 1) * SS0 + (n1 - 1) * SS1 + 1, "TCOPY2D src");
+  if constexpr (DS1 == 1 && SS1 == 1) {
+    for (int64_t i = 0; i < n0; ++i) memcpy(dst + i * DS0, src + i * SS0, size_t(n1) * sizeof(T));
+  } else {
+    constexpr int64_t kB = 16;  // blocked like TTRANSPOSE: both sides stay in cache lines
+    for (int64_t i0 = 0; i0 < n0; i0 += kB)
+      for (int64_t j0 = 0; j0 < n1; j0 += kB) {
+        const int64_t i1 = i0 + kB < n0 ? i0 + kB : n0, j1 = j0 + kB < n1 ? j0 + kB : n1;
+        for (int64_t j = j0; j < j1; ++j)
+          for (int64_t i = i0; i < i1; ++i) dst[i * DS0 + j * DS1] = src[i * SS0 + j * SS1];
+      }
+  }
 }
 
 // ---------------------------------------------------------------------------

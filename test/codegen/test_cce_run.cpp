@@ -165,3 +165,71 @@ TEST_CASE("run: cube leaf computes a fp16 matmul into fp32", "[codegen][run]") {
   });
   CHECK(rc == 0);
 }
+
+// A rank-4 tile with a tail on every axis (static [4, 8, 8, 8], valid
+// [3, 5, 6, 7]): a sum over axis 1 (a leading axis: the [P, A, Q] view with a
+// loop over axis 0), a transpose of axes 0 and 2 (strided row copies) and one
+// of axes 1 and 3 (the last axis moves: a strided 2-D transpose), each stored
+// and compared with loops over the logical indices here.
+TEST_CASE("run: reduction over a leading axis and transposes of outer axes, tails everywhere", "[codegen][run]") {
+  Fixture f;
+  Program& p = f.r.program;
+  const int tx = int(p.tensors.size());
+  p.tensors.push_back({"x4", TensorRole::Input, DType::fp32, {3, 5, 6, 7}, Format::ND, false, {}});
+  p.tensors.push_back({"s1", TensorRole::Output, DType::fp32, {3, 6, 7}, Format::ND, false, {}});
+  p.tensors.push_back({"t02", TensorRole::Output, DType::fp32, {6, 5, 3, 7}, Format::ND, false, {}});
+  p.tensors.push_back({"t13", TensorRole::Output, DType::fp32, {3, 7, 6, 5}, Format::ND, false, {}});
+  auto dims = [](std::vector<int64_t> v) {
+    std::vector<DimExpr> e;
+    for (int64_t x : v) e.push_back(DimExpr(x));
+    return e;
+  };
+  int x = f.tile(MemKind::UB, DType::fp32, {4, 8, 8, 8}, dims({3, 5, 6, 7}));
+  int s = f.tile(MemKind::UB, DType::fp32, {4, 8, 8}, dims({3, 6, 7}));
+  int t02 = f.tile(MemKind::UB, DType::fp32, {8, 8, 4, 8}, dims({6, 5, 3, 7}));
+  int t13 = f.tile(MemKind::UB, DType::fp32, {4, 8, 8, 8}, dims({3, 7, 6, 5}));
+  std::vector<int> ops = {f.copy_in(tx, x, dims({0, 0, 0, 0}), dims({3, 5, 6, 7}))};
+  ops.push_back(f.vec(OpKind::Sum, {x}, s));
+  f.root().ops.back().axes = {1};
+  ops.push_back(f.vec(OpKind::Transpose, {x}, t02));
+  f.root().ops.back().axes = {0, 2};
+  ops.push_back(f.vec(OpKind::Transpose, {x}, t13));
+  f.root().ops.back().axes = {3, -3};
+  ops.push_back(f.copy_out(tx + 1, s, dims({0, 0, 0}), dims({3, 6, 7})));
+  ops.push_back(f.copy_out(tx + 2, t02, dims({0, 0, 0, 0}), dims({6, 5, 3, 7})));
+  ops.push_back(f.copy_out(tx + 3, t13, dims({0, 0, 0, 0}), dims({3, 7, 6, 5})));
+  f.subgraph(CoreType::AIV, ops);
+  auto d = DiagEngine("t.yaml", "x\n");
+  REQUIRE(f.run(d));
+  const std::string& src = f.r.compiled.kernels.at(0).source;
+  INFO(src);
+  CHECK(src.find("TREDUCE<PTO_RSUM, pto_f32, 8, 64, 0>") != std::string::npos);  // A = 8 rows of Q = 8 * 8
+  CHECK(src.find("TCOPY2D<pto_f32, ") != std::string::npos);
+
+  const int n = 3 * 5 * 6 * 7;
+  auto xv = randoms(n, 4);
+  Gm gm;
+  gm.t = {f32_bytes(std::vector<float>(64 * 128)), f32_bytes(std::vector<float>(128 * 64)),
+          f32_bytes(std::vector<float>(64 * 128)), f32_bytes(std::vector<float>(64 * 64)), f32_bytes(xv),
+          f32_bytes(std::vector<float>(3 * 6 * 7, -7.f)), f32_bytes(std::vector<float>(n, -7.f)),
+          f32_bytes(std::vector<float>(n, -7.f))};
+  auto X = [&](int a, int b, int c, int e) { return xv[((a * 5 + b) * 6 + c) * 7 + e]; };
+  int rc = run_checked(f, gm, [&](const Gm& g) {
+    for (int a = 0; a < 3; ++a)
+      for (int c = 0; c < 6; ++c)
+        for (int e = 0; e < 7; ++e) {
+          float want = 0;  // the host TREDUCE's first-axis order: row by row
+          for (int b = 0; b < 5; ++b) want += X(a, b, c, e);
+          if (f32_at(g.t[tx + 1], (a * 6 + c) * 7 + e) != want) return false;
+        }
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 5; ++b)
+        for (int c = 0; c < 6; ++c)
+          for (int e = 0; e < 7; ++e) {
+            if (f32_at(g.t[tx + 2], ((c * 5 + b) * 3 + a) * 7 + e) != X(a, b, c, e)) return false;
+            if (f32_at(g.t[tx + 3], ((a * 7 + e) * 6 + c) * 5 + b) != X(a, b, c, e)) return false;
+          }
+    return true;
+  });
+  CHECK(rc == 0);
+}

@@ -227,7 +227,10 @@ template <typename TD, typename TS> void run_cast() {
   for (int64_t i = 0; i < VR; ++i)
     for (int64_t j = 0; j < VC; ++j) {
       const double x = to_d(s[i * C + j]);
-      const TD want = std::is_same_v<TD, pto_bool> ? from_d<TD>(x != 0 ? 1 : 0) : from_d<TD>(x);
+      // float -> integer rounds half to even before the wrap (the spec's `cast`).
+      const bool rounds = is_float<TS>() && !is_float<TD>() && !std::is_same_v<TD, pto_bool>;
+      const TD want = std::is_same_v<TD, pto_bool> ? from_d<TD>(x != 0 ? 1 : 0)
+                                                   : from_d<TD>(rounds ? std::nearbyint(x) : x);
       INFO("cast " << int(dtype_of<TS>()) << " -> " << int(dtype_of<TD>()) << " of " << x);
       REQUIRE(same_bits(d[i * C + j], want));
     }
@@ -359,7 +362,7 @@ TEST_CASE("reduction output feeds a column broadcast (softmax shape)", "[kernels
   }
 }
 
-TEST_CASE("TCAST rounds to nearest even, truncates to integers, wraps, and maps bool", "[kernels]") {
+TEST_CASE("TCAST rounds to nearest even, also to integers, wraps, and maps bool", "[kernels]") {
   SECTION("to fp32") { run_cast_from_all<float>(); }
   SECTION("to fp16") { run_cast_from_all<pto_f16>(); }
   SECTION("to bf16") { run_cast_from_all<pto_bf16>(); }
@@ -376,6 +379,90 @@ TEST_CASE("TCAST rounds to nearest even, truncates to integers, wraps, and maps 
     REQUIRE(d[0].bits == 0x3c00);
     REQUIRE(d[1].bits == 0x3c02);
   }
+}
+
+// Hand values (not derived from any rounding helper): float -> integer casts
+// round half to even and then wrap to the width, as NumPy's
+// np.round(x).astype(...); integer division keeps truncating toward zero.
+TEST_CASE("TCAST float -> integer rounds halves to even, then wraps", "[kernels]") {
+  const float in[12] = {-155.5f, -0.5f, 0.5f, 1.5f, 2.5f, 127.5f, 255.5f, -2.5f, 0.49999997f, -1.5f, 3.7f, -3.7f};
+  const int32_t want_i32[12] = {-156, 0, 0, 2, 2, 128, 256, -2, 0, -2, 4, -4};
+  const int8_t want_i8[12] = {100, 0, 0, 2, 2, -128, 0, -2, 0, -2, 4, -4};  // -156 wraps to 100, 128 to -128
+  const uint8_t want_u8[12] = {100, 0, 0, 2, 2, 128, 0, 254, 0, 254, 4, 252};  // 256 -> 0, -2 -> 254
+  // Rows of 4 in a 3 x 8 tile: the valid region is 3 x 4, padding stays.
+  float* s = ub<float>(0);
+  for (int k = 0; k < 24; ++k) s[k] = (k % 8) < 4 ? in[(k / 8) * 4 + k % 8] : 0.75f;
+  int32_t* d32 = ub<int32_t>(4096);
+  int8_t* d8 = ub<int8_t>(8192);
+  uint8_t* du8 = ub<uint8_t>(12288);
+  for (int k = 0; k < 24; ++k) d32[k] = -7, d8[k] = -7, du8[k] = 7;
+  TCAST<int32_t, float, 3, 8>(d32, s, 3, 4);
+  TCAST<int8_t, float, 3, 8>(d8, s, 3, 4);
+  TCAST<uint8_t, float, 3, 8>(du8, s, 3, 4);
+  for (int k = 0; k < 24; ++k) {
+    INFO("element " << k);
+    const bool v = (k % 8) < 4;
+    const int e = (k / 8) * 4 + k % 8;
+    CHECK(d32[k] == (v ? want_i32[e] : -7));
+    CHECK(int(d8[k]) == (v ? int(want_i8[e]) : -7));
+    CHECK(int(du8[k]) == (v ? int(want_u8[e]) : 7));
+  }
+  SECTION("from fp16 and bf16 too") {
+    pto_f16* h = ub<pto_f16>(16384);
+    pto_bf16* b = ub<pto_bf16>(20480);
+    h[0] = pto_f16{0x3e00};  // 1.5
+    h[1] = pto_f16{0x4100};  // 2.5
+    h[2] = pto_f16{0xd8dc};  // -155.5
+    b[0] = pto_bf16{0x3fc0};  // 1.5
+    b[1] = pto_bf16{0x4020};  // 2.5
+    b[2] = pto_bf16{0xc31b};  // -155.0 (bf16 has no -155.5): stays -155
+    int8_t* o = ub<int8_t>(24576);
+    TCAST<int8_t, pto_f16, 1, 3>(o, h, 1, 3);
+    CHECK(int(o[0]) == 2);
+    CHECK(int(o[1]) == 2);
+    CHECK(int(o[2]) == 100);
+    TCAST<int8_t, pto_bf16, 1, 3>(o, b, 1, 3);
+    CHECK(int(o[0]) == 2);
+    CHECK(int(o[1]) == 2);
+    CHECK(int(o[2]) == 101);
+  }
+  SECTION("integer division still truncates toward zero") {
+    int32_t* a = ub<int32_t>(28672);
+    int32_t* q = ub<int32_t>(32768);
+    a[0] = 7, a[1] = -7, a[2] = 5, a[3] = -5;
+    TBINARY_S<PTO_DIV, int32_t, 1, 4>(q, a, 2.0, 1, 4);
+    CHECK(q[0] == 3);
+    CHECK(q[1] == -3);
+    CHECK(q[2] == 2);
+    CHECK(q[3] == -2);
+  }
+}
+
+// TCOPY2D against index arithmetic written here: a row copy between
+// different row strides and a strided transpose, only the n0 x n1 elements
+// written (the rest keeps its marker).
+TEST_CASE("TCOPY2D copies a strided plane, by rows or transposed", "[kernels]") {
+  float* s = ub<float>(0);
+  float* d = ub<float>(8192);
+  for (int k = 0; k < 200; ++k) s[k] = float(k);
+  for (int k = 0; k < 400; ++k) d[k] = -1;
+  TCOPY2D<float, 20, 1, 9, 1>(d, s, 5, 7);  // rows of 7: src stride 9, dst stride 20
+  for (int k = 0; k < 400; ++k) {
+    const int i = k / 20, j = k % 20;
+    INFO("row copy at " << k);
+    CHECK(d[k] == ((i < 5 && j < 7) ? float(i * 9 + j) : -1.0f));
+  }
+  for (int k = 0; k < 400; ++k) d[k] = -1;
+  TCOPY2D<float, 3, 30, 24, 2>(d, s, 4, 6);  // dst[i*3 + j*30] = src[i*24 + j*2]
+  std::vector<float> want(400, -1.0f);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 6; ++j) want[size_t(i * 3 + j * 30)] = float(i * 24 + j * 2);
+  for (int k = 0; k < 400; ++k) {
+    INFO("strided transpose at " << k);
+    CHECK(d[k] == want[size_t(k)]);
+  }
+  TCOPY2D<float, 3, 30, 24, 2>(d, s, 0, 6);  // an empty plane writes nothing
+  CHECK(d[0] == want[0]);
 }
 
 TEST_CASE("TTRANSPOSE, TFILL and TCOPY", "[kernels]") {
