@@ -12,6 +12,10 @@ namespace ptoc::tiling {
 
 void cube_nbuffer(Builder& b) {
   TileRoot& r = b.root;
+  // Off unless the setting names a count (merge_count gives 1 for every class): then
+  // nothing merges and nothing is reported, and finalize_subgraphs hashes again anyway.
+  const MergeSetting& set = b.prog.options.cube_nbuffer_setting;
+  if (!set.given || set.entries.empty()) return;
   compute_iso_hashes(r);
   std::map<int, std::vector<int>> classes;
   for (auto& sg : r.subgraphs)

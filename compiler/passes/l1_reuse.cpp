@@ -6,6 +6,7 @@
 // would not fit L1/L0 (all chains' shared tiles stay resident) is refused.
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "compiler/passes/breadth_merge.h"
 
@@ -45,7 +46,9 @@ std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg) {
 void l1_reuse(Builder& b) {
   TileRoot& r = b.root;
   compute_iso_hashes(r);
-  SgGraph g(r);
+  // Built at the first merge attempt (nothing has changed before it): most roots of a
+  // many-root spec have classes too small for N > 1 and never need it.
+  std::optional<SgGraph> g;
   std::map<int, std::vector<int>> classes;
   for (auto& sg : r.subgraphs)
     if (sg.core == CoreType::AIC && !sg.ops.empty()) classes[sg.hash_order].push_back(sg.id);
@@ -80,7 +83,8 @@ void l1_reuse(Builder& b) {
                   drop.push_back(sf.op);
                   break;
                 }
-            if (try_absorb(b, g, a, m, true, rewrite, drop)) {
+            if (!g) g.emplace(r);
+            if (try_absorb(b, *g, a, m, true, rewrite, drop)) {
               ++count[a];
               ++merged;
               removed += int64_t(drop.size());
