@@ -59,7 +59,8 @@
 //
 // * Rounding: every op rounds its result to the element type of its
 //   destination (fp16/bf16 round to nearest even from fp32; integer results
-//   truncate toward zero and wrap to the type width; bool is x != 0), exactly
+//   truncate toward zero and wrap to the type width, except a float ->
+//   integer TCAST, which rounds half to even first; bool is x != 0), exactly
 //   as ptoc::round_to_dtype in compiler/dtype.h. Float arithmetic is done in
 //   fp32; integer arithmetic in double (like the reference evaluator).
 //   Matmul accumulates in fp32 in L0C.

@@ -8,7 +8,10 @@
 //     [PMU tail stamps]
 //   }
 // Tiles of rank > 2 run as loops over their leading axes around the 2-D
-// calls of kernels/pto_tile.h, so tails on any axis stay exact.
+// calls of kernels/pto_tile.h, so tails on any axis stay exact. A reduction
+// over a leading axis views the tile as [P, A, Q] (reduce_leading); a
+// transpose of two axes other than the last two is a loop of strided plane
+// copies (transpose_any, TCOPY2D).
 #include "compiler/codegen/cce_emit.h"
 
 #include <fmt/format.h>
