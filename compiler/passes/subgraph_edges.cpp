@@ -92,7 +92,8 @@ class Writers {
     std::vector<std::pair<int, int>> pairs;
     for (int o : sorted)
       if (r.ops[o].dst >= 0) pairs.push_back({r.ops[o].dst, o});
-    std::sort(pairs.begin(), pairs.end());
+    // Usually sorted already: tiles are created with the ops that first write them.
+    if (!std::is_sorted(pairs.begin(), pairs.end())) std::sort(pairs.begin(), pairs.end());
     if (run_of_.size() < r.tiles.size()) run_of_.resize(r.tiles.size(), -1);
     for (size_t i = 0; i < pairs.size(); ++i) {
       if (i == 0 || pairs[i].first != pairs[i - 1].first) {
