@@ -1,18 +1,19 @@
-// ptoc: the operator compiler. Argument parsing only; the work is in compiler/driver.h.
+// ptoc: the operator compiler. Argument parsing only; the commands are in cli/ptoc_commands.h.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
 
-#include "compiler/driver.h"
+#include "cli/ptoc_commands.h"
+#include "runtime/program/knobs.h"
 
 namespace {
 
 void add_spec_options(CLI::App& app, ptoc::driver::SpecArgs& s, bool positional_required) {
   auto* opt = app.add_option("spec", s.spec, "operator spec (YAML)");
   if (positional_required) opt->required();
-  app.add_option("--set", s.sets, "override a knob, e.g. --set runtime.stitch_function_max_num=64")
+  app.add_option("--set", s.sets, "override a knob, e.g. --set runtime.stitch_function_max_num=64 (--list-knobs)")
       ->type_name("GROUP.KEY=VALUE");
   app.add_option("--target", s.target, "ascend910b1 (default), ascend910_9391, ascend950pr, ascend950dt");
   app.add_flag("--no-loop-merge", s.no_loop_merge, "do not merge adjacent independent loops with equal bounds");
@@ -32,7 +33,7 @@ int main(int argc, char** argv) {
       "  ptoc specs/softmax.yaml --emit ir                print the tensor graph\n"
       "  ptoc specs/gemm.yaml -o g.bundle --emit cce,graph,report --emit-dir out/\n"
       "  ptoc eval specs/softmax.yaml --input x=x.npy --output y=y.npy   reference evaluator\n"
-      "Exit status: 0 ok, 1 spec error, 2 usage error, 3 environment error.");
+      "Exit status: 0 ok, 1 spec error, 2 usage error, 3 environment error, 4 internal error.");
 
   CompileArgs compile_args;
   add_spec_options(app, compile_args.spec, false);
@@ -45,6 +46,8 @@ int main(int argc, char** argv) {
   app.add_flag("--print-device-commands", compile_args.print_device_commands,
                "print the bisheng command lines for the device kernels");
   app.add_option("--cann", compile_args.cann, "CANN toolkit folder (default: $ASCEND_HOME_PATH)");
+  bool list_knobs = false;
+  app.add_flag("--list-knobs", list_knobs, "print every knob: type, values, default, whether ptorun --set may change it");
   bool md = false;
   app.add_flag("--MD", md, "write a Make depfile (also spelled -MD; with -MF FILE)");
   app.add_option("--MF", compile_args.depfile, "depfile path");
@@ -77,6 +80,10 @@ int main(int argc, char** argv) {
   try {
     if (*check_cmd) return check(check_args);
     if (*eval_cmd) return eval(eval_args);
+    if (list_knobs) {
+      std::cout << ptoc::knob_table_markdown();
+      return kOk;
+    }
     if (compile_args.spec.spec.empty()) {
       std::cerr << "ptoc: error: no spec given\n" << app.help();
       return kUsageError;
@@ -90,6 +97,6 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     // Last line of defence: an internal error is reported, never a stack trace.
     std::cerr << "ptoc: internal error: " << e.what() << "\n";
-    return 4;
+    return ptoc::kExitInternal;
   }
 }

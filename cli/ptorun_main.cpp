@@ -1,9 +1,11 @@
 // ptorun: runs a bundle on the simulated Ascend machine (default) or an NPU,
-// and reads the profiling artifacts. Argument parsing only; see runtime/driver.h.
+// and reads the profiling artifacts. Argument parsing only; the commands are in cli/ptorun_commands.h.
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "runtime/driver.h"
+#include "cli/ptorun_commands.h"
+#include "runtime/core/exit_codes.h"
+#include "runtime/program/knobs.h"
 
 int main(int argc, char** argv) {
   using namespace ptoc::runtime;
@@ -18,7 +20,7 @@ int main(int argc, char** argv) {
       "  ptorun info op.bundle\n"
       "After its 'ran ...' line a simulated run prints one throughput line: 'simulator: T tasks, E model events in S\n"
       "host CPU s: X M tasks/CPU s, Y M events/CPU s; peak RSS Z MiB' (E: the machine model's events, all rounds).\n"
-      "Exit status: 0 ok, 1 bad bundle or failed check, 2 usage error, 3 environment error.");
+      "Exit status: 0 ok, 1 bad bundle, input or failed check, 2 usage error, 3 environment error, 4 internal error.");
 
   RunArgs r;
   app.add_option("bundle", r.bundle, "bundle written by ptoc");
@@ -37,7 +39,10 @@ int main(int argc, char** argv) {
   app.add_option("--output-dir", r.output_dir, "base folder for output_<timestamp>/ (or TILE_FWK_OUTPUT_DIR)");
   app.add_option("--pmu-event-type", r.pmu_event_type, "PMU event group 1,2,4,5,6,7,8 (or PYPTO_PROF_PMU_EVENT_TYPE)");
   app.add_option("-j,--jobs", r.jobs, "host threads for numerics (default: all cores)");
-  app.add_option("--set", r.sets, "override a runtime knob, e.g. --set runtime.device_sched_mode=1")->type_name("GROUP.KEY=VALUE");
+  app.add_option("--set", r.sets, "override a run-time knob (" + ptoc::run_time_knob_list() + ")")
+      ->type_name("GROUP.KEY=VALUE");
+  bool list_knobs = false;
+  app.add_flag("--list-knobs", list_knobs, "print every knob: type, values, default, whether --set may change it");
 
   std::string info_bundle, analyze_path, pmu_path;
   auto* info_cmd = app.add_subcommand("info", "print a readable summary of a bundle");
@@ -52,19 +57,23 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
     app.exit(e);
-    return 2;
+    return ptoc::kExitUsage;
   }
   try {
+    if (list_knobs) {
+      std::cout << ptoc::knob_table_markdown();
+      return ptoc::kExitOk;
+    }
     if (*info_cmd) return info(info_bundle);
     if (*analyze_cmd) return analyze(analyze_path);
     if (*pmu_cmd) return pmu_csv(pmu_path);
     if (r.bundle.empty()) {
       std::cerr << "ptorun: error: no bundle given\n" << app.help();
-      return 2;
+      return ptoc::kExitUsage;
     }
     return run(r);
   } catch (const std::exception& e) {
     std::cerr << "ptorun: internal error: " << e.what() << "\n";
-    return 4;
+    return ptoc::kExitInternal;
   }
 }

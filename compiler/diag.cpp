@@ -1,4 +1,4 @@
-#include "diag.h"
+#include "compiler/diag.h"
 
 #include <algorithm>
 #include <sstream>

@@ -7,14 +7,9 @@
 #include <string>
 #include <vector>
 
-namespace ptoc {
+#include "runtime/core/src_loc.h"
 
-// 1-based position in the spec file; line 0 means "no position".
-struct SrcLoc {
-  int line = 0;
-  int col = 0;
-  bool valid() const { return line > 0; }
-};
+namespace ptoc {
 
 struct Diagnostic {
   enum class Severity { Error, Warning, Note };

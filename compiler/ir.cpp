@@ -1,4 +1,4 @@
-#include "ir.h"
+#include "compiler/ir.h"
 
 #include <cmath>
 #include <stdexcept>
@@ -67,27 +67,6 @@ double scalar_unary(OpKind k, double x) {
     case OpKind::Silu: return x * sigmoid(x);
     default: throw std::logic_error("scalar_unary: not a unary op");
   }
-}
-
-const MergeSetting::Entry* MergeSetting::lookup(int64_t magic, int64_t order, const std::string& label) const {
-  const Entry* func = nullptr;
-  const Entry* lab = nullptr;
-  const Entry* global = nullptr;
-  for (const auto& e : entries) {
-    switch (e.key) {
-      case Entry::Key::Func:
-        if (e.func_magic == magic && e.func_order == order) func = &e;
-        break;
-      case Entry::Key::Label:
-        if (!label.empty() && e.name == label) lab = &e;
-        break;
-      case Entry::Key::Global:
-      case Entry::Key::Default:
-        global = &e;
-        break;
-    }
-  }
-  return func ? func : lab ? lab : global;
 }
 
 int Program::find_tensor(const std::string& n) const {

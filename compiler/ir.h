@@ -10,34 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "diag.h"
-#include "dim_expr.h"
-#include "dtype.h"
+#include "compiler/diag.h"
+#include "runtime/core/dim_expr.h"
+#include "runtime/core/dtype.h"
+#include "runtime/program/program_decls.h"
 
 namespace ptoc {
-
-enum class Format : uint8_t { ND, NZ };
-
-struct DimDecl {
-  std::string name;
-  bool dynamic = false;
-  int64_t value = 0;         // static dims
-  int64_t max = 0;           // dynamic: 0 = no bound given
-  int64_t divisible_by = 1;  // dynamic: checked at loop entry under runtime_debug_mode 4
-  SrcLoc loc;
-};
-
-enum class TensorRole : uint8_t { Input, Output, Workspace };
-
-struct TensorDecl {
-  std::string name;
-  TensorRole role = TensorRole::Input;
-  DType dtype = DType::fp32;
-  std::vector<DimExpr> shape;  // over dims only
-  Format format = Format::ND;
-  bool l2_bypass = false;      // {cache_policy: {tensor: NAME, l2: bypass}}
-  SrcLoc loc;
-};
 
 struct CubeTile {
   std::array<int64_t, 2> m{}, n{};  // [L0, L1]
@@ -118,37 +96,6 @@ struct Op {
   int stmt = -1;  // index of the source statement (for grouping in printouts)
 };
 
-// One *_setting map of `options.pass`.
-struct MergeSetting {
-  struct Entry {
-    enum class Key : uint8_t { Global, Default, Func, Label } key = Key::Default;
-    std::string name;       // the key as written ("DEFAULT", "0", "func8_0", "MM1")
-    int64_t func_magic = -1, func_order = -1;  // Key::Func
-    int64_t count = 1;      // 0 = automatic
-    std::string side;       // cube_l1_reuse_setting only: "" (auto), "left", "right", "auto"
-    SrcLoc loc;
-  };
-  bool given = false;
-  std::vector<Entry> entries;
-  // The entry that applies to a root function (magic, order) with a label; most specific wins.
-  const Entry* lookup(int64_t magic, int64_t order, const std::string& label) const;
-};
-
-struct Options {
-  // runtime
-  int64_t stitch_function_max_num = 128;  // 1..1024
-  int device_sched_mode = 0;              // 0..3
-  int64_t max_workspace_kb = 0;           // 0: no cap
-  // pass
-  MergeSetting cube_l1_reuse_setting;     // default: on, automatic
-  MergeSetting cube_nbuffer_setting;      // default: {DEFAULT: 1} (off)
-  MergeSetting vec_nbuffer_setting;       // default: automatic
-  // codegen
-  bool enable_pmu_trace = false;
-  // debug
-  int runtime_debug_mode = 0;             // 0..4
-};
-
 // A root-function template: the body of one dynamic-loop path (one unroll
 // gear), or a run of top-level statements outside loops.
 struct RootTemplate {
@@ -157,21 +104,6 @@ struct RootTemplate {
   std::vector<int> ops;            // op ids in program order
   std::vector<std::string> loop_vars;  // enclosing dynamic loop variables, outermost first
   int64_t factor = 1;              // the gear's unroll factor (1 when not unrolled)
-};
-
-struct LoopNode;
-struct Gear {
-  int64_t factor = 1;              // iterations this body covers
-  std::vector<LoopNode> body;
-};
-struct LoopNode {
-  enum class Kind : uint8_t { Root, Loop } kind = Kind::Root;
-  int root = -1;                   // Kind::Root: index into Program::roots
-  // Kind::Loop (always dynamic; static loops were unrolled):
-  std::string var, name, factor_var;
-  DimExpr begin, end, step = 1;    // trip count = ceil_div(end - begin, step)
-  std::vector<Gear> gears;         // descending factors; the last has factor 1
-  SrcLoc loc;
 };
 
 struct Program {

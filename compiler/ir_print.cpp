@@ -4,7 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
-#include "ir.h"
+#include "compiler/ir.h"
+#include "runtime/program/knobs.h"
 
 namespace ptoc {
 
@@ -188,14 +189,15 @@ std::string print_ir(const Program& p) {
   }
   const Options& o = p.options;
   os << "options\n";
-  os << "  runtime.stitch_function_max_num = " << o.stitch_function_max_num << "\n";
-  os << "  runtime.device_sched_mode = " << o.device_sched_mode << "\n";
-  os << "  runtime.max_workspace_kb = " << o.max_workspace_kb << "\n";
-  os << "  pass.cube_l1_reuse_setting = " << setting_str(o.cube_l1_reuse_setting, "auto") << "\n";
-  os << "  pass.cube_nbuffer_setting = " << setting_str(o.cube_nbuffer_setting, "{DEFAULT: 1}") << "\n";
-  os << "  pass.vec_nbuffer_setting = " << setting_str(o.vec_nbuffer_setting, "auto") << "\n";
-  os << "  codegen.enable_pmu_trace = " << (o.enable_pmu_trace ? "true" : "false") << "\n";
-  os << "  debug.runtime_debug_mode = " << o.runtime_debug_mode << "\n";
+  for (const Knob& k : knobs()) {
+    os << "  " << k.name() << " = ";
+    switch (k.type) {
+      case Knob::Type::Int: os << k.get(o); break;
+      case Knob::Type::Bool: os << (k.get(o) ? "true" : "false"); break;
+      case Knob::Type::Setting: os << setting_str(o.*(k.setting), std::string(k.setting_default).c_str()); break;
+    }
+    os << "\n";
+  }
   os << "structure\n";
   print_nodes(p, p.body, 1, os);
   for (const auto& r : p.roots) {

@@ -11,7 +11,7 @@
 #include "compiler/ir.h"
 #include "compiler/passes/leaf_plan.h"
 #include "compiler/passes/tiling.h"
-#include "runtime/platform.h"
+#include "runtime/core/platform.h"
 
 namespace ptoc {
 

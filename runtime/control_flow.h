@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/compiled_program.h"
+#include "runtime/program/compiled_program.h"
 #include "runtime/device_task.h"
 #include "runtime/gm_arena.h"
 

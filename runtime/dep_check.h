@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/compiled_program.h"
+#include "runtime/program/compiled_program.h"
 #include "runtime/device_task.h"
 
 namespace ptoc::runtime {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "compiler/compiled_program.h"
+#include "runtime/program/compiled_program.h"
 
 namespace ptoc::runtime {
 

@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "compiler/compiled_program.h"
-#include "compiler/tensor_data.h"
+#include "runtime/program/compiled_program.h"
+#include "runtime/core/tensor_data.h"
 #include "runtime/control_flow.h"
 #include "runtime/gm_arena.h"
 #include "runtime/host_twin.h"

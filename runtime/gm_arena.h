@@ -14,8 +14,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "compiler/ir.h"
-#include "compiler/tensor_data.h"
+#include "runtime/core/tensor_data.h"
 #include "runtime/device_task.h"
 
 namespace ptoc::runtime {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/compiled_program.h"
+#include "runtime/program/compiled_program.h"
 #include "kernels/pto_abi.h"
 
 namespace ptoc::runtime {

@@ -7,9 +7,8 @@
 #include <fmt/format.h>
 #include <sstream>
 
-#include "compiler/eval/bind_dims.h"
-#include "compiler/eval/reference_eval.h"
-#include "compiler/frontend/frontend.h"
+#include "runtime/program/bind_dims.h"
+#include "runtime/program/knobs.h"
 #include "runtime/ascend/acl_api.h"
 #include "runtime/ascend/ascend_launcher.h"
 #include "runtime/control_flow.h"
@@ -39,72 +38,6 @@ std::vector<TensorDecl> spec_tensors(const CompiledProgram& p) {
   return v;
 }
 
-
-// --check tolerance, per output element (floats):
-//   |got - ref| <= rtol * |ref| + atol,   atol = rtol * mean(|ref|) over the output
-// with rtol = 1e-4 (fp32), 1e-2 (fp16), 4e-2 (bf16): rounding of one ulp-ish per op in
-// low precision, and accumulation-order differences in long sums, which scale with the
-// output's magnitude rather than each element's. NaN must match NaN; Inf must match
-// exactly. Integer and bool outputs must match exactly.
-struct Tolerance {
-  double rtol = 0;
-  bool exact = false;
-};
-Tolerance tolerance_for(DType t) {
-  switch (t) {
-    case DType::fp32: return {1e-4, false};
-    case DType::fp16: return {1e-2, false};
-    case DType::bf16: return {4e-2, false};
-    default: return {0, true};
-  }
-}
-
-CheckLine compare(const std::string& name, const TensorData& got, const TensorData& ref) {
-  Tolerance tol = tolerance_for(ref.dtype);
-  if (got.shape != ref.shape) return {name, false, fmt::format("check {:<12} FAIL: shape differs from the reference", name)};
-  const int64_t n = ref.numel();
-  double mean_abs = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    double r = ref.get(i);
-    if (std::isfinite(r)) mean_abs += std::fabs(r);
-  }
-  mean_abs = n ? mean_abs / double(n) : 0;
-  const double atol = tol.rtol * mean_abs;
-  double worst_abs = 0, worst_rel = 0;
-  int64_t bad = 0, first_bad = -1;
-  for (int64_t i = 0; i < n; ++i) {
-    double g = got.get(i), r = ref.get(i);
-    bool ok;
-    if (std::isnan(r) || std::isnan(g)) {
-      ok = std::isnan(r) && std::isnan(g);
-    } else if (std::isinf(r) || std::isinf(g)) {
-      ok = g == r;
-    } else {
-      double d = std::fabs(g - r);
-      ok = tol.exact ? g == r : d <= tol.rtol * std::fabs(r) + atol;
-      worst_abs = std::max(worst_abs, d);
-      if (r != 0) worst_rel = std::max(worst_rel, d / std::fabs(r));
-      else if (d > 0) worst_rel = std::max(worst_rel, d / std::max(atol, 1e-30));
-    }
-    if (!ok && bad++ == 0) first_bad = i;
-  }
-  std::string rule = tol.exact ? "exact" : fmt::format("rtol {:g}, atol {:.3g}", tol.rtol, atol);
-  if (bad == 0)
-    return {name, true, fmt::format("check {:<12} ok    max abs err {:.3g}  max rel err {:.3g}  ({}, {})", name,
-                                    worst_abs, worst_rel, dtype_name(ref.dtype), rule)};
-  // Name the first bad element by its index tuple.
-  std::string idx;
-  int64_t rest = first_bad;
-  for (size_t a = ref.shape.size(); a-- > 0;) {
-    idx = std::to_string(rest % ref.shape[a]) + (idx.empty() ? "" : ", ") + idx;
-    rest /= ref.shape[a];
-  }
-  return {name, false,
-          fmt::format("check {:<12} FAIL  {} of {} elements off; first at [{}]: got {:g}, expected {:g}; "
-                      "max abs err {:.3g}  max rel err {:.3g}  ({}, {})",
-                      name, bad, n, idx, got.get(first_bad), ref.get(first_bad), worst_abs, worst_rel,
-                      dtype_name(ref.dtype), rule)};
-}
 
 // Process CPU seconds (user + system, all threads): throughput is per CPU second, so other load on
 // a shared machine does not count.
@@ -188,25 +121,22 @@ void Session::set_dim(const std::string& name, int64_t value) {
 }
 
 void Session::apply_runtime_sets(const std::vector<std::string>& sets) {
-  Options& o = options_;
-  for (auto& [k, v] : parse_assignments(sets, "--set")) {
-    if (k == "runtime.stitch_function_max_num") {
-      o.stitch_function_max_num = parse_integer(v, "--set " + k);
-      if (o.stitch_function_max_num < 1 || o.stitch_function_max_num > 1024)
-        throw UsageError("--set " + k + "=" + v + ": the range is 1..1024");
-    } else if (k == "runtime.device_sched_mode") {
-      o.device_sched_mode = int(parse_integer(v, "--set " + k));
-      if (o.device_sched_mode < 0 || o.device_sched_mode > 3) throw UsageError("--set " + k + "=" + v + ": the range is 0..3");
-    } else if (k == "runtime.max_workspace_kb") {
-      o.max_workspace_kb = parse_integer(v, "--set " + k);
-      if (o.max_workspace_kb < 0) throw UsageError("--set " + k + "=" + v + ": must be >= 0");
-    } else if (k == "debug.runtime_debug_mode") {
-      o.runtime_debug_mode = int(parse_integer(v, "--set " + k));
-      if (o.runtime_debug_mode < 0 || o.runtime_debug_mode > 4) throw UsageError("--set " + k + "=" + v + ": the range is 0..4");
-    } else {
-      throw UsageError("--set " + k + ": ptorun can change runtime.stitch_function_max_num, runtime.device_sched_mode, "
-                       "runtime.max_workspace_kb and debug.runtime_debug_mode; other options need a recompile with ptoc --set");
-    }
+  // The same table, ranges and messages as ptoc's --set (compiler/frontend/options.cpp); only knobs the
+  // table marks run_time apply without a recompile.
+  for (const std::string& item : sets) {
+    const std::optional<KnobAssignment> a = split_knob_assignment(item);
+    if (!a) throw UsageError("--set '" + item + "': expected GROUP.KEY=VALUE");
+    const Knob* k = find_knob(a->group, a->key);
+    if (!k || !k->run_time || !a->entry.empty())
+      throw UsageError("--set " + a->lhs() + ": ptorun can change " + run_time_knob_list() +
+                       "; other options need a recompile with ptoc --set");
+    const int64_t v = parse_integer(a->value, "--set " + k->name());
+    if (v < k->lo || v > k->hi)
+      throw UsageError("--set " + k->name() + ": " + std::to_string(v) + " is out of range; allowed: " + k->range());
+    if (auto why = k == find_knob("debug", "runtime_debug_mode") ? unsupported_debug_mode(v) : std::string_view();
+        !why.empty())
+      throw UsageError("--set " + k->name() + ": " + std::to_string(v) + " is not supported: " + std::string(why));
+    k->set(options_, v);
   }
 }
 
@@ -347,31 +277,8 @@ TensorData Session::output(const std::string& name) const {
   return it->second;
 }
 
-std::vector<CheckLine> Session::check() const {
-  const CompiledProgram& p = program();
-  if (p.spec_source.empty())
-    throw BundleError(bundle_.path + ": the bundle holds no spec text, so --check cannot rebuild the reference; "
-                      "recompile it with this ptoc");
-  if (impl_->outputs.empty()) throw UsageError("--check needs a run with numerics (not --timing-only)");
-  FrontendOptions fo;
-  fo.sets = p.set_overrides;
-  fo.target = p.target;
-  std::ostringstream diag;
-  auto prog = load_spec_text(p.spec_file.empty() ? p.name + ".yaml" : p.spec_file, p.spec_source, fo, diag);
-  if (!prog)
-    throw BundleError("--check: the spec stored in the bundle no longer parses with this ptorun:\n" + diag.str());
-  auto ref = evaluate(*prog, impl_->inputs, impl_->env);
-  std::vector<CheckLine> lines;
-  for (const auto& [i, got] : impl_->outputs) {
-    const std::string& name = p.tensors[size_t(i)].name;
-    auto it = ref.find(name);
-    if (it == ref.end()) {
-      lines.push_back({name, false, "check " + name + " FAIL: the reference evaluator produced no such output"});
-      continue;
-    }
-    lines.push_back(compare(name, got, it->second));
-  }
-  return lines;
-}
+const std::map<std::string, TensorData>& Session::inputs() const { return impl_->inputs; }
+const DimExpr::Env& Session::dims() const { return impl_->env; }
+const std::map<int, TensorData>& Session::outputs() const { return impl_->outputs; }
 
 }  // namespace ptoc::runtime

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "compiler/tensor_data.h"
-#include "runtime/bundle.h"
+#include "runtime/core/tensor_data.h"
+#include "runtime/program/bundle.h"
 #include "runtime/device_task.h"
-#include "runtime/platform.h"
+#include "runtime/core/platform.h"
 #include "runtime/sim/trace.h"
 
 namespace ptoc::runtime {
@@ -47,12 +47,6 @@ struct RunResult {
   double host_cpu_seconds = 0;   // process CPU time of run() (all threads): the throughput line divides by it
 };
 
-struct CheckLine {
-  std::string output;
-  bool ok = false;
-  std::string text;             // "check y  ok  max abs err ..." or the FAIL line
-};
-
 class Session {
  public:
   explicit Session(const std::string& bundle_path);  // throws BundleError
@@ -78,8 +72,11 @@ class Session {
   const RunResult& run(const RunConfig& cfg);
   const RunResult& result() const;
   TensorData output(const std::string& name) const;        // after a run with numerics
-  // The reference evaluator on the same inputs and dims, compared per output with the dtype's tolerance.
-  std::vector<CheckLine> check() const;
+  // What the run used and produced, for `--check` (cli/, through compiler/eval/run_check.h):
+  // inputs by name (given or generated), the dim binding, and outputs by spec tensor index.
+  const std::map<std::string, TensorData>& inputs() const;
+  const DimExpr::Env& dims() const;
+  const std::map<int, TensorData>& outputs() const;
 
   struct Impl;
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/compiled_program.h"
-#include "runtime/platform.h"
+#include "runtime/program/compiled_program.h"
+#include "runtime/core/platform.h"
 
 namespace ptoc::codegen {
 

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "compiler/codegen/json_out.h"
+#include "runtime/core/json_out.h"
 #include "compiler/passes/backend.h"
 
 namespace ptoc {

@@ -16,7 +16,7 @@
 #include <optional>
 #include <thread>
 
-#include "compiler/eval/bind_dims.h"
+#include "runtime/program/bind_dims.h"
 
 namespace ptoc {
 

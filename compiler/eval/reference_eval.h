@@ -8,7 +8,7 @@
 #include <string>
 
 #include "compiler/ir.h"
-#include "compiler/tensor_data.h"
+#include "runtime/core/tensor_data.h"
 
 namespace ptoc {
 

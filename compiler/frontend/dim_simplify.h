@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "compiler/dim_expr.h"
+#include "runtime/core/dim_expr.h"
 
 namespace ptoc::fe {
 

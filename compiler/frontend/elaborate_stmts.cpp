@@ -6,7 +6,7 @@
 #include "compiler/frontend/elaborate.h"
 #include "compiler/frontend/elaborator.h"
 #include "compiler/frontend/suggest.h"
-#include "runtime/platform.h"
+#include "runtime/core/platform.h"
 
 namespace ptoc::fe {
 

@@ -5,35 +5,27 @@
 
 #include "compiler/frontend/suggest.h"
 #include "compiler/frontend/yaml_util.h"
+#include "runtime/program/knobs.h"
 
 namespace ptoc::fe {
-
-const std::vector<std::pair<std::string, std::vector<std::string>>>& option_groups() {
-  static const std::vector<std::pair<std::string, std::vector<std::string>>> g = {
-      {"runtime", {"stitch_function_max_num", "device_sched_mode", "max_workspace_kb"}},
-      {"pass", {"cube_l1_reuse_setting", "cube_nbuffer_setting", "vec_nbuffer_setting"}},
-      {"codegen", {"enable_pmu_trace"}},
-      {"debug", {"runtime_debug_mode"}},
-  };
-  return g;
-}
 
 namespace {
 
 constexpr int64_t kMaxSettingCount = 1024;
-constexpr int64_t kMaxWorkspaceKb = int64_t(1) << 40;
 
+// The keys of a group of the knob table (runtime/program/knobs.h), or null for an unknown group.
 const std::vector<std::string>* group_keys(const std::string& g) {
-  for (const auto& [name, keys] : option_groups())
+  static const std::vector<std::pair<std::string, std::vector<std::string>>> groups = [] {
+    std::vector<std::pair<std::string, std::vector<std::string>>> v;
+    for (const auto& name : knob_groups()) v.emplace_back(name, knob_keys(name));
+    return v;
+  }();
+  for (const auto& [name, keys] : groups)
     if (name == g) return &keys;
   return nullptr;
 }
 
-std::vector<std::string> group_names() {
-  std::vector<std::string> v;
-  for (const auto& [name, keys] : option_groups()) v.push_back(name);
-  return v;
-}
+std::vector<std::string> group_names() { return knob_groups(); }
 
 // Located errors: in the file at the node, or on the command line.
 SrcLoc at(const YAML::Node& n, SrcLoc fallback) {
@@ -134,29 +126,29 @@ void read_setting(const std::string& full, const YAML::Node& v, SrcLoc loc, bool
 
 void set_key(const std::string& group, const std::string& key, const YAML::Node& v, SrcLoc loc, Options& o,
              Reporter& r) {
+  const Knob* k = find_knob(group, key);
+  if (!k) return;  // reported by check_map / apply_set
   const std::string full = group + "." + key;
   int64_t i = 0;
-  if (key == "stitch_function_max_num") {
-    if (read_int(full, v, loc, 1, 1024, i, r)) o.stitch_function_max_num = i;
-  } else if (key == "device_sched_mode") {
-    if (read_int(full, v, loc, 0, 3, i, r, "0 FIFO, 1 L2 affinity, 2 fair, 3 L2 affinity + fair"))
-      o.device_sched_mode = int(i);
-  } else if (key == "max_workspace_kb") {
-    if (read_int(full, v, loc, 0, kMaxWorkspaceKb, i, r, "0 = no cap")) o.max_workspace_kb = i;
-  } else if (key == "cube_l1_reuse_setting") {
-    read_setting(full, v, loc, true, o.cube_l1_reuse_setting, r);
-  } else if (key == "cube_nbuffer_setting") {
-    read_setting(full, v, loc, false, o.cube_nbuffer_setting, r);
-  } else if (key == "vec_nbuffer_setting") {
-    read_setting(full, v, loc, false, o.vec_nbuffer_setting, r);
-  } else if (key == "enable_pmu_trace") {
-    auto b = as_bool(v);
-    if (!b) r.error(at(v, loc), full + ": expected true or false, got " + node_kind(v));
-    else o.enable_pmu_trace = *b;
-  } else if (key == "runtime_debug_mode") {
-    if (read_int(full, v, loc, 0, 4, i, r,
-                 "0 off, 1 swimlane, 2 AI Core model, 3 dependency check dump, 4 GM bounds check"))
-      o.runtime_debug_mode = int(i);
+  switch (k->type) {
+    case Knob::Type::Int:
+      if (!read_int(full, v, loc, k->lo, k->hi, i, r, std::string(k->meaning))) break;
+      if (auto why = k == find_knob("debug", "runtime_debug_mode") ? unsupported_debug_mode(i) : std::string_view();
+          !why.empty()) {
+        r.error(at(v, loc), full + ": " + std::to_string(i) + " is not supported", std::string(why));
+        break;
+      }
+      k->set(o, i);
+      break;
+    case Knob::Type::Bool: {
+      auto b = as_bool(v);
+      if (!b) r.error(at(v, loc), full + ": expected true or false, got " + node_kind(v));
+      else k->set(o, *b);
+      break;
+    }
+    case Knob::Type::Setting:
+      read_setting(full, v, loc, k->setting_side, o.*(k->setting), r);
+      break;
   }
 }
 
@@ -186,21 +178,14 @@ void read_options(const YAML::Node& options, Options& out, Reporter& r) {
 
 void apply_set(const std::string& item, Options& out, Reporter& r) {
   r.set_origin("<command line>");
-  size_t eq = item.find('=');
-  std::string lhs = item.substr(0, eq);
-  size_t dot = lhs.find('.');
-  if (eq == std::string::npos || dot == std::string::npos || dot == 0 || dot + 1 == lhs.size()) {
+  const std::optional<KnobAssignment> a = split_knob_assignment(item);
+  if (!a) {
     r.error({}, "--set '" + item + "': expected GROUP.KEY=VALUE", "e.g. --set runtime.stitch_function_max_num=64");
     r.set_origin("");
     return;
   }
-  std::string group = lhs.substr(0, dot), key = lhs.substr(dot + 1), value = item.substr(eq + 1);
-  // GROUP.SETTING.ENTRY=N sets one entry of a *_setting map and keeps the others.
-  std::string entry;
-  if (size_t dot2 = key.find('.'); dot2 != std::string::npos) {
-    entry = key.substr(dot2 + 1);
-    key = key.substr(0, dot2);
-  }
+  const std::string lhs = a->group + "." + a->key + (a->entry.empty() ? "" : "." + a->entry);
+  const std::string &group = a->group, &key = a->key, &entry = a->entry, &value = a->value;
   const auto* keys = group_keys(group);
   if (!keys) {
     std::string hint = did_you_mean(group, group_names());
@@ -214,10 +199,8 @@ void apply_set(const std::string& item, Options& out, Reporter& r) {
     }
     r.error({}, "--set " + lhs + ": unknown key '" + key + "' in options." + group, hint);
   } else {
-    MergeSetting* ms = key == "cube_l1_reuse_setting"  ? &out.cube_l1_reuse_setting
-                       : key == "cube_nbuffer_setting" ? &out.cube_nbuffer_setting
-                       : key == "vec_nbuffer_setting"  ? &out.vec_nbuffer_setting
-                                                       : nullptr;
+    const Knob* knob = find_knob(group, key);
+    MergeSetting* ms = knob->type == Knob::Type::Setting ? &(out.*(knob->setting)) : nullptr;
     YAML::Node v;
     try {
       v = YAML::Load(value);

@@ -15,7 +15,5 @@ void read_options(const YAML::Node& options, Options& out, Reporter& r);
 // Applies one `--set group.key=value` item (value parsed as YAML); errors go to "<command line>".
 void apply_set(const std::string& item, Options& out, Reporter& r);
 
-// The groups and their keys, in spec order (for printing and suggestions).
-const std::vector<std::pair<std::string, std::vector<std::string>>>& option_groups();
 
 }  // namespace ptoc::fe

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/dim_expr.h"
+#include "runtime/core/dim_expr.h"
 
 namespace ptoc::fe {
 

@@ -7,7 +7,7 @@
 
 #include "compiler/diag.h"
 #include "compiler/passes/leaf_plan.h"
-#include "runtime/platform.h"
+#include "runtime/core/platform.h"
 
 namespace ptoc {
 

@@ -16,7 +16,7 @@
 #include "compiler/ir.h"
 #include "compiler/passes/tile_graph.h"
 #include "compiler/passes/tiling.h"
-#include "runtime/platform.h"
+#include "runtime/core/platform.h"
 
 namespace ptoc::tiling {
 

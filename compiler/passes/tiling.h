@@ -11,7 +11,7 @@
 #include "compiler/diag.h"
 #include "compiler/ir.h"
 #include "compiler/passes/tile_graph.h"
-#include "runtime/platform.h"
+#include "runtime/core/platform.h"
 
 namespace ptoc {
 

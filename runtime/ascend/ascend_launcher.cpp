@@ -9,7 +9,7 @@
 #include "device_binaries.h"
 #include "kernels/pto_abi.h"
 #include "runtime/gm_arena.h"
-#include "runtime/platform.h"
+#include "runtime/core/platform.h"
 
 namespace ptoc::ascend {
 

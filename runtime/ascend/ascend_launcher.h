@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/compiled_program.h"
-#include "compiler/tensor_data.h"
+#include "runtime/program/compiled_program.h"
+#include "runtime/core/tensor_data.h"
 #include "runtime/control_flow.h"
 #include "runtime/sim/trace.h"
 

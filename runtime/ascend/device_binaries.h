@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/compiled_program.h"
+#include "runtime/program/compiled_program.h"
 
 namespace ptoc::ascend {
 

@@ -28,6 +28,7 @@ extern "C" {
 #define PTORUN_ERR_BUNDLE 1   /* unreadable or corrupt bundle, bad input data, failed run */
 #define PTORUN_ERR_USAGE 2    /* unknown tensor or dim name, wrong dtype, shape or buffer size */
 #define PTORUN_ERR_ENV 3      /* the environment lacks something (host compiler, NPU runtime) */
+#define PTORUN_ERR_INTERNAL 4 /* a bug in ptorun (an internal error): please report it */
 
 typedef enum ptorun_dtype {
   PTORUN_FLOAT32 = 0, /* accepted for fp32, fp16 and bf16 tensors (converted, round to nearest even) */

@@ -4,12 +4,16 @@
 #include <memory>
 #include <string>
 
-#include "compiler/eval/bind_dims.h"
-#include "compiler/eval/reference_eval.h"
+#include "runtime/program/bind_dims.h"
 #include "runtime/capi/ptorun.h"
 #include "runtime/control_flow.h"
 #include "runtime/gm_arena.h"
+#include "runtime/error_status.h"
 #include "runtime/session.h"
+
+// The C API returns the same codes as the ptorun command (runtime/core/exit_codes.h).
+static_assert(PTORUN_OK == ptoc::kExitOk && PTORUN_ERR_BUNDLE == ptoc::kExitError &&
+              PTORUN_ERR_USAGE == ptoc::kExitUsage && PTORUN_ERR_ENV == ptoc::kExitEnv);
 
 struct ptorun_bundle {
   std::unique_ptr<ptoc::runtime::Session> session;
@@ -33,16 +37,10 @@ int guarded(ptorun_bundle* b, F&& f) {
   try {
     f();
     return PTORUN_OK;
-  } catch (const runtime::UsageError& e) {
-    return fail(b, PTORUN_ERR_USAGE, e.what());
-  } catch (const BindError& e) {
-    return fail(b, PTORUN_ERR_USAGE, e.what());
-  } catch (const runtime::EnvError& e) {
-    return fail(b, PTORUN_ERR_ENV, e.what());
   } catch (const std::exception& e) {
-    return fail(b, PTORUN_ERR_BUNDLE, e.what());
+    return fail(b, runtime::exit_code_of(std::current_exception()), e.what());
   } catch (...) {
-    return fail(b, PTORUN_ERR_BUNDLE, "unknown error");
+    return fail(b, PTORUN_ERR_INTERNAL, "internal error: unknown exception");
   }
 }
 

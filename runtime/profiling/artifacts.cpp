@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 
-#include "compiler/atomic_file.h"
+#include "runtime/core/atomic_file.h"
 #include "perf_data_writer.h"
 #include "pmu_trace_writer.h"
 #include "pmu_writer.h"

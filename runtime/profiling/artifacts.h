@@ -5,8 +5,8 @@
 #include <ostream>
 #include <string>
 
-#include "compiler/compiled_program.h"
-#include "runtime/platform.h"
+#include "runtime/program/compiled_program.h"
+#include "runtime/core/platform.h"
 #include "runtime/sim/trace.h"
 
 namespace ptoc::profiling {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 
-#include "compiler/atomic_file.h"
+#include "runtime/core/atomic_file.h"
 
 namespace ptoc::profiling {
 

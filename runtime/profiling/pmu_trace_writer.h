@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "compiler/compiled_program.h"
+#include "runtime/program/compiled_program.h"
 #include "runtime/sim/trace.h"
 
 namespace ptoc::profiling {

@@ -4,7 +4,7 @@
 #pragma once
 #include <string>
 
-#include "compiler/compiled_program.h"
+#include "runtime/program/compiled_program.h"
 #include "pmu_csv.h"
 #include "pmu_events.h"
 #include "runtime/sim/trace.h"

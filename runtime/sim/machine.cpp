@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "runtime/program/knobs.h"
 #include "runtime/sim/event_queue.h"
 #include "runtime/sim/l2_cache.h"
 #include "runtime/sim/shared_bandwidth.h"
@@ -82,8 +83,9 @@ class Machine {
         l2_(static_cast<uint64_t>(p.l2), o.l2_line_bytes),
         hbm_(p.hbm_total_gbps / 1000.0, p.gm_read_bpc * p.core_mhz / 1e6) {
     mode_ = o.device_sched_mode >= 0 ? o.device_sched_mode : prog.options.device_sched_mode;
-    lifo_ = (mode_ & 1) != 0;
-    fair_ = (mode_ & 2) != 0;
+    const SchedPolicy policy = sched_policy(mode_);
+    lifo_ = policy.l2_affinity;  // newest ready task first: its producer's data is still in L2
+    fair_ = policy.fair;
     nsched_ = p.sched_threads();
     ncores_ = p.aic + p.aiv;
     cores_.resize(ncores_);

@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <functional>
 
-#include "compiler/compiled_program.h"
+#include "runtime/program/compiled_program.h"
 #include "runtime/device_task.h"
-#include "runtime/platform.h"
+#include "runtime/core/platform.h"
 #include "runtime/sim/trace.h"
 
 namespace ptoc::sim {

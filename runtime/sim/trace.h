@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "compiler/compiled_program.h"
+#include "runtime/program/compiled_program.h"
 
 namespace ptoc::runtime {
 struct DeviceTask;

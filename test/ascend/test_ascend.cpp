@@ -11,7 +11,7 @@
 #include "runtime/ascend/acl_api.h"
 #include "runtime/ascend/ascend_launcher.h"
 #include "runtime/ascend/device_binaries.h"
-#include "runtime/bundle.h"
+#include "runtime/program/bundle.h"
 
 using namespace ptoc;
 using namespace ptoc::ascend;

@@ -34,8 +34,8 @@
 #include "compiler/codegen/graph_emit.h"
 #include "compiler/frontend/frontend.h"
 #include "compiler/pipeline.h"
-#include "runtime/bundle.h"
-#include "runtime/platform.h"
+#include "runtime/program/bundle.h"
+#include "runtime/core/platform.h"
 
 using namespace ptoc;
 

@@ -3,7 +3,7 @@
 // vector repeat rate) rather than a copy of them.
 #include <cstdio>
 
-#include "runtime/platform.h"
+#include "runtime/core/platform.h"
 
 int main() {
   std::printf("{");

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/platform.h"
+#include "runtime/core/platform.h"
 #include "runtime/sim/machine.h"
 
 using namespace ptoc;

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "compiler/driver.h"
-#include "runtime/bundle.h"
+#include "cli/ptoc_commands.h"
+#include "runtime/program/bundle.h"
 
 namespace fs = std::filesystem;
 using namespace ptoc;

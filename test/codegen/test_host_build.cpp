@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "compiler/codegen/host_build.h"
-#include "compiler/dtype.h"
+#include "runtime/core/dtype.h"
 #include "kernels/pto_abi.h"
 
 namespace fs = std::filesystem;

@@ -12,11 +12,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "test/program/bundle_reference.h"
 #include "compiler/codegen/graph_emit.h"
 #include "compiler/frontend/frontend.h"
 #include "compiler/pipeline.h"
-#include "runtime/bundle.h"
-#include "runtime/platform.h"
+#include "runtime/program/bundle.h"
+#include "runtime/core/platform.h"
 #include "test/codegen/tile_fixture.h"
 
 namespace fs = std::filesystem;
@@ -141,8 +142,8 @@ TEST_CASE("bundle and program.json: the streamed writers write the bytes of the 
     cp.spec_source = "spec text";
     cp.graph_json = "{\"graph\": 1}";
     const std::vector<uint8_t> twin = {1, 2, 3, 0, 255};
-    CHECK(runtime::encode_bundle(cp, twin) == runtime::encode_bundle_reference(cp, twin));
-    CHECK(runtime::encode_bundle(cp, twin, {9, 9}) == runtime::encode_bundle_reference(cp, twin, {9, 9}));
+    CHECK(runtime::encode_bundle(cp, twin) == test::encode_bundle_reference(cp, twin));
+    CHECK(runtime::encode_bundle(cp, twin, {9, 9}) == test::encode_bundle_reference(cp, twin, {9, 9}));
     CHECK(emit_program_json(*a.r) == emit_program_json_reference(*a.r));
     ++compared;
   }
@@ -203,11 +204,11 @@ TEST_CASE("bundle: strings with escapes, UTF-8 and empty containers encode like 
   e.name = "DEFAULT";
   e.side = "left";
   p.options.vec_nbuffer_setting.entries.push_back(e);
-  CHECK(runtime::encode_bundle(p, {}) == runtime::encode_bundle_reference(p, {}));
+  CHECK(runtime::encode_bundle(p, {}) == test::encode_bundle_reference(p, {}));
 
-  // Not UTF-8: the reference refuses it, and so does the streamed path (it falls back).
+  // Not UTF-8: the reference refuses it, and so does the writer.
   p.doc = "bad \xC3\x28 byte";
-  CHECK_THROWS(runtime::encode_bundle_reference(p, {}));
+  CHECK_THROWS(test::encode_bundle_reference(p, {}));
   CHECK_THROWS(runtime::encode_bundle(p, {}));
   p.doc = "overlong \xC0\xAF and surrogate \xED\xA0\x80";
   CHECK_THROWS(runtime::encode_bundle(p, {}));

@@ -1,7 +1,7 @@
 // DimExpr: constant folding, Python floor semantics, eval/substitute/str/to_c.
 #include <catch2/catch.hpp>
 
-#include "compiler/dim_expr.h"
+#include "runtime/core/dim_expr.h"
 
 using namespace ptoc;
 

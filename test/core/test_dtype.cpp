@@ -6,7 +6,7 @@
 #include <cstring>
 #include <limits>
 
-#include "compiler/dtype.h"
+#include "runtime/core/dtype.h"
 
 using namespace ptoc;
 

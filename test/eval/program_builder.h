@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/eval/bind_dims.h"
+#include "runtime/program/bind_dims.h"
 #include "compiler/eval/reference_eval.h"
 #include "compiler/ir.h"
 

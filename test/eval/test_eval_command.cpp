@@ -10,7 +10,7 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "compiler/driver.h"
+#include "cli/ptoc_commands.h"
 #include "compiler/frontend/frontend.h"
 #include "program_builder.h"
 

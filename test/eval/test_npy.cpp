@@ -9,7 +9,7 @@
 #include <string>
 #include <unistd.h>
 
-#include "compiler/tensor_data.h"
+#include "runtime/core/tensor_data.h"
 #include "program_builder.h"
 
 using namespace ptoc;

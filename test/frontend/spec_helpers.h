@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include "compiler/driver.h"
+#include "cli/ptoc_commands.h"
 #include "compiler/frontend/frontend.h"
 
 namespace fe_test {

@@ -9,7 +9,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "compiler/dtype.h"
+#include "runtime/core/dtype.h"
 #include "kernels/pto_tile.h"
 
 namespace tt {

@@ -1,7 +1,7 @@
 // Hand-made CompiledPrograms for the runtime tests: small, fully understood
 // task graphs, so the walk, the stitch and the dependencies can be checked by hand.
 #pragma once
-#include "compiler/compiled_program.h"
+#include "runtime/program/compiled_program.h"
 
 namespace ptoc::test {
 

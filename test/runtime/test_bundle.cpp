@@ -6,8 +6,8 @@
 #include <fstream>
 
 #include "programs.h"
-#include "runtime/bundle.h"
-#include "runtime/dim_expr_parse.h"
+#include "runtime/program/bundle.h"
+#include "runtime/core/dim_expr_parse.h"
 
 using namespace ptoc;
 using namespace ptoc::runtime;

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "../runtime/programs.h"
-#include "runtime/bundle.h"
+#include "runtime/program/bundle.h"
 #include "runtime/session.h"
 
 using namespace ptoc;

@@ -6,9 +6,9 @@
 #include <functional>
 #include <vector>
 
-#include "compiler/compiled_program.h"
+#include "runtime/program/compiled_program.h"
 #include "runtime/device_task.h"
-#include "runtime/platform.h"
+#include "runtime/core/platform.h"
 #include "runtime/sim/machine.h"
 
 namespace ptoc::sim::test {

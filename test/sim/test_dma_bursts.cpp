@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "compiler/passes/backend.h"
-#include "runtime/platform.h"
+#include "runtime/core/platform.h"
 
 using namespace ptoc;
 

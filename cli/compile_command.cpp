@@ -11,17 +11,17 @@
 #include <set>
 #include <sstream>
 
-#include "compiler/atomic_file.h"
+#include "runtime/core/atomic_file.h"
 #include "compiler/codegen/device_build.h"
 #include "compiler/codegen/graph_emit.h"
 #include "compiler/codegen/host_build.h"
 #include "compiler/codegen/report_emit.h"
 #include "compiler/depfile.h"
-#include "compiler/driver.h"
+#include "cli/ptoc_commands.h"
 #include "compiler/frontend/frontend.h"
 #include "compiler/pipeline.h"
 #include "runtime/ascend/device_binaries.h"
-#include "runtime/bundle.h"
+#include "runtime/program/bundle.h"
 
 namespace ptoc::driver {
 

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/compiled_program.h"
+#include "runtime/program/compiled_program.h"
 
 namespace ptoc::runtime {
 
@@ -49,13 +49,16 @@ struct LoadedBundle {
   uint64_t file_size = 0;
 };
 
-// Serialises `p` and the binaries into one byte string (deterministic).
+// Serialises `p` and the binaries into one byte string (deterministic). Throws BundleError when a
+// text in `p` is not well-formed UTF-8.
 std::vector<uint8_t> encode_bundle(const CompiledProgram& p, const std::vector<uint8_t>& host_twin_so,
                                    const std::vector<uint8_t>& device_binaries = {});
-// The same bytes through nlohmann's JSON DOM: the reference encode_bundle is
-// tested against, and its fallback for strings that are not valid UTF-8.
-std::vector<uint8_t> encode_bundle_reference(const CompiledProgram& p, const std::vector<uint8_t>& host_twin_so,
-                                             const std::vector<uint8_t>& device_binaries = {});
+// The container around the four JSON sections and the binaries (header, section table, 64-byte
+// aligned payloads, a checksum per section): encode_bundle's last step, public so that the test
+// reference writer (test/program/bundle_reference.cpp) produces the same container.
+std::vector<uint8_t> pack_bundle(const CompiledProgram& p, const std::string& manifest, const std::string& roots,
+                                 const std::string& leaves, const std::string& kernels,
+                                 const std::vector<uint8_t>& host_twin_so, const std::vector<uint8_t>& device_binaries);
 // Writes encode_bundle(...) to `path` through a temporary file and a rename: never a half bundle.
 // Throws BundleError when the file cannot be written.
 void write_bundle(const std::string& path, const CompiledProgram& p, const std::vector<uint8_t>& host_twin_so,

@@ -2,7 +2,7 @@
 // command-line face of runtime::Session. Reads the .npy inputs, runs the
 // bundle on the chosen backend, writes the profiling artifacts the switches
 // ask for, writes the outputs, and with --check compares them with the
-// reference evaluator (the tolerance rule is documented in session.cpp).
+// reference evaluator (the tolerance rule is documented in compiler/eval/run_check.cpp).
 #include <fmt/format.h>
 #include <sys/resource.h>
 
@@ -12,12 +12,15 @@
 #include <fstream>
 #include <iostream>
 
-#include "compiler/atomic_file.h"
-#include "compiler/eval/bind_dims.h"
+#include "runtime/core/atomic_file.h"
+#include "runtime/program/bind_dims.h"
+#include "runtime/program/knobs.h"
 #include "compiler/eval/reference_eval.h"
+#include "compiler/eval/run_check.h"
 #include "runtime/control_flow.h"
 #include "runtime/dep_check.h"
-#include "runtime/driver.h"
+#include "runtime/error_status.h"
+#include "cli/ptorun_commands.h"
 #include "runtime/gm_arena.h"
 #include "runtime/profiling/artifacts.h"
 #include "runtime/profiling/run_folder.h"
@@ -27,7 +30,6 @@ namespace ptoc::runtime {
 
 namespace {
 
-enum Exit { kOk = 0, kBad = 1, kUsage = 2, kEnv = 3 };
 
 
 // Peak resident memory of this process: VmHWM (the high-water mark of its own address space;
@@ -62,7 +64,11 @@ int run_impl(const RunArgs& a) {
   Session s(a.bundle);
   const CompiledProgram& p = s.program();
   s.apply_runtime_sets(a.sets);
-  if (a.runtime_debug_mode >= 0) s.options().runtime_debug_mode = a.runtime_debug_mode;
+  if (a.runtime_debug_mode >= 0) {
+    if (auto why = unsupported_debug_mode(a.runtime_debug_mode); !why.empty())
+      throw UsageError("--runtime-debug-mode " + std::to_string(a.runtime_debug_mode) + ": " + std::string(why));
+    s.options().runtime_debug_mode = a.runtime_debug_mode;
+  }
   const Options& opts = s.options();
 
   for (auto& [name, file] : parse_assignments(a.inputs, "--input")) {
@@ -105,7 +111,7 @@ int run_impl(const RunArgs& a) {
                              double(r.trace.events) / cpu / 1e6, peak_rss_mib());
   }
 
-  int status = kOk;
+  int status = kExitOk;
   if (rq.any() || deps) {
     rq.folder = profiling::create_run_folder(profiling::resolve_output_base(a.output_dir));
     if (rq.any()) profiling::write_artifacts(rq, r.trace, p, *r.platform, std::cout);
@@ -121,7 +127,7 @@ int run_impl(const RunArgs& a) {
         std::cerr << fmt::format("ptorun: error: dependency check: {} pairs of unordered tasks touch the same GM bytes "
                                  "with a write:\n{}",
                                  deps->violations().size(), deps->describe());
-        status = kBad;
+        status = kExitError;
       }
     }
     std::cout << "artifacts: " << rq.folder << "\n";
@@ -135,13 +141,13 @@ int run_impl(const RunArgs& a) {
   for (auto& [name, file] : outputs) write_npy(file, s.output(name));
   if (!a.check) return status;
   bool ok = true;
-  for (const auto& line : s.check()) {
+  for (const auto& line : check_run(s)) {
     std::cout << line.text << "\n";
     ok = ok && line.ok;
   }
   if (!ok) {
     std::cerr << "ptorun: error: --check failed: outputs differ from the reference evaluator past the tolerance\n";
-    return kBad;
+    return kExitError;
   }
   return status;
 }
@@ -151,34 +157,28 @@ int run_impl(const RunArgs& a) {
 int run(const RunArgs& a) {
   try {
     return run_impl(a);
-  } catch (const BundleError& e) {
-    std::cerr << "ptorun: error: " << e.what() << "\n";
-    return kBad;
-  } catch (const UsageError& e) {
-    std::cerr << "ptorun: error: " << e.what() << "\n";
-    return kUsage;
-  } catch (const EnvError& e) {
-    std::cerr << "ptorun: error: " << e.what() << "\n";
-    return kEnv;
-  } catch (const BindError& e) {
-    std::cerr << "ptorun: error: " << e.what() << "\n";
-    return kUsage;
-  } catch (const NpyError& e) {
-    std::cerr << "ptorun: error: " << e.what() << "\n";
-    return kUsage;
-  } catch (const ControlFlowError& e) {
-    std::cerr << "ptorun: error: " << a.bundle << ": " << e.what() << "\n";
-    return kBad;
   } catch (const EvalError& e) {
     std::cerr << "ptorun: error: --check: reference evaluator: " << e.what() << "\n";
-    return kBad;
-  } catch (const GmError& e) {
-    std::cerr << "ptorun: error: " << a.bundle << ": " << e.what() << "\n";
-    return kBad;
+    return kExitError;
+  } catch (const BundleError& e) {
+    std::cerr << "ptorun: error: " << e.what() << "\n";
+    return kExitError;
+  } catch (const UsageError& e) {
+    std::cerr << "ptorun: error: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const EnvError& e) {
+    std::cerr << "ptorun: error: " << e.what() << "\n";
+    return kExitEnv;
+  } catch (const BindError& e) {
+    std::cerr << "ptorun: error: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const NpyError& e) {
+    std::cerr << "ptorun: error: " << e.what() << "\n";
+    return kExitError;
   } catch (const std::runtime_error& e) {
-    // The simulated machine or the NPU launcher stopped (a cycle in a task graph, an ACL call).
+    // Control flow, GM arena, the simulated machine or the NPU launcher stopped: name the bundle.
     std::cerr << "ptorun: error: " << a.bundle << ": " << e.what() << "\n";
-    return kBad;
+    return exit_code_of(std::current_exception());
   }
 }
 

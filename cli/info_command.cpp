@@ -3,12 +3,25 @@
 
 #include <iostream>
 
-#include "runtime/bundle.h"
-#include "runtime/driver.h"
+#include "runtime/program/bundle.h"
+#include "cli/ptorun_commands.h"
+#include "runtime/program/knobs.h"
 
 namespace ptoc::runtime {
 
 namespace {
+
+// A *_setting map as written in a spec: {DEFAULT: 2, func3_1: 4, MM1: [0, left]}; "(default)" when not given.
+std::string setting_text(const MergeSetting& m) {
+  if (!m.given) return "(default)";
+  std::string s = "{";
+  for (size_t i = 0; i < m.entries.size(); ++i) {
+    const auto& e = m.entries[i];
+    s += (i ? ", " : "") + e.name + ": " +
+         (e.side.empty() ? std::to_string(e.count) : "[" + std::to_string(e.count) + ", " + e.side + "]");
+  }
+  return s + "}";
+}
 
 std::string join_dims(const std::vector<DimExpr>& v) {
   std::string s = "[";
@@ -88,10 +101,17 @@ int info(const std::string& path) {
     os << "\n";
   }
   const Options& o = p.options;
-  os << fmt::format("options  stitch_function_max_num={} device_sched_mode={} max_workspace_kb={} "
-                    "runtime_debug_mode={} enable_pmu_trace={}\n",
-                    o.stitch_function_max_num, o.device_sched_mode, o.max_workspace_kb, o.runtime_debug_mode,
-                    o.enable_pmu_trace);
+  // Every knob of the table (runtime/program/knobs.h); * marks the ones `ptorun --set` may change.
+  os << "options\n";
+  for (const Knob& k : knobs()) {
+    std::string v;
+    switch (k.type) {
+      case Knob::Type::Int: v = std::to_string(k.get(o)); break;
+      case Knob::Type::Bool: v = k.get(o) ? "true" : "false"; break;
+      case Knob::Type::Setting: v = setting_text(o.*(k.setting)); break;
+    }
+    os << fmt::format("  {:<32} {}{}\n", k.name(), v, k.run_time ? "  *" : "");
+  }
   os << "control flow\n";
   print_control(os, p, p.control, 2);
   size_t total_tasks = 0;

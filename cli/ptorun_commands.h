@@ -1,5 +1,5 @@
 // Entry points behind the `ptorun` command line (cli/ptorun_main.cpp).
-// Exit status: 0 ok, 1 bad bundle or failed --check, 2 usage, 3 environment.
+// Each returns the process exit status from the one table, runtime/core/exit_codes.h.
 #pragma once
 #include <cstdint>
 #include <string>

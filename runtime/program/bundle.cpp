@@ -1,18 +1,20 @@
 // Bundle encoding and decoding; see bundle.h for the layout.
-#include "runtime/bundle.h"
+#include "runtime/program/bundle.h"
 
 #include <xxhash.h>
 
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <string_view>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
-#include "compiler/codegen/json_out.h"
-#include "runtime/dim_expr_parse.h"
+#include "runtime/core/json_out.h"
+#include "runtime/core/dim_expr_parse.h"
+#include "runtime/program/knobs.h"
 
 namespace ptoc::runtime {
 
@@ -26,144 +28,13 @@ constexpr size_t kEntryBytes = 48;
 constexpr size_t kNameBytes = 16;
 constexpr size_t kSectionAlign = 64;
 
-// ---------------------------------------------------------------- to JSON
-
-json dims_json(const std::vector<DimExpr>& v) {
-  json a = json::array();
-  for (auto& e : v) a.push_back(e.str());
-  return a;
-}
-json loc_json(const SrcLoc& l) { return json::array({l.line, l.col}); }
-
-const char* role_name(GmTensor::Role r) {
-  switch (r) {
-    case GmTensor::Role::Input: return "input";
-    case GmTensor::Role::Output: return "output";
-    case GmTensor::Role::Workspace: return "workspace";
-    case GmTensor::Role::Temp: return "temp";
-  }
-  return "?";
-}
-const char* core_name(CoreType c) { return c == CoreType::AIC ? "AIC" : "AIV"; }
-const char* key_name(MergeSetting::Entry::Key k) {
-  switch (k) {
-    case MergeSetting::Entry::Key::Global: return "global";
-    case MergeSetting::Entry::Key::Default: return "default";
-    case MergeSetting::Entry::Key::Func: return "func";
-    case MergeSetting::Entry::Key::Label: return "label";
-  }
-  return "?";
-}
-
-json setting_json(const MergeSetting& s) {
-  json e = json::array();
-  for (auto& x : s.entries)
-    e.push_back({{"key", key_name(x.key)}, {"name", x.name}, {"func_magic", x.func_magic},
-                 {"func_order", x.func_order}, {"count", x.count}, {"side", x.side}, {"loc", loc_json(x.loc)}});
-  return {{"given", s.given}, {"entries", e}};
-}
-
-json options_json(const Options& o) {
-  return {{"runtime",
-           {{"stitch_function_max_num", o.stitch_function_max_num},
-            {"device_sched_mode", o.device_sched_mode},
-            {"max_workspace_kb", o.max_workspace_kb}}},
-          {"pass",
-           {{"cube_l1_reuse_setting", setting_json(o.cube_l1_reuse_setting)},
-            {"cube_nbuffer_setting", setting_json(o.cube_nbuffer_setting)},
-            {"vec_nbuffer_setting", setting_json(o.vec_nbuffer_setting)}}},
-          {"codegen", {{"enable_pmu_trace", o.enable_pmu_trace}}},
-          {"debug", {{"runtime_debug_mode", o.runtime_debug_mode}}}};
-}
-
-json region_json(const Region& r) {
-  return {{"tensor", r.tensor}, {"offset", dims_json(r.offset)}, {"extent", dims_json(r.extent)}};
-}
-
-json loop_json(const LoopNode& n) {
-  if (n.kind == LoopNode::Kind::Root) return {{"kind", "root"}, {"root", n.root}};
-  json gears = json::array();
-  for (auto& g : n.gears) {
-    json body = json::array();
-    for (auto& b : g.body) body.push_back(loop_json(b));
-    gears.push_back({{"factor", g.factor}, {"body", body}});
-  }
-  return {{"kind", "loop"}, {"var", n.var}, {"name", n.name}, {"factor_var", n.factor_var},
-          {"begin", n.begin.str()}, {"end", n.end.str()}, {"step", n.step.str()}, {"gears", gears},
-          {"loc", loc_json(n.loc)}};
-}
-
-json manifest_json(const CompiledProgram& p) {
-  json dims = json::array();
-  for (auto& d : p.dims)
-    dims.push_back({{"name", d.name}, {"dynamic", d.dynamic}, {"value", d.value}, {"max", d.max},
-                    {"divisible_by", d.divisible_by}, {"loc", loc_json(d.loc)}});
-  json tensors = json::array();
-  for (auto& t : p.tensors)
-    tensors.push_back({{"name", t.name}, {"role", role_name(t.role)}, {"dtype", std::string(dtype_name(t.dtype))},
-                       {"shape", dims_json(t.shape)}, {"format", t.format == Format::NZ ? "NZ" : "ND"},
-                       {"l2_bypass", t.l2_bypass}, {"root", t.root}});
-  return {{"name", p.name},
-          {"target", p.target},
-          {"doc", p.doc},
-          {"dims", dims},
-          {"tensors", tensors},
-          {"options", options_json(p.options)},
-          {"toolchain", {{"compiler", std::string("ptoc ") + PTOC_VERSION}, {"bundle_format", kBundleFormatVersion}}},
-          {"spec_file", p.spec_file},
-          {"spec_source", p.spec_source},
-          {"set_overrides", p.set_overrides}};
-}
-
-json roots_json(const CompiledProgram& p) {
-  json roots = json::array();
-  for (auto& r : p.roots) {
-    json tasks = json::array();
-    for (auto& t : r.tasks) {
-      json reads = json::array(), writes = json::array();
-      for (auto& x : t.reads) reads.push_back(region_json(x));
-      for (auto& x : t.writes) writes.push_back(region_json(x));
-      tasks.push_back({{"leaf", t.leaf}, {"gm", t.gm}, {"args", dims_json(t.args)}, {"reads", reads},
-                       {"writes", writes}, {"succ", t.succ}, {"pred_count", t.pred_count},
-                       {"hash_order", t.hash_order}, {"label", t.label}, {"op_magic", t.op_magic}});
-    }
-    roots.push_back({{"index", r.index}, {"name", r.name}, {"hash", r.hash}, {"loop_vars", r.loop_vars},
-                     {"factor", r.factor}, {"tasks", tasks}, {"temps", r.temps}});
-  }
-  json control = json::array();
-  for (auto& n : p.control) control.push_back(loop_json(n));
-  return {{"roots", roots}, {"control", control}};
-}
-
-json leaves_json(const CompiledProgram& p) {
-  json leaves = json::array();
-  for (auto& l : p.leaves)
-    leaves.push_back({{"id", l.id}, {"hash", l.hash}, {"core", core_name(l.core)}, {"kernel", l.kernel},
-                      {"pipe_cycles", l.pipe_cycles}, {"est_cycles", l.est_cycles}, {"chains", l.chains},
-                      {"ub_bytes", l.ub_bytes}, {"l1_bytes", l.l1_bytes}, {"l0a_bytes", l.l0a_bytes},
-                      {"l0b_bytes", l.l0b_bytes}, {"l0c_bytes", l.l0c_bytes}, {"num_ops", l.num_ops},
-                      {"merge_info", l.merge_info}});
-  return leaves;
-}
-
-json kernels_json(const CompiledProgram& p) {
-  json ks = json::array();
-  for (auto& k : p.kernels)
-    ks.push_back({{"name", k.name}, {"core", core_name(k.core)}, {"source", k.source}, {"source_hash", k.source_hash},
-                  {"num_args", k.num_args}, {"num_gm", k.num_gm}});
-  return ks;
-}
-
-// ---------------------------------------------------------------- streamed JSON
+// ---------------------------------------------------------------- the writer
 //
-// The functions above build an nlohmann DOM (a std::map per object, a heap
-// string per key and number): on a GEMM with a thousand tasks that took most
-// of the bundle write. JsonOut (compiler/codegen/json_out.h) streams the same
-// text straight into one buffer, so the bundle bytes are unchanged. A string
-// that is not valid UTF-8 (which dump() refuses) marks the output unusable and
-// the encoder falls back to the DOM, so that case keeps its old error too. The
-// DOM functions stay the reference the tests compare against
-// (encode_bundle_reference).
+// JsonOut (runtime/core/json_out.h) streams the JSON text of each section straight into one buffer:
+// objects with their keys in sorted order, as nlohmann's dump() writes them, so any JSON reader
+// reads the sections back. An nlohmann DOM took most of the bundle write on a GEMM with a thousand
+// tasks; a DOM writer of the same bytes is kept as the reference the tests compare against
+// (test/program/bundle_reference.cpp). A string that is not well-formed UTF-8 is refused.
 
 void put_loc(JsonOut& o, const SrcLoc& l) { o.begin_array().value(l.line).value(l.col).end_array(); }
 
@@ -174,7 +45,7 @@ void put_setting(JsonOut& o, const MergeSetting& s) {
     o.key("count").value(x.count);
     o.key("func_magic").value(x.func_magic);
     o.key("func_order").value(x.func_order);
-    o.key("key").value(key_name(x.key));
+    o.key("key").value(merge_key_name(x.key));
     o.key("loc");
     put_loc(o, x.loc);
     o.key("name").value(x.name);
@@ -183,6 +54,26 @@ void put_setting(JsonOut& o, const MergeSetting& s) {
   }
   o.end_array();
   o.key("given").value(s.given);
+  o.end_object();
+}
+
+// The knob table's rows (runtime/program/knobs.h), groups and keys in sorted order like every object here.
+void put_options(JsonOut& o, const Options& op) {
+  std::map<std::string_view, std::map<std::string_view, const Knob*>> groups;
+  for (const Knob& k : knobs()) groups[k.group][k.key] = &k;
+  o.begin_object();
+  for (const auto& [group, keys] : groups) {
+    o.key(group).begin_object();
+    for (const auto& [key, k] : keys) {
+      o.key(key);
+      switch (k->type) {
+        case Knob::Type::Int: o.value(k->get(op)); break;
+        case Knob::Type::Bool: o.value(k->get(op) != 0); break;
+        case Knob::Type::Setting: put_setting(o, op.*(k->setting)); break;
+      }
+    }
+    o.end_object();
+  }
   o.end_object();
 }
 
@@ -205,24 +96,8 @@ std::string manifest_text(const CompiledProgram& p, bool& ok) {
   o.end_array();
   o.key("doc").value(p.doc);
   o.key("name").value(p.name);
-  const Options& op = p.options;
-  o.key("options").begin_object();
-  o.key("codegen").begin_object().key("enable_pmu_trace").value(op.enable_pmu_trace).end_object();
-  o.key("debug").begin_object().key("runtime_debug_mode").value(op.runtime_debug_mode).end_object();
-  o.key("pass").begin_object();
-  o.key("cube_l1_reuse_setting");
-  put_setting(o, op.cube_l1_reuse_setting);
-  o.key("cube_nbuffer_setting");
-  put_setting(o, op.cube_nbuffer_setting);
-  o.key("vec_nbuffer_setting");
-  put_setting(o, op.vec_nbuffer_setting);
-  o.end_object();
-  o.key("runtime").begin_object();
-  o.key("device_sched_mode").value(op.device_sched_mode);
-  o.key("max_workspace_kb").value(op.max_workspace_kb);
-  o.key("stitch_function_max_num").value(op.stitch_function_max_num);
-  o.end_object();
-  o.end_object();
+  o.key("options");
+  put_options(o, p.options);
   o.key("set_overrides").array(p.set_overrides);
   o.key("spec_file").value(p.spec_file);
   o.key("spec_source").value(p.spec_source);
@@ -234,7 +109,7 @@ std::string manifest_text(const CompiledProgram& p, bool& ok) {
     o.key("format").value(t.format == Format::NZ ? "NZ" : "ND");
     o.key("l2_bypass").value(t.l2_bypass);
     o.key("name").value(t.name);
-    o.key("role").value(role_name(t.role));
+    o.key("role").value(gm_role_name(t.role));
     o.key("root").value(t.root);
     o.key("shape").array(t.shape);
     o.end_object();
@@ -337,7 +212,7 @@ std::string leaves_text(const CompiledProgram& p, bool& ok) {
   for (auto& l : p.leaves) {
     o.begin_object();
     o.key("chains").value(l.chains);
-    o.key("core").value(core_name(l.core));
+    o.key("core").value(core_type_name(l.core));
     o.key("est_cycles").value(l.est_cycles);
     o.key("hash").value(l.hash);
     o.key("id").value(l.id);
@@ -365,7 +240,7 @@ std::string kernels_text(const CompiledProgram& p, bool& ok) {
   o.begin_array();
   for (auto& k : p.kernels) {
     o.begin_object();
-    o.key("core").value(core_name(k.core));
+    o.key("core").value(core_type_name(k.core));
     o.key("name").value(k.name);
     o.key("num_args").value(k.num_args);
     o.key("num_gm").value(k.num_gm);
@@ -421,16 +296,14 @@ MergeSetting setting_from(const json& j) {
 
 Options options_from(const json& j) {
   Options o;
-  auto& rt = j.at("runtime");
-  o.stitch_function_max_num = rt.at("stitch_function_max_num").get<int64_t>();
-  o.device_sched_mode = rt.at("device_sched_mode").get<int>();
-  o.max_workspace_kb = rt.at("max_workspace_kb").get<int64_t>();
-  auto& ps = j.at("pass");
-  o.cube_l1_reuse_setting = setting_from(ps.at("cube_l1_reuse_setting"));
-  o.cube_nbuffer_setting = setting_from(ps.at("cube_nbuffer_setting"));
-  o.vec_nbuffer_setting = setting_from(ps.at("vec_nbuffer_setting"));
-  o.enable_pmu_trace = j.at("codegen").at("enable_pmu_trace").get<bool>();
-  o.runtime_debug_mode = j.at("debug").at("runtime_debug_mode").get<int>();
+  for (const Knob& k : knobs()) {
+    const json& v = j.at(std::string(k.group)).at(std::string(k.key));
+    switch (k.type) {
+      case Knob::Type::Int: k.set(o, v.get<int64_t>()); break;
+      case Knob::Type::Bool: k.set(o, v.get<bool>()); break;
+      case Knob::Type::Setting: o.*(k.setting) = setting_from(v); break;
+    }
+  }
   return o;
 }
 
@@ -619,10 +492,12 @@ std::string_view view_of(const std::vector<uint8_t>& b) {
   return {reinterpret_cast<const char*>(b.data()), b.size()};
 }
 
-std::vector<uint8_t> encode_sections(const CompiledProgram& p, const std::string& manifest, const std::string& roots,
-                                     const std::string& leaves, const std::string& kernels,
-                                     const std::vector<uint8_t>& host_twin_so,
-                                     const std::vector<uint8_t>& device_binaries) {
+}  // namespace
+
+std::vector<uint8_t> pack_bundle(const CompiledProgram& p, const std::string& manifest, const std::string& roots,
+                                 const std::string& leaves, const std::string& kernels,
+                                 const std::vector<uint8_t>& host_twin_so,
+                                 const std::vector<uint8_t>& device_binaries) {
   std::vector<std::pair<std::string, std::string_view>> sections;
   sections.emplace_back("manifest", manifest);
   sections.emplace_back("roots", roots);
@@ -634,21 +509,16 @@ std::vector<uint8_t> encode_sections(const CompiledProgram& p, const std::string
   return pack_sections(sections);
 }
 
-}  // namespace
-
-std::vector<uint8_t> encode_bundle_reference(const CompiledProgram& p, const std::vector<uint8_t>& host_twin_so,
-                                             const std::vector<uint8_t>& device_binaries) {
-  return encode_sections(p, manifest_json(p).dump(1), roots_json(p).dump(), leaves_json(p).dump(1),
-                         kernels_json(p).dump(1), host_twin_so, device_binaries);
-}
 
 std::vector<uint8_t> encode_bundle(const CompiledProgram& p, const std::vector<uint8_t>& host_twin_so,
                                    const std::vector<uint8_t>& device_binaries) {
   bool ok[4];
   std::string manifest = manifest_text(p, ok[0]), roots = roots_text(p, ok[1]), leaves = leaves_text(p, ok[2]),
               kernels = kernels_text(p, ok[3]);
-  if (!(ok[0] && ok[1] && ok[2] && ok[3])) return encode_bundle_reference(p, host_twin_so, device_binaries);
-  return encode_sections(p, manifest, roots, leaves, kernels, host_twin_so, device_binaries);
+  if (!(ok[0] && ok[1] && ok[2] && ok[3]))
+    throw BundleError("cannot write the bundle of '" + p.name +
+                      "': a text in it (spec source, doc, label or name) is not well-formed UTF-8");
+  return pack_bundle(p, manifest, roots, leaves, kernels, host_twin_so, device_binaries);
 }
 
 void write_bundle(const std::string& path, const CompiledProgram& p, const std::vector<uint8_t>& host_twin_so,

@@ -3,8 +3,8 @@
 #include <fstream>
 #include <iostream>
 
-#include "perf_analyze.h"
-#include "runtime/driver.h"
+#include "runtime/profiling/perf_analyze.h"
+#include "cli/ptorun_commands.h"
 
 namespace ptoc::runtime {
 

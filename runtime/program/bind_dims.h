@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/ir.h"
-#include "compiler/tensor_data.h"
+#include "runtime/program/program_decls.h"
+#include "runtime/core/tensor_data.h"
 
 namespace ptoc {
 

@@ -15,7 +15,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "compiler/dim_expr.h"
+#include "runtime/core/dim_expr.h"
 
 namespace ptoc {
 

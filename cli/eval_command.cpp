@@ -5,8 +5,8 @@
 #include <charconv>
 #include <iostream>
 
-#include "compiler/driver.h"
-#include "compiler/eval/bind_dims.h"
+#include "cli/ptoc_commands.h"
+#include "runtime/program/bind_dims.h"
 #include "compiler/eval/reference_eval.h"
 #include "compiler/frontend/frontend.h"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "compiler/dim_expr.h"
+#include "runtime/core/dim_expr.h"
 
 namespace ptoc::runtime {
 

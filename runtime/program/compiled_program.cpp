@@ -15,4 +15,15 @@ int pmu_id(uint64_t function_hash, bool main_block) {
   return std::stoi((main_block ? "1" : "") + tail) % 4096;
 }
 
+const char* gm_role_name(GmTensor::Role r) {
+  switch (r) {
+    case GmTensor::Role::Input: return "input";
+    case GmTensor::Role::Output: return "output";
+    case GmTensor::Role::Workspace: return "workspace";
+    case GmTensor::Role::Temp: return "temp";
+  }
+  return "?";
+}
+const char* core_type_name(CoreType c) { return c == CoreType::AIC ? "AIC" : "AIV"; }
+
 }  // namespace ptoc

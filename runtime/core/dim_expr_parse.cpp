@@ -1,4 +1,4 @@
-#include "runtime/dim_expr_parse.h"
+#include "runtime/core/dim_expr_parse.h"
 
 #include <cctype>
 #include <limits>

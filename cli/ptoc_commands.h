@@ -1,13 +1,15 @@
 // Entry points behind the `ptoc` command line (cli/ptoc_main.cpp parses the
 // arguments and calls exactly one of these). Each returns the process exit
-// status: 0 ok, 1 spec error, 2 usage error, 3 environment error.
+// status from the one table, runtime/core/exit_codes.h.
 #pragma once
 #include <string>
 #include <vector>
 
+#include "runtime/core/exit_codes.h"
+
 namespace ptoc::driver {
 
-enum ExitCode { kOk = 0, kSpecError = 1, kUsageError = 2, kEnvError = 3 };
+inline constexpr int kOk = kExitOk, kSpecError = kExitError, kUsageError = kExitUsage, kEnvError = kExitEnv;
 
 struct SpecArgs {
   std::string spec;                  // path to the spec YAML

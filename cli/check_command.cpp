@@ -1,7 +1,7 @@
 // `ptoc check SPEC`: the front end only, and a one-line summary.
 #include <iostream>
 
-#include "compiler/driver.h"
+#include "cli/ptoc_commands.h"
 #include "compiler/frontend/frontend.h"
 
 namespace ptoc::driver {

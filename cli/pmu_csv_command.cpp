@@ -4,8 +4,8 @@
 #include <iostream>
 #include <sstream>
 
-#include "pmu_csv.h"
-#include "runtime/driver.h"
+#include "runtime/profiling/pmu_csv.h"
+#include "cli/ptorun_commands.h"
 
 namespace ptoc::runtime {
 

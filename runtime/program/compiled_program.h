@@ -10,12 +10,16 @@
 #include <string>
 #include <vector>
 
-#include "ir.h"
+#include "runtime/core/dim_expr.h"
+#include "runtime/core/dtype.h"
+#include "runtime/program/program_decls.h"
 
 namespace ptoc {
 
 // PyPTO's CoreType numbering (dyn_topo.txt): AIV=0, AIC=1.
 enum class CoreType : uint8_t { AIV = 0, AIC = 1 };
+
+const char* core_type_name(CoreType c);  // "AIV", "AIC" (the bundle's spelling)
 
 // Pipes of an AI Core, in the order the cost arrays use.
 enum class PipeId : uint8_t { MTE2, MTE1, M, FIX, V, MTE3, S };
@@ -36,6 +40,8 @@ struct GmTensor {
   bool l2_bypass = false;
   int root = -1;               // Temp: the root function that owns it (one copy per instance)
 };
+
+const char* gm_role_name(GmTensor::Role r);  // "input", "output", "workspace", "temp"
 
 // A box in a GM tensor, in elements of that tensor's logical (ND) shape.
 struct Region {

@@ -1,6 +1,6 @@
 // Binding dims to values from input shapes and --dim switches, with errors
 // that say which tensors and axes disagree.
-#include "compiler/eval/bind_dims.h"
+#include "runtime/program/bind_dims.h"
 
 #include <fmt/format.h>
 
