@@ -218,9 +218,26 @@ void partition(Builder& b) {
     g.members[root].push_back(i);
     if (g.scope[root] < 0) g.scope[root] = osc(i).id;
   }
+  // A dropped load edge L -> R becomes a reload just before R when the groups differ: the reload
+  // inherits L's GM hazards (writes of those bytes before L come before it, writes after L come
+  // after it), so the group graph gets them now and merging never closes a cycle through them.
   std::vector<OpEdge> kept;
+  std::vector<std::vector<int>> gm_pred(n), gm_succ(n);
   for (auto& e : edges)
-    if (!(e.local && is_loader(e.from) && g.find(e.from) != g.find(e.to))) kept.push_back(e);
+    if (!e.local) {
+      if (is_loader(e.to)) gm_pred[size_t(e.to)].push_back(e.from);
+      if (is_loader(e.from)) gm_succ[size_t(e.from)].push_back(e.to);
+    }
+  for (auto& e : edges) {
+    if (!(e.local && is_loader(e.from) && g.find(e.from) != g.find(e.to))) {
+      kept.push_back(e);
+      continue;
+    }
+    for (int w : gm_pred[size_t(e.from)])
+      if (w != e.to) kept.push_back({w, e.to, false});
+    for (int w : gm_succ[size_t(e.from)])
+      if (w != e.to) kept.push_back({e.to, w, false});
+  }
   edges = std::move(kept);
   for (auto& e : edges) {
     int a = g.find(e.from), c = g.find(e.to);
@@ -307,6 +324,22 @@ void partition(Builder& b) {
     if (sc < 0) return cross(a);
     return false;
   };
+  // Stores tile t into a fresh cut temp just after its producer `wop`; returns the box.
+  auto cut_store = [&](int t, const TileOp& wop) {
+    const LocalTile& lt = r.tiles[t];
+    GmRef where;
+    where.tensor = b.new_temp(lt.dtype, lt.shape, "cut");
+    for (size_t d = 0; d < lt.shape.size(); ++d) where.offset.push_back(DimExpr(0));
+    where.extent = lt.valid;
+    TileOp st;
+    st.kind = TileOpKind::CopyOut;
+    st.srcs = {t};
+    st.gm = where;
+    st.source_op = wop.source_op;
+    st.seq = wop.seq + 0.25;
+    b.emit(std::move(st));
+    return where;
+  };
   int64_t depth_before = b.stats.depth_merges;
   // The local edges still between two groups, in edge order: an edge inside one
   // group stays inside (groups only grow), so each sweep drops those for good.
@@ -335,7 +368,29 @@ void partition(Builder& b) {
   for (int i = 0; i < n; ++i) group_of[i] = g.find(i);
   std::map<std::pair<int, int>, int> reloaded;  // (tile, group) -> tile in that group
   std::map<int, GmRef> spilled;                 // tile -> where it was stored
+  std::map<int, GmRef> spilled_tmp;             // tile -> a cut temp, when its home was overwritten
   int64_t cuts = 0;
+  // Writes per spec tensor by program position, and where each tile was stored: a cut may read a
+  // value back from its home only if nothing else wrote that tensor between the store and the reader.
+  std::map<int, std::vector<std::pair<double, int>>> writes_of;  // tensor -> (seq, stored tile)
+  for (int i = 0; i < n; ++i) {
+    const TileOp& op = r.ops[i];
+    if ((op.kind == TileOpKind::CopyOut || op.kind == TileOpKind::FixOut) && op.gm.tensor >= 0 &&
+        op.gm.tensor < int(b.prog.tensors.size()))
+      writes_of[op.gm.tensor].push_back({op.seq, op.srcs.empty() ? -1 : op.srcs[0]});
+  }
+  for (auto& [t, v] : writes_of) std::sort(v.begin(), v.end());
+  auto home_clobbered = [&](int tile, const GmRef& where, double reader_seq) {
+    auto it = writes_of.find(where.tensor);
+    if (it == writes_of.end()) return false;
+    double stored = -1;
+    for (auto& [sq, t] : it->second)
+      if (t == tile) stored = std::max(stored, sq);
+    if (stored < 0) return false;  // stored by this cut, just after its producer
+    for (auto& [sq, t] : it->second)
+      if (sq > stored && sq < reader_seq && t != tile) return true;
+    return false;
+  };
   for (int i = 0; i < n; ++i) {
     for (size_t k = 0; k < r.ops[i].srcs.size(); ++k) {
       int t = r.ops[i].srcs[k];
@@ -356,16 +411,15 @@ void partition(Builder& b) {
         nt = b.new_tile(copy.mem, copy.dtype, copy.shape, copy.valid, copy.layout);
         wop.dst = nt;
         wop.chain = 0;
+        wop.seq = r.ops[i].seq - 0.5;  // no write of those bytes lies between the load and its reader
         int id = b.emit(wop);
         group_of.push_back(gr);
         (void)id;
       } else {
         ++cuts;
-        GmRef where;
         auto sp = spilled.find(t);
-        if (sp != spilled.end()) {
-          where = sp->second;
-        } else {
+        if (sp == spilled.end()) {
+          GmRef where;
           auto org = b.tile_origin.find(t);
           size_t before = r.ops.size();
           if (org != b.tile_origin.end()) {
@@ -374,20 +428,24 @@ void partition(Builder& b) {
             b.store_tile(v, org->second.second);
             where = b.gm_ref(b.home_of(v), b.value_box(v, org->second.second, r.tiles[t].shape));
           } else {
-            const LocalTile& lt = r.tiles[t];
-            int tensor = b.new_temp(lt.dtype, lt.shape, "cut");
-            where.tensor = tensor;
-            for (size_t d = 0; d < lt.shape.size(); ++d) where.offset.push_back(DimExpr(0));
-            where.extent = lt.valid;
-            TileOp st;
-            st.kind = TileOpKind::CopyOut;
-            st.srcs = {t};
-            st.gm = where;
-            st.source_op = wop.source_op;
-            b.emit(std::move(st));
+            where = cut_store(t, wop);
           }
-          for (size_t o = before; o < r.ops.size(); ++o) group_of.push_back(gw);
-          spilled[t] = where;
+          for (size_t o = before; o < r.ops.size(); ++o) {
+            group_of.push_back(gw);
+            r.ops[o].seq = wop.seq + 0.25;  // the store runs right after its producer
+          }
+          sp = spilled.emplace(t, where).first;
+        }
+        GmRef where = sp->second;
+        if (home_clobbered(t, where, r.ops[i].seq)) {
+          // Its home (a spec tensor it was assembled into) was written again before this reader:
+          // store the tile once more, into a temp of its own, right after its producer.
+          auto tp = spilled_tmp.find(t);
+          if (tp == spilled_tmp.end()) {
+            tp = spilled_tmp.emplace(t, cut_store(t, wop)).first;
+            group_of.push_back(gw);
+          }
+          where = tp->second;
         }
         LocalTile copy = r.tiles[t];
         nt = b.new_tile(copy.mem, copy.dtype, copy.shape, copy.valid, copy.layout);
@@ -396,6 +454,7 @@ void partition(Builder& b) {
         ld.gm = where;
         ld.dst = nt;
         ld.source_op = r.ops[i].source_op;
+        ld.seq = r.ops[i].seq - 0.5;
         b.emit(std::move(ld));
         group_of.push_back(gr);
       }

@@ -246,8 +246,13 @@ static void each_edge(const TileRoot& r, const std::vector<int>& sorted, Emit&& 
     for (auto& x : op.gm.view) a.view += x.str() + ",";
     list.push_back(std::move(a));
   }
-  for (auto& [tensor, list] : acc)
+  // Program order of the accesses: (seq, id). Ops made by partition (reloads, cut stores) have
+  // ids past every expanded op but sit where they act (TileOp::seq).
+  for (auto& [tensor, list] : acc) {
+    std::stable_sort(list.begin(), list.end(),
+                     [&](const Access& a, const Access& b) { return r.ops[a.op].seq < r.ops[b.op].seq; });
     gm_hazards(list, [&](int from, int to) { emit(from, to, false); });
+  }
 }
 
 static std::vector<OpEdge> edges_among(const TileRoot& r, const std::vector<int>& ops) {

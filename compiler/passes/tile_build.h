@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -44,6 +45,7 @@ struct ValueInfo {
   std::set<std::vector<int64_t>> stored;      // Local: tiles already copied to the home
   int src = -1;                               // Alias: the value it windows; Full: the op
   GmLoc alias;                                // Alias: base/map relative to `src` (tensor unused)
+  int64_t home_version = -1;                  // Local: write version of the home tensor after its last store
 };
 
 // Calls fn(offset, extent) for every tile of `tile` over `shape`, row-major.
@@ -88,7 +90,14 @@ struct Builder {
   std::vector<int> home_assemble;  // value -> the Assemble op that gives it a GM home, -1 none
   // Origin of a registered UB tile: (value, offset) so a cut edge can reuse the value's home.
   std::map<int, std::pair<int, std::vector<int64_t>>> tile_origin;
-  std::map<std::string, int> loaded;  // GM box -> UB tile already loaded for a reader
+  // GM box at a write version of its tensor -> UB tile already loaded for a reader. A load is
+  // shared only by reads between the same two writes of its tensor.
+  std::map<std::string, int> loaded;
+  std::vector<int64_t> gm_version;   // tensor -> number of GM write ops emitted into it so far
+  // Values held as GM boxes of each tensor (views of spec tensors), with the position in the root
+  // of their last use: a write into the tensor first copies those still used (snapshot()).
+  std::map<int, std::vector<int>> gm_values;
+  std::unordered_map<int, int> last_use;  // value -> position in RootTemplate::ops of its last reader
   std::vector<int> tile_writer;    // tile -> first op writing it
   // Values whose home is a reshaped view of the tensor a reshape of them is
   // assembled into (the producer writes the final bytes, no round trip).
@@ -118,6 +127,18 @@ struct Builder {
   int get_tile(int value, const Box& b);      // a UB tile holding box b of the value
   void store_tile(int value, const std::vector<int64_t>& off);
   GmLoc home_of(int value);
+  int64_t version_of(int tensor) const {
+    return tensor >= 0 && tensor < int(gm_version.size()) ? gm_version[size_t(tensor)] : 0;
+  }
+  // Copies a GM-box value into a temp of its own before its tensor is overwritten (issue 11 B2).
+  void snapshot(int value, const Op& at);
+  // Is GM-box value v already where assemble `op` would write it?
+  bool assembled_in_place(int v, const Op& op) const;
+  // Snapshots the values still read after position `pos` that view a tensor `op` writes.
+  void snapshot_before_writes(const RootTemplate& rt, size_t pos, const Op& op);
+  // Picks GM homes (assemble targets) only where no other access to the tensor lies between
+  // the value's definition and the assemble (else the early store would be seen, or clobbered).
+  void plan_assemble_homes(const RootTemplate& rt);
   Box value_box(int value, const std::vector<int64_t>& off, const std::vector<int64_t>& ext) const;
 
   // Expansion (tile_expand_vector.cpp / tile_expand_cube.cpp).

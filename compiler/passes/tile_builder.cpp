@@ -63,7 +63,12 @@ int Builder::new_tile(MemKind m, DType t, std::vector<int64_t> shape, std::vecto
 
 int Builder::emit(TileOp op) {
   op.id = int(root.ops.size());
+  if (op.seq < 0) op.seq = double(op.id);  // expansion emits in program order
   if (op.source_op < 0) op.source_op = cur_op;
+  if ((op.kind == TileOpKind::CopyOut || op.kind == TileOpKind::FixOut) && op.gm.tensor >= 0) {
+    if (int(gm_version.size()) <= op.gm.tensor) gm_version.resize(size_t(op.gm.tensor) + 1, 0);
+    ++gm_version[size_t(op.gm.tensor)];
+  }
   if (op.dst >= 0) {
     if (int(tile_writer.size()) <= op.dst) tile_writer.resize(op.dst + 1, -1);
     if (tile_writer[op.dst] < 0) tile_writer[op.dst] = op.id;
@@ -187,6 +192,7 @@ void Builder::store_tile(int value, const std::vector<int64_t>& off) {
   op.source_op = root.ops[tile_writer[t]].source_op;  // the producer's op (scope, location)
   emit(std::move(op));
   vals[value].stored.insert(off);
+  vals[value].home_version = version_of(home.tensor);
 }
 
 GmLoc Builder::gm_of(int value) {
@@ -194,6 +200,21 @@ GmLoc Builder::gm_of(int value) {
   switch (vi.kind) {
     case ValueInfo::Kind::Gm: return vi.gm;
     case ValueInfo::Kind::Local: {
+      if (vi.gm.tensor >= 0 && !vi.stored.empty() && vi.home_version != version_of(vi.gm.tensor)) {
+        // The home was written by someone else since this value's store: the bytes there are no
+        // longer this value. Its tiles are still valid: store them again into a temp of its own.
+        const Value& v = prog.values[value];
+        std::vector<int64_t> shape;
+        for (auto& d : v.shape) shape.push_back(sub(d).as_const().value_or(1));
+        GmLoc tmp;
+        tmp.tensor = new_temp(v.dtype, shape, v.name.empty() ? "v" + std::to_string(value) : v.name);
+        for (size_t e = 0; e < shape.size(); ++e) {
+          tmp.base.push_back(DimExpr(0));
+          tmp.map.push_back(int(e));
+        }
+        vals[value].gm = tmp;
+        vals[value].stored.clear();
+      }
       GmLoc home = home_of(value);
       std::vector<std::vector<int64_t>> keys;
       for (auto& [k, t] : vals[value].tiles) keys.push_back(k);
@@ -346,6 +367,7 @@ int Builder::get_tile(int value, const Box& b) {
   for (auto& e : op.gm.extent) key += ";" + e.str();
   for (auto e : b.ext) key += "/" + std::to_string(e);
   for (auto& e : op.gm.view) key += "@" + e.str();
+  key += "#" + std::to_string(version_of(op.gm.tensor));
   if (auto it = loaded.find(key); it != loaded.end()) return it->second;
   op.dst = new_tile(MemKind::UB, v.dtype, b.ext, b.valid);
   emit(std::move(op));
@@ -576,20 +598,181 @@ void Builder::plan_reshape_homes(const RootTemplate& rt) {
   }
 }
 
-void Builder::expand_root(const RootTemplate& rt) {
-  // A value assembled into a spec tensor lives there: its GM copy is the assemble itself.
-  for (int oid : rt.ops) {
-    const Op& op = prog.ops[oid];
-    if (op.kind == OpKind::Assemble && !op.inputs.empty() && home_assemble[op.inputs[0]] < 0) {
-      const Value& v = prog.values[op.inputs[0]];
-      if (prog.tensors[op.tensor].shape.size() >= v.shape.size()) home_assemble[op.inputs[0]] = oid;
+// Which spec tensor each value is a window of (TensorRef, View, Reshape chains), the positions
+// of the ops that read or write each tensor, and every value's last reader.
+namespace {
+struct TensorTouches {
+  std::unordered_map<int, int> base;            // value -> tensor it views
+  std::map<int, std::vector<int>> at;           // tensor -> positions touching it, ascending
+  std::unordered_map<int, int> pos_of_op;       // tensor-graph op -> position in the root
+  // Is tensor t touched at a position in [from, to)?
+  bool touched(int t, int from, int to) const {
+    auto it = at.find(t);
+    if (it == at.end()) return false;
+    auto p = std::lower_bound(it->second.begin(), it->second.end(), from);
+    return p != it->second.end() && *p < to;
+  }
+};
+
+TensorTouches tensor_touches(const Program& prog, const RootTemplate& rt, std::unordered_map<int, int>& last_use) {
+  TensorTouches tt;
+  for (size_t p = 0; p < rt.ops.size(); ++p) {
+    const Op& op = prog.ops[rt.ops[p]];
+    tt.pos_of_op[rt.ops[p]] = int(p);
+    for (int v : op.inputs) last_use[v] = int(p);
+    auto mark = [&](int t) {
+      auto& v = tt.at[t];
+      if (v.empty() || v.back() != int(p)) v.push_back(int(p));
+    };
+    if (op.kind == OpKind::TensorRef) {
+      tt.base[op.output] = op.tensor;
+      continue;
     }
+    if (op.kind == OpKind::View || op.kind == OpKind::Reshape) {
+      if (auto it = tt.base.find(op.inputs[0]); it != tt.base.end()) {
+        tt.base[op.output] = it->second;
+        if (op.kind == OpKind::Reshape) mark(it->second);  // may copy a window into a temp
+      }
+      continue;
+    }
+    for (int v : op.inputs)
+      if (auto it = tt.base.find(v); it != tt.base.end()) mark(it->second);
+    if (op.kind == OpKind::Assemble) mark(op.tensor);
+  }
+  return tt;
+}
+}  // namespace
+
+void Builder::plan_assemble_homes(const RootTemplate& rt) {
+  TensorTouches tt = tensor_touches(prog, rt, last_use);
+  // A value assembled into a spec tensor lives there (its GM copy is the assemble itself), unless
+  // another op touches that tensor between the value's definition and the assemble: a store made
+  // early (a misaligned reader, a cut) would then be read, or overwritten, out of program order.
+  for (size_t p = 0; p < rt.ops.size(); ++p) {
+    int oid = rt.ops[p];
+    const Op& op = prog.ops[oid];
+    if (op.kind != OpKind::Assemble || op.inputs.empty() || home_assemble[op.inputs[0]] >= 0) continue;
+    const Value& v = prog.values[op.inputs[0]];
+    if (prog.tensors[op.tensor].shape.size() < v.shape.size()) continue;
+    auto d = tt.pos_of_op.find(v.def_op);
+    int from = d == tt.pos_of_op.end() ? 0 : d->second;
+    if (tt.touched(op.tensor, from, int(p))) continue;
+    home_assemble[op.inputs[0]] = oid;
   }
   plan_reshape_homes(rt);
-  for (int oid : rt.ops) {
+  // A reshape home is a run of the assembled tensor: the same rule.
+  for (auto it = reshape_home.begin(); it != reshape_home.end();) {
+    int u = *it;
+    auto d = tt.pos_of_op.find(prog.values[u].def_op);
+    int t = vals[u].gm.tensor;
+    int from = d == tt.pos_of_op.end() ? 0 : d->second;
+    int to = int(rt.ops.size());
+    // The assemble of the reshape of u: the last op writing t after u's definition.
+    if (auto at = tt.at.find(t); at != tt.at.end())
+      for (int q : at->second)
+        if (q > from && prog.ops[rt.ops[size_t(q)]].kind == OpKind::Assemble &&
+            prog.ops[rt.ops[size_t(q)]].tensor == t) {
+          to = q;
+          break;
+        }
+    if (tt.touched(t, from, to)) {
+      vals[u].gm = GmLoc{};
+      it = reshape_home.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void Builder::snapshot(int u, const Op& at) {
+  const Value& v = prog.values[u];
+  std::vector<int64_t> S;
+  for (auto& d : v.shape) {
+    auto c = sub(d).as_const();
+    if (!c) return;  // a whole dynamic tensor is only windowed by views, never read itself
+    S.push_back(*c);
+  }
+  if (S.empty()) return;
+  std::vector<int64_t> T = S;
+  const Op* def = v.def_op >= 0 ? &prog.ops[size_t(v.def_op)] : nullptr;
+  if (at.vec_tile && at.vec_tile->shape.size() == S.size())
+    T = at.vec_tile->shape;
+  else if (def && def->vec_tile && def->vec_tile->shape.size() == S.size())
+    T = def->vec_tile->shape;
+  for (size_t d = 0; d < T.size(); ++d) T[d] = std::max<int64_t>(1, std::min(T[d], S[d]));
+  // Keep a copy tile within a quarter of UB: shrink the leading axes first.
+  auto bytes = [&] {
+    int64_t n = dtype_size(v.dtype);
+    for (auto x : T) n *= x;
+    return n;
+  };
+  for (size_t d = 0; d + 1 < T.size() && bytes() > cap[1] / 4; ++d) T[d] = 1;
+  GmLoc tmp;
+  tmp.tensor = new_temp(v.dtype, S, v.name.empty() ? "snap" : v.name + "_snap");
+  for (size_t e = 0; e < S.size(); ++e) {
+    tmp.base.push_back(DimExpr(0));
+    tmp.map.push_back(int(e));
+  }
+  for_each_tile(S, T, [&](const std::vector<int64_t>& off, const std::vector<int64_t>& ext) {
+    Box b = value_box(u, off, ext);
+    TileOp st;
+    st.kind = TileOpKind::CopyOut;
+    st.srcs = {get_tile(u, b)};
+    st.gm = gm_ref(tmp, b);
+    emit(std::move(st));
+  });
+  ValueInfo& vi = vals[u];
+  vi.gm = tmp;
+}
+
+bool Builder::assembled_in_place(int v, const Op& op) const {
+  const ValueInfo& vi = vals[v];
+  if (vi.kind != ValueInfo::Kind::Gm || vi.gm.tensor != op.tensor || !vi.gm.view.empty()) return false;
+  size_t trank = prog.tensors[op.tensor].shape.size(), lead = trank - prog.values[v].shape.size();
+  if (vi.gm.base.size() != trank) return false;
+  for (size_t e = 0; e < trank; ++e) {
+    DimExpr b = e < op.offsets.size() ? sub(op.offsets[e]) : DimExpr(0);
+    if (vi.gm.map[e] != (e < lead ? -1 : int(e - lead)) || sub(vi.gm.base[e]).str() != b.str()) return false;
+  }
+  return true;
+}
+
+void Builder::snapshot_before_writes(const RootTemplate& rt, size_t pos, const Op& op) {
+  (void)rt;
+  // The tensors this op may write: an assemble's target, or the GM home its output is stored to.
+  int targets[2] = {-1, -1};
+  if (op.kind == OpKind::Assemble) targets[0] = op.tensor;
+  if (op.output >= 0) {
+    if (home_assemble[op.output] >= 0) targets[1] = prog.ops[home_assemble[op.output]].tensor;
+    else if (reshape_home.count(op.output)) targets[1] = vals[op.output].gm.tensor;
+  }
+  for (int t : targets) {
+    if (t < 0) continue;
+    auto it = gm_values.find(t);
+    if (it == gm_values.end()) continue;
+    std::vector<int> keep;
+    for (int u : it->second) {
+      ValueInfo& vi = vals[u];
+      if (vi.kind != ValueInfo::Kind::Gm || vi.gm.tensor != t) continue;  // already copied
+      auto lu = last_use.find(u);
+      if (lu == last_use.end() || lu->second < int(pos)) continue;  // dead: never read again
+      // Read again at or after this write: it must see the bytes as they are now. (An assemble of
+      // a value already at its target writes nothing.)
+      if (!(op.kind == OpKind::Assemble && op.inputs[0] == u && assembled_in_place(u, op))) snapshot(u, op);
+      if (vals[u].gm.tensor == t) keep.push_back(u);
+    }
+    it->second = std::move(keep);
+  }
+}
+
+void Builder::expand_root(const RootTemplate& rt) {
+  plan_assemble_homes(rt);
+  for (size_t pos = 0; pos < rt.ops.size(); ++pos) {
+    int oid = rt.ops[pos];
     if (diags.full()) break;
     const Op& op = prog.ops[oid];
     cur_op = oid;
+    snapshot_before_writes(rt, pos, op);
     switch (op.kind) {
       case OpKind::TensorRef: {
         ValueInfo& vi = vals[op.output];
@@ -599,6 +782,7 @@ void Builder::expand_root(const RootTemplate& rt) {
           vi.gm.base.push_back(DimExpr(0));
           vi.gm.map.push_back(int(e));
         }
+        gm_values[op.tensor].push_back(op.output);
         break;
       }
       case OpKind::Full: {
@@ -617,6 +801,7 @@ void Builder::expand_root(const RootTemplate& rt) {
           vi.gm = src.gm;
           for (size_t e = 0; e < vi.gm.base.size(); ++e)
             if (vi.gm.map[e] >= 0) vi.gm.base[e] = vi.gm.base[e] + off[vi.gm.map[e]];
+          gm_values[vi.gm.tensor].push_back(op.output);
         } else if (src.kind == ValueInfo::Kind::Full) {
           vi = src;
         } else {
@@ -627,7 +812,11 @@ void Builder::expand_root(const RootTemplate& rt) {
         }
         break;
       }
-      case OpKind::Reshape: expand_reshape(op); break;
+      case OpKind::Reshape:
+        expand_reshape(op);
+        if (vals[op.output].kind == ValueInfo::Kind::Gm && vals[op.output].gm.tensor >= 0)
+          gm_values[vals[op.output].gm.tensor].push_back(op.output);
+        break;
       case OpKind::Assemble: expand_assemble(op); break;
       case OpKind::Matmul: expand_matmul(op); break;
       default:

@@ -22,7 +22,7 @@ static Box operand_box(Builder& b, int u, const std::vector<int64_t>& ushape, co
   std::vector<int64_t> uo(r), ue(r);
   for (size_t e = 0; e < r; ++e) {
     size_t d = e + R - r;
-    if (ushape[e] == 1 && ext[d] != 1) {
+    if (ushape[e] == 1) {  // broadcast (or extent 1 anyway): its only row, also when the tile has extent 1 there
       uo[e] = 0;
       ue[e] = 1;
     } else {
@@ -248,7 +248,7 @@ void Builder::expand_assemble(const Op& op) {
     for (auto& k : keys) store_tile(v, k);  // the home is this assemble's target
     return;
   }
-  if (home_assemble[v] == cur_op && vi.kind == ValueInfo::Kind::Gm && vi.gm.tensor == op.tensor) return;  // written in place
+  if (assembled_in_place(v, op)) return;  // written in place (a reshape produced into its target)
   auto S = static_shape(v, op);
   if (!S) return;
   // Target location.

@@ -74,6 +74,11 @@ struct TileOp {
   std::vector<int64_t> sub_offset; // L1ToL0A/B: element offset inside the L1 tile; Concat: offset in dst
   int source_op = -1;              // tensor-graph op this came from (location, label, scope)
   int chain = 0;                   // independent chain inside a merged subgraph (breadth merge), 0-based
+  // Program position of the op's GM access: GM hazards (RAW, WAR, WAW) are ordered by (seq, id),
+  // not by id, because partition creates reloads and stores long after the ops they serve.
+  // Expansion gives each op its id; a reload or a cut load sits just before its reader, a cut store
+  // just after its producer.
+  double seq = -1;
 };
 // Conventions of the tiling passes (tiling.h) that the backend relies on:
 // - A LocalTile may differ in rank from the GmRef it is copied from/to only by
