@@ -77,7 +77,9 @@ json options_json(const Options& o) {
 }
 
 json region_json(const Region& r) {
-  return {{"tensor", r.tensor}, {"offset", dims_json(r.offset)}, {"extent", dims_json(r.extent)}};
+  json j = {{"tensor", r.tensor}, {"offset", dims_json(r.offset)}, {"extent", dims_json(r.extent)}};
+  if (r.loc.valid()) j["loc"] = {r.loc.line, r.loc.col};
+  return j;
 }
 
 json loop_json(const LoopNode& n) {
@@ -252,6 +254,7 @@ std::string manifest_text(const CompiledProgram& p, bool& ok) {
 void put_region(JsonOut& o, const Region& r) {
   o.begin_object();
   o.key("extent").array(r.extent);
+  if (r.loc.valid()) o.key("loc").begin_array().value(r.loc.line).value(r.loc.col).end_array();
   o.key("offset").array(r.offset);
   o.key("tensor").value(r.tensor);
   o.end_object();
@@ -439,6 +442,10 @@ Region region_from(const json& j) {
   r.tensor = j.at("tensor").get<int>();
   r.offset = dims_from(j.at("offset"));
   r.extent = dims_from(j.at("extent"));
+  if (auto it = j.find("loc"); it != j.end() && it->is_array() && it->size() == 2) {
+    r.loc.line = (*it)[0].get<int>();
+    r.loc.col = (*it)[1].get<int>();
+  }
   return r;
 }
 
