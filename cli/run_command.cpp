@@ -60,6 +60,8 @@ profiling::ArtifactRequest artifact_request(const RunArgs& a, const Session& s, 
   return rq;
 }
 
+bool cfo_drops_edges() { return ControlFlowOptions::from(Options{}).drop_compiler_edges; }
+
 int run_impl(const RunArgs& a) {
   Session s(a.bundle);
   const CompiledProgram& p = s.program();
@@ -89,9 +91,17 @@ int run_impl(const RunArgs& a) {
   cfg.jobs = a.jobs;
   cfg.seed = a.seed;
   cfg.keep_task_records = rq.any();
+  if (cfo_drops_edges())
+    std::cerr << "ptorun: warning: PTORUN_TEST_DROP_EDGES=1: the compiler's task-graph edges are ignored (a test "
+                 "switch: numbers may be wrong)\n";
   if (opts.runtime_debug_mode == 3) {
     deps = std::make_unique<DependencyChecker>(p);
     cfg.on_device_task = [&](const DeviceTask& dt) { deps->check(dt); };
+    cfg.on_device_task_run = [&](const DeviceTask& dt, const std::vector<std::vector<GmAccess>>& observed,
+                                 const std::vector<uint64_t>& base) {
+      deps->set_tensor_bases(base);
+      deps->check(dt, &observed);
+    };
   }
   const RunResult& r = s.run(cfg);
   const auto& last = r.trace.rounds.back().summary;

@@ -39,6 +39,9 @@ struct ControlFlowOptions {
   int64_t max_workspace_kb = 0;           // 0: no cap
   bool check_bounds = false;              // runtime_debug_mode 4: every region inside its tensor
   bool check_divisible = false;           // runtime_debug_mode 4: divisible_by of each dim at loop entry
+  // Test only (PTORUN_TEST_DROP_EDGES=1): ignore the compiler's task-graph edges inside root
+  // functions, so a test proves runtime_debug_mode 3 finds the hazards those edges should order.
+  bool drop_compiler_edges = false;
   static ControlFlowOptions from(const Options& o);
 };
 

@@ -20,6 +20,7 @@ struct GmAccess {
   uint64_t row_stride = 0;
   int tensor = -1;        // CompiledProgram::tensors index
   bool write = false;
+  bool atomic = false;    // a write that adds into GM (split_k partial sums): such writes commute
   uint64_t bytes() const { return rows * row_bytes; }
 };
 

@@ -4,6 +4,10 @@
 // Tasks run on a thread pool in an order their dependencies allow; because a
 // task only starts after every task it depends on, and tasks that no edge
 // orders write disjoint bytes, the results equal a serial run bit for bit.
+// The one exception by design, tasks adding into the same GM box (split_k
+// partial sums, atomic stores), is chained in task order by the executor
+// alone, so any -j gives the bits of -j1 (the device and the machine model
+// keep them unordered).
 #pragma once
 #include <condition_variable>
 #include <functional>
@@ -43,11 +47,21 @@ class Executor {
   // Walks `cf` to the end: next, map slabs, run, release. Returns the number of tasks run.
   uint64_t run_all(ControlFlow& cf);
 
+  // Records the GM windows every kernel call of run() really moves (the twin's trace hook),
+  // attributed to their tensors. False when the twin has no hook (built by an older ptoc).
+  bool record_accesses(bool on);
+  // Per task of the device task last run: what it read and wrote (GmAccess::tensor -1 when
+  // the address is in no tensor of its root instance).
+  const std::vector<std::vector<GmAccess>>& observed() const { return observed_; }
+
   const GmArena& arena() const { return arena_; }
   int jobs() const { return jobs_; }
 
  private:
   void worker_loop();
+  void execute(const TaskInstance& t, std::vector<GmAccess>* record) const;
+  void chain_accumulations(const DeviceTask& dt);
+  void attribute(const DeviceTask& dt);
 
   const CompiledProgram& p_;
   const GmLayout& layout_;
@@ -66,6 +80,11 @@ class Executor {
   size_t remaining_ = 0, inflight_ = 0;
   bool stop_ = false;
   std::exception_ptr error_;
+  // Executor-only edges of chain_accumulations (task -> later task), beside TaskInstance::succ.
+  std::vector<std::vector<uint32_t>> chain_succ_;
+  bool recording_ = false;
+  std::vector<std::vector<GmAccess>> observed_;
+  std::vector<std::pair<uint64_t, int>> tensor_at_;  // (base, tensor) of spec tensors, by base
 };
 
 }  // namespace ptoc::runtime

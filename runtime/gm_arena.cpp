@@ -178,8 +178,18 @@ void GmArena::map(uint64_t addr, uint64_t bytes) {
     throw GmError(m.str());
   }
   Block b{bytes, std::unique_ptr<uint8_t[]>(new uint8_t[std::max<uint64_t>(bytes, 1)]())};
+  by_host_.emplace(reinterpret_cast<uintptr_t>(b.mem.get()), addr);
   blocks_.emplace(addr, std::move(b));
   total_ += bytes;
+}
+
+uint64_t GmArena::virtual_of(const void* host) const {
+  const uintptr_t h = reinterpret_cast<uintptr_t>(host);
+  auto it = by_host_.upper_bound(h);
+  if (it == by_host_.begin()) return 0;
+  --it;
+  const Block& b = blocks_.at(it->second);
+  return h - it->first <= b.bytes ? it->second + (h - it->first) : 0;
 }
 
 bool GmArena::is_mapped(uint64_t addr) const { return contains(addr, 0); }

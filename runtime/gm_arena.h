@@ -56,6 +56,8 @@ class GmArena {
   // Checks that [addr, addr+bytes) lies inside one mapped block.
   bool contains(uint64_t addr, uint64_t bytes) const;
   uint64_t mapped_bytes() const { return total_; }
+  // The virtual address of a host pointer into a mapped block, or 0 when it is in none.
+  uint64_t virtual_of(const void* host) const;
 
  private:
   struct Block {
@@ -63,6 +65,7 @@ class GmArena {
     std::unique_ptr<uint8_t[]> mem;
   };
   std::map<uint64_t, Block> blocks_;
+  std::map<uintptr_t, uint64_t> by_host_;  // host start -> virtual start, for virtual_of
   uint64_t total_ = 0;
 };
 

@@ -84,6 +84,8 @@ void HostTwin::open(const std::vector<Kernel>& kernels) {
     }
     fns_.push_back(reinterpret_cast<PtoKernelFn>(sym));
   }
+  ::dlerror();
+  set_gm_trace_ = reinterpret_cast<SetGmTraceFn>(::dlsym(handle_, "pto_host_set_gm_trace"));
 }
 
 HostTwin::~HostTwin() {

@@ -26,6 +26,11 @@ class HostTwin {
   HostTwin& operator=(const HostTwin&) = delete;
 
   PtoKernelFn kernel(int index) const { return fns_.at(size_t(index)); }
+  // The twin's GM access recorder switch (kernels/host/pto_host.h), or null for a twin built
+  // before it existed. fn(ctx, host address, rows, row bytes, row stride bytes, kind 0 read / 1 write / 2 atomic add).
+  using GmTraceFn = void (*)(void* ctx, const void* addr, int64_t rows, int64_t row_bytes, int64_t row_stride, int kind);
+  using SetGmTraceFn = void (*)(GmTraceFn fn, void* ctx);
+  SetGmTraceFn set_gm_trace() const { return set_gm_trace_; }
   const std::string& path() const { return path_; }
 
  private:
@@ -33,6 +38,7 @@ class HostTwin {
   std::string path_;
   void* handle_ = nullptr;
   std::vector<PtoKernelFn> fns_;
+  SetGmTraceFn set_gm_trace_ = nullptr;
 };
 
 }  // namespace ptoc::runtime

@@ -216,6 +216,7 @@ const RunResult& Session::run(const RunConfig& cfg) {
       ex = std::make_unique<Executor>(p, layout, *twin, cfg.jobs);
       for (auto& [name, t] : m.inputs) ex->load(input_index(name), t);
     }
+    const bool observe = ex && cfg.on_device_task_run && ex->record_accesses(true);
     sim::SimOptions so;
     so.rounds = cfg.rounds;
     so.device_sched_mode = options_.device_sched_mode;
@@ -239,7 +240,7 @@ const RunResult& Session::run(const RunConfig& cfg) {
         it = walks.emplace(round, std::make_unique<ControlFlow>(p, m.env, cfo)).first;
       }
       bool more = it->second->next(out);
-      if (more && round == 0 && cfg.on_device_task) cfg.on_device_task(out);
+      if (more && round == 0 && !observe && cfg.on_device_task) cfg.on_device_task(out);
       return more;
     };
     so.on_device_task_done = [&](int round, const DeviceTask& dt) {
@@ -248,6 +249,7 @@ const RunResult& Session::run(const RunConfig& cfg) {
       if (ex && round == 0) {
         ex->map_slabs(it->second->slabs());
         ex->run(dt);
+        if (observe) cfg.on_device_task_run(dt, ex->observed(), layout.base);
       }
       it->second->release(dt.seq);
     };

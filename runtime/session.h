@@ -36,6 +36,12 @@ struct RunConfig {
   bool keep_task_records = false;  // needed by the profiling writers
   // Sees every device task of the first round as the Control AICPU builds it (runtime_debug_mode 3).
   std::function<void(const DeviceTask&)> on_device_task;
+  // Sees every device task of the first round after the host twin ran it, with the GM windows
+  // each task's kernel really moved (runtime_debug_mode 3 with numerics). Setting it makes the
+  // executor record them; a twin without the recorder (an older bundle) calls on_device_task instead.
+  std::function<void(const DeviceTask&, const std::vector<std::vector<GmAccess>>& observed,
+                     const std::vector<uint64_t>& tensor_base)>
+      on_device_task_run;
 };
 
 struct RunResult {

@@ -70,11 +70,11 @@ bool same_box(const Region& r, const GmRef& g) {
 }
 
 // Adds g unless an identical box is already there.
-void add_region(std::vector<Region>& v, const GmRef& g0, const std::vector<GmTensor>& tensors) {
+void add_region(std::vector<Region>& v, const GmRef& g0, const std::vector<GmTensor>& tensors, SrcLoc loc) {
   GmRef g = unview(g0, tensors.at(g0.tensor).shape);
   for (const Region& r : v)
     if (same_box(r, g)) return;
-  v.push_back(Region{g.tensor, std::move(g.offset), std::move(g.extent)});
+  v.push_back(Region{g.tensor, std::move(g.offset), std::move(g.extent), loc});
 }
 
 }  // namespace
@@ -149,11 +149,13 @@ void build_task_graphs(const Program& prog, const std::vector<TileRoot>& roots, 
       t.args = p->args.values;
       for (const LeafStep& st : p->steps) {
         const TileOp& op = tile_op(tr, st.op);
-        if (op.kind == TileOpKind::CopyIn) add_region(t.reads, op.gm, out.tensors);
+        const SrcLoc loc = op.source_op >= 0 && size_t(op.source_op) < prog.ops.size() ? prog.ops[size_t(op.source_op)].loc
+                                                                                        : SrcLoc{};
+        if (op.kind == TileOpKind::CopyIn) add_region(t.reads, op.gm, out.tensors, loc);
         if (op.kind == TileOpKind::CopyOut || op.kind == TileOpKind::FixOut) {
-          add_region(t.writes, op.gm, out.tensors);
+          add_region(t.writes, op.gm, out.tensors, loc);
           // An atomic add reads what it accumulates into.
-          if (op.atomic_add) add_region(t.reads, op.gm, out.tensors);
+          if (op.atomic_add) add_region(t.reads, op.gm, out.tensors, loc);
         }
       }
       for (int j : succ[i]) t.succ.push_back(task_of[j]);

@@ -86,6 +86,27 @@ inline LocalMemories& memories() {
   return *m;
 }
 
+// Observed GM accesses: while a recorder is installed on this thread (ptorun's
+// dependency and bounds checks), every GM load and store reports the strided
+// window it moves, so the runtime checks the bytes kernels really touch rather
+// than what the compiler declared. One predictable branch per tile move.
+// Empty moves are reported too: a load of 0 elements from a box another task
+// writes is how a lost broadcast or a wrong valid extent shows.
+enum GmTraceKind { kGmRead = 0, kGmWrite = 1, kGmAtomicAdd = 2 };
+typedef void (*GmTraceFn)(void* ctx, const void* addr, int64_t rows, int64_t row_bytes, int64_t row_stride, int kind);
+struct GmTrace {
+  GmTraceFn fn;
+  void* ctx;
+};
+inline GmTrace& gm_trace() {
+  static thread_local GmTrace t{nullptr, nullptr};
+  return t;
+}
+inline void trace_gm(const void* addr, int64_t rows, int64_t row_bytes, int64_t row_stride, int kind) {
+  GmTrace& t = gm_trace();
+  if (t.fn) t.fn(t.ctx, addr, rows > 0 ? rows : 0, row_bytes > 0 ? row_bytes : 0, row_stride, kind);
+}
+
 }  // namespace host
 }  // namespace pto
 
@@ -109,6 +130,13 @@ struct KernelScope {
 
 }  // namespace host
 }  // namespace pto
+
+// Installs (fn non-null) or removes the GM access recorder of the calling thread.
+// Emitted in every twin (used) and exported, so ptorun finds it with dlsym.
+extern "C" __attribute__((visibility("default"), used)) inline void pto_host_set_gm_trace(pto::host::GmTraceFn fn,
+                                                                                         void* ctx) {
+  pto::host::gm_trace() = pto::host::GmTrace{fn, ctx};
+}
 
 typedef float pto_f32;
 typedef pto::f16 pto_f16;

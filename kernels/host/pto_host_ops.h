@@ -189,6 +189,7 @@ template <typename T, int R, int C, int PAD>
 inline void TLOAD(T* dst, const T* gm, int64_t offset, int64_t row_stride, int64_t vr, int64_t vc) {
   pto::host::check_tile<T>(dst, int64_t(R) * C, "TLOAD");
   const T* src = gm + offset;
+  pto::host::trace_gm(src, vr, vc * int64_t(sizeof(T)), row_stride * int64_t(sizeof(T)), pto::host::kGmRead);
   for (int64_t i = 0; i < vr; ++i) {
     memcpy(dst + i * C, src + i * row_stride, size_t(vc) * sizeof(T));
     if (PAD == PTO_PAD_ZERO && vc < C) memset(dst + i * C + vc, 0, size_t(C - vc) * sizeof(T));
@@ -209,6 +210,8 @@ template <typename T, int R, int C, int ATOMIC>
 inline void TSTORE(T* gm, const T* src, int64_t offset, int64_t row_stride, int64_t vr, int64_t vc) {
   pto::host::check_tile<T>(src, int64_t(R) * C, "TSTORE");
   T* d = gm + offset;
+  pto::host::trace_gm(d, vr, vc * int64_t(sizeof(T)), row_stride * int64_t(sizeof(T)),
+                      ATOMIC ? pto::host::kGmAtomicAdd : pto::host::kGmWrite);
   for (int64_t i = 0; i < vr; ++i) {
     if constexpr (ATOMIC) {
       for (int64_t j = 0; j < vc; ++j) pto::host::atomic_add(d + i * row_stride + j, src[i * C + j]);
@@ -517,12 +520,20 @@ inline void TLOAD_L1(T* dst, const T* gm, int64_t offset, int64_t row0, int64_t 
   pto::host::check_tile<T>(dst, int64_t(R) * C, "TLOAD_L1");
   const T* m = gm + offset;
   if constexpr (!SRC_NZ) {
+    pto::host::trace_gm(m + row0 * ld + col0, vr, vc * int64_t(sizeof(T)), ld * int64_t(sizeof(T)), pto::host::kGmRead);
     for (int64_t i = 0; i < vr; ++i) {
       memcpy(dst + i * C, m + (row0 + i) * ld + col0, size_t(vc) * sizeof(T));
       if (vc < C) memset(dst + i * C + vc, 0, size_t(C - vc) * sizeof(T));
     }
   } else {
     constexpr int64_t C0 = 32 / int64_t(sizeof(T));
+    // One window per fractal column block: vr rows of C0 elements, the columns of [col0, col0 + vc) in it.
+    for (int64_t c = col0; c < col0 + vc;) {
+      const int64_t stop = (c / C0 + 1) * C0 < col0 + vc ? (c / C0 + 1) * C0 : col0 + vc;
+      pto::host::trace_gm(m + (c / C0) * ld * C0 + row0 * C0 + c % C0, vr, (stop - c) * int64_t(sizeof(T)),
+                          C0 * int64_t(sizeof(T)), pto::host::kGmRead);
+      c = stop;
+    }
     for (int64_t i = 0; i < vr; ++i) {
       const int64_t r = row0 + i;
       int64_t j = 0;
@@ -595,6 +606,8 @@ inline void TFIXPIPE(TD* gm, const float* c, int64_t offset, int64_t row_stride,
   using E = pto::host::Elem<TD>;
   pto::host::check_tile<float>(c, int64_t(M) * N, "TFIXPIPE");
   TD* d = gm + offset;
+  pto::host::trace_gm(d, vm, vn * int64_t(sizeof(TD)), row_stride * int64_t(sizeof(TD)),
+                      ATOMIC ? pto::host::kGmAtomicAdd : pto::host::kGmWrite);
   for (int64_t i = 0; i < vm; ++i) {
     const float* x = c + i * N;
     TD* o = d + i * row_stride;

@@ -127,6 +127,7 @@ std::string manifest_text(const CompiledProgram& p, bool& ok) {
 void put_region(JsonOut& o, const Region& r) {
   o.begin_object();
   o.key("extent").array(r.extent);
+  if (r.loc.valid()) o.key("loc").begin_array().value(r.loc.line).value(r.loc.col).end_array();
   o.key("offset").array(r.offset);
   o.key("tensor").value(r.tensor);
   o.end_object();
@@ -312,6 +313,10 @@ Region region_from(const json& j) {
   r.tensor = j.at("tensor").get<int>();
   r.offset = dims_from(j.at("offset"));
   r.extent = dims_from(j.at("extent"));
+  if (auto it = j.find("loc"); it != j.end() && it->is_array() && it->size() == 2) {
+    r.loc.line = (*it)[0].get<int>();
+    r.loc.col = (*it)[1].get<int>();
+  }
   return r;
 }
 

@@ -48,6 +48,7 @@ struct Region {
   int tensor = -1;
   std::vector<DimExpr> offset;
   std::vector<DimExpr> extent;
+  SrcLoc loc;                      // the spec statement that moves it (run-time bounds errors name it)
 };
 
 struct LeafFunction {

@@ -40,7 +40,9 @@ json options_json(const Options& o) {
 }
 
 json region_json(const Region& r) {
-  return {{"tensor", r.tensor}, {"offset", dims_json(r.offset)}, {"extent", dims_json(r.extent)}};
+  json j = {{"tensor", r.tensor}, {"offset", dims_json(r.offset)}, {"extent", dims_json(r.extent)}};
+  if (r.loc.valid()) j["loc"] = {r.loc.line, r.loc.col};
+  return j;
 }
 
 json loop_json(const LoopNode& n) {

@@ -105,3 +105,14 @@ TEST_CASE("the GM arena maps virtual addresses to host memory") {
   CHECK_THROWS_AS(ar.host(kGmBase + 2048), GmError);
   CHECK_THROWS_AS(ar.map(kGmBase, 2048), GmError);
 }
+
+TEST_CASE("a host pointer maps back to its virtual GM address") {
+  GmArena a;
+  a.map(kGmBase, 4096);
+  a.map(kGmBase + 8192, 512);
+  CHECK(a.virtual_of(a.host(kGmBase)) == kGmBase);
+  CHECK(a.virtual_of(a.host(kGmBase + 100)) == kGmBase + 100);
+  CHECK(a.virtual_of(a.host(kGmBase + 8192 + 511)) == kGmBase + 8192 + 511);
+  int outside = 0;
+  CHECK(a.virtual_of(&outside) == 0);
+}
