@@ -216,9 +216,11 @@ bool run_backend(PipelineResult& r, const Platform& plat, DiagEngine& diags, Pas
       if (i != c.rep) {
         copy_plan(c, i);
         const std::vector<int>& rt = tiles_of[c.rep];
-        ov.tile = tiles_of[i].at(size_t(std::find(rt.begin(), rt.end(), ov.tile) - rt.begin()));
+        auto local = [&](int t) { return tiles_of[i].at(size_t(std::find(rt.begin(), rt.end(), t) - rt.begin())); };
+        ov.tile = local(ov.tile);
+        for (BufferSlot& l : ov.live_slots) l.tile = local(l.tile);
       }
-      report_overflow(prog, r.roots[r.plans[i].root], r.plans[i], ov, diags);
+      report_overflow(prog, r.roots[r.plans[i].root], r.plans[i], ov, plat, diags);
     }
   });
   if (diags.has_errors()) return false;
