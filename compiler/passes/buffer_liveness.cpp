@@ -159,7 +159,7 @@ std::string live_buffer_list(const Program& prog, const TileRoot& root, const st
   int64_t sum = 0;
   for (size_t i = 0; i < at.size(); ++i) {
     const TileLive& l = *at[i];
-    os << (i ? ", " : "") << tile_label(prog, root, ops, l.tile) << " " << tile_shape_text(root.tiles[size_t(l.tile)])
+    os << (i ? "; " : "") << tile_label(prog, root, ops, l.tile) << " " << tile_shape_text(root.tiles[size_t(l.tile)])
        << " " << l.bytes;
     if (l.padding) os << " + " << l.padding << " alignment padding";
     for (const TileLive& o : lives)

@@ -70,7 +70,7 @@ std::string tile_label(const Program& prog, const TileRoot& root, const std::vec
 std::string tile_shape_text(const LocalTile& t);
 
 // The live buffers of memory `mem` at position `pos`, largest first, as
-// "xf [32, 768] fp32 98304, mu [32, 1] fp32 128 + 96 padding"; also returns their total.
+// "xf [32, 768] fp32 98304; mu [8, 1] fp32 32"; also returns their total.
 std::string live_buffer_list(const Program& prog, const TileRoot& root, const std::vector<int>& ops,
                              const std::vector<TileLive>& lives, MemKind mem, int pos, int64_t* total = nullptr);
 

@@ -240,7 +240,7 @@ void report_overflow(const Program& prog, const TileRoot& root, const LeafPlan& 
   for (size_t i = 0; i < live.size(); ++i) {
     const LocalTile& t = local_tile(root, live[i].tile);
     const int64_t data = t.bytes();
-    list << (i ? ", " : "") << tile_label(prog, root, ops, live[i].tile) << " " << tile_shape_text(t) << " " << data;
+    list << (i ? "; " : "") << tile_label(prog, root, ops, live[i].tile) << " " << tile_shape_text(t) << " " << data;
     if (live[i].size > data) list << " + " << live[i].size - data << " alignment padding";
     held += live[i].size;
   }

@@ -130,7 +130,7 @@ bool check_fits(Builder& b, const std::vector<int>& ops, const std::string& cont
     if (!fit.empty()) hint = fit + (hint.empty() ? "" : "; or " + hint);
     b.diags.error(loc,
                   "'" + name + "' does not fit " + std::string(mem_kind_name(MemKind(m))) + context + ": the " +
-                      std::to_string(count) + (count == 1 ? " buffer" : " buffers") + " live at this op need " + std::to_string(total) + " bytes, " +
+                      std::to_string(count) + (count == 1 ? " buffer live at this op needs " : " buffers live at this op need ") + std::to_string(total) + " bytes, " +
                       b.plat.name + " has " + std::to_string(b.cap[m]) + " (" + std::to_string(total - b.cap[m]) +
                       " too many): " + list,
                   hint);

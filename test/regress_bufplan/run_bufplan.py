@@ -95,11 +95,11 @@ def overflow(ptoc, spec):
     e = errs[0]
     if f"{os.path.basename(spec)}:{at[0]}:{at[1]}: error: " not in e or "does not fit" not in e:
         fail(f"not an overflow error at {at[0]}:{at[1]}: {e}")
-    m = re.search(r"the (\d+) buffers? live at this op need (\d+) bytes, \S+ has (\d+) \((\d+) too many\): (.*)$", e)
+    m = re.search(r"the (\d+) buffers? live at this op needs? (\d+) bytes, \S+ has (\d+) \((\d+) too many\): (.*)$", e)
     if not m:
         fail("no live-buffer list in: " + e)
     count, total, cap, over, listed = int(m[1]), int(m[2]), int(m[3]), int(m[4]), m[5]
-    items = listed.split(", ")
+    items = listed.split("; ")
     if len(items) != count:
         fail(f"{count} buffers announced, {len(items)} listed")
     s = 0
