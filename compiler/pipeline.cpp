@@ -194,11 +194,13 @@ bool run_backend(PipelineResult& r, const Platform& plat, DiagEngine& diags, Pas
     for (LeafClass& c : classes) {
       LeafPlan& p = r.plans[c.rep];
       const Subgraph& sg = *sg_of[c.rep];
-      // Most overlap first; then the compact placement; then (merged chains)
-      // the sequential order, which keeps the fewest tiles live.
+      // Most overlap first; then the compact placement; then the sequential
+      // order, which keeps the fewest tiles live (merged chains; and any leaf
+      // the list schedule made start loads early: the tiling passes checked the
+      // subgraph's own order, in-place writes included, against the buffers).
       auto ov = plan_buffers(r.roots[p.root], plat, p, PlacePolicy::Spread);
       if (ov) ov = plan_buffers(r.roots[p.root], plat, p, PlacePolicy::FirstFit);
-      if (ov && sg.chains > 1) {
+      if (ov) {
         schedule_leaf(r.roots[p.root], sg, plat, false, p);
         ov = plan_buffers(r.roots[p.root], plat, p, PlacePolicy::Spread);
         if (ov) ov = plan_buffers(r.roots[p.root], plat, p, PlacePolicy::FirstFit);

@@ -89,10 +89,8 @@ std::map<int, int> takeovers(const TileRoot& root, const LeafPlan& plan, const s
   return out;
 }
 
-std::optional<BufferOverflow> plan_once(const TileRoot& root, const Platform& plat, LeafPlan& plan,
-                                        PlacePolicy policy, bool all_in_place, bool* more_in_place) {
-  plan.buffers.clear();
-  plan.peak.fill(0);
+// Every on-chip tile of the leaf with its aligned size and live range.
+std::map<int, BufferSlot> leaf_slots(const TileRoot& root, const Platform& plat, const LeafPlan& plan) {
   std::map<int, BufferSlot> slots;  // by tile id
   for (int i = 0; i < int(plan.steps.size()); ++i) {
     const TileOp& op = tile_op(root, plan.steps[i].op);
@@ -112,6 +110,83 @@ std::optional<BufferOverflow> plan_once(const TileRoot& root, const Platform& pl
       s.last = i;
     }
   }
+  return slots;
+}
+
+// Offline placement, largest first (the greedy-by-size heuristic of TFLite's
+// and TVM's planners): each tile, with the tiles it hands its buffer to in
+// place as one interval, goes to the lowest address clear of every placed
+// interval it overlaps in time. The step sweep can fragment a memory filled to
+// the byte (small tiles dead between big ones); this fallback rarely does.
+bool plan_by_size(const TileRoot& root, const Platform& plat, LeafPlan& plan) {
+  std::map<int, BufferSlot> slots = leaf_slots(root, plat, plan);
+  const std::map<int, int> inherit = takeovers(root, plan, slots, true);
+  struct Group {
+    std::vector<BufferSlot*> members;
+    MemKind mem;
+    int first, last;
+    int64_t size, addr = -1;
+  };
+  std::map<int, int> group_of;  // tile -> group index
+  std::vector<Group> groups;
+  for (auto& [id, sl] : slots) {  // sources have lower ids than their in-place results
+    auto in = inherit.find(id);
+    int g;
+    if (in != inherit.end() && group_of.count(in->second)) {
+      g = group_of[in->second];
+    } else {
+      g = int(groups.size());
+      groups.push_back({{}, sl.mem, sl.first, sl.last, sl.size});
+    }
+    group_of[id] = g;
+    Group& gr = groups[size_t(g)];
+    gr.members.push_back(&sl);
+    gr.first = std::min(gr.first, sl.first);
+    gr.last = std::max(gr.last, sl.last);
+    gr.size = std::max(gr.size, sl.size);
+  }
+  std::vector<Group*> order;
+  for (Group& g : groups) order.push_back(&g);
+  std::stable_sort(order.begin(), order.end(), [](const Group* a, const Group* b) {
+    return a->size != b->size ? a->size > b->size : a->first < b->first;
+  });
+  std::vector<const Group*> placed;
+  for (Group* g : order) {
+    const int64_t align = mem_alignment(plat, g->mem), cap = mem_capacity(plat, g->mem);
+    std::vector<const Group*> clash;
+    for (const Group* p : placed)
+      if (p->mem == g->mem && p->first <= g->last && g->first <= p->last) clash.push_back(p);
+    std::vector<int64_t> cands = {0};
+    for (const Group* p : clash) cands.push_back(align_up(p->addr + p->size, align));
+    std::sort(cands.begin(), cands.end());
+    for (int64_t c : cands) {
+      if (c + g->size > cap) break;
+      bool ok = true;
+      for (const Group* p : clash) ok &= c + g->size <= p->addr || p->addr + p->size <= c;
+      if (ok) {
+        g->addr = c;
+        break;
+      }
+    }
+    if (g->addr < 0) return false;
+    placed.push_back(g);
+  }
+  plan.buffers.clear();
+  plan.peak.fill(0);
+  for (Group& g : groups)
+    for (BufferSlot* m : g.members) {
+      m->addr = g.addr;
+      plan.peak[int(g.mem)] = std::max(plan.peak[int(g.mem)], g.addr + m->size);
+    }
+  for (auto& [id, sl] : slots) plan.buffers.push_back(sl);
+  return true;
+}
+
+std::optional<BufferOverflow> plan_once(const TileRoot& root, const Platform& plat, LeafPlan& plan,
+                                        PlacePolicy policy, bool all_in_place, bool* more_in_place) {
+  plan.buffers.clear();
+  plan.peak.fill(0);
+  std::map<int, BufferSlot> slots = leaf_slots(root, plat, plan);
   const std::map<int, int> inherit = takeovers(root, plan, slots, all_in_place);
   if (more_in_place) *more_in_place = !all_in_place && takeovers(root, plan, slots, true).size() > inherit.size();
 
@@ -217,6 +292,8 @@ std::optional<BufferOverflow> plan_buffers(const TileRoot& root, const Platform&
   bool more = false;
   auto ov = plan_once(root, plat, plan, policy, false, &more);
   if (ov && more) ov = plan_once(root, plat, plan, policy, true, nullptr);
+  // The compact policy's last resort: largest first, offline (the overflow of the sweep is the report).
+  if (ov && policy == PlacePolicy::FirstFit && plan_by_size(root, plat, plan)) return std::nullopt;
   return ov;
 }
 
