@@ -219,3 +219,27 @@ TEST_CASE("overflow: alignment padding is named and counted", "[buffer][overflow
   CHECK(std::stoll(g[2]) + std::stoll(g[3]) == std::stoll(g[1]));
   CHECK(std::stoll(g[2]) == 32);  // the padded small load is what is live when the big one is placed
 }
+
+TEST_CASE("buffer plan: a UB filled to the byte fits by the largest-first placement the sweep fragments",
+          "[buffer][placement]") {
+  Fixture f;
+  const int s = f.tile(MemKind::UB, DType::fp32, {64, 128});   // 32 KiB, steps 0-2
+  const int a = f.tile(MemKind::UB, DType::fp32, {128, 128});  // 64 KiB, steps 1-4
+  const int b = f.tile(MemKind::UB, DType::fp32, {256, 128});  // 128 KiB, steps 3-5: a + b = all of UB
+  std::vector<int> ops = {f.copy_in(0, s, {0, 0}, {64, 128}),  f.copy_in(0, a, {0, 0}, {128, 128}),
+                          f.copy_out(2, s, {0, 0}, {64, 128}), f.copy_in(0, b, {0, 0}, {256, 128}),
+                          f.copy_out(2, a, {0, 0}, {128, 128}), f.copy_out(2, b, {0, 0}, {256, 128})};
+  LeafPlan p;
+  for (int o : ops) p.steps.push_back({o, op_pipe(f.root().ops[size_t(o)]), {}, {}});
+  // The step sweep puts s at 0 and a at 32 KiB; when b starts, 128 KiB are free but in two pieces.
+  auto ov = plan_buffers(f.root(), fixed_platform(), p, PlacePolicy::Spread);
+  REQUIRE(ov);
+  CHECK(ov->largest_free == 98304);
+  CHECK(ov->live + ov->needed == 196608);
+  // Largest first: b at 0, a above it, s (dead before b starts) below a, at 0.
+  REQUIRE_FALSE(plan_buffers(f.root(), fixed_platform(), p, PlacePolicy::FirstFit));
+  CHECK(p.buffer(b)->addr == 0);
+  CHECK(p.buffer(a)->addr == 131072);
+  CHECK(p.buffer(s)->addr == 0);
+  CHECK(p.peak[int(MemKind::UB)] == 196608);
+}
