@@ -194,11 +194,13 @@ bool run_backend(PipelineResult& r, const Platform& plat, DiagEngine& diags, Pas
     for (LeafClass& c : classes) {
       LeafPlan& p = r.plans[c.rep];
       const Subgraph& sg = *sg_of[c.rep];
-      // Most overlap first; then the compact placement; then (merged chains)
-      // the sequential order, which keeps the fewest tiles live.
+      // Most overlap first; then the compact placement; then the sequential
+      // order, which keeps the fewest tiles live (merged chains; and any leaf
+      // the list schedule made start loads early: the tiling passes checked the
+      // subgraph's own order, in-place writes included, against the buffers).
       auto ov = plan_buffers(r.roots[p.root], plat, p, PlacePolicy::Spread);
       if (ov) ov = plan_buffers(r.roots[p.root], plat, p, PlacePolicy::FirstFit);
-      if (ov && sg.chains > 1) {
+      if (ov) {
         schedule_leaf(r.roots[p.root], sg, plat, false, p);
         ov = plan_buffers(r.roots[p.root], plat, p, PlacePolicy::Spread);
         if (ov) ov = plan_buffers(r.roots[p.root], plat, p, PlacePolicy::FirstFit);
@@ -216,9 +218,11 @@ bool run_backend(PipelineResult& r, const Platform& plat, DiagEngine& diags, Pas
       if (i != c.rep) {
         copy_plan(c, i);
         const std::vector<int>& rt = tiles_of[c.rep];
-        ov.tile = tiles_of[i].at(size_t(std::find(rt.begin(), rt.end(), ov.tile) - rt.begin()));
+        auto local = [&](int t) { return tiles_of[i].at(size_t(std::find(rt.begin(), rt.end(), t) - rt.begin())); };
+        ov.tile = local(ov.tile);
+        for (BufferSlot& l : ov.live_slots) l.tile = local(l.tile);
       }
-      report_overflow(prog, r.roots[r.plans[i].root], r.plans[i], ov, diags);
+      report_overflow(prog, r.roots[r.plans[i].root], r.plans[i], ov, plat, diags);
     }
   });
   if (diags.has_errors()) return false;

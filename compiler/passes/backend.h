@@ -18,7 +18,9 @@ namespace ptoc {
 void schedule_leaf(const TileRoot& root, const Subgraph& sg, const Platform& plat, bool interleave, LeafPlan& plan);
 
 // buffer_plan.cpp: addresses in UB/L1/L0A/L0B/L0C, first fit with the
-// platform's alignment, buffers reused once their last reader has issued.
+// platform's alignment, buffers reused once their last reader has issued, and
+// elementwise results written in place over a source that dies at their op
+// (buffer_liveness.h).
 struct BufferOverflow {
   int step = -1;               // step position where allocation failed
   int tile = -1;               // the tile that did not fit
@@ -28,6 +30,7 @@ struct BufferOverflow {
   int64_t live = 0;            // bytes held by the tiles live at that point
   int live_tiles = 0;
   int64_t largest_free = 0;    // largest aligned hole left
+  std::vector<BufferSlot> live_slots;  // the buffers of `mem` placed and live there (addresses set)
 };
 int64_t mem_capacity(const Platform& plat, MemKind m);
 int64_t buffer_bytes(const LocalTile& t);  // before alignment; cube memories round to fractals
@@ -35,9 +38,11 @@ int64_t mem_alignment(const Platform& plat, MemKind m);
 enum class PlacePolicy : uint8_t { Spread, FirstFit };
 std::optional<BufferOverflow> plan_buffers(const TileRoot& root, const Platform& plat, LeafPlan& plan,
                                           PlacePolicy policy = PlacePolicy::Spread);
-// The located "does not fit" error for `ov` (at the op's spec position, with the fix).
+// The located "does not fit" error for `ov` (at the op's spec position, with
+// every live buffer, the free bytes and the fix), once per op: a second
+// overflow at an op already reported (another tile instance) adds nothing.
 void report_overflow(const Program& prog, const TileRoot& root, const LeafPlan& plan, const BufferOverflow& ov,
-                     DiagEngine& diags);
+                     const Platform& plat, DiagEngine& diags);
 
 // insert_sync.cpp: set_flag/wait_flag for every cross-pipe hazard on buffer
 // address ranges (RAW, WAR, WAW), pipe_barrier for same-pipe hazards on pipes

@@ -17,19 +17,13 @@
 #include <sstream>
 
 #include "compiler/passes/backend.h"
+#include "compiler/passes/buffer_liveness.h"
 
 namespace ptoc {
 
 namespace {
 
 int64_t align_up(int64_t v, int64_t a) { return a <= 1 ? v : (v + a - 1) / a * a; }
-
-
-std::string shape_text(const std::vector<int64_t>& s) {
-  std::string r = "[";
-  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-  return r + "]";
-}
 
 }  // namespace
 
@@ -69,10 +63,34 @@ int64_t mem_alignment(const Platform& p, MemKind m) {
   return 1;
 }
 
-std::optional<BufferOverflow> plan_buffers(const TileRoot& root, const Platform& plat, LeafPlan& plan,
-                                          PlacePolicy policy) {
-  plan.buffers.clear();
-  plan.peak.fill(0);
+namespace {
+
+// In-place takeovers (buffer_liveness.h) of one planning attempt: result tile -> source tile.
+// `all` false: only the free ones, whose source no other pipe reads (a store of the
+// source on MTE3 would make the in-place write wait for it).
+std::map<int, int> takeovers(const TileRoot& root, const LeafPlan& plan, const std::map<int, BufferSlot>& slots,
+                             bool all) {
+  std::map<int, int> out;
+  for (int i = 0; i < int(plan.steps.size()); ++i) {
+    const TileOp& op = tile_op(root, plan.steps[i].op);
+    const int c = in_place_source(root, op);
+    if (c < 0) continue;
+    auto sc = slots.find(c), sd = slots.find(op.dst);
+    if (sc == slots.end() || sd == slots.end()) continue;
+    if (sc->second.last != i || sd->second.first != i || sc->second.size != sd->second.size) continue;
+    bool free = true;
+    for (int j = 0; j < i && !all; ++j) {
+      const TileOp& o = tile_op(root, plan.steps[j].op);
+      const std::vector<int> reads = op_reads(o);
+      if (plan.steps[j].pipe != PipeId::V && std::find(reads.begin(), reads.end(), c) != reads.end()) free = false;
+    }
+    if (free) out[op.dst] = c;
+  }
+  return out;
+}
+
+// Every on-chip tile of the leaf with its aligned size and live range.
+std::map<int, BufferSlot> leaf_slots(const TileRoot& root, const Platform& plat, const LeafPlan& plan) {
   std::map<int, BufferSlot> slots;  // by tile id
   for (int i = 0; i < int(plan.steps.size()); ++i) {
     const TileOp& op = tile_op(root, plan.steps[i].op);
@@ -92,6 +110,85 @@ std::optional<BufferOverflow> plan_buffers(const TileRoot& root, const Platform&
       s.last = i;
     }
   }
+  return slots;
+}
+
+// Offline placement, largest first (the greedy-by-size heuristic of TFLite's
+// and TVM's planners): each tile, with the tiles it hands its buffer to in
+// place as one interval, goes to the lowest address clear of every placed
+// interval it overlaps in time. The step sweep can fragment a memory filled to
+// the byte (small tiles dead between big ones); this fallback rarely does.
+bool plan_by_size(const TileRoot& root, const Platform& plat, LeafPlan& plan) {
+  std::map<int, BufferSlot> slots = leaf_slots(root, plat, plan);
+  const std::map<int, int> inherit = takeovers(root, plan, slots, true);
+  struct Group {
+    std::vector<BufferSlot*> members;
+    MemKind mem;
+    int first, last;
+    int64_t size, addr = -1;
+  };
+  std::map<int, int> group_of;  // tile -> group index
+  std::vector<Group> groups;
+  for (auto& [id, sl] : slots) {  // sources have lower ids than their in-place results
+    auto in = inherit.find(id);
+    int g;
+    if (in != inherit.end() && group_of.count(in->second)) {
+      g = group_of[in->second];
+    } else {
+      g = int(groups.size());
+      groups.push_back({{}, sl.mem, sl.first, sl.last, sl.size});
+    }
+    group_of[id] = g;
+    Group& gr = groups[size_t(g)];
+    gr.members.push_back(&sl);
+    gr.first = std::min(gr.first, sl.first);
+    gr.last = std::max(gr.last, sl.last);
+    gr.size = std::max(gr.size, sl.size);
+  }
+  std::vector<Group*> order;
+  for (Group& g : groups) order.push_back(&g);
+  std::stable_sort(order.begin(), order.end(), [](const Group* a, const Group* b) {
+    return a->size != b->size ? a->size > b->size : a->first < b->first;
+  });
+  std::vector<const Group*> placed;
+  for (Group* g : order) {
+    const int64_t align = mem_alignment(plat, g->mem), cap = mem_capacity(plat, g->mem);
+    std::vector<const Group*> clash;
+    for (const Group* p : placed)
+      if (p->mem == g->mem && p->first <= g->last && g->first <= p->last) clash.push_back(p);
+    std::vector<int64_t> cands = {0};
+    for (const Group* p : clash) cands.push_back(align_up(p->addr + p->size, align));
+    std::sort(cands.begin(), cands.end());
+    for (int64_t c : cands) {
+      if (c + g->size > cap) break;
+      bool ok = true;
+      for (const Group* p : clash) ok &= c + g->size <= p->addr || p->addr + p->size <= c;
+      if (ok) {
+        g->addr = c;
+        break;
+      }
+    }
+    if (g->addr < 0) return false;
+    placed.push_back(g);
+  }
+  plan.buffers.clear();
+  plan.peak.fill(0);
+  for (Group& g : groups)
+    for (BufferSlot* m : g.members) {
+      m->addr = g.addr;
+      plan.peak[int(g.mem)] = std::max(plan.peak[int(g.mem)], g.addr + m->size);
+    }
+  for (auto& [id, sl] : slots) plan.buffers.push_back(sl);
+  return true;
+}
+
+std::optional<BufferOverflow> plan_once(const TileRoot& root, const Platform& plat, LeafPlan& plan,
+                                        PlacePolicy policy, bool all_in_place, bool* more_in_place) {
+  plan.buffers.clear();
+  plan.peak.fill(0);
+  std::map<int, BufferSlot> slots = leaf_slots(root, plat, plan);
+  const std::map<int, int> inherit = takeovers(root, plan, slots, all_in_place);
+  if (more_in_place) *more_in_place = !all_in_place && takeovers(root, plan, slots, true).size() > inherit.size();
 
   // Tiles in the order they start (then by id), so the sweep is one pass.
   std::vector<BufferSlot*> by_start;
@@ -111,6 +208,16 @@ std::optional<BufferOverflow> plan_buffers(const TileRoot& root, const Platform&
       d.second = std::max(d.second, l->last);
       return true;
     });
+    // In place: the result takes its dying source's buffer over.
+    if (auto in = inherit.find(s->tile); in != inherit.end()) {
+      auto src = std::find_if(live.begin(), live.end(), [&](const BufferSlot* l) { return l->tile == in->second; });
+      if (src != live.end()) {
+        s->addr = (*src)->addr;
+        live.erase(src);
+        live.push_back(s);
+        continue;
+      }
+    }
     std::vector<const BufferSlot*> same;
     for (const BufferSlot* l : live)
       if (l->mem == s->mem) same.push_back(l);
@@ -166,6 +273,7 @@ std::optional<BufferOverflow> plan_buffers(const TileRoot& root, const Platform&
       ov.live = live_bytes;
       ov.live_tiles = int(same.size());
       ov.largest_free = std::max<int64_t>(0, largest);
+      for (const BufferSlot* l : same) ov.live_slots.push_back(*l);
       return ov;
     }
     s->addr = best;
@@ -176,24 +284,76 @@ std::optional<BufferOverflow> plan_buffers(const TileRoot& root, const Platform&
   return std::nullopt;
 }
 
+}  // namespace
+
+std::optional<BufferOverflow> plan_buffers(const TileRoot& root, const Platform& plat, LeafPlan& plan,
+                                          PlacePolicy policy) {
+  // The free takeovers first; all of them (the tiling passes' model) when that does not fit.
+  bool more = false;
+  auto ov = plan_once(root, plat, plan, policy, false, &more);
+  if (ov && more) ov = plan_once(root, plat, plan, policy, true, nullptr);
+  // The compact policy's last resort: largest first, offline (the overflow of the sweep is the report).
+  if (ov && policy == PlacePolicy::FirstFit && plan_by_size(root, plat, plan)) return std::nullopt;
+  return ov;
+}
+
 void report_overflow(const Program& prog, const TileRoot& root, const LeafPlan& plan, const BufferOverflow& ov,
-                     DiagEngine& diags) {
+                     const Platform& plat, DiagEngine& diags) {
   const TileOp& op = tile_op(root, plan.steps[ov.step].op);
   const LocalTile& lt = local_tile(root, ov.tile);
   const Op* src = op.source_op >= 0 && op.source_op < int(prog.ops.size()) ? &prog.ops[op.source_op] : nullptr;
+  const SrcLoc loc = src ? src->loc : SrcLoc{};
+  if (overflow_reported(diags, loc)) return;
+  std::vector<int> ops;
+  for (const LeafStep& st : plan.steps) ops.push_back(st.op);
   std::string mem(mem_kind_name(ov.mem));
   std::string op_name = src ? std::string(op_kind_name(src->kind)) : "tile op";
+  // Every live buffer by name with its bytes (padding apart), then the free
+  // bytes, so that they add up to the capacity.
+  std::vector<BufferSlot> live = ov.live_slots;
+  std::stable_sort(live.begin(), live.end(), [](const BufferSlot& x, const BufferSlot& y) { return x.size > y.size; });
+  std::ostringstream list;
+  int64_t held = 0;
+  for (size_t i = 0; i < live.size(); ++i) {
+    const LocalTile& t = local_tile(root, live[i].tile);
+    const int64_t data = t.bytes();
+    list << (i ? "; " : "") << tile_label(prog, root, ops, live[i].tile) << " " << tile_shape_text(t) << " " << data;
+    if (live[i].size > data) list << " + " << live[i].size - data << " alignment padding";
+    held += live[i].size;
+  }
+  std::sort(live.begin(), live.end(), [](const BufferSlot& x, const BufferSlot& y) { return x.addr < y.addr; });
+  int holes = 0;
+  int64_t at = 0;
+  for (const BufferSlot& l : live) {
+    holes += l.addr > at;
+    at = std::max(at, l.addr + l.size);
+  }
+  holes += ov.capacity > at;
+  const int64_t free_bytes = ov.capacity - held;
   std::ostringstream msg;
   msg << "'" << op_name << "' does not fit in " << mem << ": its " << (op.dst == ov.tile ? "output" : "input")
-      << " tile " << shape_text(lt.shape) << " " << dtype_name(lt.dtype) << " needs " << ov.needed << " bytes of "
-      << mem << " but only " << ov.largest_free << " of " << ov.capacity << " bytes are available";
-  if (ov.live_tiles > 0)
-    msg << " (" << ov.live_tiles << (ov.live_tiles == 1 ? " live tile holds " : " live tiles hold ") << ov.live
-        << " bytes)";
+      << " tile " << tile_label(prog, root, ops, ov.tile) << " " << tile_shape_text(lt) << " needs " << ov.needed
+      << " bytes";
+  if (ov.needed > lt.bytes()) msg << " (" << lt.bytes() << " + " << ov.needed - lt.bytes() << " alignment padding)";
+  msg << " but the largest free range of " << mem << " is " << ov.largest_free << " bytes; of its " << ov.capacity
+      << " bytes, ";
+  if (live.empty()) msg << "none are in use";
+  else msg << live.size() << (live.size() == 1 ? " live buffer holds " : " live buffers hold ") << held << " ("
+           << list.str() << ")";
+  msg << " and " << free_bytes << " are free in " << holes << (holes == 1 ? " range" : " ranges");
 
   // The fix: the tile knob in force for that op, with the axis to shrink.
   std::ostringstream hint;
-  if (src && src->vec_tile && ov.mem == MemKind::UB) {
+  std::string fit;
+  if (src && src->vec_tile && ov.mem == MemKind::UB && held + ov.needed > ov.capacity) {
+    std::array<int64_t, 6> align{};
+    for (int m = 0; m < 6; ++m) align[size_t(m)] = mem_alignment(plat, MemKind(m));
+    std::vector<TileLive> lives = tile_lives(root, ops, align);
+    fit = fitting_vec_tile(prog, root, ops, lives, ov.mem, ov.step, ov.capacity, align);
+  }
+  if (!fit.empty()) {
+    hint << fit;
+  } else if (src && src->vec_tile && ov.mem == MemKind::UB) {
     const auto& vt = src->vec_tile->shape;
     size_t ax = 0;
     for (size_t i = 1; i < vt.size(); ++i)
@@ -224,7 +384,7 @@ void report_overflow(const Program& prog, const TileRoot& root, const LeafPlan& 
          << (root.root >= 0 && root.root < int(prog.roots.size()) ? prog.roots[root.root].index : root.root) << "_"
          << sg->hash_order;
   }
-  diags.error(src ? src->loc : SrcLoc{}, msg.str(), hint.str());
+  diags.error(loc, msg.str(), hint.str());
 }
 
 }  // namespace ptoc

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "compiler/passes/buffer_liveness.h"
 #include "compiler/passes/tile_build.h"
 
 namespace ptoc::tiling {
@@ -111,37 +112,28 @@ bool check_fits(Builder& b, const std::vector<int>& ops, const std::string& cont
   auto peak = peak_bytes(b.root, ops, b.align);
   for (int m = 1; m < 6; ++m) {
     if (peak[m] <= b.cap[m]) continue;
-    // Name the op where the peak occurs.
-    std::map<int, std::pair<int, int>> range;  // tile -> first, last position
-    for (int i = 0; i < int(ops.size()); ++i) {
-      const TileOp& op = b.root.ops[ops[i]];
-      auto touch = [&](int t) {
-        if (t < 0 || int(b.root.tiles[t].mem) != m) return;
-        auto [it, fresh] = range.try_emplace(t, i, i);
-        it->second.second = i;
-      };
-      for (int t : op.srcs) touch(t);
-      touch(op.dst);
-    }
-    int worst = ops.front();
-    int64_t best = -1;
-    for (int i = 0; i < int(ops.size()); ++i) {
-      int64_t live = 0;
-      for (auto& [t, fl] : range)
-        if (fl.first <= i && i <= fl.second) {
-          int64_t a = std::max<int64_t>(1, b.align[m]);
-          live += (b.root.tiles[t].bytes() + a - 1) / a * a;
-        }
-      if (live > best) best = live, worst = ops[i];
-    }
-    const TileOp& op = b.root.ops[worst];
+    // The op where the peak occurs, every buffer live there and the tile that would fit (buffer_liveness.h).
+    const std::vector<TileLive> lives = tile_lives(b.root, ops, b.align);
+    const PeakPoint at = peak_point(b.root, lives, MemKind(m), int(ops.size()));
+    const int pos = std::max(0, at.pos);
+    const TileOp& op = b.root.ops[ops[size_t(pos)]];
     SrcLoc loc = op.source_op >= 0 ? b.prog.ops[op.source_op].loc : SrcLoc{};
-    std::string name = op.source_op >= 0 ? std::string(op_kind_name(b.prog.ops[op.source_op].kind)) : "tile op";
-    b.diags.error(loc,
-                  "'" + name + "' does not fit " + std::string(mem_kind_name(MemKind(m))) + context + ": needs " +
-                      std::to_string(peak[m]) + " bytes, " + b.plat.name + " has " + std::to_string(b.cap[m]),
-                  hint_for(b, op, MemKind(m)));
     b.failed = true;
+    if (overflow_reported(b.diags, loc)) return false;  // once per op and statement, not per tile instance
+    std::string name = op.source_op >= 0 ? std::string(op_kind_name(b.prog.ops[op.source_op].kind)) : "tile op";
+    int64_t total = 0;
+    const std::string list = live_buffer_list(b.prog, b.root, ops, lives, MemKind(m), pos, &total);
+    int count = 0;
+    for (const TileLive& l : lives) count += int(b.root.tiles[size_t(l.tile)].mem) == m && holds_at(l, pos);
+    std::string fit = fitting_vec_tile(b.prog, b.root, ops, lives, MemKind(m), pos, b.cap[m], b.align);
+    std::string hint = hint_for(b, op, MemKind(m));
+    if (!fit.empty()) hint = fit + (hint.empty() ? "" : "; or " + hint);
+    b.diags.error(loc,
+                  "'" + name + "' does not fit " + std::string(mem_kind_name(MemKind(m))) + context + ": the " +
+                      std::to_string(count) + (count == 1 ? " buffer live at this op needs " : " buffers live at this op need ") + std::to_string(total) + " bytes, " +
+                      b.plat.name + " has " + std::to_string(b.cap[m]) + " (" + std::to_string(total - b.cap[m]) +
+                      " too many): " + list,
+                  hint);
     return false;
   }
   return true;

@@ -1,5 +1,7 @@
 #include "compiler/passes/tile_graph.h"
 
+#include "compiler/passes/buffer_liveness.h"
+
 #include <algorithm>
 #include <vector>
 
@@ -42,15 +44,29 @@ std::array<int64_t, 6> peak_bytes(const TileRoot& root, const std::vector<int>& 
     for (int s : op.srcs) touch(s, i);
     touch(op.dst, i);
   }
+  // In place (buffer_liveness.h): a result written over a source that dies at
+  // that op holds no bytes of its own there; it starts one position later.
+  auto aligned = [&](const LocalTile& lt) {
+    int64_t a = std::max<int64_t>(1, align[int(lt.mem)]);
+    return (lt.bytes() + a - 1) / a * a;
+  };
+  for (int i = 0; i < int(ops.size()); ++i) {
+    const TileOp& op = root.ops[ops[i]];
+    const int c = op.dst >= 0 ? in_place_source(root, op) : -1;
+    if (c < 0 || slot[size_t(c)] < 0) continue;
+    Range& src = ranges[size_t(slot[size_t(c)])].second;
+    Range& dst = ranges[size_t(slot[size_t(op.dst)])].second;
+    if (src.last == i && dst.first == i && aligned(root.tiles[c]) == aligned(root.tiles[op.dst])) dst.first = i + 1;
+  }
   for (auto& [t, r] : ranges) slot[size_t(t)] = -1;
   // delta[pos] per memory: +size at first, -size after last.
   std::array<int64_t, 6> peak{};
-  delta.assign(ops.size() + 1, std::array<int64_t, 6>{});
+  delta.assign(ops.size() + 2, std::array<int64_t, 6>{});
   for (auto& [t, r] : ranges) {
     const LocalTile& lt = root.tiles[t];
+    if (r.first > r.last) continue;  // taken over in place and never touched again
     int m = int(lt.mem);
-    int64_t a = std::max<int64_t>(1, align[m]);
-    int64_t sz = (lt.bytes() + a - 1) / a * a;
+    int64_t sz = aligned(lt);
     delta[r.first][m] += sz;
     delta[r.last + 1][m] -= sz;
   }

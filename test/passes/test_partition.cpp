@@ -95,8 +95,8 @@ TEST_CASE("parallel_merge joins independent branches of a scope", "[tiling][part
   REQUIRE(par.roots[0].subgraphs.size() == 1);
 }
 
-// e = exp(x), f = sqrt(x), h = neg(x), g = e + f, k = g + h with fp16 tiles of
-// 56 KiB: every op fits alone (3 tiles), but exp+sqrt+neg together hold x, e, f
+// e = exp(x), f = sqrt(x), h = gelu(x), g = e + f, k = g + h with fp16 tiles of
+// 56 KiB: every op fits alone (3 tiles), but exp+sqrt+gelu together hold x, e, f
 // and h at once (4 tiles = 229376 bytes > 196608).
 static Program wide_chain(std::optional<ScopeInfo> scope) {
   ProgramBuilder b;
@@ -107,7 +107,7 @@ static Program wide_chain(std::optional<ScopeInfo> scope) {
   int xv = b.ref(x);
   int e = b.unary(OpKind::Exp, xv);
   int f = b.unary(OpKind::Sqrt, xv);
-  int h = b.unary(OpKind::Neg, xv);
+  int h = b.unary(OpKind::Gelu, xv);  // never written in place: x, e, f and h are all live here
   int g = b.binary(OpKind::Add, e, f);
   int k = b.binary(OpKind::Add, g, h);
   b.scope = ScopeInfo{};
@@ -120,7 +120,7 @@ TEST_CASE("depth merge refuses a merge that would not fit UB", "[tiling][partiti
   REQUIRE(t.ok);
   const TileRoot& r = t.roots[0];
   check_invariants(r);
-  REQUIRE(r.subgraphs.size() == 2);  // {neg} and {exp, sqrt, e+f, g+h}
+  REQUIRE(r.subgraphs.size() == 2);  // {gelu} and {exp, sqrt, e+f, g+h}
   REQUIRE(r.temps.size() == 1);      // h goes through GM
   REQUIRE(t.stats.cut_edges == 1);
   REQUIRE(r.subgraphs[0].succ == std::vector<int>{1});
@@ -131,8 +131,12 @@ TEST_CASE("depth merge refuses a merge that would not fit UB", "[tiling][partiti
 TEST_CASE("a scope that cannot fit is a located error with bytes and the fix", "[tiling][partition][capacity]") {
   auto t = tile(wide_chain(ScopeInfo{7, false, false}));
   REQUIRE_FALSE(t.ok);
-  REQUIRE_THAT(t.errors, Catch::Contains("error: 'neg' does not fit UB when scope 7 joins it with its producers"));
-  REQUIRE_THAT(t.errors, Catch::Contains("needs 229376 bytes, ascend910b1 has 196608"));
+  REQUIRE_THAT(t.errors, Catch::Contains("error: 'gelu' does not fit UB when scope 7 joins it with its producers"));
+  // Every live buffer by name, the total and the excess (4 x [28, 1024] fp16 = 4 x 57344).
+  REQUIRE_THAT(t.errors, Catch::Contains("the 4 buffers live at this op need 229376 bytes, ascend910b1 has 196608 "
+                                         "(32768 too many): "));
+  REQUIRE_THAT(t.errors, Catch::Contains("load of x [28, 1024] fp16 57344"));
+  REQUIRE_THAT(t.errors, Catch::Contains("'gelu' result [28, 1024] fp16 57344"));
   REQUIRE_THAT(t.errors, Catch::Contains("reduce vec_tile on axis 0 at line"));
 }
 
