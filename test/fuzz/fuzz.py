@@ -378,7 +378,7 @@ def main():
     p.add_argument("--out", default=None)
     p.add_argument("--cache", default=None, help="XDG_CACHE_HOME for the host-twin cache")
     p.add_argument("--tmp", default=None)
-    p.add_argument("--timeout", type=float, default=60)
+    p.add_argument("--timeout", type=float, default=300)
     p.add_argument("--shrink-seconds", type=float, default=300)
     p.add_argument("--no-shrink", action="store_true")
     p.add_argument("--ci", action="store_true")

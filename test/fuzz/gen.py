@@ -509,6 +509,8 @@ class Gen:
             return
         if any(e == 1 and ax.extent != 1 and ax.blocks is None for ax, e in zip(ctx.axes, t.shape)):
             return
+        if any(e != ax.extent and e != 1 for ax, e in zip(ctx.axes, t.shape)):
+            return  # a value from outside the window (bound before a loop): no place in a per-block output
         name, offsets = self.output_for(ctx, t)
         ctx.stmts.append(Assemble(name, offsets, pv.node))
         # sometimes a second, overlapping write to the same output: program order decides (WAW)
@@ -591,7 +593,7 @@ class Gen:
         """sum(v, -1) without keepdim, assembled into a rank-1 (static) or per-row output with an index."""
         r = self.r
         cands = [p for p in ctx.pool if len(p.t.shape) == 2 and p.t.dtype in FLOATS + ("int32",)
-                 and p.t.shape[1] != 1 and not ctx.dynamic]
+                 and p.t.shape[1] != 1 and p.t.shape[0] == ctx.axes[0].extent and not ctx.dynamic]
         if not cands:
             return
         p = r.choice(cands)
@@ -643,7 +645,8 @@ class Gen:
         R = r.choice([1, 2, 4, 8, 16, 32])
         if static_rows is not None:
             rows_dim, rows_val = static_rows.tensor_extent, static_rows.extent
-            R = min(R, max(1, rows_val // 2))
+            # a static window must not run past a static extent (ptoc check refuses it): R divides it
+            R = max(d for d in range(1, max(1, rows_val // 2) + 1) if rows_val % d == 0 and d <= R)
         else:
             rows_val = R * r.randint(1, 4) + r.choice([0, 0, r.randint(1, max(1, R - 1))])
             div = R if (rows_val % R == 0 and r.random() < 0.3) else None
@@ -733,9 +736,6 @@ class Gen:
             if r.random() < 0.3:
                 # a second loop over the same rows: a later root function, data through GM
                 self.block_loop_again(body, rows_dim, cols)
-        for out, ws, dt, c in self.post:
-            body.append(Raw({"vec_tile": [1, min(c.extent, 256)]}))
-            body.append(Assemble(out, [0, 0], Bin("+", Ref(ws, dt), Const(0, dt), dt)))
 
     def block_loop_again(self, body, rows_dim, cols):
         # reads an output the first loop wrote (read back through GM)
@@ -790,6 +790,9 @@ class Gen:
             self.static_program(body)
         else:
             self.dyn_program(body)
+        for out, ws, dt, c in self.post:
+            body.append(Raw({"vec_tile": [1, min(c.extent, 256)]}))
+            body.append(Assemble(out, [0, 0], Bin("+", Ref(ws, dt), Const(0, dt), dt)))
         if self.r.random() < 0.15 and self.inputs:
             body.insert(0, Raw({"cache_policy": {"tensor": self.r.choice(list(self.inputs)), "l2": "bypass"}}))
         opts = self.options_()

@@ -76,6 +76,16 @@ def prune(prog):
 
 
 def candidates(prog):
+    # 0. drop a chunk of statements (delta debugging: halves, then quarters, ...)
+    for path, lst in _lists(prog.body):
+        n = len(lst)
+        size = n // 2
+        while size >= 2:
+            for start in range(0, n - size + 1, size):
+                def edit(p, path=path, start=start, size=size):
+                    del _get_list(p, path)[start:start + size]
+                yield f"drop {size} statements", edit
+            size //= 2
     # 1. drop one statement
     for path, lst in _lists(prog.body):
         for k in reversed(range(len(lst))):
