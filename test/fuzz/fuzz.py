@@ -188,9 +188,9 @@ def evaluate(tools, prog, work, text=None, numpy_model=True):
     return Result("model-mismatch", "numpy", "; ".join(bad)[:400], out)
 
 
-def run_seed(tools, seed, work, keep=False):
+def run_seed(tools, seed, work, keep=False, avoid=()):
     t0 = time.time()
-    prog = gen.generate(seed)
+    prog = gen.generate(seed, avoid)
     res = evaluate(tools, prog, work)
     res.seconds = time.time() - t0
     if not keep and res.cls in ("pass", "rejected", "capacity"):
@@ -200,6 +200,7 @@ def run_seed(tools, seed, work, keep=False):
 
 def header(prog, res, note=""):
     lines = [f"# Found by test/fuzz/fuzz.py, seed {prog.seed}: {res.cls} at {res.stage}",
+             f"# expect: {res.cls}",
              f"# {res.detail[:300]}"]
     if note:
         lines.append(f"# {note}")
@@ -219,7 +220,7 @@ def long_mode(a):
     seeds = range(a.seed, a.seed + a.count)
 
     def one(seed):
-        return seed, run_seed(tools, seed, os.path.join(tmp, str(seed)))
+        return seed, run_seed(tools, seed, os.path.join(tmp, str(seed)), avoid=a.avoid)
 
     log = open(os.path.join(a.out, "log.txt"), "a")
     with ThreadPoolExecutor(max_workers=a.jobs) as ex:
@@ -316,6 +317,9 @@ def ci_mode(a):
     shutil.rmtree(a.out, ignore_errors=True)
     a.seed, a.count = a.seed if a.seed_given else 20260000, a.count if a.count_given else 100
     a.no_shrink = True
+    a.avoid = sorted(gen.KNOWN)
+    print("CI leaves out the patterns of open known bugs (gen.KNOWN): " +
+          "; ".join(f"{k}: {v}" for k, v in gen.KNOWN.items()))
     t0 = time.time()
     counts = long_mode(a)
     status = 0
@@ -381,6 +385,7 @@ def main():
     p.add_argument("--timeout", type=float, default=300)
     p.add_argument("--shrink-seconds", type=float, default=300)
     p.add_argument("--no-shrink", action="store_true")
+    p.add_argument("--avoid-known", action="store_true", help="leave out the patterns of gen.KNOWN")
     p.add_argument("--ci", action="store_true")
     p.add_argument("--regressions", action="store_true")
     p.add_argument("--one", type=int)
@@ -388,10 +393,12 @@ def main():
     p.add_argument("--keep")
     p.add_argument("--print", type=int, help="print the spec of one seed")
     a = p.parse_args()
+    a.avoid = []
     a.seed_given = "--seed" in sys.argv
     a.count_given = "--count" in sys.argv
+    a.avoid = sorted(gen.KNOWN) if a.avoid_known else []
     if a.print is not None:
-        print(gen.generate(a.print).spec_text())
+        print(gen.generate(a.print, a.avoid).spec_text())
         return 0
     root = os.path.dirname(os.path.dirname(HERE))
     build = os.environ.get("PTOC_BUILD_ROOT", os.path.join(root, "build"))
@@ -408,7 +415,7 @@ def main():
     if a.one is not None:
         tools = Tools(a.ptoc, a.ptorun, a.timeout, a.cache)
         work = a.keep or tempfile.mkdtemp(prefix="ptoc-fuzz-one-")
-        prog, res = run_seed(tools, a.one, work, keep=True)
+        prog, res = run_seed(tools, a.one, work, keep=True, avoid=a.avoid)
         print(prog.spec_text())
         print(f"{res.cls} at {res.stage} ({res.seconds:.1f} s): {res.detail}\n{res.out}\nfiles in {work}")
         return 0 if res.cls == "pass" else 1

@@ -86,9 +86,20 @@ class Program:
         return copy.deepcopy(self)
 
 
+# Patterns that hit open, known defects (found/open/ holds their minimal specs). CI leaves them out so
+# that it stays green while they are open and still finds new bugs; the long mode keeps them unless
+# --avoid-known. Remove a name here when its bug is fixed.
+KNOWN = {
+    "ws_rmw": "workspace written and read back in one root function (issue 11 B2)",
+    "waw": "two overlapping writes of one output in one root function (issue 11 B2)",
+    "debug4": "debug.runtime_debug_mode: 4 in the spec makes ptorun refuse --check",
+}
+
+
 class Gen:
-    def __init__(self, seed):
+    def __init__(self, seed, avoid=()):
         self.seed = seed
+        self.avoid = set(avoid)
         self.r = random.Random(seed)
         self.dims, self.dimval = {}, {}
         self.inputs, self.outputs, self.tensors = {}, {}, {}
@@ -139,7 +150,7 @@ class Gen:
         tile = []
         for i, e in enumerate(shape):
             lo = 16 if i == len(shape) - 1 else 1
-            cands = [c for c in (1, 2, 4, 8, 16, 24, 32, 48, 64, 128, 256, 512) if lo <= c <= max(e, 1)] + [e]
+            cands = [c for c in (1, 2, 8, 16, 32, 64, 128, 256) if lo <= c <= max(e, 1)] + [e]
             tile.append(r.choice(cands))
         while _prod(tile) > elem_budget:
             i = max(range(len(tile)), key=lambda j: tile[j])
@@ -431,7 +442,8 @@ class Gen:
     def stmt(self, ctx):
         r = self.r
         kind = r.choices(["bind", "assemble", "label", "scope", "ws", "reshape", "keepdim0"],
-                         [10, 3, 1, 2, 2 if not ctx.gear else 0, 1 if not ctx.dynamic else 0, 1])[0]
+                         [10, 3, 1, 2, 2 if not ctx.gear and "ws_rmw" not in self.avoid else 0,
+                          1 if not ctx.dynamic else 0, 1])[0]
         shape = [a.extent for a in ctx.axes]
         vkey = [a.vkey for a in ctx.axes]
         if kind == "bind":
@@ -514,7 +526,7 @@ class Gen:
         name, offsets = self.output_for(ctx, t)
         ctx.stmts.append(Assemble(name, offsets, pv.node))
         # sometimes a second, overlapping write to the same output: program order decides (WAW)
-        if self.r.random() < 0.15:
+        if self.r.random() < 0.15 and "waw" not in self.avoid:
             e, _ = self.expr(ctx, list(t.shape), t.dtype, list(t.vkey), 1)
             if isinstance(e, (Slice, View, Ref)) and e.dtype == t.dtype:
                 e = Bin("+", e, Const(1, t.dtype), t.dtype)
@@ -635,7 +647,7 @@ class Gen:
             a.blocks = (1, 0)
         ctx = Ctx(body, axes, [])
         ctx.gear_mm_off = False
-        self.body_stmts(ctx, r.randint(2, 7))
+        self.body_stmts(ctx, r.randint(2, 5))
         # a static loop over row blocks of the same tensors
         if rank == 2 and axes[0].extent >= 8 and r.random() < 0.3:
             self.block_loop(body, ctx.pool, static_rows=axes[0], cols=axes[1], kind="static")
@@ -682,7 +694,7 @@ class Gen:
         if gear:
             # the factor as a compile-time constant: rewrite 'k' in if conditions to the factor name
             pass
-        n = r.randint(2, 6)
+        n = r.randint(2, 4)
         self.body_stmts(ctx, n)
         if gear:
             for s in _walk(stmts):
@@ -781,7 +793,7 @@ class Gen:
         if p:
             o["pass"] = p
         if r.random() < 0.1:
-            o["debug"] = {"runtime_debug_mode": r.choice([0, 1, 4])}
+            o["debug"] = {"runtime_debug_mode": r.choice([0, 1] if "debug4" in self.avoid else [0, 1, 4])}
         return o
 
     def program(self):
@@ -796,7 +808,9 @@ class Gen:
         if self.r.random() < 0.15 and self.inputs:
             body.insert(0, Raw({"cache_policy": {"tensor": self.r.choice(list(self.inputs)), "l2": "bypass"}}))
         opts = self.options_()
-        return Program(self.seed, f"fz{self.seed}", self.dims, self.dimval, self.inputs, self.outputs,
+        # one operator name for every seed: kernel sources carry it, so equal kernels of different
+        # seeds share the host-twin cache (the seed is in the spec's header comment)
+        return Program(self.seed, "fz", self.dims, self.dimval, self.inputs, self.outputs,
                        self.tensors, opts, body, self.kinds)
 
 
@@ -842,8 +856,8 @@ def _walk(stmts):
             yield from _walk(lst)
 
 
-def generate(seed):
-    return Gen(seed).program()
+def generate(seed, avoid=()):
+    return Gen(seed, avoid).program()
 
 
 if __name__ == "__main__":

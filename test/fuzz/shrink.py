@@ -24,6 +24,13 @@ def _lists(body, path=()):
     return out
 
 
+def _walk_all(body):
+    for s in body:
+        yield s
+        for lst in s.items():
+            yield from _walk_all(lst)
+
+
 def _get_list(prog, path):
     lst = prog.body
     for i, j in path:
@@ -167,6 +174,8 @@ def shrink(tools, prog, res, work, deadline):
             if r.signature() == sig:
                 best, best_res = cand, r
                 steps += 1
+                print(f"  shrink seed {prog.seed}: step {steps} ({what}), {n} tries, "
+                      f"{sum(1 for _ in _walk_all(best.body))} statements", flush=True)
                 changed = True
                 break  # the candidate list refers to the old program
     return best, best_res, steps
