@@ -805,6 +805,17 @@ class Gen:
         for out, ws, dt, c in self.post:
             body.append(Raw({"vec_tile": [1, min(c.extent, 256)]}))
             body.append(Assemble(out, [0, 0], Bin("+", Ref(ws, dt), Const(0, dt), dt)))
+        if not self.outputs:
+            # every operator has an output: one copy of an input (ptoc check accepts none at all)
+            if not self.inputs:
+                self.new_input([16, 16], self.dtype)
+            n, ty = next(iter(self.inputs.items()))
+            shape = [self.ext(e) for e in ty["shape"]]
+            out = self.fresh("out")
+            self.outputs[out] = {"dtype": ty["dtype"], "shape": list(ty["shape"])}
+            body.append(Raw({"vec_tile": [min(e, 16) for e in shape]}))
+            body.append(Assemble(out, [0] * len(shape), Bin("+", Ref(n, ty["dtype"]), Const(1, ty["dtype"]),
+                                                          ty["dtype"])))
         if self.r.random() < 0.15 and self.inputs:
             body.insert(0, Raw({"cache_policy": {"tensor": self.r.choice(list(self.inputs)), "l2": "bypass"}}))
         opts = self.options_()
