@@ -4,7 +4,8 @@
 # summary line per target: executions, crashes. Exit 1 when a target crashed (its reproducer is in
 # BUILD/fuzz-libfuzzer/<target>/crash-*), 0 otherwise.
 #   test/fuzz/run_libfuzzer.sh [--seconds 60] [--build build-fuzz] [--targets "frontend bundle npy"]
-#                              [--jobs 1] [-- extra libFuzzer flags]
+#                              [--ptoc PATH] [-- extra libFuzzer flags]
+# --ptoc compiles the bundle seeds (default: BUILD/cli/ptoc, else build/cli/ptoc of the source tree).
 # Long runs: --seconds 3600 (or more); the corpus under BUILD/fuzz-libfuzzer/<target>/corpus grows
 # between runs.
 set -u
@@ -12,6 +13,7 @@ seconds=60
 build=build-fuzz
 targets="frontend bundle npy"
 extra=""
+ptoc=""
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 while [ $# -gt 0 ]; do
@@ -19,12 +21,17 @@ while [ $# -gt 0 ]; do
     --seconds) seconds=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --targets) targets=$2; shift 2 ;;
+    --ptoc) ptoc=$2; shift 2 ;;
     --) shift; extra="$*"; break ;;
     *) echo "run_libfuzzer.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 case "$build" in /*) ;; *) build="$src/$build" ;; esac
 out="$build/fuzz-libfuzzer"
+if [ -z "$ptoc" ]; then
+  ptoc="$build/cli/ptoc"
+  [ -x "$ptoc" ] || ptoc="$src/build/cli/ptoc"
+fi
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
 status=0
@@ -45,7 +52,7 @@ for t in $targets; do
     bundle)
       if [ -z "$(ls "$dir/seeds" 2>/dev/null)" ]; then
         for f in "$src"/specs/examples/*.yaml "$src"/specs/softmax.yaml "$src"/specs/rmsnorm.yaml; do
-          [ -f "$f" ] && XDG_CACHE_HOME="$build/fuzz-cache" "$build/cli/ptoc" "$f" \
+          [ -f "$f" ] && XDG_CACHE_HOME="$build/fuzz-cache" "$ptoc" "$f" \
             -o "$dir/seeds/$(basename "$f" .yaml).bundle" >/dev/null 2>&1
         done
       fi ;;
