@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "compiler/interrupt.h"
+#include "compiler/resource_limits.h"
 #include "runtime/driver.h"
 
 int main(int argc, char** argv) {
@@ -18,7 +20,8 @@ int main(int argc, char** argv) {
       "  ptorun info op.bundle\n"
       "After its 'ran ...' line a simulated run prints one throughput line: 'simulator: T tasks, E model events in S\n"
       "host CPU s: X M tasks/CPU s, Y M events/CPU s; peak RSS Z MiB' (E: the machine model's events, all rounds).\n"
-      "Exit status: 0 ok, 1 bad bundle or failed check, 2 usage error, 3 environment error.");
+      "Exit status: 0 ok, 1 bad bundle or failed check, 2 usage error, 3 environment error,\n"
+      "130 interrupted (SIGINT), 143 terminated (SIGTERM): a run folder being written keeps its .partial name.");
 
   RunArgs r;
   app.add_option("bundle", r.bundle, "bundle written by ptoc");
@@ -39,6 +42,10 @@ int main(int argc, char** argv) {
   app.add_option("-j,--jobs", r.jobs, "host threads for numerics (default: all cores)");
   app.add_option("--set", r.sets, "override a runtime knob, e.g. --set runtime.device_sched_mode=1")->type_name("GROUP.KEY=VALUE");
 
+  std::vector<std::string> limit_items;
+  app.add_option("--limit", limit_items, "raise or lower a resource limit (see specs/README.md, Limits), e.g. --limit gm_bytes=64G")
+      ->type_name("NAME=VALUE");
+
   std::string info_bundle, analyze_path, pmu_path;
   auto* info_cmd = app.add_subcommand("info", "print a readable summary of a bundle");
   info_cmd->add_option("bundle", info_bundle)->required();
@@ -54,6 +61,11 @@ int main(int argc, char** argv) {
     app.exit(e);
     return 2;
   }
+  if (std::string err = ptoc::limits::apply_all(limit_items); !err.empty()) {
+    std::cerr << "ptorun: error: " << err << "\n";
+    return 2;
+  }
+  ptoc::interrupt::install("ptorun");
   try {
     if (*info_cmd) return info(info_bundle);
     if (*analyze_cmd) return analyze(analyze_path);
