@@ -98,7 +98,8 @@ TEST_CASE("write_file_atomic writes devices in place and reports errors with the
   std::string got2((std::istreambuf_iterator<char>(in2)), std::istreambuf_iterator<char>());
   REQUIRE(got2 == "three");
   size_t entries = 0;
-  for (auto& x : fs::directory_iterator(d)) entries += x.path().filename().string().find(".tmp.") == std::string::npos;
+  for (auto& x : fs::directory_iterator(d))
+    entries += x.path().filename().string().find(".tmp.") == std::string::npos && x.path().filename() != "nulldev";
   REQUIRE(entries == 2);
   if (::geteuid() != 0) {
     // EACCES: a read-only folder (root ignores the mode bits).
