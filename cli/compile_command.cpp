@@ -29,18 +29,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool read_text(const std::string& path, std::string& out, std::string& why) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    why = std::strerror(errno);
-    return false;
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
-  return true;
-}
-
 // Writes one --emit file; false (with a message) when it cannot.
 bool emit_file(const fs::path& p, std::string_view text) {
   try {
@@ -74,13 +62,15 @@ int compile(const CompileArgs& a) {
                             : fs::path(a.output).has_parent_path()            ? fs::path(a.output).parent_path()
                                                                               : fs::path(".");
 
-  // Front end.
-  std::string text, why;
-  if (!read_text(a.spec.spec, text, why)) {
-    std::cerr << a.spec.spec << ": error: cannot read file: " << why << "\n";
+  if (!a.output.empty() && fs::is_directory(a.output)) {
+    std::cerr << "ptoc: error: cannot write " << a.output << ": it is a directory\n"
+              << "hint: -o names the bundle file, e.g. -o " << (fs::path(a.output) / "op.bundle").string() << "\n";
     return kSpecError;
   }
-  DiagEngine diags(a.spec.spec, text);
+  // Front end.
+  std::optional<std::string> text = read_spec_file(a.spec.spec, std::cerr);
+  if (!text) return kSpecError;
+  DiagEngine diags(a.spec.spec, *text);
   FrontendOptions fo;
   fo.sets = a.spec.sets;
   fo.target = a.spec.target;
@@ -118,7 +108,7 @@ int compile(const CompileArgs& a) {
   if (!res) return kSpecError;
   res->timings.insert(res->timings.begin(), front_timer.timings().begin(), front_timer.timings().end());
   CompiledProgram& cp = res->compiled;
-  cp.spec_source = text;
+  cp.spec_source = *text;
   cp.set_overrides = a.spec.sets;
 
   // Emitted views first: they help most when something later fails.
@@ -194,7 +184,7 @@ int compile(const CompileArgs& a) {
       runtime::write_bundle(a.output, cp, twin, device_bin);
     } catch (const std::exception& e) {
       std::cerr << "ptoc: error: " << e.what() << "\n";
-      return kEnvError;
+      return kSpecError;  // an output that cannot be written: 1, with the path and the reason
     }
     res->timings.push_back(
         {"bundle_write", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),

@@ -4,8 +4,9 @@
 #include <iostream>
 #include <sstream>
 
-#include "runtime/profiling/pmu_csv.h"
 #include "cli/ptorun_commands.h"
+#include "runtime/profiling/pmu_csv.h"
+#include "runtime/profiling/run_folder.h"
 
 namespace ptoc::runtime {
 
@@ -17,10 +18,17 @@ int pmu_csv(const std::string& path) {
     fs::path best;
     fs::file_time_type best_time{};
     std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+    for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      // An interrupted run (output_*.partial, run_folder.h) is skipped, with a note.
+      if (it->is_directory() && profiling::is_partial_run(it->path().filename().string())) {
+        std::cerr << "ptorun pmu-csv: note: skipping incomplete run " << it->path().string() << "\n";
+        it.disable_recursion_pending();
+        continue;
+      }
       if (it->is_regular_file() && it->path().filename() == "tilefwk_prof_pmu.csv" &&
           (best.empty() || it->last_write_time() > best_time))
         best = it->path(), best_time = it->last_write_time();
+    }
     if (best.empty()) {
       std::cerr << "ptorun pmu-csv: error: no tilefwk_prof_pmu.csv below '" << path
                 << "' (run ptorun with --pmu-event-type N or PYPTO_PROF_PMU_EVENT_TYPE=N)\n";

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "cli/ptoc_commands.h"
+#include "runtime/core/interrupt.h"
+#include "runtime/core/resource_limits.h"
 #include "runtime/program/knobs.h"
 
 namespace {
@@ -33,7 +35,8 @@ int main(int argc, char** argv) {
       "  ptoc specs/softmax.yaml --emit ir                print the tensor graph\n"
       "  ptoc specs/gemm.yaml -o g.bundle --emit cce,graph,report --emit-dir out/\n"
       "  ptoc eval specs/softmax.yaml --input x=x.npy --output y=y.npy   reference evaluator\n"
-      "Exit status: 0 ok, 1 spec error, 2 usage error, 3 environment error, 4 internal error.");
+      "Exit status: 0 ok, 1 spec error, 2 usage error, 3 environment error, 4 internal error,\n"
+      "130/143 interrupted (SIGINT/SIGTERM).");
 
   CompileArgs compile_args;
   add_spec_options(app, compile_args.spec, false);
@@ -52,13 +55,19 @@ int main(int argc, char** argv) {
   app.add_flag("--MD", md, "write a Make depfile (also spelled -MD; with -MF FILE)");
   app.add_option("--MF", compile_args.depfile, "depfile path");
 
+  std::vector<std::string> limit_items;
+  app.add_option("--limit", limit_items, "raise or lower a resource limit (see specs/README.md, Limits), e.g. --limit spec_bytes=64M")
+      ->type_name("NAME=VALUE");
+
   auto* check_cmd = app.add_subcommand("check", "check a spec and print a one-line summary");
   SpecArgs check_args;
   add_spec_options(*check_cmd, check_args, true);
+  check_cmd->add_option("--limit", limit_items, "as ptoc --limit")->type_name("NAME=VALUE");
 
   auto* eval_cmd = app.add_subcommand("eval", "compute a spec's outputs with the reference evaluator");
   EvalArgs eval_args;
   add_spec_options(*eval_cmd, eval_args.spec, true);
+  eval_cmd->add_option("--limit", limit_items, "as ptoc --limit")->type_name("NAME=VALUE");
   eval_cmd->add_option("--input", eval_args.inputs, "input tensor from a .npy file")->type_name("NAME=FILE.npy");
   eval_cmd->add_option("--output", eval_args.outputs, "write an output tensor")->type_name("NAME=FILE.npy");
   eval_cmd->add_option("--dim", eval_args.dims, "bind a dynamic dim")->type_name("NAME=VALUE");
@@ -77,6 +86,11 @@ int main(int argc, char** argv) {
     app.exit(e);
     return kUsageError;
   }
+  if (std::string err = ptoc::limits::apply_all(limit_items); !err.empty()) {
+    std::cerr << "ptoc: error: " << err << "\n";
+    return kUsageError;
+  }
+  ptoc::interrupt::install("ptoc");
   try {
     if (*check_cmd) return check(check_args);
     if (*eval_cmd) return eval(eval_args);

@@ -5,6 +5,8 @@
 
 #include "cli/ptorun_commands.h"
 #include "runtime/core/exit_codes.h"
+#include "runtime/core/interrupt.h"
+#include "runtime/core/resource_limits.h"
 #include "runtime/program/knobs.h"
 
 int main(int argc, char** argv) {
@@ -20,7 +22,8 @@ int main(int argc, char** argv) {
       "  ptorun info op.bundle\n"
       "After its 'ran ...' line a simulated run prints one throughput line: 'simulator: T tasks, E model events in S\n"
       "host CPU s: X M tasks/CPU s, Y M events/CPU s; peak RSS Z MiB' (E: the machine model's events, all rounds).\n"
-      "Exit status: 0 ok, 1 bad bundle, input or failed check, 2 usage error, 3 environment error, 4 internal error.");
+      "Exit status: 0 ok, 1 bad bundle, input or failed check, 2 usage error, 3 environment error, 4 internal error,\n"
+      "130 interrupted (SIGINT), 143 terminated (SIGTERM): a run folder being written keeps its .partial name.");
 
   RunArgs r;
   app.add_option("bundle", r.bundle, "bundle written by ptoc");
@@ -44,6 +47,10 @@ int main(int argc, char** argv) {
   bool list_knobs = false;
   app.add_flag("--list-knobs", list_knobs, "print every knob: type, values, default, whether --set may change it");
 
+  std::vector<std::string> limit_items;
+  app.add_option("--limit", limit_items, "raise or lower a resource limit (see specs/README.md, Limits), e.g. --limit gm_bytes=64G")
+      ->type_name("NAME=VALUE");
+
   std::string info_bundle, analyze_path, pmu_path;
   auto* info_cmd = app.add_subcommand("info", "print a readable summary of a bundle");
   info_cmd->add_option("bundle", info_bundle)->required();
@@ -59,6 +66,11 @@ int main(int argc, char** argv) {
     app.exit(e);
     return ptoc::kExitUsage;
   }
+  if (std::string err = ptoc::limits::apply_all(limit_items); !err.empty()) {
+    std::cerr << "ptorun: error: " << err << "\n";
+    return ptoc::kExitUsage;
+  }
+  ptoc::interrupt::install("ptorun");
   try {
     if (list_knobs) {
       std::cout << ptoc::knob_table_markdown();

@@ -140,6 +140,7 @@ int run_impl(const RunArgs& a) {
         status = kExitError;
       }
     }
+    rq.folder = profiling::finish_run_folder(rq.folder);  // complete: drop the .partial mark
     std::cout << "artifacts: " << rq.folder << "\n";
   }
 
@@ -148,7 +149,15 @@ int run_impl(const RunArgs& a) {
       std::cerr << "ptorun: warning: --timing-only computes no numbers: --output and --check are ignored\n";
     return status;
   }
-  for (auto& [name, file] : outputs) write_npy(file, s.output(name));
+  for (auto& [name, file] : outputs) {
+    try {
+      write_npy(file, s.output(name));
+    } catch (const NpyError& e) {
+      // An output that cannot be written (ENOSPC, EACCES, a directory): 1, with the path and the reason.
+      std::cerr << "ptorun: error: --output " << name << ": " << e.what() << "\n";
+      return kBad;
+    }
+  }
   if (!a.check) return status;
   bool ok = true;
   for (const auto& line : check_run(s)) {

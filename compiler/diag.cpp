@@ -38,23 +38,48 @@ std::string DiagEngine::line_text(int n) const {
   return s;
 }
 
+namespace {
+// Quoting limits of rendered diagnostics: lines and messages that quote spec
+// text (a statement of megabytes) are cut, with "..." where text was left out.
+constexpr size_t kMaxQuotedLine = 240;
+constexpr size_t kQuoteContext = 100;
+constexpr size_t kMaxMessage = 2000;
+std::string bounded(const std::string& m) {
+  if (m.size() <= kMaxMessage) return m;
+  return m.substr(0, kMaxMessage / 2) + " ... " + m.substr(m.size() - kMaxMessage / 4);
+}
+}  // namespace
+
 std::string DiagEngine::render(const Diagnostic& d) const {
   std::ostringstream os;
   const char* sev = d.severity == Diagnostic::Severity::Error ? "error"
                     : d.severity == Diagnostic::Severity::Warning ? "warning" : "note";
   os << (d.origin.empty() ? file_ : d.origin);
   if (d.origin.empty() && d.loc.valid()) os << ':' << d.loc.line << ':' << d.loc.col;
-  os << ": " << sev << ": " << d.message << '\n';
+  os << ": " << sev << ": " << bounded(d.message) << '\n';
   if (d.origin.empty() && d.loc.valid()) {
     std::string text = line_text(d.loc.line);
+    int col = d.loc.col;
+    size_t length = size_t(d.length);
+    // A very long line (a minified or generated spec) is quoted as a window
+    // around the column, so a 10 MB line gives a short message.
+    if (text.size() > kMaxQuotedLine) {
+      size_t c = size_t(std::max(1, col) - 1);
+      size_t from = c > kQuoteContext ? c - kQuoteContext : 0;
+      size_t to = std::min(text.size(), from + 2 * kQuoteContext);
+      std::string head = from > 0 ? "..." : "", tail = to < text.size() ? "..." : "";
+      text = head + text.substr(from, to - from) + tail;
+      col = int(c - from + head.size()) + 1;
+    }
+    length = std::min(length, kMaxQuotedLine);
     os << text << '\n';
     // Keep tabs so the caret lines up under the token.
     std::string pad;
-    for (int i = 0; i + 1 < d.loc.col && size_t(i) < text.size(); ++i) pad += text[size_t(i)] == '\t' ? '\t' : ' ';
-    for (int i = int(text.size()); i + 1 < d.loc.col; ++i) pad += ' ';
-    os << pad << '^' << std::string(size_t(d.length - 1), '~') << '\n';
+    for (int i = 0; i + 1 < col && size_t(i) < text.size(); ++i) pad += text[size_t(i)] == '\t' ? '\t' : ' ';
+    for (int i = int(text.size()); i + 1 < col; ++i) pad += ' ';
+    os << pad << '^' << std::string(length - 1, '~') << '\n';
   }
-  if (!d.hint.empty()) os << "hint: " << d.hint << '\n';
+  if (!d.hint.empty()) os << "hint: " << bounded(d.hint) << '\n';
   return os.str();
 }
 

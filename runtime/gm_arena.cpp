@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
 #include <sstream>
 
 namespace ptoc::runtime {
@@ -152,7 +153,7 @@ std::vector<uint8_t> to_gm_layout(const TensorGeometry& g, const TensorData& t) 
 TensorData from_gm_layout(const TensorGeometry& g, const uint8_t* gm) {
   TensorData t = TensorData::zeros(g.dtype, g.shape);
   if (g.format == Format::ND) {
-    std::memcpy(t.bytes.data(), gm, t.bytes.size());
+    if (!t.bytes.empty()) std::memcpy(t.bytes.data(), gm, t.bytes.size());  // 0 rows: data() may be null
     return t;
   }
   const size_t n = g.shape.size();
@@ -167,6 +168,43 @@ TensorData from_gm_layout(const TensorGeometry& g, const uint8_t* gm) {
         std::memcpy(t.bytes.data() + dst * es, gm + src * es, size_t(es));
       }
   return t;
+}
+
+void check_gm_fits(const std::vector<GmDemand>& tensors, uint64_t limit) {
+  const char* source = "the --limit gm_bytes";
+  if (limit == 0) {
+    source = "the memory available (MemAvailable in /proc/meminfo)";
+    std::ifstream f("/proc/meminfo");
+    std::string key;
+    uint64_t kb = 0;
+    while (f >> key >> kb) {
+      if (key == "MemAvailable:") {
+        limit = kb * 1024;
+        break;
+      }
+      f.ignore(256, '\n');
+    }
+    if (limit == 0) return;  // no figure to check against
+  }
+  unsigned __int128 total = 0, largest = 0;
+  const GmDemand* big = nullptr;
+  for (const auto& t : tensors) {
+    unsigned __int128 b = dtype_size(t.dtype);
+    for (int64_t d : t.shape) b = d > 0 && b < (unsigned __int128)(1) << 100 ? b * uint64_t(d) : d > 0 ? b : 0;
+    total += b;
+    if (!big || b > largest) big = &t, largest = b;
+  }
+  if (total <= limit || !big) return;
+  auto num = [](unsigned __int128 v) {
+    if (v >> 64) return std::string("more than 2^64");
+    return std::to_string(uint64_t(v));
+  };
+  std::ostringstream m;
+  m << "the GM tensors need " << num(total) << " bytes, more than " << source << ": " << limit << " bytes; the largest, '"
+    << big->name << "' " << dtype_name(big->dtype) << " [";
+  for (size_t i = 0; i < big->shape.size(); ++i) m << (i ? ", " : "") << big->shape[i];
+  m << "], needs " << num(largest) << " bytes (bind smaller dims with --dim, or raise the limit with --limit gm_bytes=N)";
+  throw GmError(m.str());
 }
 
 void GmArena::map(uint64_t addr, uint64_t bytes) {

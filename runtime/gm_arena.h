@@ -45,6 +45,17 @@ struct GmError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Checked before any GM or host copy is allocated: the run's GM tensors (name,
+// dtype, bound shape) must fit in `limit` bytes (0: the memory the system
+// reports available). Throws GmError naming the largest tensor, its shape and
+// bytes, the total and the memory found.
+struct GmDemand {
+  std::string name;
+  DType dtype = DType::fp32;
+  std::vector<int64_t> shape;
+};
+void check_gm_fits(const std::vector<GmDemand>& tensors, uint64_t limit);
+
 // Virtual GM backed by host memory: zero-filled blocks mapped at fixed virtual addresses.
 class GmArena {
  public:

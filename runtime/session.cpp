@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <sstream>
 
+#include "runtime/core/resource_limits.h"
 #include "runtime/program/bind_dims.h"
 #include "runtime/program/knobs.h"
 #include "runtime/ascend/acl_api.h"
@@ -162,6 +163,13 @@ const RunResult& Session::run(const RunConfig& cfg) {
   for (auto& [n, t] : m.inputs) shapes[n] = t.shape;
   const std::vector<TensorDecl> decls = spec_tensors(p);
   m.env = bind_dims(p.dims, decls, shapes, m.explicit_dims);
+  if (cfg.numerics) {
+    // Before inputs are generated or GM is mapped: a run that cannot fit is refused, named.
+    // (A timing-only run maps no GM.)
+    std::vector<GmDemand> demand;
+    for (auto& d : decls) demand.push_back({d.name, d.dtype, concrete_shape(d, m.env)});
+    check_gm_fits(demand, uint64_t(limits::get(limits::Id::gm_bytes)));
+  }
   // Missing inputs are generated only when numbers are computed: a timing-only run of a large shape needs none.
   if (cfg.numerics)
     for (auto& d : decls)

@@ -50,6 +50,7 @@ struct Expr {
   std::vector<ExprPtr> items;  // Binary/Compare/BoolOp: {lhs, rhs}; Neg/Not: {operand}; List: elements; Subscript: {base}
   std::vector<Arg> args;       // Call
   std::vector<Slice> slices;   // Subscript
+  int depth = 1;               // levels of the tree from this node down (the parser bounds it: expr_depth)
 };
 
 // One statement string `NAME = EXPR` or `NAME[SLICES] = EXPR`.

@@ -1,5 +1,7 @@
 #include "compiler/frontend/dim_simplify.h"
 
+#include "runtime/core/checked_int.h"
+
 #include <algorithm>
 #include <string>
 #include <map>
@@ -35,7 +37,7 @@ struct Poly {
   void merge_atoms(const Poly& o) { atoms.insert(o.atoms.begin(), o.atoms.end()); }
   void add(const Mono& m, int64_t c) {
     int64_t& v = terms[m];
-    v += c;
+    v = checked_add(v, c);
     if (v == 0) terms.erase(m);
   }
 };
@@ -43,7 +45,7 @@ struct Poly {
 Poly add(const Poly& a, const Poly& b, int64_t sign) {
   Poly r = a;
   r.merge_atoms(b);
-  for (auto& [m, c] : b.terms) r.add(m, sign * c);
+  for (auto& [m, c] : b.terms) r.add(m, checked_mul(sign, c));
   return r;
 }
 
@@ -56,7 +58,7 @@ Poly mul(const Poly& a, const Poly& b) {
       Mono m = ma;
       m.insert(m.end(), mb.begin(), mb.end());
       std::sort(m.begin(), m.end());
-      r.add(m, ca * cb);
+      r.add(m, checked_mul(ca, cb));
     }
   return r;
 }
@@ -152,11 +154,11 @@ DimExpr rebuild(const Poly& p) {
     konst = 0;
   }
   for (auto& [m, c] : neg) {
-    r = have ? r - monomial(p, m, -c) : -monomial(p, m, -c);
+    r = have ? r - monomial(p, m, checked_neg(c)) : -monomial(p, m, checked_neg(c));
     have = true;
   }
   if (konst > 0) r = r + DimExpr(konst);
-  if (konst < 0) r = r - DimExpr(-konst);
+  if (konst < 0) r = r - DimExpr(checked_neg(konst));
   return r;
 }
 
@@ -173,7 +175,18 @@ std::optional<int64_t> const_difference(const DimExpr& a, const DimExpr& b) {
   return add(to_poly(a), to_poly(b), -1).as_const();
 }
 
+static std::optional<std::pair<int64_t, int64_t>> bounds_unchecked(const DimExpr& e, const Ranges& ranges);
+
+// Bounds whose arithmetic would leave int64 are unknown (nullopt), never wrapped.
 std::optional<std::pair<int64_t, int64_t>> bounds(const DimExpr& e, const Ranges& ranges) {
+  try {
+    return bounds_unchecked(e, ranges);
+  } catch (const DimEvalError&) {
+    return std::nullopt;
+  }
+}
+
+static std::optional<std::pair<int64_t, int64_t>> bounds_unchecked(const DimExpr& e, const Ranges& ranges) {
   using K = DimExpr::Kind;
   using B = std::pair<int64_t, int64_t>;
   const auto& a = e.args();
@@ -192,23 +205,23 @@ std::optional<std::pair<int64_t, int64_t>> bounds(const DimExpr& e, const Ranges
     case K::Neg: {
       auto x = bounds(a[0], ranges);
       if (!x) return std::nullopt;
-      return B{-x->second, -x->first};
+      return B{checked_neg(x->second), checked_neg(x->first)};
     }
     case K::Add: {
       auto p = two();
       if (!p) return std::nullopt;
-      return B{p->first.first + p->second.first, p->first.second + p->second.second};
+      return B{checked_add(p->first.first, p->second.first), checked_add(p->first.second, p->second.second)};
     }
     case K::Sub: {
       auto p = two();
       if (!p) return std::nullopt;
-      return B{p->first.first - p->second.second, p->first.second - p->second.first};
+      return B{checked_sub(p->first.first, p->second.second), checked_sub(p->first.second, p->second.first)};
     }
     case K::Mul: {
       auto p = two();
       if (!p) return std::nullopt;
-      int64_t c[4] = {p->first.first * p->second.first, p->first.first * p->second.second,
-                      p->first.second * p->second.first, p->first.second * p->second.second};
+      int64_t c[4] = {checked_mul(p->first.first, p->second.first), checked_mul(p->first.first, p->second.second),
+                      checked_mul(p->first.second, p->second.first), checked_mul(p->first.second, p->second.second)};
       return B{*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
     }
     case K::Min:
@@ -227,7 +240,8 @@ std::optional<std::pair<int64_t, int64_t>> bounds(const DimExpr& e, const Ranges
       int64_t d = p->second.first;
       if (e.kind() == K::Mod) return B{0, d - 1};
       if (e.kind() == K::FloorDiv) return B{floor_div_i64(p->first.first, d), floor_div_i64(p->first.second, d)};
-      return B{-floor_div_i64(-p->first.first, d), -floor_div_i64(-p->first.second, d)};
+      return B{checked_neg(floor_div_i64(checked_neg(p->first.first), d)),
+               checked_neg(floor_div_i64(checked_neg(p->first.second), d))};
     }
   }
   return std::nullopt;

@@ -19,7 +19,20 @@ std::optional<DimExpr> Elaborator::dim_src(const SrcExpr& e, DimUse use) {
   return r;
 }
 
+// `f()` (an operation on dims), or nullopt with the overflow reported at the operator.
+template <class F>
+static std::optional<DimExpr> checked_at(Elaborator& el, const Expr& e, int off, int len, F f) {
+  try {
+    return f();
+  } catch (const DimEvalError& x) {
+    (void)e;
+    el.err(off, len, x.what(), "dims and the products of shapes must stay below 2^63");
+    return std::nullopt;
+  }
+}
+
 std::optional<DimExpr> Elaborator::dim(const Expr& e, DimUse use) {
+  auto checked = [&](const Expr& ex, int off, int len, auto f) { return checked_at(*this, ex, off, len, f); };
   using K = Expr::Kind;
   switch (e.kind) {
     case K::Number:
@@ -89,7 +102,7 @@ std::optional<DimExpr> Elaborator::dim(const Expr& e, DimUse use) {
     case K::Neg: {
       auto a = dim(*e.items[0], use);
       if (!a) return std::nullopt;
-      return -*a;
+      return checked(e, e.op_off, 1, [&] { return -*a; });
     }
     case K::Binary: {
       auto a = dim(*e.items[0], use);
@@ -101,15 +114,16 @@ std::optional<DimExpr> Elaborator::dim(const Expr& e, DimUse use) {
         return std::nullopt;
       }
       if (!a || !b) return std::nullopt;
-      if (e.op == "+") return *a + *b;
-      if (e.op == "-") return *a - *b;
-      if (e.op == "*") return *a * *b;
+      const int ol = int(e.op.size());
+      if (e.op == "+") return checked(e, e.op_off, ol, [&] { return *a + *b; });
+      if (e.op == "-") return checked(e, e.op_off, ol, [&] { return *a - *b; });
+      if (e.op == "*") return checked(e, e.op_off, ol, [&] { return *a * *b; });
       if (b->as_const() == 0) {
         err(e.op_off, int(e.op.size()), "division by zero in a dim expression");
         return std::nullopt;
       }
-      if (e.op == "//") return floordiv(*a, *b);
-      return mod(*a, *b);
+      if (e.op == "//") return checked(e, e.op_off, ol, [&] { return floordiv(*a, *b); });
+      return checked(e, e.op_off, ol, [&] { return mod(*a, *b); });
     }
     case K::Call: {
       if (e.name != "ceil_div" && e.name != "min" && e.name != "max") {
@@ -130,7 +144,7 @@ std::optional<DimExpr> Elaborator::dim(const Expr& e, DimUse use) {
           err(e.args[1].value->off, e.args[1].value->len, "division by zero in a dim expression");
           return std::nullopt;
         }
-        return ceil_div(*a, *b);
+        return checked(e, e.op_off, int(e.name.size()), [&] { return ceil_div(*a, *b); });
       }
       return e.name == "min" ? min(*a, *b) : max(*a, *b);
     }

@@ -2,6 +2,7 @@
 // (spec-language.md sections 4 and 5), and the declarations around them.
 #include <algorithm>
 
+#include "runtime/core/checked_int.h"
 #include "compiler/frontend/dim_simplify.h"
 #include "compiler/frontend/elaborate.h"
 #include "compiler/frontend/elaborator.h"
@@ -84,6 +85,16 @@ bool Elaborator::check_binding_name(const std::string& n, SrcLoc loc, int len, c
 }
 
 void Elaborator::stmt(const Stmt& s) {
+  // Dim arithmetic that leaves int64 anywhere below (simplification, shape
+  // rules) is reported at the statement, never wrapped and never a crash.
+  try {
+    stmt_unguarded(s);
+  } catch (const DimEvalError& e) {
+    r_.error(s.loc, e.what(), "dims and the products of shapes must stay below 2^63");
+  }
+}
+
+void Elaborator::stmt_unguarded(const Stmt& s) {
   cur_ = &s;
   pos_ = s.pos;
   text_ = &s.text;
@@ -500,11 +511,21 @@ std::optional<Program> Elaborator::run(const std::string& target_override) {
     }
     TensorDecl d = ta.decl;
     bool ok = true;
+    int64_t bytes = dtype_size(d.dtype);  // of the static extents; checked so that no later pass wraps
     for (const auto& se : ta.shape_src) {
       auto x = dim_src(se, DimUse::DimsOnly);
       if (!x) { ok = false; continue; }
-      DimExpr v = simplify(*x);
-      auto c = simplify(v.substitute(static_dims_)).as_const();
+      DimExpr v;
+      std::optional<int64_t> c;
+      try {
+        v = simplify(*x);
+        c = simplify(v.substitute(static_dims_)).as_const();
+        if (c && *c > 0) bytes = checked_mul(bytes, *c);
+      } catch (const DimEvalError& e) {
+        r_.error(se.loc(), "tensor '" + name + "': " + e.what(), "dims and the products of shapes must stay below 2^63");
+        ok = false;
+        continue;
+      }
       if (c && *c <= 0) {
         r_.error(se.loc(), "tensor '" + name + "': extent " + v.str() + " = " + std::to_string(*c) + " is not positive");
         ok = false;

@@ -110,6 +110,7 @@ class Elaborator {
   // --- statements (elaborate_stmts.cpp)
   void block(const std::vector<Stmt>& stmts);
   void stmt(const Stmt& s);
+  void stmt_unguarded(const Stmt& s);
   void assign(const Stmt& s);
   void assemble(const Stmt& s);
   void loop(const Stmt& s);

@@ -22,6 +22,9 @@ std::optional<Program> parse_spec(DiagEngine& diags, const FrontendOptions& opts
 // Reads `path` and parses it; prints diagnostics (errors and warnings) to `err`.
 // A file that cannot be read is reported as "<path>: error: cannot read file: <reason>".
 std::optional<Program> load_spec_file(const std::string& path, const FrontendOptions& opts, std::ostream& err);
+// The text of a spec file, refused (with the reason on `err`) when it is a
+// directory or a device, or larger than the spec_bytes limit.
+std::optional<std::string> read_spec_file(const std::string& path, std::ostream& err);
 // Same, for text already in memory (ptorun --check rebuilds the graph from the bundle's copy).
 std::optional<Program> load_spec_text(const std::string& file_name, const std::string& text,
                                       const FrontendOptions& opts, std::ostream& err);

@@ -60,8 +60,8 @@ void read_setting(const std::string& full, const YAML::Node& v, SrcLoc loc, bool
   static const std::regex label_re("func[0-9]+_[0-9]+.*");
   std::set<std::string> seen;
   for (auto it = v.begin(); it != v.end(); ++it) {
-    const YAML::Node& k = it->first;
-    const YAML::Node& val = it->second;
+    const YAML::Node k = it->first;  // copies: it-> hands out a temporary (see check_map)
+    const YAML::Node val = it->second;
     MergeSetting::Entry e;
     e.loc = YamlSource::loc(k);
     if (!k.IsScalar() || k.Scalar().empty()) {
@@ -161,7 +161,7 @@ void read_options(const YAML::Node& options, Options& out, Reporter& r) {
     const std::string g = it->first.Scalar();
     const auto* keys = group_keys(g);
     if (!keys) continue;  // reported by check_map
-    const YAML::Node& gv = it->second;
+    const YAML::Node gv = it->second;
     if (gv.IsNull()) continue;
     if (!check_map(gv, *keys, "options." + g, r, YamlSource::loc(it->first))) continue;
     std::set<std::string> done;

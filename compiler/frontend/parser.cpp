@@ -1,8 +1,10 @@
 #include "compiler/frontend/parser.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "compiler/frontend/lexer.h"
+#include "runtime/core/resource_limits.h"
 
 namespace ptoc::fe {
 
@@ -14,7 +16,8 @@ struct Fail {
 
 class Parser {
  public:
-  explicit Parser(std::vector<Token> toks) : t_(std::move(toks)) {}
+  explicit Parser(std::vector<Token> toks)
+      : t_(std::move(toks)), max_depth_(int(limits::get(limits::Id::expr_depth))) {}
 
   AssignAst assignment() {
     AssignAst a;
@@ -63,6 +66,44 @@ class Parser {
   // Parsing an `if` condition: parentheses may group a comparison or a
   // boolean expression as well as arithmetic (`(N < 32) or N == 64`).
   bool cond_ = false;
+  // Nesting bound: every recursive rule holds a Nest while it runs, and every
+  // node records the depth of its tree, so that neither this parser nor the
+  // recursive walks after it (elaborator, destructors) can overflow the stack
+  // on `((((...))))`, `- - - x` or a chain `a + a + ... + a` of 10^5 terms.
+  int nest_ = 0;
+  const int max_depth_;
+  [[noreturn]] void too_deep(const Token& t) {
+    fail(t, "the expression nests more than " + std::to_string(max_depth_) +
+                " levels deep (parentheses, unary minus, calls, lists or a long chain of operators)",
+         "split it into several statements; or " + limits::raise_hint(limits::Id::expr_depth));
+  }
+  struct Nest {
+    Parser& p;
+    explicit Nest(Parser& pp) : p(pp) {
+      if (++p.nest_ > p.max_depth_) {
+        --p.nest_;
+        p.too_deep(p.peek());
+      }
+    }
+    ~Nest() { --p.nest_; }
+  };
+  // Depth of `e` from its children; fails past the limit.
+  void set_depth(const std::shared_ptr<Expr>& e, int at_off) {
+    int d = 0;
+    for (const auto& x : e->items) d = std::max(d, x->depth);
+    for (const auto& a : e->args) d = std::max(d, a.value->depth);
+    for (const auto& sl : e->slices) {
+      if (sl.start) d = std::max(d, sl.start->depth);
+      if (sl.stop) d = std::max(d, sl.stop->depth);
+    }
+    e->depth = d + 1;
+    if (e->depth > max_depth_) {
+      Token t;
+      t.off = at_off;
+      t.len = 1;
+      too_deep(t);
+    }
+  }
 
   const Token& peek(size_t k = 0) const { return t_[std::min(i_ + k, t_.size() - 1)]; }
   void next() { if (i_ + 1 < t_.size()) ++i_; }
@@ -104,11 +145,13 @@ class Parser {
     e->op_off = op.off;
     e->items = {std::move(l), std::move(r)};
     close(e);
+    set_depth(e, op.off);
     return e;
   }
 
   // Conditions.
   ExprPtr or_expr() {
+    Nest guard(*this);
     ExprPtr l = and_expr();
     while (is_name("or")) {
       Token op = peek();
@@ -128,12 +171,14 @@ class Parser {
   }
   ExprPtr not_expr() {
     if (is_name("not")) {
+      Nest guard(*this);
       auto e = make(Expr::Kind::Not, peek().off);
       e->op = "not";
       e->op_off = peek().off;
       next();
       e->items = {not_expr()};
       close(e);
+      set_depth(e, e->op_off);
       return e;
     }
     ExprPtr l = expr();
@@ -153,6 +198,7 @@ class Parser {
 
   // expr := expr ('+'|'-') term | term
   ExprPtr expr() {
+    Nest guard(*this);
     ExprPtr l = term();
     while (is_op("+") || is_op("-")) {
       Token op = peek();
@@ -175,14 +221,17 @@ class Parser {
   }
   ExprPtr unary() {
     if (is_op("-")) {
+      Nest guard(*this);
       auto e = make(Expr::Kind::Neg, peek().off);
       e->op_off = peek().off;
       next();
       e->items = {unary()};
       close(e);
+      set_depth(e, e->op_off);
       return e;
     }
     if (is_op("+")) {
+      Nest guard(*this);
       next();
       return unary();
     }
@@ -198,6 +247,7 @@ class Parser {
       expect("]", "to close the subscript");
       s->items = {e};
       close(s);
+      set_depth(s, s->op_off);
       e = s;
     }
     return e;
@@ -246,6 +296,7 @@ class Parser {
             fail(peek(), "expected ',' or ')' in the arguments of '" + t.text + "', found " + describe(peek()));
           next();
           close(e);
+          set_depth(e, e->op_off);
           return e;
         }
         auto e = make(Expr::Kind::Name, t.off);
@@ -272,6 +323,7 @@ class Parser {
           }
           expect("]", "to close the list");
           close(e);
+          set_depth(e, e->off);
           return e;
         }
         fail(t, "expected an expression, found " + describe(t));

@@ -1,10 +1,12 @@
 #include "compiler/frontend/spec_reader.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <regex>
 #include <set>
 
 #include "compiler/frontend/options.h"
+#include "runtime/core/resource_limits.h"
 #include "compiler/frontend/parser.h"
 #include "compiler/frontend/suggest.h"
 #include "compiler/frontend/yaml_util.h"
@@ -34,11 +36,33 @@ bool has_unknown_key(const YAML::Node& n, const std::vector<std::string>& allowe
   return false;
 }
 
+// Length of the UTF-8 sequence at text[i], or 0 when it is malformed
+// (overlong forms, surrogates and code points above U+10FFFF included).
+size_t utf8_len(const std::string& t, size_t i) {
+  auto b = [&](size_t k) { return i + k < t.size() ? static_cast<unsigned char>(t[i + k]) : 0u; };
+  unsigned c = b(0);
+  if (c < 0x80) return 1;
+  auto cont = [&](size_t k) { return (b(k) & 0xC0) == 0x80; };
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    unsigned c1 = b(1);
+    if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F)) return 0;
+    return cont(1) && cont(2) ? 3 : 0;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    unsigned c1 = b(1);
+    if ((c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 > 0x8F)) return 0;
+    return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  }
+  return 0;
+}
+
 class Reader {
  public:
   Reader(const std::string& text, Reporter& r) : src_(text), text_(text), r_(r) {}
 
   std::optional<SpecAst> run(const std::string& text) {
+    if (!utf8_ok(text)) return std::nullopt;
     YAML::Node root;
     try {
       root = YAML::Load(text);
@@ -96,8 +120,30 @@ class Reader {
   Reporter& r_;
   int stmt_counter_ = 0;
   std::set<std::string> labels_;
+  std::vector<YAML::Node> open_lists_;  // statement lists being read, outermost first
+  int64_t statements_read_ = 0;
+  bool stopped_ = false;                // a limit was hit: read nothing more
 
   void read_options_node(const YAML::Node& n, SpecAst& s);
+
+  // A spec is UTF-8 text (YAML 1.2); the first malformed byte is reported
+  // with its position, here rather than as a JSON error when program.json is written.
+  bool utf8_ok(const std::string& t) {
+    int line = 1, col = 1;
+    for (size_t i = 0; i < t.size();) {
+      size_t n = utf8_len(t, i);
+      if (n == 0) {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(t[i]));
+        r_.error({line, col}, std::string("byte ") + hex + " (offset " + std::to_string(i) + ") is not valid UTF-8",
+                 "a spec is UTF-8 text; re-save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)");
+        return false;
+      }
+      if (t[i] == '\n') { ++line; col = 1; } else { col += int(n); }
+      i += n;
+    }
+    return true;
+  }
 
   void version(const YAML::Node& root) {
     const YAML::Node v = root["ptoc"];
@@ -134,6 +180,7 @@ class Reader {
       r_.error(YamlSource::loc(n), what + " must be an integer or a dim expression, got " + node_kind(n));
       return std::nullopt;
     }
+    if (too_long(n, what)) return std::nullopt;
     PosMapPtr pos = src_.scalar_map(n);
     auto res = parse_expression(n.Scalar());
     if (auto* e = std::get_if<SyntaxError>(&res)) {
@@ -195,6 +242,11 @@ class Reader {
         if (d.max > 0 && d.max % d.divisible_by != 0)
           r_.error(YamlSource::loc(v["max"]), "dim '" + d.name + "': max " + std::to_string(d.max) +
                                                   " is not divisible by divisible_by " + std::to_string(d.divisible_by));
+      } else if (int_out_of_range(v)) {
+        r_.error(vl, "dim '" + d.name + "' = " + v.Scalar() + " does not fit a 64-bit integer",
+                 "dims are at most 9223372036854775807 (and the tile count limit stops far below that)",
+                 int(v.Scalar().size()));
+        continue;
       } else {
         std::string hint;
         if (v.IsScalar() && edit_distance(v.Scalar(), "dynamic") <= 2) hint = "did you mean 'dynamic'?";
@@ -287,11 +339,50 @@ class Reader {
 
   std::vector<Stmt> stmts(const YAML::Node& list) {
     std::vector<Stmt> out;
+    if (stopped_) return out;
+    // An alias inside the list it names makes the statement graph a cycle.
+    for (const auto& open : open_lists_)
+      if (open.is(list)) {
+        r_.error(YamlSource::loc(list), "this statement list contains itself through a YAML alias (a cycle)",
+                 "an alias (*name) may only repeat a list defined outside it");
+        stopped_ = true;
+        return out;
+      }
+    if (int64_t(open_lists_.size()) >= limits::get(limits::Id::yaml_depth)) {
+      r_.error(YamlSource::loc(list),
+               "statement bodies nest more than " + std::to_string(limits::get(limits::Id::yaml_depth)) +
+                   " levels deep (loop, if and scope bodies inside each other)",
+               limits::raise_hint(limits::Id::yaml_depth));
+      stopped_ = true;
+      return out;
+    }
+    open_lists_.push_back(list);
     for (auto item : list) {
-      if (r_.full()) break;
+      if (r_.full() || stopped_) break;
+      // Aliases repeat a list without repeating its text: count what is read
+      // so that a small file cannot expand into billions of statements.
+      if (++statements_read_ > limits::get(limits::Id::yaml_nodes)) {
+        r_.error(YamlSource::loc(item),
+                 "the spec expands to more than " + std::to_string(limits::get(limits::Id::yaml_nodes)) +
+                     " statements (YAML aliases are expanded where they are used)",
+                 limits::raise_hint(limits::Id::yaml_nodes));
+        stopped_ = true;
+        break;
+      }
       if (auto s = stmt(item)) out.push_back(std::move(*s));
     }
+    open_lists_.pop_back();
     return out;
+  }
+
+  // A statement string or dim expression longer than the stmt_bytes limit (reported).
+  bool too_long(const YAML::Node& n, const std::string& what) {
+    const int64_t cap = limits::get(limits::Id::stmt_bytes);
+    if (int64_t(n.Scalar().size()) <= cap) return false;
+    r_.error(YamlSource::loc(n), what + " has " + std::to_string(n.Scalar().size()) + " characters, more than the " +
+                                     std::to_string(cap) + " a statement may have",
+             limits::raise_hint(limits::Id::stmt_bytes));
+    return true;
   }
 
   std::vector<Stmt> body_of(const YAML::Node& map, const std::string& key, const std::string& what) {
@@ -312,6 +403,7 @@ class Reader {
     s.loc = YamlSource::loc(n);
     s.index = stmt_counter_++;
     if (n.IsScalar()) {
+      if (too_long(n, "the statement")) return std::nullopt;
       s.kind = Stmt::Kind::Assign;
       s.pos = src_.scalar_map(n);
       s.text = n.Scalar();
@@ -618,6 +710,7 @@ class Reader {
       r_.error(value_loc(n, "if"), "if needs a condition string such as \"k <= 16\", got " + node_kind(c));
       ok = false;
     } else {
+      if (too_long(c, "the condition")) return std::nullopt;
       s.pos = src_.scalar_map(c);
       s.text = c.Scalar();
       auto res = parse_condition(c.Scalar());

@@ -1,6 +1,7 @@
 #include "compiler/frontend/yaml_util.h"
 
 #include <cctype>
+#include <charconv>
 #include <set>
 
 #include "compiler/frontend/suggest.h"
@@ -20,10 +21,24 @@ std::optional<int64_t> as_int(const YAML::Node& n) {
   if (!n.IsDefined() || !n.IsScalar() || is_quoted(n)) return std::nullopt;
   const std::string& s = n.Scalar();
   size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
-  if (i == s.size() || s.size() > 19 + i) return std::nullopt;
+  if (i == s.size()) return std::nullopt;
   for (size_t k = i; k < s.size(); ++k)
     if (!std::isdigit(static_cast<unsigned char>(s[k]))) return std::nullopt;
-  return std::stoll(s);
+  int64_t v = 0;
+  const char* b = s.data() + (s[0] == '+' ? 1 : 0);
+  auto r = std::from_chars(b, s.data() + s.size(), v);
+  if (r.ec != std::errc()) return std::nullopt;  // out of int64 range: see int_out_of_range
+  return v;
+}
+
+bool int_out_of_range(const YAML::Node& n) {
+  if (!n.IsDefined() || !n.IsScalar() || is_quoted(n) || as_int(n)) return false;
+  const std::string& s = n.Scalar();
+  size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  if (i == s.size()) return false;
+  for (size_t k = i; k < s.size(); ++k)
+    if (!std::isdigit(static_cast<unsigned char>(s[k]))) return false;
+  return true;
 }
 
 std::optional<bool> as_bool(const YAML::Node& n) {
@@ -43,7 +58,9 @@ bool check_map(const YAML::Node& n, const std::vector<std::string>& allowed, con
   }
   std::set<std::string> seen;
   for (auto it = n.begin(); it != n.end(); ++it) {
-    const YAML::Node& k = it->first;
+    // A copy: `it->first` lives in a temporary the iterator hands out, which
+    // dies at the end of this statement (a reference to it dangles).
+    const YAML::Node k = it->first;
     SrcLoc kl = YamlSource::loc(k);
     if (!k.IsScalar()) {
       r.error(kl, "keys of " + what + " must be plain names");

@@ -17,6 +17,8 @@ std::string node_kind(const YAML::Node& n);
 bool is_quoted(const YAML::Node& n);
 // Plain (unquoted) integer scalar.
 std::optional<int64_t> as_int(const YAML::Node& n);
+// An integer scalar outside int64 (as_int gives nullopt for it): "too large", not "not an integer".
+bool int_out_of_range(const YAML::Node& n);
 // true/false (any case) scalar.
 std::optional<bool> as_bool(const YAML::Node& n);
 

@@ -1,18 +1,36 @@
 #include "dim_expr.h"
 
+#include "runtime/core/checked_int.h"
+
 #include <cctype>
 #include <charconv>
+#include <cstdint>
 #include <stdexcept>
 
 namespace ptoc {
 
 int64_t floor_div_i64(int64_t a, int64_t b) {
   if (b == 0) throw DimEvalError("division by zero in a dim expression");
+  if (a == INT64_MIN && b == -1) dim_overflow(a, "//", b);  // the one quotient int64 cannot hold (SIGFPE)
   int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
-int64_t floor_mod_i64(int64_t a, int64_t b) { return a - floor_div_i64(a, b) * b; }
+int64_t floor_mod_i64(int64_t a, int64_t b) {
+  if (b == 0) throw DimEvalError("division by zero in a dim expression");
+  if (b == -1) return 0;  // also for INT64_MIN, whose quotient by -1 overflows
+  // C's remainder, moved to the divisor's sign (a - q * b could overflow on the way).
+  int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+static int64_t ceil_div_i64(int64_t a, int64_t b) {
+  if (b == 0) throw DimEvalError("division by zero in a dim expression");
+  if ((a == INT64_MIN && b == -1)) dim_overflow(a, "ceil_div", b);
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) == (b < 0))) ++q;
+  return q;
+}
 
 // An identifier: rendering cannot make it look like an operator or a number, so
 // two trees of such symbols print the same text exactly when they are equal.
@@ -42,13 +60,13 @@ const std::vector<DimExpr>& DimExpr::args() const {
 static int64_t apply_op(DimExpr::Kind k, int64_t a, int64_t b) {
   using K = DimExpr::Kind;
   switch (k) {
-    case K::Add: return a + b;
-    case K::Sub: return a - b;
-    case K::Mul: return a * b;
+    case K::Add: return checked_add(a, b);
+    case K::Sub: return checked_sub(a, b);
+    case K::Mul: return checked_mul(a, b);
     case K::FloorDiv: return floor_div_i64(a, b);
     case K::Mod: return floor_mod_i64(a, b);
-    case K::Neg: return -a;
-    case K::CeilDiv: return -floor_div_i64(-a, b);
+    case K::Neg: return checked_neg(a);
+    case K::CeilDiv: return ceil_div_i64(a, b);
     case K::Min: return std::min(a, b);
     case K::Max: return std::max(a, b);
     default: throw std::logic_error("apply on leaf");

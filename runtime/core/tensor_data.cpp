@@ -7,6 +7,7 @@
 #include "tensor_data.h"
 
 #include "atomic_file.h"
+#include "resource_limits.h"
 
 #include <cctype>
 #include <cerrno>
@@ -19,6 +20,7 @@
 #include <limits>
 #include <optional>
 #include <sstream>
+#include <sys/stat.h>
 
 namespace ptoc {
 
@@ -267,17 +269,34 @@ TensorData read_npy_as(const std::string& path, DType dtype, const std::string& 
   const std::string who = "input '" + tensor + "' (" + path + ")";
   auto fail = [&](const std::string& msg) -> NpyError { return NpyError(who + ": " + msg); };
 
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw fail("is a directory, not a .npy file");
+  const int64_t cap = limits::get(limits::Id::npy_bytes);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw fail(std::string("cannot open file: ") + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw fail("is a directory, not a .npy file");
+  // A device has no size and may never end (/dev/zero); pipes are read up to the cap.
+  if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) throw fail("is a device, not a .npy file");
+  auto too_big = [&](const std::string& size) {
+    return fail(size + " bytes, more than the .npy size limit of " + std::to_string(cap) + " bytes; " +
+                limits::raise_hint(limits::Id::npy_bytes));
+  };
+  if (S_ISREG(st.st_mode) && st.st_size > cap) throw too_big("the file has " + std::to_string(st.st_size));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw fail(std::string("cannot open file: ") + std::strerror(errno));
   std::string file;
   try {
-    file.assign((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (S_ISREG(st.st_mode)) file.reserve(size_t(st.st_size));
+    char buf[1 << 16];
+    while (in) {
+      in.read(buf, sizeof buf);
+      file.append(buf, size_t(in.gcount()));
+      if (int64_t(file.size()) > cap) throw too_big("more than " + std::to_string(cap));
+    }
+  } catch (const NpyError&) {
+    throw;
   } catch (const std::exception& e) {
     throw fail(std::string("read error: ") + e.what());
   }
-  if (in.bad()) throw fail("read error");
+  if (in.bad()) throw fail(std::string("read error: ") + std::strerror(errno));
 
   static const char kMagic[] = "\x93NUMPY";
   if (file.size() < 10 || file.compare(0, 6, kMagic, 6) != 0)
@@ -414,7 +433,7 @@ void write_npy(const std::string& path, const TensorData& t) {
   uint8_t* p = reinterpret_cast<uint8_t*>(out.data() + data_start);
   if (t.dtype == DType::bf16) {
     for (int64_t i = 0; i < n; ++i) store_le<float>(p + 4 * i, float(t.get(i)));
-  } else {
+  } else if (n > 0) {  // an empty tensor has no bytes (data() may be null)
     std::memcpy(p, t.bytes.data(), size_t(n) * size_t(esz));  // device representation == npy representation
   }
 

@@ -6,6 +6,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "run_folder.h"
+
 namespace ptoc::profiling {
 
 namespace fs = std::filesystem;
@@ -216,11 +218,17 @@ std::string render_round_tables(const std::vector<RoundTable>& tables) {
   return out;
 }
 
-std::string find_newest_perf_file(const std::string& dir) {
+std::string find_newest_perf_file(const std::string& dir, std::vector<std::string>* skipped) {
   std::error_code ec;
   fs::path best;
   fs::file_time_type best_time{};
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    // An interrupted run (output_*.partial, run_folder.h) is not read, only named.
+    if (it->is_directory() && is_partial_run(it->path().filename().string())) {
+      if (skipped) skipped->push_back(it->path().string());
+      it.disable_recursion_pending();
+      continue;
+    }
     if (!it->is_regular_file()) continue;
     std::string n = it->path().filename().string();
     if (n.rfind("machine_trace_perf_data_", 0) != 0 || it->path().extension() != ".json") continue;

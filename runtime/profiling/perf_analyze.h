@@ -33,6 +33,6 @@ struct RoundTable {
 std::vector<RoundTable> analyze_perf_json(const nlohmann::json& lanes, const std::string& file_for_errors);
 std::string render_round_tables(const std::vector<RoundTable>& tables);
 // A run folder (or a folder of them): the newest machine_trace_perf_data_*.json below it.
-std::string find_newest_perf_file(const std::string& dir);
+std::string find_newest_perf_file(const std::string& dir, std::vector<std::string>* skipped_partial_runs = nullptr);
 
 }  // namespace ptoc::profiling

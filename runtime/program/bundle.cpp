@@ -12,8 +12,9 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
-#include "runtime/core/json_out.h"
+#include "runtime/core/atomic_file.h"
 #include "runtime/core/dim_expr_parse.h"
+#include "runtime/core/json_out.h"
 #include "runtime/program/knobs.h"
 
 namespace ptoc::runtime {
@@ -529,27 +530,11 @@ std::vector<uint8_t> encode_bundle(const CompiledProgram& p, const std::vector<u
 void write_bundle(const std::string& path, const CompiledProgram& p, const std::vector<uint8_t>& host_twin_so,
                   const std::vector<uint8_t>& device_binaries) {
   std::vector<uint8_t> bytes = encode_bundle(p, host_twin_so, device_binaries);
-  fs::path target(path);
-  // The temporary lives beside the target so the rename stays on one file system (atomic).
-  fs::path tmp = target;
-  tmp += ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw BundleError(path + ": cannot write the bundle: cannot create '" + tmp.string() + "'");
-    f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-    f.flush();
-    if (!f) {
-      f.close();
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw BundleError(path + ": cannot write the bundle (disk full?)");
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw BundleError(path + ": cannot write the bundle: " + ec.message());
+  // Regular files are replaced atomically; devices and pipes are written in place (atomic_file.h).
+  try {
+    write_file_atomic(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  } catch (const std::runtime_error& e) {
+    throw BundleError(std::string(e.what()) + " (the bundle was not written)");
   }
 }
 

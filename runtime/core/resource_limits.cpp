@@ -1,0 +1,119 @@
+#include "runtime/core/resource_limits.h"
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+
+namespace ptoc::limits {
+
+namespace {
+
+constexpr int64_t kKiB = 1024, kMiB = 1024 * kKiB, kGiB = 1024 * kMiB;
+
+// Defaults sit far above any real operator (specs/ holds kilobyte specs with
+// nesting below 10) and far below what exhausts memory or the stack: the
+// recursive walks over statements and expressions use well under 1 KiB of stack
+// per level, so 1000 levels stay inside an 8 MiB stack also under ASan.
+const std::vector<Limit> kTable = {
+    {Id::spec_bytes, "spec_bytes", 16 * kMiB, 1, 1 * kGiB, "bytes", "size of a spec file"},
+    {Id::npy_bytes, "npy_bytes", 4 * kGiB, 1, int64_t(1) << 50, "bytes", "size of an .npy input file"},
+    {Id::yaml_nodes, "yaml_nodes", 100000, 1, 100000000, "statements",
+     "statements read from a spec, YAML aliases expanded (stops \"billion laughs\" expansion)"},
+    {Id::yaml_depth, "yaml_depth", 100, 1, 1000, "levels", "nesting of statement bodies (loop, if, scope)"},
+    {Id::expr_depth, "expr_depth", 1000, 1, 5000, "levels",
+     "nesting of one expression: parentheses, unary minus, calls, lists and chains such as a + a + ..."},
+    {Id::stmt_bytes, "stmt_bytes", 64 * kKiB, 1, 16 * kMiB, "bytes", "length of one statement string or dim expression"},
+    {Id::tiles_per_root, "tiles_per_root", 1000000, 1, int64_t(1) << 40, "tiles",
+     "static tile count of one root function (the tiler materialises every tile)"},
+    {Id::gm_bytes, "gm_bytes", 0, 0, int64_t(1) << 50, "bytes",
+     "GM bytes of one run; 0 means the memory the system reports available (MemAvailable)"},
+};
+
+using Values = std::array<std::atomic<int64_t>, size_t(Id::kCount)>;
+Values& values() {
+  static Values v;
+  static const bool init = [] {
+    for (const auto& l : kTable) v[size_t(l.id)].store(l.default_value);
+    return true;
+  }();
+  (void)init;
+  return v;
+}
+
+std::string names() {
+  std::string s;
+  for (const auto& l : kTable) s += (s.empty() ? "" : ", ") + std::string(l.name);
+  return s;
+}
+
+}  // namespace
+
+const std::vector<Limit>& table() { return kTable; }
+int64_t get(Id id) { return values()[size_t(id)].load(std::memory_order_relaxed); }
+const char* name(Id id) { return kTable[size_t(id)].name; }
+
+std::string set(const std::string& item) {
+  size_t eq = item.find('=');
+  if (eq == std::string::npos) return "--limit expects NAME=VALUE, got '" + item + "' (limits: " + names() + ")";
+  std::string key = item.substr(0, eq), val = item.substr(eq + 1);
+  const Limit* l = nullptr;
+  for (const auto& x : kTable)
+    if (key == x.name) l = &x;
+  if (!l) return "unknown limit '" + key + "' (limits: " + names() + ")";
+  int64_t mult = 1;
+  if (!val.empty()) {
+    char u = val.back();
+    if (u == 'K' || u == 'k') mult = kKiB;
+    if (u == 'M' || u == 'm') mult = kMiB;
+    if (u == 'G' || u == 'g') mult = kGiB;
+    if (mult != 1) val.pop_back();
+  }
+  errno = 0;
+  char* end = nullptr;
+  long long v = val.empty() ? 0 : std::strtoll(val.c_str(), &end, 10);
+  if (val.empty() || *end != '\0' || errno == ERANGE || v < 0 || (mult > 1 && v > l->max / mult))
+    return "limit " + key + ": '" + item.substr(eq + 1) + "' is not a non-negative integer in range";
+  v *= mult;
+  if (v < l->min || v > l->max)
+    return "limit " + key + " must be in " + std::to_string(l->min) + ".." + std::to_string(l->max) + ", got " +
+           std::to_string(v);
+  values()[size_t(l->id)].store(v);
+  return {};
+}
+
+std::string set_from_env() {
+  const char* e = std::getenv("PTOC_LIMITS");
+  if (!e || !*e) return {};
+  std::string s = e;
+  size_t p = 0;
+  while (p <= s.size()) {
+    size_t c = s.find(',', p);
+    if (c == std::string::npos) c = s.size();
+    std::string item = s.substr(p, c - p);
+    if (!item.empty())
+      if (std::string err = set(item); !err.empty()) return "PTOC_LIMITS: " + err;
+    p = c + 1;
+  }
+  return {};
+}
+
+void reset() {
+  for (const auto& l : kTable) values()[size_t(l.id)].store(l.default_value);
+}
+
+std::string raise_hint(Id id) {
+  return std::string("raise the limit with --limit ") + name(id) + "=N (or PTOC_LIMITS=" + name(id) + "=N)";
+}
+
+}  // namespace ptoc::limits
+
+namespace ptoc::limits {
+
+std::string apply_all(const std::vector<std::string>& items) {
+  std::string err = set_from_env();
+  for (size_t i = 0; err.empty() && i < items.size(); ++i) err = set(items[i]);
+  return err;
+}
+
+}  // namespace ptoc::limits

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Hostile and careless use of ptoc and ptorun from the command line (issue 12):
+# devices, directories and full disks as inputs and outputs, limits, GM beyond
+# memory and signals. Each case checks the exit status and the message.
+# Usage: hostile_cli.sh PTOC PTORUN SOURCE_ROOT
+set -u
+PTOC=$1 PTORUN=$2 ROOT=$3
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+cd "$W"
+fails=0
+# expect CODE "substring of stderr" -- command...
+expect() {
+  local want=$1 text=$2
+  shift 2
+  "$@" >out.txt 2>err.txt
+  local rc=$?
+  if [[ $rc -ne $want ]] || { [[ -n $text ]] && ! grep -qF -- "$text" err.txt; }; then
+    echo "FAIL: $* -> exit $rc (want $want), stderr:"
+    head -c 2000 err.txt
+    echo "(wanted: $text)"
+    fails=$((fails + 1))
+  else
+    echo "ok: $*"
+  fi
+}
+
+cat >t.yaml <<'YAML'
+ptoc: 1
+name: t
+dims: {B: dynamic, H: 64}
+inputs: {x: {dtype: fp32, shape: [B, H]}}
+outputs: {y: {dtype: fp32, shape: [B, H]}}
+body:
+  - {vec_tile: [16, 64]}
+  - loop: {var: b, count: "ceil_div(B, 16)"}
+    body:
+      - "y[b * 16:, :] = x[b * 16:(b + 1) * 16, :] * 2"
+YAML
+
+# Spec inputs that are not files.
+expect 1 "is a directory, not a spec file" "$PTOC" check "$W"
+expect 1 "/dev/zero: error: is a device, not a spec file" "$PTOC" check /dev/zero
+expect 1 "is a directory, not a spec file" "$PTOC" "$W" -o x.bundle
+printf 'ptoc: 1\n# %s\n' "$(head -c 3000 /dev/zero | tr '\0' x)" >big.yaml
+expect 1 "more than the spec size limit of 1024" "$PTOC" check big.yaml --limit spec_bytes=1K
+expect 2 "unknown limit 'nope'" "$PTOC" check t.yaml --limit nope=1
+expect 2 "PTOC_LIMITS: limit yaml_depth must be in 1..1000" env PTOC_LIMITS=yaml_depth=0 "$PTOC" check t.yaml
+printf 'ptoc: 1\nname: t\n# caf\xe9\n' >latin1.yaml
+expect 1 "latin1.yaml:3:6: error: byte 0xE9 (offset 21) is not valid UTF-8" "$PTOC" check latin1.yaml
+
+# Outputs: a directory, a device, a full disk.
+mkdir -p outdir
+expect 1 "cannot write outdir: it is a directory" "$PTOC" t.yaml -o outdir
+if grep -q Success err.txt; then echo "FAIL: '-o DIR' message ends in Success"; fails=$((fails + 1)); fi
+# A device node as output is written in place, never replaced by a regular file. As root the test
+# makes its own null device (never risking the system's /dev/null); otherwise /dev/null is safe anyway.
+NULLDEV=/dev/null
+if [[ $(id -u) -eq 0 ]] && mknod -m 666 "$W/nulldev" c 1 3 2>/dev/null; then NULLDEV=$W/nulldev; fi
+expect 0 "" "$PTOC" t.yaml -o "$NULLDEV"
+if [[ ! -c $NULLDEV ]]; then echo "FAIL: $NULLDEV is no longer a character device"; fails=$((fails + 1)); fi
+if [[ -e /dev/full ]]; then
+  expect 1 "cannot write /dev/full: No space left on device" "$PTOC" t.yaml -o /dev/full
+fi
+expect 0 "" "$PTOC" t.yaml -o t.bundle
+ls ./*.tmp.* >/dev/null 2>&1 && { echo "FAIL: temporary files left"; fails=$((fails + 1)); }
+
+# ptorun: outputs that cannot be written, GM beyond memory, run folders.
+if [[ -e /dev/full ]]; then
+  expect 1 "--output y: cannot write /dev/full: No space left on device" "$PTORUN" t.bundle --dim B=32 --output y=/dev/full
+fi
+expect 0 "" "$PTORUN" t.bundle --dim B=32 --output y="$NULLDEV"
+if [[ ! -c $NULLDEV ]]; then echo "FAIL: ptorun replaced $NULLDEV"; fails=$((fails + 1)); fi
+expect 1 "the GM tensors need 512000000000 bytes, more than the --limit gm_bytes: 1073741824 bytes; the largest, 'x' fp32 [1000000000, 64], needs 256000000000 bytes" \
+  "$PTORUN" t.bundle --dim B=1000000000 --limit gm_bytes=1G
+expect 1 "the GM tensors need" "$PTORUN" t.bundle --dim B=100000000000
+expect 0 "" "$PTORUN" t.bundle --dim B=32 --runtime-debug-mode 1 --dump-device-perf --output-dir runs
+ls -d runs/output_* >folders.txt
+if [[ $(wc -l <folders.txt) -ne 1 ]] || grep -q partial folders.txt; then
+  echo "FAIL: expected one complete run folder:"; cat folders.txt; fails=$((fails + 1))
+fi
+# An interrupted run (left .partial) is skipped by analyze, with a note.
+cp -r "$(cat folders.txt)" "runs/output_29991231_235959_000000_1_h.partial"
+expect 0 "note: skipping incomplete run runs/output_29991231_235959_000000_1_h.partial" "$PTORUN" analyze runs
+grep -qF "$(cat folders.txt)" out.txt || { echo "FAIL: analyze did not read the complete run"; fails=$((fails + 1)); }
+expect 1 "is an incomplete run" "$PTORUN" analyze runs/output_29991231_235959_000000_1_h.partial
+
+# Signals: ptoc blocked reading a pipe, then SIGTERM / SIGINT.
+for sig in TERM INT; do
+  rm -f fifo && mkfifo fifo
+  "$PTOC" check fifo 2>err.txt &
+  pid=$!
+  sleep 0.5
+  kill -s $sig $pid
+  wait $pid
+  rc=$?
+  want=$([[ $sig == TERM ]] && echo 143 || echo 130)
+  msg=$([[ $sig == TERM ]] && echo "ptoc: terminated (SIGTERM)" || echo "ptoc: interrupted (SIGINT)")
+  if [[ $rc -ne $want ]] || ! grep -qF "$msg" err.txt; then
+    echo "FAIL: SIG$sig -> exit $rc (want $want)"; cat err.txt; fails=$((fails + 1))
+  else
+    echo "ok: SIG$sig -> $rc"
+  fi
+done
+
+if [[ $fails -ne 0 ]]; then
+  echo "$fails failures"
+  exit 1
+fi
+echo "all hostile CLI cases passed"
