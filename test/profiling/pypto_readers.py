@@ -22,6 +22,7 @@ RUNS = [
     ("rmsnorm", "specs/rmsnorm.yaml", [], ["--dim", "T=512"]),
     ("decode_stitched", "specs/decode_attention.yaml", ["--set", "runtime.stitch_function_max_num=2"],
      ["--dim", "B=8", "--rounds", "3"]),
+    ("labels_reuse", "specs/examples/labels_reuse.yaml", [], []),  # L1Reuse merges: hashOrder hints
 ]
 
 failures = []
@@ -152,7 +153,7 @@ def expected_machine_view(folder, funcs):
     for key, s in tasks.items():
         r = topo[key]
         ri = index.get(str(r["root_hash"]), len(funcs))
-        label, ins, outs = "", [], []
+        label, ins, outs, ho = "", [], [], []
         if ri < len(funcs):
             f = funcs[ri]
             tensors = {t["magic"]: t for t in f["tensors"]}
@@ -161,6 +162,10 @@ def expected_machine_view(folder, funcs):
                 if op["opmagic"] != r["opmagic"]:
                     continue
                 label = op.get("semantic_label", {}).get("label", "")
+                attr = op.get("op_attr", {})
+                ho = [f"{text} hashOrder: {attr[k + '_hashOrder']}, subGraphCount: {attr[k + '_subgraphCount']}"
+                      for k, text in (("l1_reuse", "l1ReuseInfo"), ("cube_merge", "cubeMergeInfo"),
+                                      ("vec_merge", "vecMergeInfo")) if k + "_hashOrder" in attr]
 
                 def hint(magics):
                     seen, out = [], []
@@ -175,7 +180,7 @@ def expected_machine_view(folder, funcs):
                 ins, outs = hint(op["ioperands"]), hint(op["ooperands"])
                 break
         formal = f"{key >> 32}-{(key >> 16) & 1023}-{key & 0xffff}"
-        s.update(name=f"{formal}-{ri}-{r['psg']}({label})", label=label, ins=str(ins), outs=str(outs),
+        s.update(name=f"{formal}-{ri}-{r['psg']}({label})", label=label, hash_order="\n".join(ho), ins=str(ins), outs=str(outs),
                  succ=[(r["seq"] << 32) | x for x in r["succ"]])
     # ReadyCount: sources of a device task counted when the time walk first meets it; a task becomes ready at
     # its last predecessor's end and leaves the count at its start. Dependence Solving: edges per us, > 5 us.
@@ -234,7 +239,7 @@ def check_machine_view(name, folder, funcs):
     slices = [e for e in mv if e["ph"] == "X"]
     need(len(slices) == len(tasks), f"{name}: {len(slices)} slices, {len(tasks)} L1 tasks")
     by_key = {}
-    labelled = operands = 0
+    labelled = operands = hash_orders = 0
     for e, (key, s) in zip(slices, tasks.items()):
         by_key[key] = e
         ok = (e["name"] == s["name"] and e["tid"] == s["tid"] and e["ts"] == s["ts"] and e["dur"] == s["end"] - s["ts"]
@@ -248,8 +253,11 @@ def check_machine_view(name, folder, funcs):
         operands += s["ins"] != "[]" or s["outs"] != "[]"
         need(e["args"]["execution-hint"].startswith("Average Execution Time: "),
              f"{name}: execution-hint {e['args']['execution-hint'][:40]!r}")
-        need("hashOrder-hint" not in e["args"] or e["args"]["hashOrder-hint"] in e["args"]["event-hint"],
-             f"{name}: hashOrder-hint not in the event-hint")
+        want = e["args"]["event-hint"].split("\n", 1)
+        need(e["args"].get("hashOrder-hint", "") == s["hash_order"] == (want[1] if len(want) > 1 else ""),
+             f"{name}: slice {e['name']} hashOrder-hint {e['args'].get('hashOrder-hint')!r}, "
+             f"program.json gives {s['hash_order']!r}")
+        hash_orders += bool(s["hash_order"])
     need(operands == len(slices), f"{name}: {len(slices) - operands} slices without operands")
     has_labels = any("semantic_label" in op for f in funcs if f["graphtype"] == 2 for op in f["operations"])
     need(labelled > 0 or not has_labels, f"{name}: program.json has semantic labels, no slice shows one")
@@ -281,7 +289,7 @@ def check_machine_view(name, folder, funcs):
     need(aicpu and all("cat" not in e for e in aicpu if e.get("name") == "thread_name"),
          f"{name}: AICPU View thread names carry a cat")
     need(all(isinstance(e["freq"], int) for e in aicpu if e.get("ph") == "X"), f"{name}: AICPU View freq not an integer")
-    return len(slices), edges
+    return len(slices), edges, hash_orders
 
 
 def check_pmu(name, folder):
@@ -300,9 +308,11 @@ def main():
             folder, out, analyze = run(ptoc, ptorun, work, name, spec, cflags, rflags)
             e2e = check_idle_cores_and_e2e(name, folder, out, analyze)
             funcs = check_program_json(name, folder)
-            n, edges = check_machine_view(name, folder, funcs)
+            n, edges, hash_orders = check_machine_view(name, folder, funcs)
+            need(hash_orders > 0 or name != "labels_reuse", f"{name}: no slice carries its L1Reuse hash order")
             check_pmu(name, folder)
-            print(f"{name}: {n} slices, {edges} flows = dependencies, AICore E2E {e2e} us (terminal = analyze)")
+            print(f"{name}: {n} slices, {edges} flows = dependencies, {hash_orders} with hash orders, "
+                  f"AICore E2E {e2e} us (terminal = analyze)")
     kinds = {}
     for f in failures:
         kinds.setdefault(re.sub(r"\d+", "N", f)[:70], []).append(f)
