@@ -3,7 +3,13 @@
 // (graphtype 2, EXECUTE_GRAPH) whose operations are the CALLs of its tasks,
 // then one function per distinct kernel (graphtype 3, BLOCK_GRAPH) whose
 // operations are the tile ops in schedule order. Task regions are the root's
-// tensors (magic) over the GM tensors (rawmagic); dim expressions are text.
+// tensors (magic) over the GM tensors (rawmagic). As PyPTO writes them:
+// hashes are decimal strings, datatype/format are PyPTO's DataType/TileOpFormat
+// numbers, constant dims are integers (a symbolic dim stays its text), and every
+// function, leaves included, lists the GM tensors it touches in `rawtensors`
+// (draw_swim_lane.py resolves root and callee functions by hash string and reads
+// each leaf's rawtensors). A task's L1Reuse/NBuffer order is in its CALL op_attr
+// under PyPTO's keys (l1_reuse_hashOrder / _subgraphCount ...).
 #include "compiler/codegen/graph_emit.h"
 
 #include <fmt/format.h>
@@ -23,10 +29,88 @@ using nlohmann::json;
 
 constexpr int kExecuteGraph = 2, kBlockGraph = 3;
 
+json dim(const DimExpr& e) {
+  if (auto c = e.as_const()) return *c;
+  return e.str();
+}
 json exprs(const std::vector<DimExpr>& v) {
   json a = json::array();
-  for (const auto& e : v) a.push_back(e.str());
+  for (const auto& e : v) a.push_back(dim(e));
   return a;
+}
+void dims(JsonOut& o, const std::vector<DimExpr>& v) {
+  o.begin_array();
+  for (const auto& e : v) {
+    if (auto c = e.as_const()) o.value(*c);
+    else o.value(e.str());
+  }
+  o.end_array();
+}
+
+// PyPTO's DataType enum (function_json_convert.py DataType) and TileOpFormat (ND 0, NZ 1).
+int pypto_datatype(DType t) {
+  switch (t) {
+    case DType::int8: return 1;
+    case DType::int32: return 3;
+    case DType::fp16: return 6;
+    case DType::fp32: return 7;
+    case DType::bf16: return 8;
+    case DType::uint8: return 11;
+    case DType::boolean: return 15;
+  }
+  return 20;  // BOTTOM
+}
+
+std::string hash_text(uint64_t h) { return std::to_string(h); }
+
+// The GM tensors a leaf touches: over every task that calls it, sorted.
+std::vector<std::vector<int>> leaf_gm_tensors(const CompiledProgram& cp) {
+  std::vector<std::vector<int>> out(cp.leaves.size());
+  for (const RootFunction& rf : cp.roots)
+    for (const Task& t : rf.tasks)
+      if (t.leaf >= 0 && size_t(t.leaf) < out.size())
+        for (const auto* v : {&t.reads, &t.writes})
+          for (const Region& g : *v) out[size_t(t.leaf)].push_back(g.tensor);
+  for (auto& v : out) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  }
+  return out;
+}
+
+// The GM tensors of a kernel's leaves (one BLOCK_GRAPH per kernel).
+std::vector<int> kernel_gm_tensors(const CompiledProgram& cp, const std::vector<std::vector<int>>& per_leaf, int kernel) {
+  std::vector<int> v;
+  for (size_t l = 0; l < cp.leaves.size(); ++l)
+    if (cp.leaves[l].kernel == kernel) v.insert(v.end(), per_leaf[l].begin(), per_leaf[l].end());
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+// "l1ReuseInfo hashOrder: func8_0, subGraphCount: 24" (LeafFunction::merge_info; cubeNBufferInfo and
+// vecNBufferInfo are PyPTO's cube_merge / vec_merge) as
+// PyPTO's op_attr keys: {"l1_reuse_hashOrder": "func8_0", "l1_reuse_subgraphCount": 24}.
+std::vector<std::pair<std::string, std::pair<std::string, int64_t>>> merge_attrs(const std::string& info) {
+  static const std::pair<const char*, const char*> kinds[] = {
+      {"l1ReuseInfo", "l1_reuse"}, {"cubeNBufferInfo", "cube_merge"}, {"vecNBufferInfo", "vec_merge"},
+      {"cubeMergeInfo", "cube_merge"}, {"vecMergeInfo", "vec_merge"}};
+  std::vector<std::pair<std::string, std::pair<std::string, int64_t>>> out;
+  size_t pos = 0;
+  while (pos < info.size()) {
+    size_t nl = info.find('\n', pos);
+    std::string line = info.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    pos = nl == std::string::npos ? info.size() : nl + 1;
+    for (auto [label, key] : kinds) {
+      const std::string head = std::string(label) + " hashOrder: ";
+      const std::string mid = ", subGraphCount: ";
+      if (line.rfind(head, 0) != 0) continue;
+      size_t m = line.find(mid, head.size());
+      if (m == std::string::npos) continue;
+      out.push_back({key, {line.substr(head.size(), m - head.size()), std::stoll(line.substr(m + mid.size()))}});
+    }
+  }
+  return out;
 }
 
 const char* core_name(CoreType c) { return c == CoreType::AIC ? "AIC" : "AIV"; }
@@ -50,10 +134,18 @@ std::string tile_op_name(const TileOp& op) {
 
 std::string emit_program_json_reference(const PipelineResult& r) {
   const CompiledProgram& cp = r.compiled;
+  const auto per_leaf = leaf_gm_tensors(cp);
+  auto raw_entry = [&](int ti) {
+    const GmTensor& g = cp.tensors.at(ti);
+    static const char* roles[] = {"input", "output", "workspace", "temp"};
+    return json{{"rawmagic", ti}, {"symbol", g.name}, {"datatype", pypto_datatype(g.dtype)},
+                {"rawshape", exprs(g.shape)}, {"format", g.format == Format::NZ ? 1 : 0},
+                {"role", roles[int(g.role)]}};
+  };
   json functions = json::array();
   for (const RootFunction& rf : cp.roots) {
     json f;
-    f["hash"] = rf.hash;
+    f["hash"] = hash_text(rf.hash);
     f["func_magicname"] = fmt::format("{}_{}", rf.name, rf.index);
     f["funcmagic"] = rf.index;
     f["graphtype"] = kExecuteGraph;
@@ -66,13 +158,7 @@ std::string emit_program_json_reference(const PipelineResult& r) {
         for (const Region& g : *v)
           if (std::find(used.begin(), used.end(), g.tensor) == used.end()) used.push_back(g.tensor);
     std::sort(used.begin(), used.end());
-    for (int ti : used) {
-      const GmTensor& g = cp.tensors.at(ti);
-      static const char* roles[] = {"input", "output", "workspace", "temp"};
-      raw.push_back({{"rawmagic", ti}, {"symbol", g.name}, {"datatype", std::string(dtype_name(g.dtype))},
-                     {"rawshape", exprs(g.shape)}, {"format", g.format == Format::NZ ? "NZ" : "ND"},
-                     {"role", roles[int(g.role)]}});
-    }
+    for (int ti : used) raw.push_back(raw_entry(ti));
     json tensors = json::array(), ops = json::array();
     int magic = 0;
     auto region = [&](const Region& g) {
@@ -96,8 +182,12 @@ std::string emit_program_json_reference(const PipelineResult& r) {
                    {"estCycles", lf.est_cycles},
                    {"chains", lf.chains}};
       if (!lf.merge_info.empty()) attr["mergeInfo"] = lf.merge_info;
+      for (const auto& [key, v] : merge_attrs(lf.merge_info)) {
+        attr[key + "_hashOrder"] = v.first;
+        attr[key + "_subgraphCount"] = v.second;
+      }
       json op = {{"opmagic", t.op_magic}, {"opcode", "CALL"}, {"ioperands", in}, {"ooperands", out},
-                 {"calleehash", lf.hash}, {"op_attr", attr}};
+                 {"calleehash", hash_text(lf.hash)}, {"op_attr", attr}};
       if (!t.label.empty()) op["semantic_label"] = {{"label", t.label}};
       ops.push_back(std::move(op));
     }
@@ -113,8 +203,11 @@ std::string emit_program_json_reference(const PipelineResult& r) {
     done[p.kernel] = true;
     const TileRoot& root = r.roots.at(p.root);
     json f;
-    f["hash"] = p.hash;
+    f["hash"] = hash_text(p.hash);
     f["func_magicname"] = cp.kernels[p.kernel].name;
+    json raw = json::array();
+    for (int ti : kernel_gm_tensors(cp, per_leaf, p.kernel)) raw.push_back(raw_entry(ti));
+    f["rawtensors"] = std::move(raw);
     f["graphtype"] = kBlockGraph;
     f["coreType"] = core_name(p.core);
     json tensors = json::array(), ops = json::array();
@@ -152,6 +245,24 @@ std::string emit_program_json_reference(const PipelineResult& r) {
 // written (every task's reads, then its writes, in task order).
 std::string emit_program_json(const PipelineResult& r) {
   const CompiledProgram& cp = r.compiled;
+  const auto per_leaf = leaf_gm_tensors(cp);
+  auto raw_entries = [&](JsonOut& o, const std::vector<int>& used) {
+    o.key("rawtensors").begin_array();
+    for (int ti : used) {
+      const GmTensor& g = cp.tensors.at(ti);
+      static const char* roles[] = {"input", "output", "workspace", "temp"};
+      o.begin_object();
+      o.key("datatype").value(pypto_datatype(g.dtype));
+      o.key("format").value(g.format == Format::NZ ? 1 : 0);
+      o.key("rawmagic").value(ti);
+      o.key("rawshape");
+      dims(o, g.shape);
+      o.key("role").value(roles[int(g.role)]);
+      o.key("symbol").value(g.name);
+      o.end_object();
+    }
+    o.end_array();
+  };
   JsonOut o(1);
   size_t tasks = 0;
   for (const RootFunction& rf : cp.roots) tasks += rf.tasks.size();
@@ -164,7 +275,7 @@ std::string emit_program_json(const PipelineResult& r) {
     o.key("func_magicname").value(fmt::format("{}_{}", rf.name, rf.index));
     o.key("funcmagic").value(rf.index);
     o.key("graphtype").value(kExecuteGraph);
-    o.key("hash").value(rf.hash);
+    o.key("hash").value(hash_text(rf.hash));
     o.key("loop_vars").array(rf.loop_vars);
     o.key("operations").begin_array();
     int magic = 0;
@@ -172,24 +283,35 @@ std::string emit_program_json(const PipelineResult& r) {
       const Task& t = rf.tasks[ti];
       const LeafFunction& lf = cp.leaves.at(t.leaf);
       o.begin_object();
-      o.key("calleehash").value(lf.hash);
+      o.key("calleehash").value(hash_text(lf.hash));
       o.key("ioperands").begin_array();
       for (size_t k = 0; k < t.reads.size(); ++k) o.value(magic++);
       o.end_array();
       o.key("ooperands").begin_array();
       for (size_t k = 0; k < t.writes.size(); ++k) o.value(magic++);
       o.end_array();
+      const auto merges = merge_attrs(lf.merge_info);
+      auto merge_keys = [&](const char* kind) {
+        for (const auto& [key, v] : merges)
+          if (key == kind) {
+            o.key(key + "_hashOrder").value(v.first);
+            o.key(key + "_subgraphCount").value(v.second);
+          }
+      };
       o.key("op_attr").begin_object();
       o.key("chains").value(lf.chains);
       o.key("coreType").value(core_name(lf.core));
+      merge_keys("cube_merge");
       o.key("estCycles").value(lf.est_cycles);
       o.key("hashOrder").value(fmt::format("func{}_{}", rf.index, t.hash_order));
       o.key("kernel").value(cp.kernels.at(lf.kernel).name);
+      merge_keys("l1_reuse");
       o.key("leafIndex").value(t.leaf);
       if (!lf.merge_info.empty()) o.key("mergeInfo").value(lf.merge_info);
       o.key("predCount").value(t.pred_count);
       o.key("successors").array(t.succ);
       o.key("taskIndex").value(ti);
+      merge_keys("vec_merge");
       o.end_object();
       o.key("opcode").value("CALL");
       o.key("opmagic").value(t.op_magic);
@@ -203,20 +325,7 @@ std::string emit_program_json(const PipelineResult& r) {
         for (const Region& g : *v) used.push_back(g.tensor);
     std::sort(used.begin(), used.end());
     used.erase(std::unique(used.begin(), used.end()), used.end());
-    o.key("rawtensors").begin_array();
-    for (int ti : used) {
-      const GmTensor& g = cp.tensors.at(ti);
-      static const char* roles[] = {"input", "output", "workspace", "temp"};
-      o.begin_object();
-      o.key("datatype").value(dtype_name(g.dtype));
-      o.key("format").value(g.format == Format::NZ ? "NZ" : "ND");
-      o.key("rawmagic").value(ti);
-      o.key("rawshape").array(g.shape);
-      o.key("role").value(roles[int(g.role)]);
-      o.key("symbol").value(g.name);
-      o.end_object();
-    }
-    o.end_array();
+    raw_entries(o, used);
     o.key("tensors").begin_array();
     magic = 0;
     for (const Task& t : rf.tasks)
@@ -224,9 +333,11 @@ std::string emit_program_json(const PipelineResult& r) {
         for (const Region& g : *v) {
           o.begin_object();
           o.key("magic").value(magic++);
-          o.key("offset").array(g.offset);
+          o.key("offset");
+          dims(o, g.offset);
           o.key("rawtensor").value(g.tensor);
-          o.key("shape").array(g.extent);
+          o.key("shape");
+          dims(o, g.extent);
           o.end_object();
         }
     o.end_array();
@@ -242,7 +353,7 @@ std::string emit_program_json(const PipelineResult& r) {
     o.key("coreType").value(core_name(p.core));
     o.key("func_magicname").value(cp.kernels[p.kernel].name);
     o.key("graphtype").value(kBlockGraph);
-    o.key("hash").value(p.hash);
+    o.key("hash").value(hash_text(p.hash));
     o.key("operations").begin_array();
     for (size_t i = 0; i < p.steps.size(); ++i) {
       const TileOp& op = tile_op(root, p.steps[i].op);
@@ -263,6 +374,7 @@ std::string emit_program_json(const PipelineResult& r) {
       o.end_object();
     }
     o.end_array();
+    raw_entries(o, kernel_gm_tensors(cp, per_leaf, p.kernel));
     o.key("tensors").begin_array();
     for (size_t b = 0; b < p.buffers.size(); ++b) {
       const BufferSlot& s = p.buffers[b];

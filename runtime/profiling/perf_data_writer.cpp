@@ -59,26 +59,29 @@ ordered_json perf_data_lanes(const sim::Trace& trace, int first, int last) {
 }
 
 std::vector<ordered_json> perfetto_aicpu_events(const ordered_json& lanes) {
+  // As machine_perf_trace.py gen_perfetto: thread names carry no "cat"; freq stays the lane's integer;
+  // an end equal to the previous (sorted) end is bumped by one tick; a non-positive span lasts 1/freq.
   std::vector<ordered_json> out;
-  out.push_back({{"ph", "M"}, {"cat", "__metadata"}, {"name", "process_name"}, {"pid", 0},
-                 {"args", {{"name", "AICPU View"}, {"type", "aicpu"}}}});
+  out.push_back({{"args", {{"name", "AICPU View"}, {"type", "aicpu"}}}, {"cat", "__metadata"}, {"name", "process_name"},
+                 {"ph", "M"}, {"pid", 0}});
   for (size_t tid = 0; tid < lanes.size(); ++tid) {
     const auto& lane = lanes[tid];
     std::string type = lane["coreType"];
-    out.push_back({{"ph", "M"}, {"cat", "__metadata"}, {"name", "thread_name"}, {"pid", 0}, {"tid", tid},
+    out.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", tid},
                    {"args", {{"name", fmt::format("{}-{}", type, lane["blockIdx"].get<int>())}}}});
-    double freq = lane["freq"].get<double>();
+    const int64_t freq = lane["freq"].get<int64_t>();
     std::vector<std::pair<int64_t, std::string>> ev;
     for (const auto& t : lane["tasks"]) ev.emplace_back(t["end"].get<int64_t>(), t["name"].get<std::string>());
     std::stable_sort(ev.begin(), ev.end(), [](auto& a, auto& b) { return a.first < b.first; });
     int64_t prev = 0;
     for (size_t i = 0; i < ev.size(); ++i) {
       int64_t end = ev[i].first;
-      if (i > 0 && end <= prev) end = prev + 1;  // equal ends are bumped by one tick
-      int64_t start = (ev[i].second.rfind("BEGIN", 0) == 0 || i == 0) ? end - 1 : prev;
-      if (end - start < 1) start = end - 1;
-      out.push_back({{"name", ev[i].second}, {"cat", type}, {"ph", "X"}, {"ts", double(start) / freq},
-                     {"dur", double(end - start) / freq}, {"pid", 0}, {"tid", tid}, {"freq", freq}});
+      if (i > 0 && end == prev) end = prev + 1;
+      const int64_t start = (ev[i].second.rfind("BEGIN", 0) == 0 || i == 0) ? end - 1 : prev;
+      double dur = double(end - start) / double(freq);
+      if (dur <= 0) dur = 1.0 / double(freq);
+      out.push_back({{"name", ev[i].second}, {"cat", type}, {"ph", "X"}, {"ts", double(start) / double(freq)},
+                     {"dur", dur}, {"pid", 0}, {"tid", tid}, {"freq", freq}});
       prev = end;
     }
   }

@@ -54,9 +54,11 @@ CsvTable pmu_table(const sim::Trace& trace, const sim::RoundTrace& round, const 
   for (const auto* r : order) {
     bool first = seen.insert({r->core, r->leaf}).second;
     auto values = pmu_counter_values(group, trace.arch, pmu_source(*r, p, first));
-    std::vector<std::string> row = {std::to_string(1 + core_sched[r->core]), std::to_string(r->task_id), "0",
+    // As AiCoreProf reports them: the record head's task id is 0; the entry's task id ("sub task id") is
+    // the leaf task's id masked as from the control topology (funcId << 16 | opIdx, 26 bits).
+    std::vector<std::string> row = {std::to_string(1 + core_sched[r->core]), "0", "0",
                                     std::to_string(r->core), std::to_string(r->seq),
-                                    std::to_string(r->task_id & 0xffffu), std::to_string(r->total_cycles)};
+                                    std::to_string(r->task_id & 0x3ffffffu), std::to_string(r->total_cycles)};
     for (auto v : values) row.push_back(std::to_string(v));
     t.rows.push_back(std::move(row));
   }

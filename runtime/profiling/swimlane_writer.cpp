@@ -1,8 +1,11 @@
 #include "swimlane_writer.h"
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <fmt/format.h>
 #include <map>
+#include <unordered_map>
 
 namespace ptoc::profiling {
 
@@ -10,30 +13,212 @@ using nlohmann::ordered_json;
 
 namespace {
 
-const Task* task_of(const sim::TaskRecord& t, const CompiledProgram& p) {
-  if (t.root < 0 || size_t(t.root) >= p.roots.size()) return nullptr;
-  const auto& tasks = p.roots[size_t(t.root)].tasks;
-  uint32_t op = t.task_id & 0xffffu;
-  return op < tasks.size() ? &tasks[op] : nullptr;
+// Successor task ids in dyn_topo.txt order: intra-root (same funcId) first, then stitched ones.
+std::vector<uint32_t> topo_successors(const sim::TaskRecord& t, const sim::RoundTrace& round) {
+  std::vector<uint32_t> intra, stitched;
+  for (uint32_t k = 0; k < t.succ_count; ++k) {
+    uint32_t id = round.succ_ids[t.succ_begin + k];
+    ((id >> 16) == (t.task_id >> 16) ? intra : stitched).push_back(id);
+  }
+  intra.insert(intra.end(), stitched.begin(), stitched.end());
+  return intra;
 }
 
-std::string region_text(const Region& r, const CompiledProgram& p) {
-  std::string s = r.tensor >= 0 && size_t(r.tensor) < p.tensors.size() ? p.tensors[size_t(r.tensor)].name : "?";
-  s += "[";
-  for (size_t i = 0; i < r.offset.size(); ++i) {
-    if (i) s += ", ";
-    s += r.offset[i].str() + " +" + (i < r.extent.size() ? r.extent[i].str() : "?");
-  }
-  return s + "]";
+// Tasks in dyn_topo.txt order: device task, then task order inside it, as DumpTopo appends them.
+std::vector<const sim::TaskRecord*> topo_order(const sim::RoundTrace& round) {
+  std::vector<const sim::TaskRecord*> order;
+  for (const auto& t : round.tasks) order.push_back(&t);
+  std::sort(order.begin(), order.end(), [](auto* a, auto* b) {
+    return a->seq != b->seq ? a->seq < b->seq : a->task_index < b->task_index;
+  });
+  return order;
 }
+
+// Tasks per core in tilefwk_L1_prof_data.json order (cores ascending, tasks by start, capped).
+std::map<int, std::vector<const sim::TaskRecord*>> l1_order(const sim::RoundTrace& round) {
+  std::map<int, std::vector<const sim::TaskRecord*>> per_core;
+  for (const auto& t : round.tasks) per_core[t.core].push_back(&t);
+  for (auto& [core, tasks] : per_core) {
+    std::stable_sort(tasks.begin(), tasks.end(), [](auto* a, auto* b) { return a->start_ps < b->start_ps; });
+    if (tasks.size() > kMaxDfxTasksPerCore) tasks.resize(kMaxDfxTasksPerCore);
+  }
+  return per_core;
+}
+
+// Python's repr() of a float: the shortest digits that round-trip, in exponent form below 1e-4 and
+// from 1e16, otherwise fixed with at least one decimal ("2.0").
+std::string py_float(double v) {
+  if (v != v) return "nan";
+  if (v > 1.7976931348623157e308) return "inf";
+  if (v < -1.7976931348623157e308) return "-inf";
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  std::string sci(buf, r.ptr);  // [-]d[.ddd]e[+-]XX
+  const size_t e = sci.find('e');
+  const int exp = std::stoi(sci.substr(e + 1));
+  std::string mant = sci.substr(0, e);
+  const bool neg = mant[0] == '-';
+  if (neg) mant = mant.substr(1);
+  std::string digits;
+  for (char c : mant)
+    if (c != '.') digits += c;
+  std::string out;
+  if (exp < -4 || exp >= 16) {
+    out = digits.substr(0, 1);
+    if (digits.size() > 1) out += "." + digits.substr(1);
+    out += fmt::format("e{}{:02d}", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+  } else if (exp < 0) {
+    out = "0." + std::string(size_t(-exp - 1), '0') + digits;
+  } else {
+    if (digits.size() <= size_t(exp) + 1) digits += std::string(size_t(exp) + 1 - digits.size(), '0');
+    const std::string frac = digits.substr(size_t(exp) + 1);
+    out = digits.substr(0, size_t(exp) + 1) + "." + (frac.empty() ? "0" : frac);
+  }
+  return neg ? "-" + out : out;
+}
+
+// Python's repr() of a JSON value as json.load gives it (str/int/float/list/dict/bool/None).
+std::string py_repr(const nlohmann::json& v) {
+  switch (v.type()) {
+    case nlohmann::json::value_t::null: return "None";
+    case nlohmann::json::value_t::boolean: return v.get<bool>() ? "True" : "False";
+    case nlohmann::json::value_t::number_integer: return std::to_string(v.get<int64_t>());
+    case nlohmann::json::value_t::number_unsigned: return std::to_string(v.get<uint64_t>());
+    case nlohmann::json::value_t::number_float: return py_float(v.get<double>());
+    case nlohmann::json::value_t::string: {
+      const std::string& s = v.get_ref<const std::string&>();
+      const char q = s.find('\'') != std::string::npos && s.find('"') == std::string::npos ? '"' : '\'';
+      std::string out(1, q);
+      for (char c : s) {
+        if (c == '\\' || c == q) out += '\\';
+        out += c;
+      }
+      return out + q;
+    }
+    case nlohmann::json::value_t::array: {
+      std::string out = "[";
+      for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + py_repr(v[i]);
+      return out + "]";
+    }
+    default: {
+      std::string out = "{";
+      bool first = true;
+      for (auto it = v.begin(); it != v.end(); ++it) {
+        out += (first ? "" : ", ") + py_repr(nlohmann::json(it.key())) + ": " + py_repr(it.value());
+        first = false;
+      }
+      return out + "}";
+    }
+  }
+}
+
+// program.json as draw_swim_lane.py reads it: functions found by hash string; a root's CALL ops by
+// opmagic with their semantic label, operand hints and hash-order attributes.
+struct ProgramIndex {
+  struct Op {
+    std::string label;
+    std::string in_hint = "[]", out_hint = "[]";
+    nlohmann::json attr;
+  };
+  struct Func {
+    std::string hash;
+    std::vector<std::pair<int64_t, Op>> ops;  // (opmagic, op) in file order
+  };
+  std::vector<Func> funcs;
+
+  explicit ProgramIndex(const std::string& text) {
+    nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+    if (!doc.is_object() || !doc.contains("functions") || !doc["functions"].is_array()) return;
+    for (const auto& f : doc["functions"]) {
+      Func fn;
+      if (f.contains("hash")) fn.hash = f["hash"].is_string() ? f["hash"].get<std::string>() : f["hash"].dump();
+      std::unordered_map<int64_t, const nlohmann::json*> tensors, raws;
+      if (f.contains("tensors"))
+        for (const auto& t : f["tensors"])
+          if (t.contains("magic")) tensors[t["magic"].get<int64_t>()] = &t;
+      if (f.contains("rawtensors"))
+        for (const auto& r : f["rawtensors"])
+          if (r.contains("rawmagic")) raws[r["rawmagic"].get<int64_t>()] = &r;
+      const bool root = f.value("graphtype", 0) == 2;
+      if (f.contains("operations"))
+        for (const auto& o : f["operations"]) {
+          Op op;
+          if (o.contains("semantic_label") && o["semantic_label"].is_object())
+            op.label = o["semantic_label"].value("label", "");
+          if (o.contains("op_attr")) op.attr = o["op_attr"];
+          // [{magic: {'shape': [...], 'dtype': <rawtensor datatype>, 'rawmagic': N}}, ...], each magic once.
+          auto hint = [&](const char* key) {
+            std::string out = "[";
+            if (!o.contains(key)) return out + "]";
+            std::vector<int64_t> seen;
+            for (const auto& m : o[key]) {
+              const int64_t magic = m.get<int64_t>();
+              if (std::find(seen.begin(), seen.end(), magic) != seen.end()) continue;
+              auto t = tensors.find(magic);
+              if (t == tensors.end()) continue;
+              const nlohmann::json& tj = *t->second;
+              auto r = raws.find(tj.value("rawtensor", int64_t(-1)));
+              nlohmann::json dt, rm;
+              if (r != raws.end()) dt = r->second->value("datatype", nlohmann::json()), rm = r->second->value("rawmagic", nlohmann::json());
+              out += std::string(seen.empty() ? "{" : ", {") + std::to_string(magic) + ": {'shape': " +
+                     py_repr(tj.value("shape", nlohmann::json::array())) + ", 'dtype': " + py_repr(dt) +
+                     ", 'rawmagic': " + py_repr(rm) + "}}";
+              seen.push_back(magic);
+            }
+            return out + "]";
+          };
+          if (root) {
+            op.in_hint = hint("ioperands");
+            op.out_hint = hint("ooperands");
+          }
+          fn.ops.emplace_back(o.value("opmagic", int64_t(-1)), std::move(op));
+        }
+      funcs.push_back(std::move(fn));
+    }
+  }
+  size_t index_of(uint64_t hash) const {
+    const std::string h = std::to_string(hash);
+    for (size_t i = 0; i < funcs.size(); ++i)
+      if (funcs[i].hash == h) return i;
+    return funcs.size();
+  }
+  const Op* op(size_t func, int64_t opmagic) const {
+    if (func >= funcs.size()) return nullptr;
+    for (const auto& [m, o] : funcs[func].ops)
+      if (m == opmagic) return &o;
+    return nullptr;
+  }
+  // "l1ReuseInfo hashOrder: func8_0, subGraphCount: 24" lines (l1_reuse / cube_merge / vec_merge keys).
+  static std::string hash_order_text(const nlohmann::json& attr) {
+    static const std::pair<const char*, const char*> kinds[] = {
+        {"l1_reuse", "l1ReuseInfo"}, {"cube_merge", "cubeMergeInfo"}, {"vec_merge", "vecMergeInfo"}};
+    std::string out;
+    if (!attr.is_object()) return out;
+    for (auto [key, label] : kinds) {
+      auto h = attr.find(std::string(key) + "_hashOrder");
+      auto c = attr.find(std::string(key) + "_subgraphCount");
+      if (h == attr.end() || c == attr.end() || h->is_null() || c->is_null()) continue;
+      const std::string hs = h->is_string() ? h->get<std::string>() : py_repr(*h);
+      out += (out.empty() ? "" : "\n") + fmt::format("{} hashOrder: {}, subGraphCount: {}", label, hs, py_repr(*c));
+    }
+    return out;
+  }
+  // The task's root CALL op first, else the first op of its leaf function that has any.
+  std::string hash_order(size_t root, int64_t opmagic, size_t leaf) const {
+    if (const Op* o = op(root, opmagic)) {
+      std::string s = hash_order_text(o->attr);
+      if (!s.empty()) return s;
+    }
+    if (leaf >= funcs.size()) return {};
+    for (const auto& [m, o] : funcs[leaf].ops) {
+      std::string s = hash_order_text(o.attr);
+      if (!s.empty()) return s;
+    }
+    return {};
+  }
+};
 
 }  // namespace
-
-std::string task_display_name(const sim::TaskRecord& t, const CompiledProgram& p) {
-  const Task* task = task_of(t, p);
-  std::string color = task && !task->label.empty() ? task->label : std::to_string(t.leaf);
-  return fmt::format("{}-{}-{}-{}-{}({})", t.seq, t.task_id >> 16, t.task_id & 0xffffu, t.root, t.leaf, color);
-}
 
 ordered_json l1_prof_data(const sim::Trace& trace, const sim::RoundTrace& round) {
   std::map<int, std::vector<const sim::TaskRecord*>> per_core;
@@ -53,128 +238,277 @@ ordered_json l1_prof_data(const sim::Trace& trace, const sim::RoundTrace& round)
   return out;
 }
 
-std::string dyn_topo(const sim::Trace&, const sim::RoundTrace& round, const CompiledProgram& p) {
+std::string dyn_topo(const sim::Trace&, const sim::RoundTrace& round, const CompiledProgram&) {
   std::string out = "seqNo,taskId,rootIndex,rootHash,opmagic,leafIndex,leafHash,coreType,psgId,wrapId,staticSuccCount,successors\n";
-  std::vector<const sim::TaskRecord*> order;
-  for (const auto& t : round.tasks) order.push_back(&t);
-  // Device-task order, then task order inside it, as DumpTopo appends them.
-  std::sort(order.begin(), order.end(), [](auto* a, auto* b) {
-    return a->seq != b->seq ? a->seq < b->seq : a->task_index < b->task_index;
-  });
-  for (const auto* t : order) {
-    // Intra-root successors (same funcId) come first, then stitched ones.
-    std::vector<uint32_t> intra, stitched;
-    for (uint32_t k = 0; k < t->succ_count; ++k) {
-      uint32_t id = round.succ_ids[t->succ_begin + k];
-      ((id >> 16) == (t->task_id >> 16) ? intra : stitched).push_back(id);
-    }
+  for (const auto* t : topo_order(round)) {
+    const auto succ = topo_successors(*t, round);
+    size_t intra = 0;
+    for (auto id : succ) intra += (id >> 16) == (t->task_id >> 16);
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", t->seq, t->task_id, t->root, t->root_hash, t->op_magic,
-                       t->leaf, t->leaf_hash, int(t->core_type), t->leaf, -1, intra.size());
-    for (auto id : intra) out += fmt::format(",{}", id);
-    for (auto id : stitched) out += fmt::format(",{}", id);
+                       t->leaf, t->leaf_hash, int(t->core_type), t->leaf, -1, intra);
+    for (auto id : succ) out += fmt::format(",{}", id);
     out += "\n";
   }
-  (void)p;
   return out;
 }
 
+// The Machine View as draw_swim_lane.py builds it from the three raw files it is given
+// (tilefwk_L1_prof_data.json, dyn_topo.txt, program.json; --label_type=1, time_convert_denominator =
+// freq), so the file we write is the one PyPTO's script would write from ours:
+// - tasks in L1 order (cores ascending, tasks by start), then topology tasks with no L1 record as fake
+//   tasks on "Fake Core_0" (tid 1000), timed from their neighbours;
+// - ts/dur from the counter values (execStart/freq, execEnd/freq - execStart/freq);
+// - names "<seq>-<funcId>-<opIdx>-<rootIndex>-<psgId>(<semantic label>)", rootIndex being the root
+//   function's position in program.json; hints as the script formats them;
+// - one flow per dependency edge, ids continuing after the slices';
+// - ReadyCount counters stepped at every slice start/end that changes them, Dependence Solving over
+//   windows longer than 5 us.
 std::vector<ordered_json> machine_view_events(const sim::Trace& trace, const sim::RoundTrace& round,
                                               const CompiledProgram& p) {
-  std::vector<ordered_json> ev;
+  const ProgramIndex prog(p.graph_json);
   const double freq = double(trace.freq);
-  auto us = [&](int64_t ps) { return double(trace.ticks(ps)) / freq; };
-  auto tid_of = [](int core) { return 1000 + 2 * (core + 1); };
-  ev.push_back({{"ph", "M"}, {"cat", "__metadata"}, {"name", "process_name"}, {"pid", 1}, {"args", {{"name", "Machine View"}}}});
-  std::map<int, CoreType> cores;
-  for (const auto& t : round.tasks) cores[t.core] = t.core_type;
-  for (auto [core, type] : cores)
-    ev.push_back({{"ph", "M"}, {"cat", "__metadata"}, {"name", "thread_name"}, {"pid", 1}, {"tid", tid_of(core)},
-                  {"args", {{"name", fmt::format("{}_{}", type == CoreType::AIC ? "AIC" : "AIV", core + 1)}}}});
+  struct Entry {
+    uint64_t key = 0;
+    const sim::TaskRecord* rec = nullptr;  // nullptr: fake
+    int core_idx = 0;                      // blockIdx + 1; 0 = Fake Core
+    std::string type;                      // "AIC" / "AIV" / "" (fake)
+    double start = 0, end = 0;
+    int offset = 0;                        // swim_lane_offset
+    int preds = 0;
+    std::vector<uint64_t> succ;
+    const sim::TaskRecord* topo = nullptr; // the topology row
+  };
+  std::vector<Entry> tasks;
+  std::unordered_map<uint64_t, size_t> index;
+  struct Core {
+    int idx;
+    std::string name;
+    bool overlap = false;
+  };
+  std::vector<Core> cores{{0, "Fake Core_0"}};
+  double min_start = 0;
+  bool any = false;
+  for (auto& [core, list] : l1_order(round)) {
+    const std::string type = list.front()->core_type == CoreType::AIC ? "AIC" : "AIV";
+    cores.push_back({core + 1, fmt::format("{}_{}", type, core + 1)});
+    const Entry* last = nullptr;
+    for (const auto* t : list) {
+      Entry e;
+      e.key = (uint64_t(uint32_t(t->seq)) << 32) | (t->task_id & 0x3ffffffu);
+      e.rec = t;
+      e.core_idx = core + 1;
+      e.type = type;
+      e.start = double(trace.ticks(t->start_ps)) / freq;
+      e.end = double(trace.ticks(t->end_ps)) / freq;
+      if (last && e.start < last->end && last->offset == 0) e.offset = 1, cores.back().overlap = true;
+      min_start = any ? std::min(min_start, e.start) : e.start;
+      any = true;
+      index[e.key] = tasks.size();
+      tasks.push_back(std::move(e));
+      last = &tasks.back();
+    }
+  }
+  // Topology rows: successors, and fake entries for rows without an L1 record.
+  std::vector<size_t> fakes;
+  for (const auto* t : topo_order(round)) {
+    const uint64_t key = (uint64_t(uint32_t(t->seq)) << 32) | t->task_id;
+    auto it = index.find(key);
+    if (it == index.end()) {
+      Entry e;
+      e.key = key;
+      fakes.push_back(tasks.size());
+      it = index.emplace(key, tasks.size()).first;
+      tasks.push_back(std::move(e));
+    }
+    Entry& e = tasks[it->second];
+    e.topo = t;
+    e.succ.clear();
+    for (uint32_t id : topo_successors(*t, round)) e.succ.push_back((uint64_t(uint32_t(t->seq)) << 32) | id);
+  }
+  for (const auto& e : tasks)
+    for (uint64_t s : e.succ) {
+      auto it = index.find(s);
+      if (it != index.end()) tasks[it->second].preds++;
+    }
+  double fake_alloc = min_start;
+  for (size_t f : fakes) {
+    Entry& e = tasks[f];
+    bool found = false;
+    double lo = 0;
+    for (uint64_t s : e.succ) {
+      auto it = index.find(s);
+      if (it == index.end() || !tasks[it->second].rec) continue;
+      lo = found ? std::min(lo, tasks[it->second].start) : tasks[it->second].start;
+      found = true;
+    }
+    if (found) {
+      e.start = lo - 1, e.end = lo;
+      continue;
+    }
+    double hi = 0;
+    for (const auto& o : tasks) {
+      if (!o.rec) continue;
+      for (uint64_t s : o.succ)
+        if (s == e.key) hi = found ? std::max(hi, o.end) : o.end, found = true;
+    }
+    if (found) {
+      e.start = hi, e.end = hi + 1;
+    } else {
+      e.start = fake_alloc, e.end = fake_alloc + 1;
+      fake_alloc += 2;
+    }
+  }
 
-  // execution-hint: statistics over tasks of the same leaf
-  struct Stat { int64_t sum = 0, max = 0, min = INT64_MAX, n = 0; };
+  // Per task: the program.json lookups.
+  struct Info {
+    size_t root = 0;
+    std::string label, in_hint = "[]", out_hint = "[]", hash_order;
+  };
+  std::vector<Info> info(tasks.size());
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const auto* t = tasks[i].topo;
+    if (!t) continue;
+    Info& in = info[i];
+    in.root = prog.index_of(t->root_hash);
+    if (const auto* op = prog.op(in.root, t->op_magic)) {
+      in.label = op->label;
+      in.in_hint = op->in_hint;
+      in.out_hint = op->out_hint;
+    }
+    in.hash_order = prog.hash_order(in.root, t->op_magic, prog.index_of(t->leaf_hash));
+  }
+  auto formal = [](uint64_t key) {
+    return fmt::format("{}-{}-{}", key >> 32, (key >> 16) & 1023u, key & 0xffffu);
+  };
+  // execution-hint: per leaf hash over the non-fake tasks, in task order.
+  struct Stat {
+    int64_t n = 0;
+    double total = 0, max = 0, min = 0;
+    size_t max_task = 0, min_task = 0;
+  };
   std::map<uint64_t, Stat> stats;
-  for (const auto& t : round.tasks) {
-    auto& s = stats[t.leaf_hash];
-    int64_t d = t.end_ps - t.start_ps;
-    s.sum += d, s.max = std::max(s.max, d), s.min = std::min(s.min, d), ++s.n;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const Entry& e = tasks[i];
+    if (!e.rec || !e.topo || e.topo->leaf_hash == 0) continue;
+    Stat& s = stats[e.topo->leaf_hash];
+    const double d = e.end - e.start;
+    if (s.n == 0 || s.max < d) s.max = d, s.max_task = i;
+    if (s.n == 0 || s.min > d) s.min = d, s.min_task = i;
+    s.total += d;
+    ++s.n;
   }
-  std::map<std::pair<int, uint32_t>, const sim::TaskRecord*> by_key;
-  for (const auto& t : round.tasks) by_key[{t.seq, t.task_id}] = &t;
 
-  int64_t next_id = 0;
-  for (const auto& t : round.tasks) {
-    const Task* task = task_of(t, p);
-    const LeafFunction* leaf = t.leaf >= 0 && size_t(t.leaf) < p.leaves.size() ? &p.leaves[size_t(t.leaf)] : nullptr;
-    std::string hint = fmt::format("Task:[{}-{}-{}], rootHash:{}, callOpMagic:{}, leafHash:{}, TaskId:{}", t.seq,
-                                   t.task_id >> 16, t.task_id & 0xffffu, t.root_hash, t.op_magic, t.leaf_hash, t.task_id);
-    std::string ins, outs;
-    if (task) {
-      for (const auto& r : task->reads) ins += (ins.empty() ? "" : "; ") + region_text(r, p);
-      for (const auto& r : task->writes) outs += (outs.empty() ? "" : "; ") + region_text(r, p);
+  std::vector<ordered_json> ev;
+  ev.push_back({{"args", {{"name", "Machine View"}}}, {"cat", "__metadata"}, {"name", "process_name"}, {"ph", "M"},
+                {"pid", 1}});
+  auto tid_of = [](int core_idx) { return 1000 + 2 * core_idx; };
+  for (const auto& c : cores) {
+    ev.push_back({{"args", {{"name", c.name}}}, {"cat", "__metadata"}, {"name", "thread_name"}, {"ph", "M"},
+                  {"pid", 1}, {"tid", tid_of(c.idx)}});
+    if (c.overlap)
+      ev.push_back({{"args", {{"name", c.name}}}, {"cat", "__metadata"}, {"name", "thread_name"}, {"ph", "M"},
+                    {"pid", 1}, {"tid", tid_of(c.idx) + 1}});
+  }
+  int64_t id = 0;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const Entry& e = tasks[i];
+    const Info& in = info[i];
+    const auto* t = e.topo;
+    const uint32_t ori_task = t ? t->task_id : 0;
+    const std::string color = (e.rec ? "" : "fake") + in.label;
+    std::string hint = fmt::format("Task:[{}], rootHash:{}, callOpMagic:{}, leafHash:{}, TaskId:{}", formal(e.key),
+                                   t ? t->root_hash : 0, t ? t->op_magic : 0, t ? t->leaf_hash : 0, ori_task);
+    if (!in.hash_order.empty()) hint += "\n" + in.hash_order;
+    std::string exec;
+    if (e.rec && t && t->leaf_hash != 0) {
+      const Stat& s = stats[t->leaf_hash];
+      exec = fmt::format("Average Execution Time: {}\nMax Execution Time: {}, Task: [{}]\nMin Execution Time: {}, "
+                         "Task: [{}]\n",
+                         py_float(s.total / double(s.n)), py_float(s.max), formal(tasks[s.max_task].key),
+                         py_float(s.min), formal(tasks[s.min_task].key));
     }
-    const auto& s = stats[t.leaf_hash];
-    ordered_json args = {
-        {"event-hint", hint},
-        {"ioperand-hint", ins},
-        {"ooperand-hint", outs},
-        {"execution-hint", fmt::format("avg:{:.3f}us, max:{:.3f}us, min:{:.3f}us, count:{}", sim::Trace::us(s.sum) / double(s.n),
-                                       sim::Trace::us(s.max), sim::Trace::us(s.min), s.n)},
-        {"color", task && !task->label.empty() ? task->label : fmt::format("leaf{}", t.leaf)},
-        {"taskId", t.task_id},
-        {"seqNo", t.seq},
-        {"wrapId", -1}};
-    if (leaf && !leaf->merge_info.empty()) args["hashOrder-hint"] = leaf->merge_info;
-    ev.push_back({{"name", task_display_name(t, p)}, {"cat", "event"}, {"ph", "X"}, {"id", next_id++}, {"pid", 1},
-                  {"tid", tid_of(t.core)}, {"ts", us(t.start_ps)}, {"dur", sim::Trace::us(t.end_ps - t.start_ps)},
-                  {"args", std::move(args)}});
+    ordered_json args = {{"event-hint", hint},
+                         {"ioperand-hint", in.in_hint},
+                         {"ooperand-hint", in.out_hint},
+                         {"execution-hint", exec},
+                         {"color", color},
+                         {"taskId", ori_task},
+                         {"seqNo", t ? t->seq : 0},
+                         {"wrapId", -1}};
+    if (!in.hash_order.empty()) args["hashOrder-hint"] = in.hash_order;
+    const int psg = t ? t->leaf : 0;
+    ev.push_back({{"args", std::move(args)},
+                  {"cat", "event"},
+                  {"id", id++},
+                  {"name", fmt::format("{}-{}-{}({})", formal(e.key), t ? int64_t(in.root) : int64_t(-1), psg, color)},
+                  {"ph", "X"},
+                  {"pid", 1},
+                  {"tid", tid_of(e.core_idx) + e.offset},
+                  {"ts", e.start},
+                  {"dur", e.end - e.start}});
   }
-
-  // Dependency flows: from each task's last-finishing predecessor ("machine-view-last-dep").
-  std::map<std::pair<int, uint32_t>, const sim::TaskRecord*> last_pred;
-  for (const auto& t : round.tasks)
-    for (uint32_t k = 0; k < t.succ_count; ++k) {
-      std::pair<int, uint32_t> key{t.seq, round.succ_ids[t.succ_begin + k]};
-      auto& lp = last_pred[key];
-      if (!lp || t.end_ps > lp->end_ps) lp = &t;
+  // One flow per dependency edge: from the predecessor's end (less 0.0001) to the successor's start.
+  for (const auto& e : tasks)
+    for (uint64_t s : e.succ) {
+      auto it = index.find(s);
+      if (it == index.end()) continue;
+      const Entry& d = tasks[it->second];
+      ev.push_back({{"cat", "machine-view-last-dep"}, {"id", id}, {"name", "machine-view-last-dep"}, {"ph", "s"},
+                    {"pid", 1}, {"tid", tid_of(e.core_idx) + e.offset}, {"ts", e.end - 0.0001}});
+      ev.push_back({{"bp", "e"}, {"cat", "machine-view-last-dep"}, {"id", id}, {"name", "machine-view-last-dep"},
+                    {"ph", "f"}, {"pid", 1}, {"tid", tid_of(d.core_idx) + d.offset}, {"ts", d.start}});
+      ++id;
     }
-  int64_t flow_id = 0;
-  for (const auto& [key, pred] : last_pred) {
-    auto it = by_key.find(key);
-    if (it == by_key.end()) continue;
-    const auto* succ = it->second;
-    ev.push_back({{"ph", "s"}, {"cat", "machine-view-last-dep"}, {"name", "machine-view-last-dep"}, {"id", flow_id},
-                  {"pid", 1}, {"tid", tid_of(pred->core)}, {"ts", us(pred->end_ps) - 0.0001}});
-    ev.push_back({{"ph", "f"}, {"bp", "e"}, {"cat", "machine-view-last-dep"}, {"name", "machine-view-last-dep"},
-                  {"id", flow_id}, {"pid", 1}, {"tid", tid_of(succ->core)}, {"ts", us(succ->start_ps)}});
-    ++flow_id;
-  }
 
-  // ReadyCount counters: tasks ready but not started, per core type and in total.
-  std::map<int64_t, std::array<int64_t, 2>> delta;  // ps -> {aic, aiv}
-  for (const auto& t : round.tasks) {
-    int k = t.core_type == CoreType::AIC ? 0 : 1;
-    delta[t.ready_ps][size_t(k)] += 1;
-    delta[t.start_ps][size_t(k)] -= 1;
+  // ReadyCount and Dependence Solving: a walk over the distinct slice start/end times in order. A task
+  // becomes ready when its last predecessor's slice ends; a device task's source tasks are added when the
+  // walk first reaches a time whose first event belongs to it.
+  std::map<double, std::vector<std::pair<size_t, bool>>> times;  // time -> (task, is_end), insertion order
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    times[tasks[i].start].push_back({i, false});
+    times[tasks[i].end].push_back({i, true});
   }
-  std::array<int64_t, 2> cur{0, 0};
-  for (const auto& [ps, d] : delta) {
-    cur[0] += d[0], cur[1] += d[1];
-    double ts = us(ps);
-    ev.push_back({{"ph", "C"}, {"name", "ReadyCount_AIC"}, {"pid", 1}, {"tid", 1}, {"ts", ts}, {"args", {{"size", cur[0]}}}});
-    ev.push_back({{"ph", "C"}, {"name", "ReadyCount_AIV"}, {"pid", 1}, {"tid", 1}, {"ts", ts}, {"args", {{"size", cur[1]}}}});
-    ev.push_back({{"ph", "C"}, {"name", "ReadyCount_Total"}, {"pid", 1}, {"tid", 1}, {"ts", ts},
-                  {"args", {{"size", cur[0] + cur[1]}}}});
-  }
-
-  // Dependence Solving (MHz): successor edges resolved per microsecond, over 5 us windows.
-  if (!round.tasks.empty()) {
-    const int64_t window = 5'000'000;  // ps
-    std::map<int64_t, int64_t> edges;
-    for (const auto& t : round.tasks) edges[t.end_ps / window] += t.succ_count;
-    for (const auto& [w, n] : edges)
-      ev.push_back({{"ph", "C"}, {"name", "Dependence Solving (MHz)"}, {"pid", 1}, {"tid", 1}, {"ts", us(w * window)},
-                    {"args", {{"size", double(n) / 5.0}}}});
+  auto kind = [&](size_t i) { return tasks[i].type == "AIC" ? 0 : tasks[i].type == "AIV" ? 1 : -1; };
+  std::map<uint64_t, std::array<int64_t, 2>> sources;  // seq -> {aic, aiv}
+  for (size_t i = 0; i < tasks.size(); ++i)
+    if (tasks[i].preds == 0 && kind(i) >= 0) sources[tasks[i].key >> 32][size_t(kind(i))]++;
+  std::vector<int> remaining(tasks.size());
+  for (size_t i = 0; i < tasks.size(); ++i) remaining[i] = tasks[i].preds;
+  int64_t ready[2] = {0, 0};
+  int64_t cur_seq = -1;
+  double dpd_time = min_start;
+  int64_t dpd_count = 0;
+  auto counter = [&](const char* name, double ts, ordered_json size) {
+    ev.push_back({{"name", name}, {"pid", 1}, {"tid", 1}, {"ph", "C"}, {"ts", ts}, {"args", {{"size", size}}}});
+  };
+  for (const auto& [ts, list] : times) {
+    int64_t diff[2] = {0, 0};
+    const int64_t seq = int64_t(tasks[list.front().first].key >> 32);
+    if (seq != cur_seq) {
+      cur_seq = seq;
+      auto it = sources.find(uint64_t(seq));
+      if (it != sources.end()) diff[0] += it->second[0], diff[1] += it->second[1];
+    }
+    for (auto [i, is_end] : list) {
+      if (!is_end) {
+        if (kind(i) >= 0) diff[kind(i)] -= 1;
+        continue;
+      }
+      dpd_count += int64_t(tasks[i].succ.size());
+      for (uint64_t s : tasks[i].succ) {
+        auto it = index.find(s);
+        if (it == index.end()) continue;
+        if (--remaining[it->second] == 0 && kind(it->second) >= 0) diff[kind(it->second)] += 1;
+      }
+    }
+    if (diff[0] != 0) ready[0] += diff[0], counter("ReadyCount_AIC", ts, ready[0]);
+    if (diff[1] != 0) ready[1] += diff[1], counter("ReadyCount_AIV", ts, ready[1]);
+    if (diff[0] + diff[1] != 0) counter("ReadyCount_Total", ts, ready[0] + ready[1]);
+    if (ts - dpd_time > 5) {
+      counter("Dependence Solving (MHz)", dpd_time, double(dpd_count) / (ts - dpd_time));
+      dpd_time = ts;
+      dpd_count = 0;
+    }
   }
   return ev;
 }

@@ -177,6 +177,7 @@ class Machine {
     first_start_ = INT64_MAX;
     last_end_ = 0;
     busy_ps_ = 0;
+    busy_ticks_ = 0;
     used_.assign(ncores_, 0);
     round_exit_ = t0;
 
@@ -467,12 +468,13 @@ class Machine {
     const int seq = cur().seq;
     const int64_t done = now_;
     if (o_.on_device_task_done) o_.on_device_task_done(round_, cur());
+    // Only cores that ran a leaf task of this device task stamp its AICore stages (PyPTO records them in
+    // the leaf-task loop of the AICore entry); an idle core's lane has RCV_MODEL only.
     for (int c = 0; c < ncores_; ++c) {
       CoreState& cs = cores_[c];
-      core_stamp(c, CoreStage::DEV_TASK_WAIT_RCV_FIRST_LEAF_TASK, seq,
-                 cs.first_in_dt >= 0 ? cs.first_in_dt : std::max(done, cs.rcv_model_ps));
-      core_stamp(c, CoreStage::DEV_TASK_ALL_LEAF_TASK_EXEC, seq,
-                 cs.last_end_in_dt >= 0 ? cs.last_end_in_dt : std::max(done, cs.rcv_model_ps));
+      if (cs.first_in_dt < 0) continue;
+      core_stamp(c, CoreStage::DEV_TASK_WAIT_RCV_FIRST_LEAF_TASK, seq, cs.first_in_dt);
+      core_stamp(c, CoreStage::DEV_TASK_ALL_LEAF_TASK_EXEC, seq, cs.last_end_in_dt);
     }
     for (int k = 0; k < nsched_; ++k) {
       SchedState& s = sched_[k];
@@ -653,6 +655,7 @@ class Machine {
     first_start_ = std::min(first_start_, r.start_ps);
     last_end_ = std::max(last_end_, r.end_ps);
     busy_ps_ += r.end_ps - r.start_ps;
+    busy_ticks_ += trace_.ticks(r.end_ps) - trace_.ticks(r.start_ps);
     used_[c] = 1;
     RoundSummary& sm = rt_->summary;
     sm.tasks++;
@@ -695,11 +698,13 @@ class Machine {
     if (sm.tasks > 0) {
       sm.first_task_start_ps = first_start_;
       sm.last_task_end_ps = last_end_;
-      sm.aicore_e2e_ps = last_end_ - first_start_;
-      sm.busy_core_ps = busy_ps_;
+      // On the counter grid, as the files hold execStart/execEnd (draw_swim_lane's summary reads those):
+      // E2E and the busy spans in whole ticks, expressed in ps.
+      const int64_t ticks = trace_.ticks(last_end_) - trace_.ticks(first_start_);
+      sm.aicore_e2e_ps = ticks * 1000000 / trace_.freq;
+      sm.busy_core_ps = busy_ticks_ * 1000000 / trace_.freq;
       for (char u : used_) sm.cores_used += u;
-      if (sm.aicore_e2e_ps > 0)
-        sm.aicore_utilization = double(busy_ps_) / (double(sm.cores_used) * double(sm.aicore_e2e_ps));
+      if (ticks > 0) sm.aicore_utilization = double(busy_ticks_) / (double(sm.cores_used) * double(ticks));
     }
     sm.operator_e2e_ps = std::max(last_core_exit_, sm.launch_ps) - sm.launch_ps;
     last_core_exit_ = 0;
@@ -733,7 +738,7 @@ class Machine {
   std::vector<uint32_t> finished_flows_;
   uint32_t hbm_gen_ = 0;
   int64_t hbm_at_ = -1;  // time of the live HBM event, -1 none
-  int64_t now_ = 0, first_start_ = 0, last_end_ = 0, busy_ps_ = 0, round_exit_ = 0, last_core_exit_ = 0;
+  int64_t now_ = 0, first_start_ = 0, last_end_ = 0, busy_ps_ = 0, busy_ticks_ = 0, round_exit_ = 0, last_core_exit_ = 0;
   std::vector<char> used_;
 };
 

@@ -311,7 +311,7 @@ def check_pmu(text, tasks, freq):
     for r in rows[1:]:
         v = [int(x) for x in r]
         d = dict(zip(rows[0], v))
-        key = (d["seqNo"], d["task id"])
+        key = (d["seqNo"], d["sub task id"])  # PyPTO: task id 0, sub task id = the leaf task id
         need(key in tasks and key not in seen, f"PMU row for task {key}: not an L1 task or twice")
         seen.add(key)
         t = tasks[key]

@@ -42,7 +42,7 @@ def gm_bytes(run):
 def consumer_hit_rate(run):
     """L2 read hit rate of the tasks that have a producer (PMU group 8, rows matched by dyn_topo)."""
     consumers = run.consumer_tasks()
-    rows = [r for r in run.pmu_rows() if (r['seqNo'], r['task id']) in consumers]
+    rows = [r for r in run.pmu_rows() if (r['seqNo'], r['sub task id']) in consumers]
     check(rows, 'no consumer task in the PMU csv')
     hit = run.pmu_sum('r0_read_cache_hit', rows)
     miss = run.pmu_sum('r0_read_cache_miss_allocate', rows)

@@ -45,6 +45,24 @@ CompiledProgram three_task_program() {
   c.writes = {{1, {32, 0}, {32, 64}}};
   r.tasks = {a, b, c};
   p.roots = {r};
+  // program.json as PyPTO writes it (string hashes, DataType numbers, rawtensors everywhere); the Machine
+  // View takes labels, operands and hash orders from it, as draw_swim_lane.py does.
+  p.graph_json = R"({"functions": [
+    {"hash": "99", "graphtype": 2, "func_magicname": "top_0",
+     "rawtensors": [{"rawmagic": 0, "datatype": 6, "rawshape": [64, 64]}, {"rawmagic": 1, "datatype": 6, "rawshape": [64, 64]}],
+     "tensors": [{"magic": 0, "rawtensor": 0, "offset": [0, 0], "shape": [64, 64]},
+                 {"magic": 1, "rawtensor": 1, "offset": [0, 0], "shape": [32, 64]},
+                 {"magic": 2, "rawtensor": 1, "offset": [32, 0], "shape": [32, 64]}],
+     "operations": [{"opmagic": 10, "calleehash": "1234567", "ioperands": [0, 0], "ooperands": [], "op_attr": {},
+                     "semantic_label": {"label": "MM1"}},
+                    {"opmagic": 11, "calleehash": "7654321", "ioperands": [], "ooperands": [1],
+                     "op_attr": {"vec_merge_hashOrder": "func0_1", "vec_merge_subgraphCount": 2}},
+                    {"opmagic": 12, "calleehash": "7654321", "ioperands": [], "ooperands": [2],
+                     "op_attr": {"vec_merge_hashOrder": "func0_1", "vec_merge_subgraphCount": 2}}]},
+    {"hash": "1234567", "graphtype": 3, "rawtensors": [{"rawmagic": 0, "datatype": 6, "rawshape": [64, 64]}],
+     "tensors": [], "operations": []},
+    {"hash": "7654321", "graphtype": 3, "rawtensors": [{"rawmagic": 1, "datatype": 6, "rawshape": [64, 64]}],
+     "tensors": [], "operations": []}]})";
   return p;
 }
 
@@ -156,12 +174,16 @@ TEST_CASE("merged_swimlane Machine View: lanes, names, hints, flows and ReadyCou
   auto p = three_task_program();
   auto ev = machine_view_events(trace, trace.rounds[0], p);
   int tasks = 0, flows_s = 0, flows_f = 0;
-  bool aic_lane = false, hash_order = false;
+  bool aic_lane = false, fake_lane = false, hash_order = false;
   int64_t max_ready = 0;
   for (const auto& e : ev) {
     if (e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"] == "AIC_1") {
       CHECK(e["tid"] == 1002);
       aic_lane = true;
+    }
+    if (e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"] == "Fake Core_0") {
+      CHECK(e["tid"] == 1000);
+      fake_lane = true;
     }
     if (e["ph"] == "X") {
       ++tasks;
@@ -173,7 +195,20 @@ TEST_CASE("merged_swimlane Machine View: lanes, names, hints, flows and ReadyCou
         CHECK(e["ts"].get<double>() == Approx((1'000'000 + 7 * 50) / 50.0));
         CHECK(e["dur"].get<double>() == Approx(3.0));
         CHECK(e["args"]["event-hint"].get<std::string>().find("leafHash:1234567") != std::string::npos);
-        CHECK(e["args"]["ioperand-hint"] == "x[0 +64, 0 +64]");
+        // A Python list of {magic: {shape, dtype, rawmagic}}, each operand once (the read is listed twice).
+        CHECK(e["args"]["ioperand-hint"] == "[{0: {'shape': [64, 64], 'dtype': 6, 'rawmagic': 0}}]");
+        CHECK(e["args"]["ooperand-hint"] == "[]");
+        CHECK(e["args"]["color"] == "MM1");
+        CHECK(e["args"]["execution-hint"] ==
+              "Average Execution Time: 3.0\nMax Execution Time: 3.0, Task: [0-0-0]\nMin Execution Time: 3.0, Task: [0-0-0]\n");
+        CHECK_FALSE(e["args"].contains("hashOrder-hint"));
+      }
+      if (e["args"]["taskId"] == 1) {
+        CHECK(e["name"] == "0-0-1-0-1()");  // no semantic label: empty, as PyPTO's --label_type=1
+        CHECK(e["args"]["hashOrder-hint"] == "vecMergeInfo hashOrder: func0_1, subGraphCount: 2");
+        CHECK(e["args"]["event-hint"] ==
+              "Task:[0-0-1], rootHash:99, callOpMagic:11, leafHash:7654321, TaskId:1\n"
+              "vecMergeInfo hashOrder: func0_1, subGraphCount: 2");
       }
       if (e["args"].contains("hashOrder-hint")) hash_order = true;
     }
@@ -186,6 +221,7 @@ TEST_CASE("merged_swimlane Machine View: lanes, names, hints, flows and ReadyCou
     if (e["ph"] == "C" && e["name"] == "ReadyCount_AIV") max_ready = std::max<int64_t>(max_ready, e["args"]["size"]);
   }
   CHECK(aic_lane);
+  CHECK(fake_lane);
   CHECK(tasks == 3);
   CHECK(flows_s == 2);
   CHECK(flows_f == 2);

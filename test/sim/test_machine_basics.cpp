@@ -1,5 +1,6 @@
 // Machine model: determinism, stage lanes, published figures.
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "synth.h"
 
@@ -107,11 +108,23 @@ TEST_CASE("stage lanes: PyPTO's stage order per lane and monotonic stamps", "[si
   CHECK(ctrl[6].stage == uint8_t(CpuStage::EXIT));
   for (const auto& lane : r.cpu)
     for (size_t e = 1; e < lane.events.size(); ++e) CHECK(lane.events[e].ps >= lane.events[e - 1].ps);
+  // Per core: BEGIN, INIT, RCV_MODEL per device task, WAIT_RCV_FIRST_LEAF_TASK / ALL_LEAF_TASK_EXEC only
+  // for the device tasks it ran a leaf task of (PyPTO stamps them in the leaf-task loop), WAIT_EXIT_NOTIFY.
+  std::vector<std::set<int>> ran(r.cores.size());
+  for (const auto& tr : r.tasks) ran[size_t(tr.core)].insert(tr.seq);
+  size_t idle_pairs = 0;
   for (const auto& lane : r.cores) {
-    REQUIRE(lane.events.size() == 2 + 3 * 4 + 1);
+    const auto& seqs = ran[size_t(lane.core)];
+    idle_pairs += 4 - seqs.size();
+    REQUIRE(lane.events.size() == 2 + 4 + 2 * seqs.size() + 1);
+    for (const auto& e : lane.events)
+      if (e.stage == uint8_t(CoreStage::DEV_TASK_WAIT_RCV_FIRST_LEAF_TASK) ||
+          e.stage == uint8_t(CoreStage::DEV_TASK_ALL_LEAF_TASK_EXEC))
+        CHECK(seqs.count(e.idx) == 1);
     CHECK(lane.events.back().stage == uint8_t(CoreStage::WAIT_EXIT_NOTIFY));
     for (size_t e = 1; e < lane.events.size(); ++e) CHECK(lane.events[e].ps >= lane.events[e - 1].ps);
   }
+  CHECK(idle_pairs > 0);  // the AIC cores of this vector-only program, at least, ran nothing
   // Every scheduler lane: handshake, then per device task RCV .. RSP, then the exit stages.
   for (int k = 1; k <= 5; ++k) {
     const auto& ev = r.cpu[k].events;
