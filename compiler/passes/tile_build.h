@@ -99,6 +99,7 @@ struct Builder {
   std::map<int, std::vector<int>> gm_values;
   std::unordered_map<int, int> last_use;  // value -> position in RootTemplate::ops of its last reader
   std::vector<int> tile_writer;    // tile -> first op writing it
+  std::vector<double> tile_written_at;  // tile -> TileOp::seq of its last writer so far
   // Values whose home is a reshaped view of the tensor a reshape of them is
   // assembled into (the producer writes the final bytes, no round trip).
   std::set<int> reshape_home;

@@ -72,6 +72,8 @@ int Builder::emit(TileOp op) {
   if (op.dst >= 0) {
     if (int(tile_writer.size()) <= op.dst) tile_writer.resize(op.dst + 1, -1);
     if (tile_writer[op.dst] < 0) tile_writer[op.dst] = op.id;
+    if (int(tile_written_at.size()) <= op.dst) tile_written_at.resize(op.dst + 1, -1);
+    tile_written_at[op.dst] = std::max(tile_written_at[op.dst], op.seq);
   }
   root.ops.push_back(std::move(op));
   return root.ops.back().id;
@@ -190,6 +192,10 @@ void Builder::store_tile(int value, const std::vector<int64_t>& off) {
   op.srcs = {t};
   op.gm = gm_ref(home, b);
   op.source_op = root.ops[tile_writer[t]].source_op;  // the producer's op (scope, location)
+  // In program order the store is part of the producer, wherever it is emitted (at the assemble,
+  // or later for a misaligned reader): the home is a temp of its own, or a tensor no op touches
+  // between the definition and the assemble (plan_assemble_homes).
+  op.seq = tile_written_at[size_t(t)] + 0.25;
   emit(std::move(op));
   vals[value].stored.insert(off);
   vals[value].home_version = version_of(home.tensor);
