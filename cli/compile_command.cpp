@@ -2,6 +2,7 @@
 // front end -> pass pipeline (compiler/pipeline.cpp) -> host-twin build ->
 // bundle. Any error means no bundle: the bundle writer renames a complete
 // temporary file into place only at the very end.
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -74,8 +75,20 @@ int compile(const CompileArgs& a) {
   FrontendOptions fo;
   fo.sets = a.spec.sets;
   fo.target = a.spec.target;
+  if (!a.dump_after.empty() && a.dump_after != "all") {
+    const auto& stages = pipeline_stages();
+    if (std::find(stages.begin(), stages.end(), a.dump_after) == stages.end()) {
+      std::string all;
+      for (const auto& st : stages) all += (all.empty() ? "" : ", ") + st;
+      std::cerr << "ptoc: error: --dump-after: unknown stage '" << a.dump_after << "' (stages: " << all << ", or all)\n";
+      return kUsageError;
+    }
+  }
+  bool dump_failed = false;
   PassTimer front_timer;
   std::optional<Program> prog = front_timer.run("front_end", [&] { return parse_spec(diags, fo); });
+  if (prog && (a.dump_after == "front_end" || a.dump_after == "all"))
+    if (!emit_file(emit_dir / "dump-after-front_end.txt", print_ir(*prog))) return kEnvError;
   if (!prog || diags.has_errors()) {
     diags.print(std::cerr);
     return kSpecError;
@@ -103,8 +116,15 @@ int compile(const CompileArgs& a) {
   // Passes and CCE.
   PipelineOptions po;
   po.loop_merge = !a.spec.no_loop_merge;
+  if (!a.dump_after.empty()) {
+    po.dump_after = a.dump_after;
+    po.dump = [&](const std::string& stage, const std::string& ir) {
+      if (!emit_file(emit_dir / ("dump-after-" + stage + ".txt"), ir)) dump_failed = true;
+    };
+  }
   std::optional<PipelineResult> res = run_pipeline(std::move(*prog), *plat, diags, po);
   diags.print(std::cerr);
+  if (dump_failed) return kEnvError;
   if (!res) return kSpecError;
   res->timings.insert(res->timings.begin(), front_timer.timings().begin(), front_timer.timings().end());
   CompiledProgram& cp = res->compiled;
@@ -115,44 +135,13 @@ int compile(const CompileArgs& a) {
   if (emit.count("cce"))
     for (const Kernel& k : cp.kernels)
       if (!emit_file(emit_dir / "cce" / (k.name + ".cce"), k.source)) return kEnvError;
-  // program.json travels in the bundle too: ptorun copies it into every swimlane run folder.
-  {
-    auto t0 = std::chrono::steady_clock::now();
-    const double c0 = process_cpu_ms();
-    cp.graph_json = emit_program_json(*res);
-    res->timings.push_back(
-        {"program_json", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
-         process_cpu_ms() - c0});
-  }
+  // program.json (made by the pipeline) travels in the bundle too: ptorun copies it into every swimlane run folder.
   if (emit.count("graph")) {
     if (!emit_file(emit_dir / "program.json", cp.graph_json)) return kEnvError;
     if (!emit_file(emit_dir / "graph.dot", emit_graph_dot(*res))) return kEnvError;
   }
-
-  // Host twin (content-hash cached, parallel).
-  std::vector<uint8_t> twin;
-  if (!a.output.empty()) {
-    codegen::HostBuildOptions ho;
-    ho.jobs = a.jobs;
-    codegen::HostBuildResult hb;
-    {
-      auto t0 = std::chrono::steady_clock::now();
-      const double c0 = process_cpu_ms();
-      hb = codegen::build_host_twin(cp.kernels, ho);
-      res->timings.push_back(
-          {"host_twin_build", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
-           process_cpu_ms() - c0});
-    }
-    if (!hb.ok) {
-      std::cerr << "ptoc: error: cannot build the host twin: " << hb.error << "\n";
-      return kEnvError;
-    }
-    twin = std::move(hb.library);
-  }
-  // Device binaries: bisheng per kernel when a CANN toolkit is found; without one the bundle has
-  // no device_bin section and `ptorun --backend ascend` says what is missing.
-  const codegen::CannToolkit cann = codegen::find_cann_toolkit(a.cann);
   if (a.print_device_commands) {
+    const codegen::CannToolkit cann = codegen::find_cann_toolkit(a.cann);
     codegen::DeviceBuildOptions dopt;
     dopt.source_dir = (emit_dir / "cce").string();
     dopt.output_dir = (emit_dir / "device").string();
@@ -160,35 +149,16 @@ int compile(const CompileArgs& a) {
         codegen::device_compile_commands(cp.kernels, *plat, cann.found ? cann.bisheng : "bisheng", dopt));
     if (!cann.found) std::cerr << "ptoc: note: " << cann.missing << "; the commands above were not run\n";
   }
-  std::vector<uint8_t> device_bin;
-  if (cann.found && !a.output.empty()) {
-    auto t0 = std::chrono::steady_clock::now();
-    const double c0 = process_cpu_ms();
-    codegen::DeviceBuildResult db = codegen::build_device_kernels(cp.kernels, *plat, cann, a.jobs);
-    res->timings.push_back(
-        {"device_build", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
-         process_cpu_ms() - c0});
-    if (db.status == codegen::DeviceBuildStatus::Failed) {
-      std::cerr << "ptoc: error: device build failed: " << db.message << "\n";
-      return kEnvError;
-    }
-    std::vector<ascend::DeviceBinary> bins;
-    for (auto& o : db.objects) bins.push_back({o.kernel, o.core, o.arch, std::move(o.bytes)});
-    device_bin = ascend::pack_device_binaries(bins);
-  }
-
+  // Host twin, device binaries, the bundle file (compiler/pipeline.cpp).
   if (!a.output.empty()) {
-    auto t0 = std::chrono::steady_clock::now();
-    const double c0 = process_cpu_ms();
-    try {
-      runtime::write_bundle(a.output, cp, twin, device_bin);
-    } catch (const std::exception& e) {
-      std::cerr << "ptoc: error: " << e.what() << "\n";
-      return kSpecError;  // an output that cannot be written: 1, with the path and the reason
+    BundleStageOptions bo;
+    bo.output = a.output;
+    bo.jobs = a.jobs;
+    bo.cann = a.cann;
+    if (std::optional<StageError> err = write_bundle_stages(*res, *plat, bo)) {
+      std::cerr << "ptoc: error: " << err->message << "\n";
+      return err->code;
     }
-    res->timings.push_back(
-        {"bundle_write", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
-         process_cpu_ms() - c0});
   }
   if (emit.count("report") && !emit_file(emit_dir / "report.txt", emit_report(*res, *plat, true))) return kEnvError;
   if (a.time_passes) std::cerr << format_pass_times(res->timings);

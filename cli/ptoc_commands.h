@@ -37,6 +37,7 @@ struct CompileArgs {
   std::string emit_dir;              // --emit-dir (default: next to the bundle, or ".")
   int jobs = 0;                      // -j: parallel host compiles (0: all cores)
   bool time_passes = false;          // --time-passes
+  std::string dump_after;            // --dump-after=STAGE|all: IR text into the --emit dir
   bool print_device_commands = false;
   std::string cann;                  // --cann DIR
   std::string depfile;               // -MF (with -MD)

@@ -45,7 +45,10 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   app.add_option("--emit-dir", compile_args.emit_dir, "folder for --emit files");
   app.add_option("-j,--jobs", compile_args.jobs, "parallel host-twin compiles (default: all cores)");
-  app.add_flag("--time-passes", compile_args.time_passes, "print the time spent in each pass");
+  app.add_flag("--time-passes", compile_args.time_passes, "print the time spent in each stage");
+  app.add_option("--dump-after", compile_args.dump_after,
+                 "write the IR after STAGE (or all) to DIR/dump-after-STAGE.txt (the --emit dir)")
+      ->type_name("STAGE");
   app.add_flag("--print-device-commands", compile_args.print_device_commands,
                "print the bisheng command lines for the device kernels");
   app.add_option("--cann", compile_args.cann, "CANN toolkit folder (default: $ASCEND_HOME_PATH)");

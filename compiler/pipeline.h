@@ -1,8 +1,10 @@
-// The ordered pass pipeline of ptoc: the table of contents of the compiler.
-// run_pipeline() takes the front end's Program to a CompiledProgram with its
-// kernel sources; compiler/pipeline.cpp lists every pass in the order it runs.
+// The ordered stages of ptoc: the table of contents of the compiler.
+// run_pipeline() takes the front end's Program to a CompiledProgram with its kernel sources and
+// program.json; write_bundle_stages() builds the host twin and device binaries and writes the
+// bundle. compiler/pipeline.cpp lists every stage in the order it runs, with its file.
 #pragma once
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +13,7 @@
 #include "compiler/ir.h"
 #include "compiler/passes/leaf_plan.h"
 #include "compiler/passes/tiling.h"
+#include "runtime/core/exit_codes.h"
 #include "runtime/core/platform.h"
 
 namespace ptoc {
@@ -50,7 +53,13 @@ struct PipelineOptions {
   // Plan one leaf per structural class (LeafShaper key) and copy the plan to the
   // others; off: every leaf is planned on its own (tests compare the two).
   bool share_leaf_plans = true;
+  // --dump-after=STAGE (a name of pipeline_stages(), or "all"): `dump` receives the IR text after it.
+  std::string dump_after;
+  std::function<void(const std::string& stage, const std::string& text)> dump;
 };
+
+// Every stage's name, in order (what --time-passes prints and --dump-after accepts).
+const std::vector<std::string>& pipeline_stages();
 
 struct PipelineResult {
   Program program;                 // after loop merging
@@ -72,5 +81,18 @@ std::optional<PipelineResult> run_pipeline(Program prog, const Platform& plat, D
 // full pipeline calls it after tiling). `r.program` and `r.roots` must be set.
 bool run_backend(PipelineResult& r, const Platform& plat, DiagEngine& diags, PassTimer& timer,
                  const PipelineOptions& opts = {});
+
+struct BundleStageOptions {
+  std::string output;   // the bundle path
+  int jobs = 0;         // parallel host/device compiles (0: all cores)
+  std::string cann;     // CANN toolkit folder ("" = $ASCEND_HOME_PATH)
+};
+struct StageError {
+  ExitCode code = kExitEnv;
+  std::string message;  // "cannot build the host twin: ...", "device build failed: ..."
+};
+// host_twin_build, device_build (when a CANN toolkit is found), bundle_write; their timings are
+// appended to r.timings. Nothing is written when a stage fails.
+std::optional<StageError> write_bundle_stages(PipelineResult& r, const Platform& plat, const BundleStageOptions& o);
 
 }  // namespace ptoc

@@ -626,4 +626,18 @@ bool emit_all_kernels(const Program& prog, const std::vector<TileRoot>& roots, c
   return ok;
 }
 
+CceOptions cce_options(const Program& prog, const Platform& plat, DiagEngine& diags) {
+  CceOptions cce;
+  if (prog.options.enable_pmu_trace) {
+    if (plat.is_950())
+      cce.pmu_trace = true;
+    else
+      diags.warning(SrcLoc{},
+                    "codegen.enable_pmu_trace is ignored on target '" + plat.name +
+                        "': PMU stamps exist only on 950 targets",
+                    "compile with --target ascend950pr or ascend950dt to get them");
+  }
+  return cce;
+}
+
 }  // namespace ptoc

@@ -7,12 +7,15 @@
 
 #include "compiler/diag.h"
 #include "compiler/passes/leaf_plan.h"
+#include "runtime/core/platform.h"
 
 namespace ptoc {
 
 struct CceOptions {
   bool pmu_trace = false;  // codegen.enable_pmu_trace on a 950 target
 };
+// The options the program's knobs ask for on `plat` (a warning when PMU stamps cannot exist there).
+CceOptions cce_options(const Program& prog, const Platform& plat, DiagEngine& diags);
 
 // Source of the kernel `kernel_name` for `plan`. Ops the tile library cannot
 // express (e.g. a reduction over a leading axis of a rank-3 tile) are

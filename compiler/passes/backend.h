@@ -38,6 +38,9 @@ int64_t mem_alignment(const Platform& plat, MemKind m);
 enum class PlacePolicy : uint8_t { Spread, FirstFit };
 std::optional<BufferOverflow> plan_buffers(const TileRoot& root, const Platform& plat, LeafPlan& plan,
                                           PlacePolicy policy = PlacePolicy::Spread);
+// plan_buffers under the placement policy: Spread, FirstFit, then the sequential order (buffer_plan.cpp).
+std::optional<BufferOverflow> fit_leaf_buffers(const TileRoot& root, const Subgraph& sg, const Platform& plat,
+                                               LeafPlan& plan, bool& sequential);
 // The located "does not fit" error for `ov` (at the op's spec position, with
 // every live buffer, the free bytes and the fix), once per op: a second
 // overflow at an op already reported (another tile instance) adds nothing.
@@ -71,5 +74,10 @@ void dedup_leaves(const std::string& spec_name, const std::vector<TileRoot>& roo
 // (topological order, successors, predecessor counts, GM regions, args).
 void build_task_graphs(const Program& prog, const std::vector<TileRoot>& roots, const std::vector<LeafPlan>& plans,
                        CompiledProgram& out);
+// The program's loop nest with LoopNode::root naming root functions (TileRoot order), not templates.
+std::vector<LoopNode> control_nest(const Program& prog, const std::vector<TileRoot>& roots);
+
+// gm_tensors.cpp: CompiledProgram::tensors: the spec's tensors, then every root's GM temps.
+void collect_tensors(const Program& prog, const std::vector<TileRoot>& roots, CompiledProgram& out);
 
 }  // namespace ptoc

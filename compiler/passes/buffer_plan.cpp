@@ -387,4 +387,22 @@ void report_overflow(const Program& prog, const TileRoot& root, const LeafPlan& 
   diags.error(loc, msg.str(), hint.str());
 }
 
+// The placement policy of one leaf: the most overlap first (Spread); then the compact placement
+// (FirstFit); then the sequential order, which keeps the fewest tiles live (merged chains, and any
+// leaf the list schedule made start loads early: the tiling passes checked the subgraph's own order,
+// in-place writes included, against the buffers). `sequential` says the last was needed.
+std::optional<BufferOverflow> fit_leaf_buffers(const TileRoot& root, const Subgraph& sg, const Platform& plat,
+                                               LeafPlan& plan, bool& sequential) {
+  sequential = false;
+  auto ov = plan_buffers(root, plat, plan, PlacePolicy::Spread);
+  if (ov) ov = plan_buffers(root, plat, plan, PlacePolicy::FirstFit);
+  if (ov) {
+    schedule_leaf(root, sg, plat, false, plan);
+    ov = plan_buffers(root, plat, plan, PlacePolicy::Spread);
+    if (ov) ov = plan_buffers(root, plat, plan, PlacePolicy::FirstFit);
+    sequential = !ov;
+  }
+  return ov;
+}
+
 }  // namespace ptoc

@@ -179,4 +179,27 @@ void build_task_graphs(const Program& prog, const std::vector<TileRoot>& roots, 
   }
 }
 
+namespace {
+
+void remap_control(std::vector<LoopNode>& nodes, const std::vector<int>& fn_of_template) {
+  for (LoopNode& n : nodes) {
+    if (n.kind == LoopNode::Kind::Root) {
+      if (n.root >= 0 && n.root < int(fn_of_template.size())) n.root = fn_of_template[n.root];
+    } else {
+      for (Gear& g : n.gears) remap_control(g.body, fn_of_template);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<LoopNode> control_nest(const Program& prog, const std::vector<TileRoot>& roots) {
+  std::vector<int> fn_of_template(prog.roots.size(), -1);
+  for (int i = 0; i < int(roots.size()); ++i)
+    if (roots[i].root >= 0 && roots[i].root < int(fn_of_template.size())) fn_of_template[roots[i].root] = i;
+  std::vector<LoopNode> nest = prog.body;
+  remap_control(nest, fn_of_template);
+  return nest;
+}
+
 }  // namespace ptoc

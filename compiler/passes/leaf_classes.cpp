@@ -1,0 +1,85 @@
+#include "compiler/passes/leaf_classes.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace ptoc {
+
+LeafClasses classify_leaves(const std::vector<TileRoot>& roots, const std::vector<GmTensor>& tensors, bool share,
+                            std::vector<LeafPlan>& plans) {
+  LeafClasses lc;
+  plans.clear();
+  for (int ri = 0; ri < int(roots.size()); ++ri)
+    for (const Subgraph& sg : roots[ri].subgraphs) {
+      LeafPlan p;
+      p.root = ri;
+      p.subgraph = sg.id;
+      plans.push_back(std::move(p));
+      lc.subgraph.push_back(&sg);
+    }
+  const int np = int(plans.size());
+  lc.class_of.resize(size_t(np));
+  lc.tiles_of.resize(size_t(np));
+  if (!share) {
+    for (int i = 0; i < np; ++i) {
+      lc.class_of[i] = i;
+      lc.classes.emplace_back().rep = i;
+    }
+    return lc;
+  }
+  LeafShaper shaper;
+  std::unordered_map<uint64_t, std::vector<int>> by_hash;  // key hash -> classes
+  std::vector<std::vector<int64_t>> keys;                  // per class
+  for (int i = 0; i < np; ++i) {
+    std::vector<int>& cands = by_hash[shaper.shape(roots[plans[i].root], *lc.subgraph[i], tensors)];
+    int c = -1;
+    for (int x : cands)
+      if (keys[x] == shaper.key) c = x;
+    if (c < 0) {
+      c = int(lc.classes.size());
+      lc.classes.emplace_back().rep = i;
+      keys.push_back(shaper.key);
+      cands.push_back(c);
+    }
+    lc.class_of[i] = c;
+    lc.tiles_of[i] = shaper.tiles;
+  }
+  return lc;
+}
+
+// Where the representative's ops and tiles sit inside its subgraph, to rename them per leaf.
+void LeafClasses::prepare(const std::vector<TileRoot>& roots, const std::vector<LeafPlan>& plans, LeafClass& c) {
+  if (!c.step_pos.empty() || !c.buffer_local.empty()) return;
+  const LeafPlan& rp = plans[c.rep];
+  const TileRoot& root = roots[rp.root];
+  const Subgraph& sg = *subgraph[c.rep];
+  scratch_.assign(std::max(root.ops.size(), root.tiles.size()), -1);
+  for (int k = 0; k < int(sg.ops.size()); ++k) scratch_.at(size_t(sg.ops[k])) = k;
+  for (const LeafStep& st : rp.steps) c.step_pos.push_back(scratch_.at(size_t(st.op)));
+  scratch_.assign(scratch_.size(), -1);
+  const std::vector<int>& tiles = tiles_of[c.rep];
+  for (int k = 0; k < int(tiles.size()); ++k) scratch_.at(size_t(tiles[k])) = k;
+  for (const BufferSlot& b : rp.buffers) c.buffer_local.push_back(scratch_.at(size_t(b.tile)));
+}
+
+void LeafClasses::copy_plan(const std::vector<TileRoot>& roots, std::vector<LeafPlan>& plans, int i) {
+  LeafClass& c = of(i);
+  prepare(roots, plans, c);
+  const LeafPlan& rp = plans[c.rep];
+  LeafPlan& p = plans[i];
+  p.core = rp.core;
+  p.interleaved = rp.interleaved;
+  p.steps = rp.steps;
+  const Subgraph& sg = *subgraph[i];
+  for (size_t k = 0; k < p.steps.size(); ++k) p.steps[k].op = sg.ops[size_t(c.step_pos[k])];
+  p.buffers = rp.buffers;
+  for (size_t b = 0; b < p.buffers.size(); ++b) p.buffers[b].tile = tiles_of[i][size_t(c.buffer_local[b])];
+  p.peak = rp.peak;
+}
+
+int LeafClasses::local_tile(int i, int t) const {
+  const std::vector<int>& rt = tiles_of[size_t(classes[size_t(class_of[size_t(i)])].rep)];
+  return tiles_of[size_t(i)].at(size_t(std::find(rt.begin(), rt.end(), t) - rt.begin()));
+}
+
+}  // namespace ptoc
