@@ -4,22 +4,16 @@
 // merge across roots.
 #include <chrono>
 #include <map>
+#include <stdexcept>
 
 #include "compiler/passes/tile_build.h"
 
 namespace ptoc {
 
 Platform tiling_platform(const std::string& target) {
-  if (const Platform* p = find_platform(target)) return *p;
-  Platform p;  // A2 (ascend910b1) figures until the platform table has the target
-  p.name = target.empty() ? "ascend910b1" : target;
-  p.aic = 24;
-  p.aiv = 48;
-  p.ub = 196608;
-  p.l1 = 524288;
-  p.l0a = p.l0b = 65536;
-  p.l0c = 131072;
-  return p;
+  const Platform* p = find_platform(target.empty() ? "ascend910b1" : target);
+  if (!p) throw std::invalid_argument("tiling: unknown target '" + target + "'");
+  return *p;
 }
 
 static void collect_env(const Program& prog, const std::vector<LoopNode>& nodes, const DimExpr::Env& cur,

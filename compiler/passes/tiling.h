@@ -52,8 +52,8 @@ int carry_cross_root_values(Program& prog);
 std::vector<TileRoot> build_tile_roots(const Program& prog, const Platform& plat, DiagEngine& diags,
                                        TilingStats* stats = nullptr);
 
-// The platform the tiler uses for `prog.target`: the table entry, or the A2
-// (ascend910b1) buffer sizes and core counts while the table is empty.
+// The platform table's entry for `target` ("" = ascend910b1); throws std::invalid_argument for an
+// unknown one (the front end has refused it before).
 Platform tiling_platform(const std::string& target);
 
 }  // namespace ptoc
