@@ -123,8 +123,10 @@ struct ProgramIndex {
   struct Func {
     std::string hash;
     std::vector<std::pair<int64_t, Op>> ops;  // (opmagic, op) in file order
+    std::unordered_map<int64_t, size_t> by_magic;  // opmagic -> its first op
   };
   std::vector<Func> funcs;
+  std::unordered_map<std::string, size_t> by_hash;  // hash -> first function with it
 
   explicit ProgramIndex(const std::string& text) {
     nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
@@ -171,22 +173,22 @@ struct ProgramIndex {
             op.in_hint = hint("ioperands");
             op.out_hint = hint("ooperands");
           }
-          fn.ops.emplace_back(o.value("opmagic", int64_t(-1)), std::move(op));
+          const int64_t magic = o.value("opmagic", int64_t(-1));
+          fn.by_magic.emplace(magic, fn.ops.size());
+          fn.ops.emplace_back(magic, std::move(op));
         }
+      by_hash.emplace(fn.hash, funcs.size());
       funcs.push_back(std::move(fn));
     }
   }
   size_t index_of(uint64_t hash) const {
-    const std::string h = std::to_string(hash);
-    for (size_t i = 0; i < funcs.size(); ++i)
-      if (funcs[i].hash == h) return i;
-    return funcs.size();
+    auto it = by_hash.find(std::to_string(hash));
+    return it == by_hash.end() ? funcs.size() : it->second;
   }
   const Op* op(size_t func, int64_t opmagic) const {
     if (func >= funcs.size()) return nullptr;
-    for (const auto& [m, o] : funcs[func].ops)
-      if (m == opmagic) return &o;
-    return nullptr;
+    auto it = funcs[func].by_magic.find(opmagic);
+    return it == funcs[func].by_magic.end() ? nullptr : &funcs[func].ops[it->second].second;
   }
   // "l1ReuseInfo hashOrder: func8_0, subGraphCount: 24" lines (l1_reuse / cube_merge / vec_merge keys).
   static std::string hash_order_text(const nlohmann::json& attr) {
@@ -330,6 +332,15 @@ std::vector<ordered_json> machine_view_events(const sim::Trace& trace, const sim
       auto it = index.find(s);
       if (it != index.end()) tasks[it->second].preds++;
     }
+  // Latest end among a task's recorded predecessors (a fake task with no recorded successor starts there).
+  std::unordered_map<uint64_t, double> pred_end;
+  if (!fakes.empty())
+    for (const auto& o : tasks)
+      if (o.rec)
+        for (uint64_t s : o.succ) {
+          auto [it, fresh] = pred_end.emplace(s, o.end);
+          if (!fresh) it->second = std::max(it->second, o.end);
+        }
   double fake_alloc = min_start;
   for (size_t f : fakes) {
     Entry& e = tasks[f];
@@ -345,14 +356,9 @@ std::vector<ordered_json> machine_view_events(const sim::Trace& trace, const sim
       e.start = lo - 1, e.end = lo;
       continue;
     }
-    double hi = 0;
-    for (const auto& o : tasks) {
-      if (!o.rec) continue;
-      for (uint64_t s : o.succ)
-        if (s == e.key) hi = found ? std::max(hi, o.end) : o.end, found = true;
-    }
-    if (found) {
-      e.start = hi, e.end = hi + 1;
+    auto pe = pred_end.find(e.key);
+    if (pe != pred_end.end()) {
+      e.start = pe->second, e.end = pe->second + 1;
     } else {
       e.start = fake_alloc, e.end = fake_alloc + 1;
       fake_alloc += 2;

@@ -229,6 +229,42 @@ TEST_CASE("merged_swimlane Machine View: lanes, names, hints, flows and ReadyCou
   CHECK(max_ready == 1);  // task 2 waits for the AIV core from 10 us to 16 us
 }
 
+TEST_CASE("merged_swimlane Machine View: tasks past the per-core L1 cap are fake tasks on Fake Core_0") {
+  // A chain of kMaxDfxTasksPerCore + 1 tasks on one core: the last has no L1 record (PyPTO drops it), so
+  // draw_swim_lane.py makes it a fake task on tid 1000, timed from its predecessor's end for 1 us.
+  auto trace = make_trace(1);
+  auto p = three_task_program();
+  sim::RoundTrace& r = trace.rounds[0];
+  const size_t n = kMaxDfxTasksPerCore + 1;
+  r.tasks.clear();
+  r.succ_ids.clear();
+  for (size_t i = 0; i < n; ++i) {
+    r.tasks.push_back(record(1, CoreType::AIV, uint32_t(i), 1, 7654321, int64_t(i) * US, int64_t(i) * US,
+                             int64_t(i + 1) * US));
+    if (i + 1 < n) {
+      r.tasks.back().succ_begin = uint32_t(r.succ_ids.size()), r.tasks.back().succ_count = 1;
+      r.succ_ids.push_back(uint32_t(i + 1));
+    }
+  }
+  auto ev = machine_view_events(trace, r, p);
+  size_t slices = 0, flows = 0;
+  const nlohmann::ordered_json* fake = nullptr;
+  for (const auto& e : ev) {
+    if (e["ph"] == "X") ++slices;
+    if (e["ph"] == "X" && e["tid"] == 1000) fake = &e;
+    if (e["ph"] == "s") ++flows;
+  }
+  CHECK(slices == n);
+  CHECK(flows == n - 1);
+  REQUIRE(fake);
+  CHECK((*fake)["args"]["taskId"] == n - 1);
+  CHECK((*fake)["args"]["color"] == "fake");
+  CHECK((*fake)["args"]["execution-hint"] == "");
+  const double pred_end = double(trace.ticks(int64_t(n - 1) * US)) / 50.0;
+  CHECK((*fake)["ts"].get<double>() == pred_end);
+  CHECK((*fake)["dur"].get<double>() == 1.0);
+}
+
 TEST_CASE("machine_trace_perf_data: lanes, names and what analyze reads back") {
   auto trace = make_trace(1);
   auto lanes = perf_data_lanes(trace, 0, 1);
