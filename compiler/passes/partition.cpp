@@ -8,7 +8,12 @@
 //    group or consumer with a unique producer group), same core type, scope
 //    rules, no cycle, and only when the merged group still fits the buffers;
 // 4. cuts: a tile edge left between two groups becomes a GM round trip (the
-//    value's home or a temp), a copied-in tile is loaded again instead.
+//    value's home, or a temp when the home was written again before the reader),
+//    a copied-in tile is loaded again instead (expansion shares a load only
+//    between two writes of its bytes, so the reload reads the same bytes).
+// GM hazards are ordered by program position (TileOp::seq), and a reload's
+// inherited hazards are in the group graph before merging, so no merge can
+// close a cycle (issue 11 B3).
 #include <algorithm>
 #include <numeric>
 
