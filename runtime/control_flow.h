@@ -27,6 +27,7 @@
 #include "runtime/program/compiled_program.h"
 #include "runtime/device_task.h"
 #include "runtime/gm_arena.h"
+#include "runtime/workspace_pool.h"
 
 namespace ptoc::runtime {
 
@@ -54,11 +55,6 @@ struct GmLayout {
 };
 GmLayout layout_gm(const CompiledProgram& p, const DimExpr::Env& dims);
 
-// A block of the temp workspace pool: the pool grows in slabs and a block never spans two,
-// so each slab can be backed by one host allocation.
-struct WorkspaceSlab {
-  uint64_t addr = 0, bytes = 0;
-};
 
 struct ControlFlowStats {
   uint64_t device_tasks = 0, root_instances = 0, tasks = 0, edges_cross_root = 0;
