@@ -243,9 +243,16 @@ def long_mode(a):
                     rec["minimised"] = True
             done = len(records)
             if done % 25 == 0:
+                write_summary(a, records, counts, time.time() - t0)
                 print(f"[{done}/{a.count}] {time.time() - t0:.0f} s {counts}", flush=True)
     shutil.rmtree(tmp, ignore_errors=True)
-    el = time.time() - t0
+    text = write_summary(a, records, counts, time.time() - t0)
+    print(text)
+    return counts
+
+
+def write_summary(a, records, counts, el):
+    """summary.json and summary.txt of the specs done so far (rewritten every 25 specs and at the end)."""
     gen_n = len(records)
     rejected = counts.get("rejected", 0)
     compiled = sum(1 for r in records if r["stage"] not in ("check", "compile"))
@@ -253,7 +260,7 @@ def long_mode(a):
     summary = {"specs_generated": gen_n, "rejected_by_check": rejected,
                "rejection_rate": round(rejected / max(gen_n, 1), 4), "compiled": compiled, "ran": ran,
                "classes": counts, "seconds": round(el, 1), "seed": a.seed, "count": a.count, "jobs": a.jobs,
-               "failures": [r for r in records if r["class"] not in ("pass", "capacity")]}
+               "avoid": list(a.avoid), "failures": [r for r in records if r["class"] not in ("pass", "capacity")]}
     with open(os.path.join(a.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
     text = (f"specs generated {gen_n}, rejected by ptoc check {rejected} ({100 * summary['rejection_rate']:.1f} %), "
@@ -263,8 +270,7 @@ def long_mode(a):
         text += f"  seed {r['seed']}: {r['class']} at {r['stage']}: {r['detail'][:200]}\n"
     with open(os.path.join(a.out, "summary.txt"), "w") as f:
         f.write(text)
-    print(text)
-    return counts
+    return text
 
 
 def spec_mode(a, path, prog=None):
