@@ -235,6 +235,8 @@ def long_mode(a):
                 print(f"seed {seed}: {res.cls} at {res.stage}: {res.detail[:200]}", flush=True)
                 with open(os.path.join(fails, f"seed{seed}_{res.cls}.yaml"), "w") as f:
                     f.write(prog.spec_text(header(prog, res)))
+                with open(os.path.join(fails, f"seed{seed}_{res.cls}.log"), "w") as f:
+                    f.write(res.out)  # the whole output of the failing step
                 if res.cls in BAD + ("model-mismatch",) and not a.no_shrink:
                     small, sres, steps = shrink.shrink(tools, prog, res, os.path.join(tmp, f"shrink{seed}"),
                                                        deadline=time.time() + a.shrink_seconds)
