@@ -437,7 +437,7 @@ def main():
     a.avoid = []
     a.seed_given = "--seed" in sys.argv
     a.count_given = "--count" in sys.argv
-    a.avoid = sorted(gen.KNOWN) if a.avoid_known else []
+    a.avoid = sorted(set(gen.KNOWN) | set(gen.KNOWN_LONG)) if a.avoid_known else []
     if a.print is not None:
         print(gen.generate(a.print, a.avoid).spec_text())
         return 0
