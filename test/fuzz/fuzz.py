@@ -48,6 +48,9 @@ class Tools:
         self.ptoc, self.ptorun, self.timeout = ptoc, ptorun, timeout
         self.env = dict(os.environ)
         if cache:
+            # absolute: ptoc runs g++ in a temporary folder, and a relative XDG_CACHE_HOME then names
+            # a folder that does not exist there ("can't create build/fuzz-cache/ptoc/obj/...o.tmp")
+            cache = os.path.abspath(cache)
             os.makedirs(cache, exist_ok=True)
             self.env["XDG_CACHE_HOME"] = cache
 
@@ -235,6 +238,8 @@ def long_mode(a):
                 print(f"seed {seed}: {res.cls} at {res.stage}: {res.detail[:200]}", flush=True)
                 with open(os.path.join(fails, f"seed{seed}_{res.cls}.yaml"), "w") as f:
                     f.write(prog.spec_text(header(prog, res)))
+                with open(os.path.join(fails, f"seed{seed}_{res.cls}.log"), "w") as f:
+                    f.write(res.out)  # the whole output of the failing step
                 if res.cls in BAD + ("model-mismatch",) and not a.no_shrink:
                     small, sres, steps = shrink.shrink(tools, prog, res, os.path.join(tmp, f"shrink{seed}"),
                                                        deadline=time.time() + a.shrink_seconds)
@@ -243,9 +248,16 @@ def long_mode(a):
                     rec["minimised"] = True
             done = len(records)
             if done % 25 == 0:
+                write_summary(a, records, counts, time.time() - t0)
                 print(f"[{done}/{a.count}] {time.time() - t0:.0f} s {counts}", flush=True)
     shutil.rmtree(tmp, ignore_errors=True)
-    el = time.time() - t0
+    text = write_summary(a, records, counts, time.time() - t0)
+    print(text)
+    return counts
+
+
+def write_summary(a, records, counts, el):
+    """summary.json and summary.txt of the specs done so far (rewritten every 25 specs and at the end)."""
     gen_n = len(records)
     rejected = counts.get("rejected", 0)
     compiled = sum(1 for r in records if r["stage"] not in ("check", "compile"))
@@ -253,7 +265,7 @@ def long_mode(a):
     summary = {"specs_generated": gen_n, "rejected_by_check": rejected,
                "rejection_rate": round(rejected / max(gen_n, 1), 4), "compiled": compiled, "ran": ran,
                "classes": counts, "seconds": round(el, 1), "seed": a.seed, "count": a.count, "jobs": a.jobs,
-               "failures": [r for r in records if r["class"] not in ("pass", "capacity")]}
+               "avoid": list(a.avoid), "failures": [r for r in records if r["class"] not in ("pass", "capacity")]}
     with open(os.path.join(a.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
     text = (f"specs generated {gen_n}, rejected by ptoc check {rejected} ({100 * summary['rejection_rate']:.1f} %), "
@@ -263,8 +275,7 @@ def long_mode(a):
         text += f"  seed {r['seed']}: {r['class']} at {r['stage']}: {r['detail'][:200]}\n"
     with open(os.path.join(a.out, "summary.txt"), "w") as f:
         f.write(text)
-    print(text)
-    return counts
+    return text
 
 
 def spec_mode(a, path, prog=None):
@@ -426,7 +437,7 @@ def main():
     a.avoid = []
     a.seed_given = "--seed" in sys.argv
     a.count_given = "--count" in sys.argv
-    a.avoid = sorted(gen.KNOWN) if a.avoid_known else []
+    a.avoid = sorted(set(gen.KNOWN) | set(gen.KNOWN_LONG)) if a.avoid_known else []
     if a.print is not None:
         print(gen.generate(a.print, a.avoid).spec_text())
         return 0

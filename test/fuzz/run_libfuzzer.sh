@@ -7,7 +7,8 @@
 #                              [--ptoc PATH] [-- extra libFuzzer flags]
 # --ptoc compiles the bundle seeds (default: BUILD/cli/ptoc, else build/cli/ptoc of the source tree).
 # Long runs: --seconds 3600 (or more); the corpus under BUILD/fuzz-libfuzzer/<target>/corpus grows
-# between runs.
+# between runs. PTOC_FUZZ_ASAN_EXTRA=detect_stack_use_after_scope=0 (for example) adds ASan options, to get
+# past a known bug while it is open.
 set -u
 seconds=60
 build=build-fuzz
@@ -73,7 +74,7 @@ PYEOF
   maxlen=65536
   [ "$t" = bundle ] && maxlen=1048576
   log="$dir/log.txt"
-  ( cd "$dir" && ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ( cd "$dir" && ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1${PTOC_FUZZ_ASAN_EXTRA:+:$PTOC_FUZZ_ASAN_EXTRA} UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       PTOC_FUZZ_FIX_CHECKSUMS=1 \
       "$exe" -max_total_time="$seconds" -dict="$here/dict/$t.dict" -max_len="$maxlen" -timeout=10 \
       -rss_limit_mb=2048 -print_final_stats=1 $extra corpus seeds >"$log" 2>&1 )
