@@ -481,3 +481,15 @@ def assemble_stop(i, d):
     y[4:20] = r(x[:16] * 2, f)
     y[20:24, 8:40] = r(x[:4, :32] + 1, f)
     return {"y": y}
+
+
+# --- PyPTO's catalogue, first tranche (comparisons, where, logical, bitwise, elementwise, reductions) ----
+
+@ref()
+def cmp_where(i, d):
+    x, y, b, f = i["x"], i["y"], i["b"], "fp32"
+    r1 = np.where(x > 0, x, r(y * 2, f))
+    r2 = np.where(y <= b, 1.5, x)
+    m = np.logical_and(x >= y, np.logical_not(x != x)) == np.logical_or(x < L(-0.5, f), x != L(0.25, f))
+    c = ((x > y) == (y < b)).astype(np.float64).sum(1, keepdims=True)
+    return {"r": r(r1 + r2, f), "m": m.astype(np.float64), "c": c}
