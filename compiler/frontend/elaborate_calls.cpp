@@ -457,8 +457,16 @@ EV Elaborator::call_var(const Call& c) {
   if (!d.ok()) return EV::poison();
   EV sq = binary(OpKind::Mul, d, d, e, e, c.fo, c.fl, c.fn);
   if (!sq.ok()) return EV::poison();
-  EV s = reduce(OpKind::Sum, sq.value, *keep);
-  return binary(OpKind::Div, s, EV::number(double(*n) - corr, false), e, e, c.fo, c.fl, c.fn);
+  // The division runs at the keepdim shape (the tile in force is the input's rank), then the axis goes.
+  EV s = reduce(OpKind::Sum, sq.value, true);
+  EV q = binary(OpKind::Div, s, EV::number(double(*n) - corr, false), e, e, c.fo, c.fl, c.fn);
+  if (!q.ok() || *keep) return q;
+  const Value& qv = p_.values[size_t(q.value)];
+  Shape sh, va;
+  for (size_t i = 0; i < qv.shape.size(); ++i)
+    if (int(i) != *ax) { sh.push_back(qv.shape[i]); va.push_back(qv.valid[i]); }
+  if (sh.empty()) { sh.push_back(DimExpr(1)); va.push_back(DimExpr(1)); }
+  return EV::tensor(reshape_to(q.value, sh, va, c.fo));
 }
 
 EV Elaborator::call_reduce(const Call& c) {
