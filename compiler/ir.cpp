@@ -1,53 +1,21 @@
 #include "compiler/ir.h"
 
+#include "compiler/op_table.h"
+
 #include <cmath>
 #include <stdexcept>
 
 namespace ptoc {
 
-std::string_view op_kind_name(OpKind k) {
-  switch (k) {
-    case OpKind::TensorRef: return "tensor";
-    case OpKind::Full: return "full";
-    case OpKind::Add: return "add";
-    case OpKind::Sub: return "sub";
-    case OpKind::Mul: return "mul";
-    case OpKind::Div: return "div";
-    case OpKind::Maximum: return "maximum";
-    case OpKind::Minimum: return "minimum";
-    case OpKind::Exp: return "exp";
-    case OpKind::Log: return "log";
-    case OpKind::Sqrt: return "sqrt";
-    case OpKind::Rsqrt: return "rsqrt";
-    case OpKind::Abs: return "abs";
-    case OpKind::Neg: return "neg";
-    case OpKind::Reciprocal: return "reciprocal";
-    case OpKind::Relu: return "relu";
-    case OpKind::Sigmoid: return "sigmoid";
-    case OpKind::Tanh: return "tanh";
-    case OpKind::Gelu: return "gelu";
-    case OpKind::Silu: return "silu";
-    case OpKind::Sum: return "sum";
-    case OpKind::Amax: return "amax";
-    case OpKind::Amin: return "amin";
-    case OpKind::Mean: return "mean";
-    case OpKind::Cast: return "cast";
-    case OpKind::Matmul: return "matmul";
-    case OpKind::Transpose: return "transpose";
-    case OpKind::Reshape: return "reshape";
-    case OpKind::View: return "view";
-    case OpKind::Concat: return "concat";
-    case OpKind::Assemble: return "assemble";
-  }
-  return "?";
-}
+std::string_view op_kind_name(OpKind k) { return op_spec(k).name; }
 
-bool is_binary(OpKind k) { return k >= OpKind::Add && k <= OpKind::Minimum; }
-bool is_unary(OpKind k) { return k >= OpKind::Exp && k <= OpKind::Silu; }
-bool is_reduction(OpKind k) { return k >= OpKind::Sum && k <= OpKind::Mean; }
+bool is_binary(OpKind k) { return op_spec(k).form == OpForm::Binary; }
+bool is_unary(OpKind k) { return op_spec(k).form == OpForm::Unary; }
+bool is_reduction(OpKind k) { return op_spec(k).form == OpForm::Reduce; }
 bool is_vector_op(OpKind k) {
-  return is_binary(k) || is_unary(k) || is_reduction(k) || k == OpKind::Cast || k == OpKind::Transpose ||
-         k == OpKind::Concat || k == OpKind::Full;
+  const OpForm f = op_spec(k).form;
+  return f == OpForm::Binary || f == OpForm::Unary || f == OpForm::Reduce || f == OpForm::Select ||
+         k == OpKind::Cast || k == OpKind::Transpose || k == OpKind::Concat || k == OpKind::Full;
 }
 
 double scalar_unary(OpKind k, double x) {
@@ -65,6 +33,21 @@ double scalar_unary(OpKind k, double x) {
     case OpKind::Tanh: return std::tanh(x);
     case OpKind::Gelu: return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
     case OpKind::Silu: return x * sigmoid(x);
+    case OpKind::Exp2: return std::exp2(x);
+    case OpKind::Log2: return std::log2(x);
+    case OpKind::Log1p: return std::log1p(x);
+    case OpKind::Expm1: return std::expm1(x);
+    case OpKind::Sin: return std::sin(x);
+    case OpKind::Cos: return std::cos(x);
+    case OpKind::Erf: return std::erf(x);
+    case OpKind::Round: return std::nearbyint(x);  // half to even (FE_TONEAREST), as NumPy's rint
+    case OpKind::Floor: return std::floor(x);
+    case OpKind::Ceil: return std::ceil(x);
+    case OpKind::Trunc: return std::trunc(x);
+    case OpKind::Sign: return std::isnan(x) ? x : double((x > 0) - (x < 0));
+    case OpKind::Isfinite: return std::isfinite(x) ? 1.0 : 0.0;
+    case OpKind::LogicalNot: return x == 0 ? 1.0 : 0.0;
+    case OpKind::BitwiseNot: return double(~int64_t(x));
     default: throw std::logic_error("scalar_unary: not a unary op");
   }
 }

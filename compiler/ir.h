@@ -46,13 +46,20 @@ enum class OpKind : uint8_t {
   Sum, Amax, Amin, Mean,
   Cast, Matmul, Transpose, Reshape, View, Concat,
   Assemble,   // writes inputs[0] into tensor `tensor` at `offsets`; no result value
+  // Added after the first release, at the end so the kinds above keep their
+  // numbers (leaf hashes mix them in). compiler/op_table.h says which form each has.
+  Pow, Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr, BitwiseAnd, BitwiseOr, BitwiseXor,
+  Exp2, Log2, Log1p, Expm1, Sin, Cos, Erf, Round, Floor, Ceil, Trunc, Sign, Isfinite, LogicalNot, BitwiseNot,
+  Prod, Argmax, Argmin,
+  Where,      // where(condition, input, other): inputs {condition (bool), input, other}
 };
 
+// Spelling, form and dtype rules of each kind: compiler/op_table.h (the one list).
 std::string_view op_kind_name(OpKind k);  // spec spelling: "add", "exp", "matmul", "view", ...
 bool is_binary(OpKind k);
 bool is_unary(OpKind k);
 bool is_reduction(OpKind k);
-// Ops that move data and need a vec_tile: elementwise, reductions, cast, transpose, concat, full.
+// Ops that move data and need a vec_tile: elementwise, where, reductions, cast, transpose, concat, full.
 bool is_vector_op(OpKind k);
 // The scalar meaning of a unary elementwise op, in double (gelu is the tanh form); shared by the
 // evaluator and the front end's constant folding. Throws std::logic_error for a non-unary kind.

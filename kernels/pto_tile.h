@@ -89,12 +89,17 @@
 #include "pto_abi.h"
 
 // Operation codes of the generic elementwise and reduction templates.
-enum PtoBinOp { PTO_ADD, PTO_SUB, PTO_MUL, PTO_DIV, PTO_MAX, PTO_MIN };
+enum PtoBinOp { PTO_ADD, PTO_SUB, PTO_MUL, PTO_DIV, PTO_MAX, PTO_MIN, PTO_POW, PTO_BAND, PTO_BOR, PTO_BXOR };
 enum PtoUnOp {
   PTO_EXP, PTO_LOG, PTO_SQRT, PTO_RSQRT, PTO_ABS, PTO_NEG, PTO_RECIPROCAL,
-  PTO_RELU, PTO_SIGMOID, PTO_TANH, PTO_GELU, PTO_SILU
+  PTO_RELU, PTO_SIGMOID, PTO_TANH, PTO_GELU, PTO_SILU,
+  PTO_EXP2, PTO_LOG2, PTO_LOG1P, PTO_EXPM1, PTO_SIN, PTO_COS, PTO_ERF,
+  PTO_ROUND, PTO_FLOOR, PTO_CEIL, PTO_TRUNC, PTO_SIGN, PTO_BNOT
 };
-enum PtoReduceOp { PTO_RSUM, PTO_RMAX, PTO_RMIN, PTO_RMEAN };
+enum PtoReduceOp { PTO_RSUM, PTO_RMAX, PTO_RMIN, PTO_RMEAN, PTO_RPROD, PTO_RARGMAX, PTO_RARGMIN };
+// Ops with a bool result: comparisons and logical ops of two operands (TCMP), predicates of one (TPRED).
+enum PtoCmpOp { PTO_EQ, PTO_NE, PTO_LT, PTO_LE, PTO_GT, PTO_GE, PTO_LAND, PTO_LOR };
+enum PtoPredOp { PTO_ISFINITE, PTO_LNOT };
 enum PtoBroadcast { PTO_BC_NONE, PTO_BC_ROW, PTO_BC_COL, PTO_BC_SCALAR };
 enum PtoPad { PTO_PAD_LEAVE, PTO_PAD_ZERO };
 
@@ -193,6 +198,25 @@ PTO_INLINE void TCAST(PTO_UB_PTR(TD) dst, const PTO_UB_PTR(TS) src, int64_t vr, 
 // alias src.
 template <typename T, int R, int C>
 PTO_INLINE void TTRANSPOSE(PTO_UB_PTR(T) dst, const PTO_UB_PTR(T) src, int64_t vr, int64_t vc);
+
+// dst = a OP b as bool (1 / 0): the comparisons (NaN compares unequal) and
+// logical_and / logical_or (operands tested != 0); broadcasts as TBINARY.
+template <int OP, typename T, int R, int C, int BA = PTO_BC_NONE, int BB = PTO_BC_NONE>
+PTO_INLINE void TCMP(PTO_UB_PTR(pto_bool) dst, const PTO_UB_PTR(T) a, const PTO_UB_PTR(T) b, int64_t vr, int64_t vc);
+// dst = a OP s or s OP a as bool; the scalar is first rounded to T.
+template <int OP, typename T, int R, int C, int SCALAR_FIRST = 0>
+PTO_INLINE void TCMP_S(PTO_UB_PTR(pto_bool) dst, const PTO_UB_PTR(T) a, double s, int64_t vr, int64_t vc);
+// dst = OP(src) as bool: isfinite, logical_not (src == 0).
+template <int OP, typename T, int R, int C>
+PTO_INLINE void TPRED(PTO_UB_PTR(pto_bool) dst, const PTO_UB_PTR(T) src, int64_t vr, int64_t vc);
+// dst = cond ? a : b (`where`); BC / BA / BB broadcast cond, a and b as TBINARY's operands.
+template <typename T, int R, int C, int BC = PTO_BC_NONE, int BA = PTO_BC_NONE, int BB = PTO_BC_NONE>
+PTO_INLINE void TSELECT(PTO_UB_PTR(T) dst, const PTO_UB_PTR(pto_bool) cond, const PTO_UB_PTR(T) a,
+                        const PTO_UB_PTR(T) b, int64_t vr, int64_t vc);
+// Index reduction (argmax / argmin) of the valid region along AXIS, as TREDUCE,
+// into int32 indices: the first index of the extreme; a NaN wins at its first place.
+template <int OP, typename T, int R, int C, int AXIS>
+PTO_INLINE void TARGREDUCE(PTO_UB_PTR(int32_t) dst, const PTO_UB_PTR(T) src, int64_t vr, int64_t vc);
 
 // Fill the vr x vc region of an R x C tile with `value` rounded to T (`full`).
 template <typename T, int R, int C>

@@ -103,6 +103,10 @@ const char* bin_op(OpKind k) {
     case OpKind::Div: return "PTO_DIV";
     case OpKind::Maximum: return "PTO_MAX";
     case OpKind::Minimum: return "PTO_MIN";
+    case OpKind::Pow: return "PTO_POW";
+    case OpKind::BitwiseAnd: return "PTO_BAND";
+    case OpKind::BitwiseOr: return "PTO_BOR";
+    case OpKind::BitwiseXor: return "PTO_BXOR";
     default: return nullptr;
   }
 }
@@ -121,6 +125,19 @@ const char* un_op(OpKind k) {
     case OpKind::Tanh: return "PTO_TANH";
     case OpKind::Gelu: return "PTO_GELU";
     case OpKind::Silu: return "PTO_SILU";
+    case OpKind::Exp2: return "PTO_EXP2";
+    case OpKind::Log2: return "PTO_LOG2";
+    case OpKind::Log1p: return "PTO_LOG1P";
+    case OpKind::Expm1: return "PTO_EXPM1";
+    case OpKind::Sin: return "PTO_SIN";
+    case OpKind::Cos: return "PTO_COS";
+    case OpKind::Erf: return "PTO_ERF";
+    case OpKind::Round: return "PTO_ROUND";
+    case OpKind::Floor: return "PTO_FLOOR";
+    case OpKind::Ceil: return "PTO_CEIL";
+    case OpKind::Trunc: return "PTO_TRUNC";
+    case OpKind::Sign: return "PTO_SIGN";
+    case OpKind::BitwiseNot: return "PTO_BNOT";
     default: return nullptr;
   }
 }
@@ -131,9 +148,35 @@ const char* red_op(OpKind k) {
     case OpKind::Amax: return "PTO_RMAX";
     case OpKind::Amin: return "PTO_RMIN";
     case OpKind::Mean: return "PTO_RMEAN";
+    case OpKind::Prod: return "PTO_RPROD";
+    case OpKind::Argmax: return "PTO_RARGMAX";
+    case OpKind::Argmin: return "PTO_RARGMIN";
     default: return nullptr;
   }
 }
+
+// Ops with a bool result: two operands (TCMP) or one (TPRED).
+const char* cmp_op(OpKind k) {
+  switch (k) {
+    case OpKind::Eq: return "PTO_EQ";
+    case OpKind::Ne: return "PTO_NE";
+    case OpKind::Lt: return "PTO_LT";
+    case OpKind::Le: return "PTO_LE";
+    case OpKind::Gt: return "PTO_GT";
+    case OpKind::Ge: return "PTO_GE";
+    case OpKind::LogicalAnd: return "PTO_LAND";
+    case OpKind::LogicalOr: return "PTO_LOR";
+    default: return nullptr;
+  }
+}
+const char* pred_op(OpKind k) {
+  switch (k) {
+    case OpKind::Isfinite: return "PTO_ISFINITE";
+    case OpKind::LogicalNot: return "PTO_LNOT";
+    default: return nullptr;
+  }
+}
+bool is_index_reduction(OpKind k) { return k == OpKind::Argmax || k == OpKind::Argmin; }
 
 class Emitter {
  public:
@@ -438,7 +481,7 @@ class Emitter {
     }
     const std::string cols =
         fmt::format("{}_v{} * {}", buf(a), axis + 1, prod(at.shape, axis + 2, rs));
-    line(fmt::format("TREDUCE<{}, {}, {}, {}, 0>({}, {}, {}_v{}, {});", red, ctype(at.dtype), A, Q,
+    line(fmt::format("{}<{}, {}, {}, {}, 0>({}, {}, {}_v{}, {});", is_index_reduction(op.vop) ? "TARGREDUCE" : "TREDUCE", red, ctype(at.dtype), A, Q,
                      buf(d) + dst_off, buf(a) + src_off, buf(a), axis, cols));
     close_loops(idx.size());
   }
@@ -503,6 +546,39 @@ class Emitter {
       close_loops(idx.size());
       return;
     }
+    if (const char* c = cmp_op(op.vop)) {
+      auto idx = open_loops(i, lead_counts(d));
+      std::string dp = buf(d) + batch_off(d, idx, r);
+      int a = op.srcs.at(0);
+      const std::string S = ctype(tile(a).dtype);
+      if (op.scalar) {
+        line(fmt::format("TCMP_S<{}, {}, {}, {}, {}>({}, {}, {}, {}, {});", c, S, dv.rows, dv.cols,
+                         op.scalar_first ? 1 : 0, dp, buf(a) + batch_off(a, idx, r), literal(*op.scalar), vr(d), vc(d)));
+      } else {
+        int b = op.srcs.at(1);
+        line(fmt::format("TCMP<{}, {}, {}, {}, {}, {}>({}, {}, {}, {}, {});", c, S, dv.rows, dv.cols, bcast(a, d),
+                         bcast(b, d), dp, buf(a) + batch_off(a, idx, r), buf(b) + batch_off(b, idx, r), vr(d), vc(d)));
+      }
+      close_loops(idx.size());
+      return;
+    }
+    if (const char* p = pred_op(op.vop)) {
+      int a = op.srcs.at(0);
+      auto idx = open_loops(i, lead_counts(d));
+      line(fmt::format("TPRED<{}, {}, {}, {}>({}, {}, {}, {});", p, ctype(tile(a).dtype), dv.rows, dv.cols,
+                       buf(d) + batch_off(d, idx, r), buf(a) + batch_off(a, idx, r), vr(d), vc(d)));
+      close_loops(idx.size());
+      return;
+    }
+    if (op.vop == OpKind::Where) {
+      const int cd = op.srcs.at(0), a = op.srcs.at(1), b = op.srcs.at(2);
+      auto idx = open_loops(i, lead_counts(d));
+      line(fmt::format("TSELECT<{}, {}, {}, {}, {}, {}>({}, {}, {}, {}, {}, {});", T, dv.rows, dv.cols, bcast(cd, d),
+                       bcast(a, d), bcast(b, d), buf(d) + batch_off(d, idx, r), buf(cd) + batch_off(cd, idx, r),
+                       buf(a) + batch_off(a, idx, r), buf(b) + batch_off(b, idx, r), vr(d), vc(d)));
+      close_loops(idx.size());
+      return;
+    }
     if (const char* u = un_op(op.vop)) {
       int a = op.srcs.at(0);
       auto idx = open_loops(i, lead_counts(d));
@@ -526,7 +602,7 @@ class Emitter {
       std::string dst_off;
       for (int k = 0; k < int(idx.size()); ++k)
         dst_off += fmt::format(" + {} * {}", idx[k], prod(at.shape, k + 1, rs - 2) * (lib_axis == 1 ? av.rows : av.cols));
-      line(fmt::format("TREDUCE<{}, {}, {}, {}, {}>({}, {}, {}, {});", red, ctype(at.dtype), av.rows, av.cols, lib_axis,
+      line(fmt::format("{}<{}, {}, {}, {}, {}>({}, {}, {}, {});", is_index_reduction(op.vop) ? "TARGREDUCE" : "TREDUCE", red, ctype(at.dtype), av.rows, av.cols, lib_axis,
                        buf(d) + dst_off, buf(a) + batch_off(a, idx, rs), vr(a), vc(a)));
       close_loops(idx.size());
       return;

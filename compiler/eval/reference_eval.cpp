@@ -98,9 +98,24 @@ double binary(OpKind k, double a, double b, DType t) {
       case OpKind::Div: return y == 0 ? 0.0 : double(x / y);  // truncates toward zero; x/0 is 0
       case OpKind::Maximum: return double(std::max(x, y));
       case OpKind::Minimum: return double(std::min(x, y));
-      default: return kPad;
+      case OpKind::BitwiseAnd: return double(x & y);  // two's complement on the wrapped values
+      case OpKind::BitwiseOr: return double(x | y);
+      case OpKind::BitwiseXor: return double(x ^ y);
+      default: break;
     }
   }
+  switch (k) {  // comparisons and logical ops: any dtype, a bool result; NaN compares unequal
+    case OpKind::Eq: return a == b;
+    case OpKind::Ne: return a != b;
+    case OpKind::Lt: return a < b;
+    case OpKind::Le: return a <= b;
+    case OpKind::Gt: return a > b;
+    case OpKind::Ge: return a >= b;
+    case OpKind::LogicalAnd: return a != 0 && b != 0;
+    case OpKind::LogicalOr: return a != 0 || b != 0;
+    default: break;
+  }
+  if (is_int(t) || t == DType::boolean) return kPad;
   switch (k) {
     case OpKind::Add: return a + b;
     case OpKind::Sub: return a - b;
@@ -108,6 +123,7 @@ double binary(OpKind k, double a, double b, DType t) {
     case OpKind::Div: return a / b;
     case OpKind::Maximum: return std::isnan(a) || std::isnan(b) ? kPad : std::max(a, b);
     case OpKind::Minimum: return std::isnan(a) || std::isnan(b) ? kPad : std::min(a, b);
+    case OpKind::Pow: return std::pow(a, b);
     default: return kPad;
   }
 }
@@ -384,6 +400,7 @@ class Evaluator {
     if (is_binary(op.kind)) return binary_op(op);
     if (is_unary(op.kind)) return unary_op(op);
     if (is_reduction(op.kind)) return reduce(op);
+    if (op.kind == OpKind::Where) return where(op);
     switch (op.kind) {
       case OpKind::Cast: return cast(op);
       case OpKind::Matmul: return matmul(op);
@@ -408,14 +425,15 @@ class Evaluator {
     if (op.scalar) {
       const Val& a = in(op, 0);
       double s = round_to_dtype(*op.scalar, a.dtype);  // a literal takes the tensor's dtype
-      Val r = make(a.dtype, a.shape, a.valid);
+      const DType rt = result_dtype(op);
+      Val r = make(rt, a.shape, a.valid);
       Shape st = strides_of(a.shape);
       Data& d = mut(r);
       for_box(a.valid, [&](const Shape& idx) {
         int64_t o = dot(idx, st);
         double x = (*a.data)[size_t(o)];
         double y = op.scalar_first ? binary(op.kind, s, x, a.dtype) : binary(op.kind, x, s, a.dtype);
-        d[size_t(o)] = round_to_dtype(y, a.dtype);
+        d[size_t(o)] = round_to_dtype(y, rt);
       });
       return r;
     }
@@ -442,24 +460,66 @@ class Evaluator {
       if (ia >= 0 && ea == e) sa[k] = sta[size_t(ia)];
       if (ib >= 0 && eb == e) sb[k] = stb[size_t(ib)];
     }
-    Val r = make(a.dtype, shape, valid);
+    const DType rt = result_dtype(op);
+    Val r = make(rt, shape, valid);
     Shape st = strides_of(shape);
     Data& d = mut(r);
     for_box(valid, [&](const Shape& idx) {
       double y = binary(op.kind, (*a.data)[size_t(dot(idx, sa))], (*b.data)[size_t(dot(idx, sb))], a.dtype);
-      d[size_t(dot(idx, st))] = round_to_dtype(y, a.dtype);
+      d[size_t(dot(idx, st))] = round_to_dtype(y, rt);
+    });
+    return r;
+  }
+
+  DType result_dtype(const Op& op) const { return p_.values.at(size_t(op.output)).dtype; }
+
+  // where(condition, input, other): NumPy broadcasting over the three operands.
+  Val where(const Op& op) {
+    const Val* v[3] = {&in(op, 0), &in(op, 1), &in(op, 2)};
+    if (v[1]->dtype != v[2]->dtype)
+      fail(fmt::format("operands have different dtypes {} and {}", dtype_name(v[1]->dtype), dtype_name(v[2]->dtype)));
+    size_t rank = 0;
+    for (auto* x : v) rank = std::max(rank, x->shape.size());
+    Shape shape(rank, 1), valid(rank);
+    Shape str[3] = {Shape(rank, 0), Shape(rank, 0), Shape(rank, 0)};
+    for (size_t k = 0; k < rank; ++k) {
+      int64_t e = 1;
+      for (auto* x : v) {
+        int i = int(k) - int(rank - x->shape.size());
+        int64_t ex = i >= 0 ? x->shape[size_t(i)] : 1;
+        if (ex != 1 && e != 1 && ex != e)
+          fail(fmt::format("shapes {}, {} and {} do not broadcast", shape_str(v[0]->shape), shape_str(v[1]->shape),
+                           shape_str(v[2]->shape)));
+        e = std::max(e, ex);
+      }
+      shape[k] = e;
+      valid[k] = e;
+      for (int j = 0; j < 3; ++j) {
+        int i = int(k) - int(rank - v[j]->shape.size());
+        int64_t ex = i >= 0 ? v[j]->shape[size_t(i)] : 1, vx = i >= 0 ? v[j]->valid[size_t(i)] : 1;
+        valid[k] = std::min(valid[k], ex == e ? vx : (vx > 0 ? e : 0));
+        if (i >= 0 && ex == e) str[j][k] = strides_of(v[j]->shape)[size_t(i)];
+      }
+    }
+    Val r = make(v[1]->dtype, shape, valid);
+    Shape st = strides_of(shape);
+    Data& d = mut(r);
+    for_box(valid, [&](const Shape& idx) {
+      bool c = (*v[0]->data)[size_t(dot(idx, str[0]))] != 0;
+      d[size_t(dot(idx, st))] = (*v[c ? 1 : 2]->data)[size_t(dot(idx, str[c ? 1 : 2]))];
     });
     return r;
   }
 
   Val unary_op(const Op& op) {
     const Val& a = in(op, 0);
-    Val r = make(a.dtype, a.shape, a.valid);
+    const DType rt = result_dtype(op);
+    Val r = make(rt, a.shape, a.valid);
     Shape st = strides_of(a.shape);
     Data& d = mut(r);
     for_box(a.valid, [&](const Shape& idx) {
       int64_t o = dot(idx, st);
-      d[size_t(o)] = round_to_dtype(unary(op.kind, (*a.data)[size_t(o)]), a.dtype);
+      d[size_t(o)] = round_to_dtype(unary(op.kind, (*a.data)[size_t(o)]), rt);
     });
     return r;
   }
@@ -474,12 +534,38 @@ class Evaluator {
     shape[ax] = 1;
     valid[ax] = 1;
     Shape box = valid;
-    Val r = make(a.dtype, shape, valid);
+    Val r = make(result_dtype(op), shape, valid);
     Shape sta = strides_of(a.shape), st = strides_of(shape);
     Data& d = mut(r);
     const int64_t count = a.valid[ax];
     for_box(box, [&](const Shape& idx) {
       int64_t base = dot(idx, sta);
+      if (op.kind == OpKind::Argmax || op.kind == OpKind::Argmin) {
+        // The first index of the extreme, as NumPy: ties keep the earlier index, a NaN wins at its first place.
+        int64_t best = 0;
+        double bv = count > 0 ? (*a.data)[size_t(base)] : 0.0;
+        for (int64_t j = 1; j < count && !std::isnan(bv); ++j) {
+          double x = (*a.data)[size_t(base + j * sta[ax])];
+          if (std::isnan(x) || (op.kind == OpKind::Argmax ? x > bv : x < bv)) {
+            best = j;
+            bv = x;
+          }
+        }
+        d[size_t(dot(idx, st))] = double(best);
+        return;
+      }
+      if (op.kind == OpKind::Prod) {
+        double acc = 1.0;
+        uint64_t iacc = 1;  // integers: exact wrapping product (the final wrap equals wrapping every step)
+        for (int64_t j = 0; j < count; ++j) {
+          double x = (*a.data)[size_t(base + j * sta[ax])];
+          acc *= x;
+          iacc *= uint64_t(int64_t(x));
+        }
+        d[size_t(dot(idx, st))] =
+            round_to_dtype(is_int(a.dtype) || a.dtype == DType::boolean ? double(int64_t(iacc)) : acc, a.dtype);
+        return;
+      }
       double acc = op.kind == OpKind::Amax ? -INFINITY : op.kind == OpKind::Amin ? INFINITY : 0.0;
       for (int64_t j = 0; j < count; ++j) {
         double x = (*a.data)[size_t(base + j * sta[ax])];

@@ -9,43 +9,6 @@
 
 namespace ptoc::fe {
 
-namespace {
-
-struct FnInfo {
-  OpKind kind;
-  enum class Form { Binary, Unary, Reduce, Cast, Matmul, Transpose, Reshape, View, Concat, Full } form;
-};
-
-const std::map<std::string, FnInfo>& functions() {
-  using F = FnInfo::Form;
-  static const std::map<std::string, FnInfo> m = {
-      {"add", {OpKind::Add, F::Binary}},         {"sub", {OpKind::Sub, F::Binary}},
-      {"mul", {OpKind::Mul, F::Binary}},         {"div", {OpKind::Div, F::Binary}},
-      {"maximum", {OpKind::Maximum, F::Binary}}, {"minimum", {OpKind::Minimum, F::Binary}},
-      {"exp", {OpKind::Exp, F::Unary}},          {"log", {OpKind::Log, F::Unary}},
-      {"sqrt", {OpKind::Sqrt, F::Unary}},        {"rsqrt", {OpKind::Rsqrt, F::Unary}},
-      {"abs", {OpKind::Abs, F::Unary}},          {"neg", {OpKind::Neg, F::Unary}},
-      {"reciprocal", {OpKind::Reciprocal, F::Unary}}, {"relu", {OpKind::Relu, F::Unary}},
-      {"sigmoid", {OpKind::Sigmoid, F::Unary}},  {"tanh", {OpKind::Tanh, F::Unary}},
-      {"gelu", {OpKind::Gelu, F::Unary}},        {"silu", {OpKind::Silu, F::Unary}},
-      {"sum", {OpKind::Sum, F::Reduce}},         {"amax", {OpKind::Amax, F::Reduce}},
-      {"amin", {OpKind::Amin, F::Reduce}},       {"mean", {OpKind::Mean, F::Reduce}},
-      {"cast", {OpKind::Cast, F::Cast}},         {"matmul", {OpKind::Matmul, F::Matmul}},
-      {"transpose", {OpKind::Transpose, F::Transpose}}, {"reshape", {OpKind::Reshape, F::Reshape}},
-      {"view", {OpKind::View, F::View}},         {"concat", {OpKind::Concat, F::Concat}},
-      {"full", {OpKind::Full, F::Full}},
-  };
-  return m;
-}
-
-// Unary ops that only make sense on floating-point data.
-bool float_only(OpKind k) {
-  return k == OpKind::Exp || k == OpKind::Log || k == OpKind::Sqrt || k == OpKind::Rsqrt ||
-         k == OpKind::Reciprocal || k == OpKind::Sigmoid || k == OpKind::Tanh || k == OpKind::Gelu ||
-         k == OpKind::Silu || k == OpKind::Mean;
-}
-
-
 // Which dtype a mixed pair should meet at (the hint's cast target).
 DType wider(DType a, DType b) {
   auto rank = [](DType t) {
@@ -62,7 +25,6 @@ DType wider(DType a, DType b) {
   return rank(a) >= rank(b) ? a : b;
 }
 
-}  // namespace
 
 std::string Elaborator::text_of(const Expr& e) const {
   if (!text_ || e.off < 0 || size_t(e.off) >= text_->size()) return "?";
@@ -210,7 +172,7 @@ EV Elaborator::name_ref(const Expr& e) {
     return EV::poison();
   }
   std::string hint = did_you_mean(n, visible_names());
-  if (hint.empty() && functions().count(n)) hint = "'" + n + "' is a function; call it as " + n + "(...)";
+  if (hint.empty() && find_op(n)) hint = "'" + n + "' is a function; call it as " + n + "(...)";
   err(e.off, e.len, "unknown name '" + n + "'", hint);
   return EV::poison();
 }
@@ -245,13 +207,22 @@ EV Elaborator::expr(const Expr& e) {
       OpKind k = e.op == "+" ? OpKind::Add : e.op == "-" ? OpKind::Sub : e.op == "*" ? OpKind::Mul : OpKind::Div;
       return binary(k, a, b, *e.items[0], *e.items[1], e.op_off, oplen, e.op);
     }
+    case K::Compare: {
+      // a == b ... a >= b: the comparison ops, producing bool.
+      EV a = expr(*e.items[0]);
+      EV b = expr(*e.items[1]);
+      OpKind k = e.op == "==" ? OpKind::Eq : e.op == "!=" ? OpKind::Ne : e.op == "<" ? OpKind::Lt
+               : e.op == "<=" ? OpKind::Le : e.op == ">" ? OpKind::Gt : OpKind::Ge;
+      return binary(k, a, b, *e.items[0], *e.items[1], e.op_off, int(e.op.size()), e.op);
+    }
     case K::Call: return call(e);
     case K::Subscript: return subscript(e);
     case K::List:
       err(e.off, e.len, "a list is not a tensor value", "lists are arguments of reshape, view, full and concat");
       return EV::poison();
     default:
-      err(e.off, e.len, "comparisons are only allowed in if conditions");
+      err(e.off, e.len, "'and', 'or' and 'not' are only allowed in if conditions",
+          "for tensors use logical_and(a, b), logical_or(a, b), logical_not(a)");
       return EV::poison();
   }
 }
@@ -272,9 +243,28 @@ EV Elaborator::binary(OpKind k, const EV& a, const EV& b, const Expr& ea, const 
         }
         return EV::number(x / y, false);
       case OpKind::Maximum: return EV::number(std::max(x, y), a.is_int && b.is_int);
-      default: return EV::number(std::min(x, y), a.is_int && b.is_int);
+      case OpKind::Minimum: return EV::number(std::min(x, y), a.is_int && b.is_int);
+      case OpKind::Pow: return EV::number(std::pow(x, y), false);
+      case OpKind::Eq: return EV::number(x == y, true);
+      case OpKind::Ne: return EV::number(x != y, true);
+      case OpKind::Lt: return EV::number(x < y, true);
+      case OpKind::Le: return EV::number(x <= y, true);
+      case OpKind::Gt: return EV::number(x > y, true);
+      case OpKind::Ge: return EV::number(x >= y, true);
+      case OpKind::LogicalAnd: return EV::number(x != 0 && y != 0, true);
+      case OpKind::LogicalOr: return EV::number(x != 0 || y != 0, true);
+      default: {
+        if (!a.is_int || !b.is_int) {
+          err(op_off, op_len, "'" + spelling + "' takes integers");
+          return EV::poison();
+        }
+        int64_t i = int64_t(x), j = int64_t(y);
+        return EV::number(double(k == OpKind::BitwiseAnd ? (i & j) : k == OpKind::BitwiseOr ? (i | j) : (i ^ j)), true);
+      }
     }
   }
+  const OpSpec& spec = op_spec(k);
+  const DType result_bool = DType::boolean;
   const std::string name(op_kind_name(k));
   if (!check_nz(a, ea, name) || !check_nz(b, eb, name)) return EV::poison();
   Op op;
@@ -283,6 +273,7 @@ EV Elaborator::binary(OpKind k, const EV& a, const EV& b, const Expr& ea, const 
     const EV& t = a.is_tensor() ? a : b;
     const EV& s = a.is_tensor() ? b : a;
     const Value& tv = p_.values[size_t(t.value)];
+    if (!check_operand_dtype(spec, tv.dtype, a.is_tensor() ? ea : eb, op_off, op_len, spelling)) return EV::poison();
     if (!dtype_is_float(tv.dtype) && !s.is_int && std::isfinite(s.scalar)) {
       const Expr& se = a.is_tensor() ? eb : ea;
       err(se.off, se.len, "the literal " + text_of(se) + " is not an integer but '" + text_of(a.is_tensor() ? ea : eb) +
@@ -294,7 +285,7 @@ EV Elaborator::binary(OpKind k, const EV& a, const EV& b, const Expr& ea, const 
     op.scalar = s.scalar;
     op.scalar_first = a.is_scalar();
     Shape sh = tv.shape, va = tv.valid;
-    return EV::tensor(emit(op, tv.dtype, sh, va, op_off, op_len));
+    return EV::tensor(emit(op, spec.result == ResultRule::Bool ? result_bool : tv.dtype, sh, va, op_off, op_len));
   }
   const Value& x = p_.values[size_t(a.value)];
   const Value& y = p_.values[size_t(b.value)];
@@ -307,6 +298,7 @@ EV Elaborator::binary(OpKind k, const EV& a, const EV& b, const Expr& ea, const 
         "insert cast(" + text_of(narrow) + ", " + std::string(dtype_name(to)) + ")");
     return EV::poison();
   }
+  if (!check_operand_dtype(spec, x.dtype, ea, op_off, op_len, spelling)) return EV::poison();
   Broadcast bc = broadcast(x.shape, x.valid, y.shape, y.valid);
   if (bc.bad_axis >= 0) {
     err(op_off, op_len, "shapes " + shape_str(x.shape) + " and " + shape_str(y.shape) + " of '" + spelling +
@@ -315,26 +307,24 @@ EV Elaborator::binary(OpKind k, const EV& a, const EV& b, const Expr& ea, const 
     return EV::poison();
   }
   op.inputs = {a.value, b.value};
-  DType dt = x.dtype;
+  DType dt = spec.result == ResultRule::Bool ? result_bool : x.dtype;
   return EV::tensor(emit(op, dt, bc.shape, bc.valid, op_off, op_len));
 }
 
 EV Elaborator::unary(OpKind k, const EV& a, const Expr& ea, int op_off, const std::string& spelling) {
   if (!a.ok()) return EV::poison();
-  if (a.is_scalar()) return EV::number(scalar_unary(k, a.scalar), false);
+  const OpSpec& spec = op_spec(k);
+  if (a.is_scalar())
+    return EV::number(scalar_unary(k, a.scalar), spec.result == ResultRule::Bool || k == OpKind::BitwiseNot);
   if (!check_nz(a, ea, spelling)) return EV::poison();
   const Value& x = p_.values[size_t(a.value)];
-  if (float_only(k) && !dtype_is_float(x.dtype)) {
-    err(op_off, int(spelling.size()), "'" + spelling + "' needs a floating-point operand, '" + text_of(ea) + "' is " +
-                                          std::string(dtype_name(x.dtype)),
-        "insert cast(" + text_of(ea) + ", fp32)");
-    return EV::poison();
-  }
+  if (!check_operand_dtype(spec, x.dtype, ea, op_off, int(spelling.size()), spelling)) return EV::poison();
   Op op;
   op.kind = k;
   op.inputs = {a.value};
   Shape sh = x.shape, va = x.valid;
-  return EV::tensor(emit(op, x.dtype, sh, va, op_off, int(spelling.size())));
+  return EV::tensor(emit(op, spec.result == ResultRule::Bool ? DType::boolean : x.dtype, sh, va, op_off,
+                         int(spelling.size())));
 }
 
 Elaborator::SliceResult Elaborator::slices(const std::vector<Slice>& sl, const Shape& shape, const Shape& valid,
@@ -454,490 +444,6 @@ EV Elaborator::subscript(const Expr& e) {
     v = reshape_to(v, sh, va, e.op_off);
   }
   return EV::tensor(v, base.nz);
-}
-
-namespace {
-
-// Positional-then-keyword argument binding for a call.
-struct Params {
-  std::vector<std::string> names;
-  size_t required;
-};
-
-}  // namespace
-
-EV Elaborator::call(const Expr& e) {
-  const std::string& fn = e.name;
-  auto it = functions().find(fn);
-  if (it == functions().end()) {
-    if (fn == "min" || fn == "max" || fn == "ceil_div") {
-      // Scalar folding is allowed; tensors need maximum/minimum.
-      std::vector<EV> vals;
-      for (const auto& a : e.args) vals.push_back(expr(*a.value));
-      for (const auto& v : vals) if (!v.ok()) return EV::poison();
-      bool all_scalar = vals.size() == 2;
-      for (const auto& v : vals) all_scalar = all_scalar && v.is_scalar();
-      if (all_scalar) {
-        double x = vals[0].scalar, y = vals[1].scalar;
-        bool ints = vals[0].is_int && vals[1].is_int;
-        if (fn == "ceil_div") {
-          if (!ints || y == 0) {
-            err(e.op_off, int(fn.size()), "ceil_div needs two integers, the second non-zero");
-            return EV::poison();
-          }
-          return EV::number(double(-floor_div_i64(-int64_t(x), int64_t(y))), true);
-        }
-        return EV::number(fn == "min" ? std::min(x, y) : std::max(x, y), ints);
-      }
-      err(e.op_off, int(fn.size()), "'" + fn + "' is a dim function",
-          fn == "ceil_div" ? std::string("tensors have no ceil_div")
-                           : "for tensors use " + std::string(fn == "min" ? "minimum" : "maximum") + "(a, b)");
-      return EV::poison();
-    }
-    std::vector<std::string> names;
-    for (const auto& [k, v] : functions()) names.push_back(k);
-    std::string hint = did_you_mean(fn, names);
-    err(e.op_off, int(fn.size()), "unknown function '" + fn + "'", hint);
-    return EV::poison();
-  }
-  using F = FnInfo::Form;
-  const FnInfo& info = it->second;
-  static const std::map<F, Params> params = {
-      {F::Binary, {{"a", "b"}, 2}},
-      {F::Unary, {{"a"}, 1}},
-      {F::Reduce, {{"a", "dim", "keepdim"}, 2}},
-      {F::Cast, {{"a", "dtype"}, 2}},
-      {F::Matmul, {{"a", "b", "out_dtype", "trans_a", "trans_b"}, 2}},
-      {F::Transpose, {{"a", "d0", "d1"}, 3}},
-      {F::Reshape, {{"a", "shape", "inplace"}, 2}},
-      {F::View, {{"a", "shape", "offsets", "valid"}, 3}},
-      {F::Concat, {{"tensors", "dim"}, 2}},
-      {F::Full, {{"shape", "value", "dtype"}, 3}},
-  };
-  const Params& pr = params.at(info.form);
-  std::vector<const Expr*> args(pr.names.size(), nullptr);
-  size_t positional = 0;
-  bool bad = false;
-  for (const auto& a : e.args) {
-    if (a.name.empty()) {
-      if (positional >= pr.names.size()) {
-        err(a.value->off, a.value->len, "too many arguments to '" + fn + "' (it takes " +
-                                            std::to_string(pr.names.size()) + ")");
-        bad = true;
-        break;
-      }
-      args[positional++] = a.value.get();
-      continue;
-    }
-    size_t k = 0;
-    while (k < pr.names.size() && pr.names[k] != a.name) ++k;
-    if (k == pr.names.size()) {
-      std::string hint = did_you_mean(a.name, pr.names);
-      if (hint.empty()) {
-        hint = fn + " takes";
-        for (size_t i = 0; i < pr.names.size(); ++i) hint += (i ? ", " : " ") + pr.names[i];
-      }
-      err(a.name_off, int(a.name.size()), "unknown argument '" + a.name + "' to '" + fn + "'", hint);
-      bad = true;
-      continue;
-    }
-    if (args[k]) {
-      err(a.name_off, int(a.name.size()), "argument '" + a.name + "' of '" + fn + "' given twice");
-      bad = true;
-      continue;
-    }
-    args[k] = a.value.get();
-  }
-  if (bad) return EV::poison();
-  for (size_t k = 0; k < pr.required; ++k)
-    if (!args[k]) {
-      err(e.op_off, e.len, "'" + fn + "' is missing its argument '" + pr.names[k] + "'",
-          "signature: " + fn + "(" + [&] {
-            std::string s;
-            for (size_t i = 0; i < pr.names.size(); ++i) { if (i) s += ", "; s += pr.names[i]; }
-            return s;
-          }() + ")");
-      return EV::poison();
-    }
-
-  const int fo = e.op_off, fl = int(fn.size());
-  auto tensor_arg = [&](const Expr* x, const std::string& what) -> EV {
-    EV v = expr(*x);
-    if (v.is_scalar()) {
-      err(x->off, x->len, "'" + fn + "' needs a tensor as " + what + ", got the scalar '" + text_of(*x) + "'");
-      return EV::poison();
-    }
-    return v;
-  };
-  auto bool_arg = [&](size_t k, bool dflt) -> std::optional<bool> {
-    const Expr* x = args[k];
-    if (!x) return dflt;
-    if (x->kind == Expr::Kind::Name && (x->name == "true" || x->name == "True")) return true;
-    if (x->kind == Expr::Kind::Name && (x->name == "false" || x->name == "False")) return false;
-    if (x->kind == Expr::Kind::Number && x->is_int && (x->ival == 0 || x->ival == 1)) return x->ival == 1;
-    err(x->off, x->len, "'" + fn + "' argument " + pr.names[k] + " must be true or false, got '" + text_of(*x) + "'");
-    return std::nullopt;
-  };
-  auto dtype_arg = [&](const Expr* x, DType dflt) -> std::optional<DType> {
-    if (!x) return dflt;
-    if (x->kind == Expr::Kind::Name)
-      if (auto d = parse_dtype(x->name)) return *d;
-    std::vector<std::string> names;
-    for (DType t : kAllDTypes) names.emplace_back(dtype_name(t));
-    std::string hint = x->kind == Expr::Kind::Name ? did_you_mean(x->name, names) : "";
-    err(x->off, x->len, "unknown dtype '" + text_of(*x) + "'",
-        hint.empty() ? "dtypes: fp32 fp16 bf16 int32 int8 uint8 bool" : hint);
-    return std::nullopt;
-  };
-  auto axis_arg = [&](const Expr* x, size_t rank, const std::string& what) -> std::optional<int> {
-    auto c = const_int(*x, what);
-    if (!c) return std::nullopt;
-    int64_t ax = *c < 0 ? *c + int64_t(rank) : *c;
-    if (ax < 0 || ax >= int64_t(rank)) {
-      err(x->off, x->len, what + " " + std::to_string(*c) + " is out of range for a rank-" + std::to_string(rank) +
-                              " value (" + std::to_string(-int64_t(rank)) + ".." + std::to_string(rank - 1) + ")");
-      return std::nullopt;
-    }
-    return int(ax);
-  };
-  auto list_arg = [&](const Expr* x, const std::string& what) -> std::optional<Shape> {
-    if (x->kind != Expr::Kind::List) {
-      err(x->off, x->len, what + " must be a list such as [B, 64], got '" + text_of(*x) + "'");
-      return std::nullopt;
-    }
-    Shape s;
-    bool ok = true;
-    for (const auto& item : x->items) {
-      auto d = dim(*item, DimUse::Loop);
-      if (!d) { ok = false; continue; }
-      DimExpr sd = simplify(*d);
-      if (auto c = sd.as_const(); c && *c <= 0) {
-        err(item->off, item->len, what + " entries must be positive, got " + std::to_string(*c));
-        ok = false;
-        continue;
-      }
-      s.push_back(sd);
-    }
-    if (!ok) return std::nullopt;
-    return s;
-  };
-
-  switch (info.form) {
-    case F::Binary: {
-      EV a = expr(*args[0]);
-      EV b = expr(*args[1]);
-      return binary(info.kind, a, b, *args[0], *args[1], fo, fl, fn);
-    }
-    case F::Unary: return unary(info.kind, expr(*args[0]), *args[0], fo, fn);
-    case F::Reduce: {
-      EV a = tensor_arg(args[0], "its first argument");
-      if (!a.ok()) return EV::poison();
-      if (!check_nz(a, *args[0], fn)) return EV::poison();
-      const Value x = p_.values[size_t(a.value)];
-      auto ax = axis_arg(args[1], x.shape.size(), "dim");
-      auto keep = bool_arg(2, false);
-      if (!ax || !keep) return EV::poison();
-      if (float_only(info.kind) && !dtype_is_float(x.dtype)) {
-        err(fo, fl, "'" + fn + "' needs a floating-point operand", "insert cast(" + text_of(*args[0]) + ", fp32)");
-        return EV::poison();
-      }
-      Op op;
-      op.kind = info.kind;
-      op.inputs = {a.value};
-      op.axes = {*ax};
-      op.keepdim = *keep;
-      Shape sh, va;
-      for (size_t i = 0; i < x.shape.size(); ++i) {
-        if (int(i) == *ax) {
-          if (*keep) { sh.push_back(DimExpr(1)); va.push_back(DimExpr(1)); }
-          continue;
-        }
-        sh.push_back(x.shape[i]);
-        va.push_back(x.valid[i]);
-      }
-      if (sh.empty()) {  // reducing a rank-1 value leaves one element
-        sh.push_back(DimExpr(1));
-        va.push_back(DimExpr(1));
-      }
-      return EV::tensor(emit(op, x.dtype, sh, va, fo, fl));
-    }
-    case F::Cast: {
-      EV a = tensor_arg(args[0], "its first argument");
-      auto dt = dtype_arg(args[1], DType::fp32);
-      if (!a.ok() || !dt) return EV::poison();
-      if (!check_nz(a, *args[0], fn)) return EV::poison();
-      const Value x = p_.values[size_t(a.value)];
-      Op op;
-      op.kind = OpKind::Cast;
-      op.inputs = {a.value};
-      op.dtype = *dt;
-      return EV::tensor(emit(op, *dt, x.shape, x.valid, fo, fl));
-    }
-    case F::Matmul: {
-      EV a = tensor_arg(args[0], "its left operand");
-      EV b = tensor_arg(args[1], "its right operand");
-      auto od = dtype_arg(args[2], DType::fp32);
-      auto ta = bool_arg(3, false), tb = bool_arg(4, false);
-      if (!a.ok() || !b.ok() || !od || !ta || !tb) return EV::poison();
-      const Value x = p_.values[size_t(a.value)], y = p_.values[size_t(b.value)];
-      for (const auto* v : {&x, &y})
-        if (v->dtype != DType::fp16 && v->dtype != DType::bf16 && v->dtype != DType::fp32) {
-          err(fo, fl, "matmul takes fp16, bf16 or fp32 operands, got " + std::string(dtype_name(v->dtype)));
-          return EV::poison();
-        }
-      if (x.dtype != y.dtype) {
-        DType to = wider(x.dtype, y.dtype);
-        err(fo, fl, "matmul operands have different dtypes: " + std::string(dtype_name(x.dtype)) + " and " +
-                        std::string(dtype_name(y.dtype)),
-            "insert cast(" + text_of(x.dtype == to ? *args[1] : *args[0]) + ", " + std::string(dtype_name(to)) + ")");
-        return EV::poison();
-      }
-      if (!dtype_is_float(*od)) {
-        err(args[2]->off, args[2]->len, "matmul out_dtype must be fp32, fp16 or bf16");
-        return EV::poison();
-      }
-      size_t ra = x.shape.size(), rb = y.shape.size();
-      if (!((ra == 2 && rb == 2) || (ra == 3 && rb == 3))) {
-        err(fo, fl, "matmul takes [M, K] x [K, N] or [G, M, K] x [G, K, N]; got ranks " + std::to_string(ra) +
-                        " and " + std::to_string(rb));
-        return EV::poison();
-      }
-      size_t o = ra - 2;
-      size_t am = o + (*ta ? 1 : 0), ak = o + (*ta ? 0 : 1);
-      size_t bk = o + (*tb ? 1 : 0), bn = o + (*tb ? 0 : 1);
-      if (!provably_equal(x.shape[ak], y.shape[bk])) {
-        err(fo, fl, "matmul inner dimensions differ: " + x.shape[ak].str() + " (" + text_of(*args[0]) + ") vs " +
-                        y.shape[bk].str() + " (" + text_of(*args[1]) + ")",
-            "shapes are " + shape_str(x.shape) + " and " + shape_str(y.shape) + "; use trans_a/trans_b for transposed operands");
-        return EV::poison();
-      }
-      // The contract lets G broadcast, but the tiling reads the right operand's batch g at offset g even when
-      // its extent is 1 (wrong numbers, test/conformance/failing/mm_batched_broadcast.yaml): refuse it until then.
-      if (o == 1 && !provably_equal(x.shape[0], y.shape[0])) {
-        err(fo, fl, "batched matmul batch sizes differ: " + x.shape[0].str() + " vs " + y.shape[0].str(),
-            "broadcasting the batch axis is not supported yet; repeat the operand with concat to the same batch size");
-        return EV::poison();
-      }
-      Op op;
-      op.kind = OpKind::Matmul;
-      op.inputs = {a.value, b.value};
-      op.dtype = *od;
-      op.trans_a = *ta;
-      op.trans_b = *tb;
-      Shape sh, va;
-      if (o == 1) { sh.push_back(x.shape[0]); va.push_back(combine_valid(x.valid[0], y.valid[0])); }
-      sh.push_back(x.shape[am]);
-      va.push_back(x.valid[am]);
-      sh.push_back(y.shape[bn]);
-      va.push_back(y.valid[bn]);
-      return EV::tensor(emit(op, *od, sh, va, fo, fl));
-    }
-    case F::Transpose: {
-      EV a = tensor_arg(args[0], "its first argument");
-      if (!a.ok() || !check_nz(a, *args[0], fn)) return EV::poison();
-      const Value x = p_.values[size_t(a.value)];
-      auto d0 = axis_arg(args[1], x.shape.size(), "d0");
-      auto d1 = axis_arg(args[2], x.shape.size(), "d1");
-      if (!d0 || !d1) return EV::poison();
-      Shape sh = x.shape, va = x.valid;
-      std::swap(sh[size_t(*d0)], sh[size_t(*d1)]);
-      std::swap(va[size_t(*d0)], va[size_t(*d1)]);
-      Op op;
-      op.kind = OpKind::Transpose;
-      op.inputs = {a.value};
-      op.axes = {*d0, *d1};
-      return EV::tensor(emit(op, x.dtype, sh, va, fo, fl));
-    }
-    case F::Reshape: {
-      EV a = tensor_arg(args[0], "its first argument");
-      auto sh = list_arg(args[1], "reshape shape");
-      auto inplace = bool_arg(2, false);
-      if (!a.ok() || !sh || !inplace) return EV::poison();
-      if (!check_nz(a, *args[0], fn)) return EV::poison();
-      const Value x = p_.values[size_t(a.value)];
-      if (sh->empty() || sh->size() > 4) {
-        err(args[1]->off, args[1]->len, "reshape to rank " + std::to_string(sh->size()) + "; ranks 1 to 4 are supported");
-        return EV::poison();
-      }
-      auto diff = const_difference(element_count(x.shape), element_count(*sh));
-      if (diff && *diff != 0) {
-        err(fo, fl, "reshape changes the element count: " + shape_str(x.shape) + " has " +
-                        element_count(x.shape).str() + " elements, " + shape_str(*sh) + " has " +
-                        element_count(*sh).str());
-        return EV::poison();
-      }
-      Shape va = *sh;
-      if (!fully_valid(x.shape, x.valid)) {
-        // As the evaluator does: size-1 axes come and go freely; otherwise only a
-        // valid prefix of the leading axis (rows) survives, as whole new rows.
-        Shape big_src, big_valid, big_dst;
-        for (size_t i = 0; i < x.shape.size(); ++i)
-          if (x.shape[i].as_const() != 1) { big_src.push_back(x.shape[i]); big_valid.push_back(x.valid[i]); }
-        for (const auto& d : *sh)
-          if (d.as_const() != 1) big_dst.push_back(d);
-        bool same = big_src.size() == big_dst.size();
-        for (size_t i = 0; same && i < big_src.size(); ++i) same = provably_equal(big_src[i], big_dst[i]);
-        if (same) {
-          size_t j = 0;
-          for (size_t i = 0; i < sh->size(); ++i) va[i] = (*sh)[i].as_const() == 1 ? DimExpr(1) : big_valid[j++];
-        } else {
-          bool prefix = true;
-          for (size_t i = 1; i < x.shape.size(); ++i) prefix = prefix && provably_equal(x.shape[i], x.valid[i]);
-          DimExpr nvalid = element_count(x.valid);
-          DimExpr row = element_count(Shape(sh->begin() + 1, sh->end()));
-          if (!prefix || !provably_equal(simplify(mod(nvalid, row)), DimExpr(0))) {
-            err(fo, fl, "reshape of a partially valid value (shape " + shape_str(x.shape) + ", valid " +
-                            shape_str(x.valid) + ") into " + shape_str(*sh) +
-                            ": its valid elements do not map to whole rows",
-                "reshape before slicing the tail, or keep the trailing axes unchanged");
-            return EV::poison();
-          }
-          va[0] = simplify(floordiv(nvalid, row));
-        }
-      }
-      Op op;
-      op.kind = OpKind::Reshape;
-      op.inputs = {a.value};
-      op.shape = *sh;
-      op.inplace = *inplace;
-      return EV::tensor(emit(op, x.dtype, *sh, va, fo, fl), a.nz);
-    }
-    case F::View: {
-      EV a = tensor_arg(args[0], "its first argument");
-      auto sh = list_arg(args[1], "view shape");
-      if (args[2]->kind != Expr::Kind::List) {
-        err(args[2]->off, args[2]->len, "view offsets must be a list such as [0, b * 64]");
-        return EV::poison();
-      }
-      std::optional<Shape> offs = Shape{};
-      for (const auto& item : args[2]->items) {
-        auto d = dim(*item, DimUse::Loop);
-        if (!d) { offs.reset(); break; }
-        offs->push_back(simplify(*d));
-      }
-      std::optional<Shape> given_valid;
-      if (args[3]) {
-        given_valid = list_arg(args[3], "view valid");
-        if (!given_valid) return EV::poison();
-      }
-      if (!a.ok() || !sh || !offs) return EV::poison();
-      const Value x = p_.values[size_t(a.value)];
-      size_t rank = x.shape.size();
-      if (sh->size() != rank || offs->size() != rank || (given_valid && given_valid->size() != rank)) {
-        err(fo, fl, "view of a rank-" + std::to_string(rank) + " value needs " + std::to_string(rank) +
-                        " entries in shape, offsets and valid");
-        return EV::poison();
-      }
-      Shape va;
-      for (size_t i = 0; i < rank; ++i) {
-        auto over = const_difference((*offs)[i] + (*sh)[i], x.shape[i]);
-        if (over && *over > 0) {
-          err(args[1]->items[i]->off, args[1]->items[i]->len,
-              "view window on axis " + std::to_string(i) + " ends at " + simplify((*offs)[i] + (*sh)[i]).str() +
-                  ", past the size " + x.shape[i].str());
-          return EV::poison();
-        }
-        if (given_valid) {
-          auto d = const_difference((*given_valid)[i], (*sh)[i]);
-          if (d && *d > 0) {
-            err(args[3]->items[i]->off, args[3]->items[i]->len, "view valid extent exceeds the window on axis " +
-                                                                    std::to_string(i));
-            return EV::poison();
-          }
-          va.push_back((*given_valid)[i]);
-        } else {
-          va.push_back(simplify(min_in(simplify((*offs)[i] + (*sh)[i]), x.valid[i], ranges(), sym_ranges(), divisible_) - (*offs)[i]));
-        }
-      }
-      Op op;
-      op.kind = OpKind::View;
-      op.inputs = {a.value};
-      op.shape = *sh;
-      op.offsets = *offs;
-      if (given_valid) op.valid = *given_valid;
-      return EV::tensor(emit(op, x.dtype, *sh, va, fo, fl), a.nz);
-    }
-    case F::Concat: {
-      const Expr* l = args[0];
-      if (l->kind != Expr::Kind::List || l->items.empty()) {
-        err(l->off, l->len, "concat takes a list of tensors: concat([a, b], dim)");
-        return EV::poison();
-      }
-      std::vector<EV> parts;
-      bool ok = true;
-      for (const auto& item : l->items) {
-        EV v = tensor_arg(item.get(), "a list element");
-        if (!v.ok() || !check_nz(v, *item, fn)) ok = false;
-        parts.push_back(v);
-      }
-      if (!ok) return EV::poison();
-      const Value x0 = p_.values[size_t(parts[0].value)];
-      auto ax = axis_arg(args[1], x0.shape.size(), "dim");
-      if (!ax) return EV::poison();
-      Shape sh = x0.shape, va = x0.valid;
-      DimExpr total(0), valid_total(0);
-      bool prefix_full = true;
-      for (size_t i = 0; i < parts.size(); ++i) {
-        const Value& xi = p_.values[size_t(parts[i].value)];
-        const Expr& ei = *l->items[i];
-        if (xi.dtype != x0.dtype) {
-          err(ei.off, ei.len, "concat operands have different dtypes: " + std::string(dtype_name(x0.dtype)) + " and " +
-                                  std::string(dtype_name(xi.dtype)),
-              "insert cast(" + text_of(ei) + ", " + std::string(dtype_name(x0.dtype)) + ")");
-          return EV::poison();
-        }
-        if (xi.shape.size() != x0.shape.size()) {
-          err(ei.off, ei.len, "concat operands have different ranks");
-          return EV::poison();
-        }
-        for (size_t d = 0; d < sh.size(); ++d) {
-          if (int(d) == *ax) continue;
-          if (!provably_equal(xi.shape[d], x0.shape[d])) {
-            err(ei.off, ei.len, "concat operand shape " + shape_str(xi.shape) + " differs from " +
-                                    shape_str(x0.shape) + " on axis " + std::to_string(d));
-            return EV::poison();
-          }
-          va[d] = combine_valid(va[d], xi.valid[d]);
-        }
-        if (!prefix_full) {
-          err(ei.off, ei.len, "concat after a partially valid operand would put padding inside the result",
-              "only the last operand may have a partial valid extent on the concat axis");
-          return EV::poison();
-        }
-        total = total + xi.shape[size_t(*ax)];
-        valid_total = valid_total + xi.valid[size_t(*ax)];
-        prefix_full = provably_equal(xi.shape[size_t(*ax)], xi.valid[size_t(*ax)]);
-      }
-      sh[size_t(*ax)] = simplify(total);
-      va[size_t(*ax)] = simplify(valid_total);
-      Op op;
-      op.kind = OpKind::Concat;
-      for (const auto& v : parts) op.inputs.push_back(v.value);
-      op.axes = {*ax};
-      return EV::tensor(emit(op, x0.dtype, sh, va, fo, fl));
-    }
-    case F::Full: {
-      auto sh = list_arg(args[0], "full shape");
-      EV v = expr(*args[1]);
-      auto dt = dtype_arg(args[2], DType::fp32);
-      if (!sh || !v.ok() || !dt) return EV::poison();
-      if (!v.is_scalar()) {
-        err(args[1]->off, args[1]->len, "full takes a scalar value, got the tensor '" + text_of(*args[1]) + "'");
-        return EV::poison();
-      }
-      if (sh->empty() || sh->size() > 4) {
-        err(args[0]->off, args[0]->len, "full needs a shape of rank 1 to 4");
-        return EV::poison();
-      }
-      Op op;
-      op.kind = OpKind::Full;
-      op.shape = *sh;
-      op.fill = v.scalar;
-      op.dtype = *dt;
-      return EV::tensor(emit(op, *dt, *sh, *sh, fo, fl));
-    }
-  }
-  return EV::poison();
 }
 
 }  // namespace ptoc::fe

@@ -13,6 +13,7 @@
 #include "compiler/frontend/shape_rules.h"
 #include "compiler/frontend/spec_ast.h"
 #include "compiler/ir.h"
+#include "compiler/op_table.h"
 
 namespace ptoc::fe {
 
@@ -69,6 +70,9 @@ struct Seq {
   Frame frame;
 };
 
+// Which dtype a mixed pair should meet at (the hint's cast target).
+DType wider(DType a, DType b);
+
 // Which names a dim expression may use.
 enum class DimUse { DimsOnly, Loop, Static };
 
@@ -87,7 +91,31 @@ class Elaborator {
   EV expr(const Expr& e);
   EV name_ref(const Expr& e);
   EV tensor_ref(int tensor);
+  // --- function calls (elaborate_calls.cpp): bind by the op table, then one function per form
+  struct Call;
   EV call(const Expr& e);
+  EV unknown_function(const Expr& e);
+  EV call_binary(const Call& c);
+  EV call_unary(const Call& c);
+  EV call_reduce(const Call& c);
+  EV call_select(const Call& c);
+  EV call_cast(const Call& c);
+  EV call_matmul(const Call& c);
+  EV call_transpose(const Call& c);
+  EV call_reshape(const Call& c);
+  EV call_view(const Call& c);
+  EV call_concat(const Call& c);
+  EV call_full(const Call& c);
+  EV call_clip(const Call& c);
+  EV call_var(const Call& c);
+  EV tensor_arg(const Call& c, const Expr* x, const std::string& what);
+  std::optional<bool> bool_arg(const Call& c, size_t k, bool dflt);
+  std::optional<DType> dtype_arg(const Expr* x, DType dflt);
+  std::optional<int> axis_arg(const Expr* x, size_t rank, const std::string& what);
+  std::optional<Shape> list_arg(const Expr* x, const std::string& what);
+  // The op table's operand rule; reports at [op_off, op_off + op_len) and returns false when `t` breaks it.
+  bool check_operand_dtype(const OpSpec& spec, DType t, const Expr& e, int op_off, int op_len,
+                           const std::string& spelling);
   EV binary(OpKind k, const EV& a, const EV& b, const Expr& ea, const Expr& eb, int op_off, int op_len,
             const std::string& spelling);
   EV unary(OpKind k, const EV& a, const Expr& ea, int op_off, const std::string& spelling);

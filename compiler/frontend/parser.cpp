@@ -42,7 +42,7 @@ class Parser {
     }
     a.eq_off = peek().off;
     next();
-    a.value = expr();
+    a.value = compare();
     end();
     return a;
   }
@@ -196,6 +196,22 @@ class Parser {
     return l;
   }
 
+  // compare := expr (('=='|'!='|'<'|'<='|'>'|'>=') expr)?   (tensor comparisons, producing bool)
+  ExprPtr compare() {
+    ExprPtr l = expr();
+    static const char* const kCmp[] = {"==", "!=", "<", "<=", ">", ">="};
+    for (const char* c : kCmp) {
+      if (!is_op(c)) continue;
+      Token op = peek();
+      next();
+      ExprPtr r = expr();
+      for (const char* c2 : kCmp)
+        if (is_op(c2)) fail(peek(), "chained comparisons are not supported", "compare twice and join with logical_and");
+      return binary(l, op, r, Expr::Kind::Compare);
+    }
+    return l;
+  }
+
   // expr := expr ('+'|'-') term | term
   ExprPtr expr() {
     Nest guard(*this);
@@ -282,7 +298,7 @@ class Parser {
                 next();
                 next();
               }
-              a.value = expr();
+              a.value = compare();
               e->args.push_back(std::move(a));
               if (is_op(",")) {
                 next();
@@ -307,7 +323,7 @@ class Parser {
       case Token::Kind::Op:
         if (t.text == "(") {
           next();
-          ExprPtr inner = cond_ ? or_expr() : expr();
+          ExprPtr inner = cond_ ? or_expr() : compare();
           expect(")", "to close '('");
           return inner;
         }

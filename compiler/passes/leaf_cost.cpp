@@ -97,6 +97,20 @@ std::vector<int> vec_instrs(OpKind k) {
     case OpKind::Cast: return {9};
     case OpKind::Transpose: return {20};
     case OpKind::Full: case OpKind::Concat: return {6};          // vector dup / copy
+    // PyPTO's catalogue, first tranche: the device mapping's instruction sequences (kernels/device).
+    case OpKind::Eq: case OpKind::Ne: case OpKind::Lt: case OpKind::Le: case OpKind::Gt: case OpKind::Ge:
+      return {6, 6};                                             // vcmpv, then vsel of 1 / 0 into bool
+    case OpKind::LogicalAnd: case OpKind::LogicalOr: return {6, 6, 6, 6};  // two compares with 0, and/or, select
+    case OpKind::LogicalNot: case OpKind::Isfinite: return {6, 6};
+    case OpKind::BitwiseAnd: case OpKind::BitwiseOr: case OpKind::BitwiseXor: case OpKind::BitwiseNot: return {6};
+    case OpKind::Where: return {6};                              // vsel
+    case OpKind::Pow: return {12, 7, 12};                        // ln, mul, exp
+    case OpKind::Exp2: case OpKind::Log2: case OpKind::Log1p: case OpKind::Expm1: return {7, 12};
+    case OpKind::Sin: case OpKind::Cos: case OpKind::Erf: return {7, 7, 7, 7, 7, 7, 7, 7};  // polynomial
+    case OpKind::Round: case OpKind::Floor: case OpKind::Ceil: case OpKind::Trunc: return {9, 9};  // vconv there and back
+    case OpKind::Sign: return {6, 6, 6};
+    case OpKind::Prod: return {20};
+    case OpKind::Argmax: case OpKind::Argmin: return {20, 20};   // reduce, then locate the index
     default: return {6};
   }
 }

@@ -137,6 +137,15 @@ void Builder::expand_reduction(const Op& op) {
   Tk[a] = 1;
   vi.tile = to_out(Tk);
   auto xvalid = valid_of(x);
+  const bool index_red = op.kind == OpKind::Argmax || op.kind == OpKind::Argmin;
+  const DType odt = prog.values[w].dtype;  // int32 for argmax / argmin
+  if (index_red && T[a] < (*S)[a]) {
+    // Partial indices would need their values carried to the combine step; PyPTO keeps the axis whole too.
+    error(op, std::string(op_kind_name(op.kind)) + " over axis " + std::to_string(a) + " (extent " +
+                  std::to_string((*S)[a]) + ") is split by vec_tile (" + std::to_string(T[a]) + " on that axis)",
+          "keep the reduced axis whole in vec_tile");
+    return;
+  }
 
   if (T[a] >= (*S)[a]) {
     // Whole axis in one tile: one reduction per tile.
@@ -147,10 +156,10 @@ void Builder::expand_reduction(const Op& op) {
       TileOp t;
       t.kind = TileOpKind::Vec;
       t.vop = op.kind;
-      t.dtype = dt;
+      t.dtype = odt;
       t.axes = {a};
       t.srcs = {get_tile(x, value_box(x, off, T))};
-      t.dst = new_tile(MemKind::UB, dt, to_out(Tk), ob.valid);
+      t.dst = new_tile(MemKind::UB, odt, to_out(Tk), ob.valid);
       vals[w].tiles[to_out(ooff)] = t.dst;
       emit(std::move(t));
     });

@@ -171,8 +171,51 @@ __aicore__ inline void pto_dev_vbin(__ubuf__ T* d, __ubuf__ T* a, __ubuf__ T* b,
   else if constexpr (OP == PTO_MUL) vmul(d, a, b, rep, 1, 1, 1, 8, a_rs, b_rs);
   else if constexpr (OP == PTO_DIV) vdiv(d, a, b, rep, 1, 1, 1, 8, a_rs, b_rs);
   else if constexpr (OP == PTO_MAX) vmax(d, a, b, rep, 1, 1, 1, 8, a_rs, b_rs);
-  else vmin(d, a, b, rep, 1, 1, 1, 8, a_rs, b_rs);
+  else if constexpr (OP == PTO_POW) {
+    // a^b = exp(b * ln a) in d (d may alias a or b only as the existing ops allow: a is read first).
+    vln(d, a, rep, 1, 1, 8, a_rs);  pipe_barrier(PIPE_V);
+    vmul(d, d, b, rep, 1, 1, 1, 8, 8, b_rs);  pipe_barrier(PIPE_V);
+    vexp(d, d, rep, 1, 1, 8, 8);
+  } else if constexpr (OP == PTO_BAND) vand(d, a, b, rep, 1, 1, 1, 8, a_rs, b_rs);
+  else if constexpr (OP == PTO_BOR) vor(d, a, b, rep, 1, 1, 1, 8, a_rs, b_rs);
+  else if constexpr (OP == PTO_BXOR) {
+    // No vxor instruction: the scalar unit, lane by lane over the repeats (slow; integer xor is rare).
+    for (int64_t k = 0; k < (int64_t)rep * pto_dev::VecInfo<T>::kPerRepeat; ++k) d[k] = (T)((int64_t)a[k] ^ (int64_t)b[k]);
+  } else vmin(d, a, b, rep, 1, 1, 1, 8, a_rs, b_rs);
 }
+
+namespace pto_dev {
+// The scalar meaning of the ops the device maps to scalar loops over UB
+// (bracketed by full barriers): ops the vector unit has no instruction for.
+template <int OP, typename T> __aicore__ inline T scalar_unop(T v) {
+  const float x = (float)v;
+  if constexpr (OP == PTO_SIN) return (T)__builtin_sinf(x);
+  else if constexpr (OP == PTO_COS) return (T)__builtin_cosf(x);
+  else if constexpr (OP == PTO_ERF) return (T)__builtin_erff(x);
+  else if constexpr (OP == PTO_ROUND) return IsFloat<T>::value ? (T)__builtin_rintf(x) : v;
+  else if constexpr (OP == PTO_FLOOR) return IsFloat<T>::value ? (T)__builtin_floorf(x) : v;
+  else if constexpr (OP == PTO_CEIL) return IsFloat<T>::value ? (T)__builtin_ceilf(x) : v;
+  else if constexpr (OP == PTO_TRUNC) return IsFloat<T>::value ? (T)__builtin_truncf(x) : v;
+  else if constexpr (OP == PTO_SIGN) return v > (T)0 ? (T)1 : v < (T)0 ? (T)-1 : v;
+  else return (T)(~(int64_t)v);  // PTO_BNOT
+}
+template <int OP> constexpr bool kScalarUnop = OP == PTO_SIN || OP == PTO_COS || OP == PTO_ERF || OP == PTO_ROUND ||
+                                               OP == PTO_FLOOR || OP == PTO_CEIL || OP == PTO_TRUNC ||
+                                               OP == PTO_SIGN || OP == PTO_BNOT;
+template <int OP, typename T> __aicore__ inline bool scalar_cmp(T a, T b) {
+  if constexpr (OP == PTO_EQ) return a == b;
+  else if constexpr (OP == PTO_NE) return a != b;
+  else if constexpr (OP == PTO_LT) return a < b;
+  else if constexpr (OP == PTO_LE) return a <= b;
+  else if constexpr (OP == PTO_GT) return a > b;
+  else if constexpr (OP == PTO_GE) return a >= b;
+  else if constexpr (OP == PTO_LAND) return a != (T)0 && b != (T)0;
+  else return a != (T)0 || b != (T)0;
+}
+template <int BC, int C> __aicore__ inline int64_t bc_at(int64_t i, int64_t j) {
+  return BC == PTO_BC_NONE ? i * C + j : BC == PTO_BC_ROW ? j : BC == PTO_BC_COL ? i : 0;
+}
+}  // namespace pto_dev
 
 // Vector op with a scalar operand: add / mul / max / min have native
 // vadds / vmuls / vmaxs / vmins; sub and div are rewritten (a - s = a + (-s),
@@ -243,6 +286,13 @@ __aicore__ inline void TBINARY_S(__ubuf__ T* dst, const __ubuf__ T* a, double s,
 template <int OP, typename T, int R, int C>
 __aicore__ inline void TUNARY(__ubuf__ T* dst, const __ubuf__ T* src_, int64_t vr, int64_t vc) {
   __ubuf__ T* src = (__ubuf__ T*)src_;
+  if constexpr (pto_dev::kScalarUnop<OP>) {
+    pto_dev::scalar_begin();
+    for (int64_t i = 0; i < vr; ++i)
+      for (int64_t j = 0; j < vc; ++j) dst[i * C + j] = pto_dev::scalar_unop<OP, T>(src[i * C + j]);
+    pto_dev::scalar_end();
+    return;
+  }
   pto_dev::for_rows<T, C>(vr, vc, [&](int64_t base, int64_t n) {
     __ubuf__ T* d = dst + base;
     __ubuf__ T* x = src + base;
@@ -257,6 +307,13 @@ __aicore__ inline void TUNARY(__ubuf__ T* dst, const __ubuf__ T* src_, int64_t v
       else if constexpr (OP == PTO_NEG) vmuls(o, i, (T)-1, rep, 1, 1, 8, 8);
       else if constexpr (OP == PTO_RECIPROCAL) vrec(o, i, rep, 1, 1, 8, 8);
       else if constexpr (OP == PTO_RELU) vrelu(o, i, rep, 1, 1, 8, 8);
+      // 2^x = e^(x ln 2); log2 x = ln x / ln 2; log1p x = ln(x + 1); expm1 x = e^x - 1 (composed: the
+      // vector unit has vexp / vln only, so these lose the small-x accuracy of the libm forms).
+      else if constexpr (OP == PTO_EXP2) { vmuls(o, i, (T)0.6931471805599453f, rep, 1, 1, 8, 8); pipe_barrier(PIPE_V); vexp(o, o, rep, 1, 1, 8, 8); }
+      else if constexpr (OP == PTO_LOG2) { vln(o, i, rep, 1, 1, 8, 8); pipe_barrier(PIPE_V); vmuls(o, o, (T)1.4426950408889634f, rep, 1, 1, 8, 8); }
+      else if constexpr (OP == PTO_LOG1P) { vadds(o, i, (T)1.0f, rep, 1, 1, 8, 8); pipe_barrier(PIPE_V); vln(o, o, rep, 1, 1, 8, 8); }
+      else if constexpr (OP == PTO_EXPM1) { vexp(o, i, rep, 1, 1, 8, 8); pipe_barrier(PIPE_V); vadds(o, o, (T)-1.0f, rep, 1, 1, 8, 8); }
+      else if constexpr (pto_dev::kScalarUnop<OP>) {}  // handled above
       else {
         // sigmoid(z) = 1 / (1 + exp(-z)), composed in place in o.
         // tanh(x) = 2 sigmoid(2x) - 1; gelu(x) = x sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)); silu = x sigmoid(x).
@@ -292,7 +349,7 @@ __aicore__ inline void TUNARY(__ubuf__ T* dst, const __ubuf__ T* src_, int64_t v
 template <int OP, typename T, int R, int C, int AXIS>
 __aicore__ inline void TREDUCE(__ubuf__ T* dst, const __ubuf__ T* src_, int64_t vr, int64_t vc) {
   __ubuf__ T* src = (__ubuf__ T*)src_;
-  constexpr int BOP = OP == PTO_RMAX ? PTO_MAX : OP == PTO_RMIN ? PTO_MIN : PTO_ADD;
+  constexpr int BOP = OP == PTO_RMAX ? PTO_MAX : OP == PTO_RMIN ? PTO_MIN : OP == PTO_RPROD ? PTO_MUL : PTO_ADD;
   if constexpr (AXIS == 0) {
     pto_dev::for_repeats<T>(vc, [&](int64_t off, uint8_t rep) {
       vadds(dst + off, src + off, (T)0, rep, 1, 1, 8, 8);
@@ -316,7 +373,7 @@ __aicore__ inline void TREDUCE(__ubuf__ T* dst, const __ubuf__ T* src_, int64_t 
       float acc = (float)row[0];
       for (int64_t j = 1; j < vc; ++j) {
         float x = (float)row[j];
-        acc = BOP == PTO_ADD ? acc + x : BOP == PTO_MAX ? (x > acc ? x : acc) : (x < acc ? x : acc);
+        acc = BOP == PTO_ADD ? acc + x : BOP == PTO_MUL ? acc * x : BOP == PTO_MAX ? (x > acc ? x : acc) : (x < acc ? x : acc);
       }
       if constexpr (OP == PTO_RMEAN) acc = acc / (float)vc;
       dst[i] = (T)acc;
@@ -324,6 +381,69 @@ __aicore__ inline void TREDUCE(__ubuf__ T* dst, const __ubuf__ T* src_, int64_t 
     pto_dev::scalar_end();
   }
   pipe_barrier(PIPE_V);
+}
+
+// Bool-valued ops, where and index reductions: the scalar unit over UB
+// (vcmpv writes a bit mask, and turning it into 0 / 1 bytes needs a vsel
+// through a 16-bit tile; until a device is here to test that path, the
+// scalar loop is the reference-shaped mapping).
+template <int OP, typename T, int R, int C, int BA, int BB>
+__aicore__ inline void TCMP(__ubuf__ pto_bool* dst, const __ubuf__ T* a, const __ubuf__ T* b, int64_t vr, int64_t vc) {
+  pto_dev::scalar_begin();
+  for (int64_t i = 0; i < vr; ++i)
+    for (int64_t j = 0; j < vc; ++j)
+      dst[i * C + j] = pto_dev::scalar_cmp<OP, T>(a[pto_dev::bc_at<BA, C>(i, j)], b[pto_dev::bc_at<BB, C>(i, j)]) ? 1 : 0;
+  pto_dev::scalar_end();
+}
+
+template <int OP, typename T, int R, int C, int SCALAR_FIRST>
+__aicore__ inline void TCMP_S(__ubuf__ pto_bool* dst, const __ubuf__ T* a, double s, int64_t vr, int64_t vc) {
+  const T sv = (T)s;
+  pto_dev::scalar_begin();
+  for (int64_t i = 0; i < vr; ++i)
+    for (int64_t j = 0; j < vc; ++j) {
+      const T x = a[i * C + j];
+      dst[i * C + j] = (SCALAR_FIRST ? pto_dev::scalar_cmp<OP, T>(sv, x) : pto_dev::scalar_cmp<OP, T>(x, sv)) ? 1 : 0;
+    }
+  pto_dev::scalar_end();
+}
+
+template <int OP, typename T, int R, int C>
+__aicore__ inline void TPRED(__ubuf__ pto_bool* dst, const __ubuf__ T* src, int64_t vr, int64_t vc) {
+  pto_dev::scalar_begin();
+  for (int64_t i = 0; i < vr; ++i)
+    for (int64_t j = 0; j < vc; ++j) {
+      const float x = (float)src[i * C + j];
+      dst[i * C + j] = (OP == PTO_ISFINITE ? (x == x && x - x == 0.0f) : x == 0.0f) ? 1 : 0;
+    }
+  pto_dev::scalar_end();
+}
+
+template <typename T, int R, int C, int BC, int BA, int BB>
+__aicore__ inline void TSELECT(__ubuf__ T* dst, const __ubuf__ pto_bool* cond, const __ubuf__ T* a,
+                               const __ubuf__ T* b, int64_t vr, int64_t vc) {
+  pto_dev::scalar_begin();
+  for (int64_t i = 0; i < vr; ++i)
+    for (int64_t j = 0; j < vc; ++j)
+      dst[i * C + j] = cond[pto_dev::bc_at<BC, C>(i, j)] ? a[pto_dev::bc_at<BA, C>(i, j)] : b[pto_dev::bc_at<BB, C>(i, j)];
+  pto_dev::scalar_end();
+}
+
+template <int OP, typename T, int R, int C, int AXIS>
+__aicore__ inline void TARGREDUCE(__ubuf__ int32_t* dst, const __ubuf__ T* src, int64_t vr, int64_t vc) {
+  pto_dev::scalar_begin();
+  const int64_t n = AXIS == 1 ? vc : vr, lanes = AXIS == 1 ? vr : vc, s = AXIS == 1 ? 1 : C;
+  for (int64_t l = 0; l < lanes; ++l) {
+    const __ubuf__ T* p = src + (AXIS == 1 ? l * C : l);
+    int32_t best = 0;
+    float bv = n > 0 ? (float)p[0] : 0.0f;
+    for (int64_t j = 1; j < n && bv == bv; ++j) {
+      const float x = (float)p[j * s];
+      if (x != x || (OP == PTO_RARGMAX ? x > bv : x < bv)) { best = (int32_t)j; bv = x; }
+    }
+    dst[l] = best;
+  }
+  pto_dev::scalar_end();
 }
 
 template <typename TD, typename TS, int R, int C>

@@ -98,7 +98,23 @@ template <int OP, typename C> inline C binop(C a, C b) {
   else if constexpr (OP == PTO_MUL) return a * b;
   else if constexpr (OP == PTO_DIV) return a / b;
   else if constexpr (OP == PTO_MAX) return a > b ? a : b;
+  else if constexpr (OP == PTO_POW) return pow(a, b);
+  else if constexpr (OP == PTO_BAND) return C(int64_t(a) & int64_t(b));  // integer types only (C is double)
+  else if constexpr (OP == PTO_BOR) return C(int64_t(a) | int64_t(b));
+  else if constexpr (OP == PTO_BXOR) return C(int64_t(a) ^ int64_t(b));
   else return a < b ? a : b;
+}
+
+// Comparisons and logical ops of TCMP, in the arithmetic type; NaN compares unequal.
+template <int OP, typename C> inline bool cmpop(C a, C b) {
+  if constexpr (OP == PTO_EQ) return a == b;
+  else if constexpr (OP == PTO_NE) return a != b;
+  else if constexpr (OP == PTO_LT) return a < b;
+  else if constexpr (OP == PTO_LE) return a <= b;
+  else if constexpr (OP == PTO_GT) return a > b;
+  else if constexpr (OP == PTO_GE) return a >= b;
+  else if constexpr (OP == PTO_LAND) return a != C(0) && b != C(0);
+  else return a != C(0) || b != C(0);
 }
 
 template <typename C> inline C sigmoid(C x) { return C(1) / (C(1) + exp(-x)); }
@@ -117,7 +133,20 @@ template <int OP, typename C> inline C unop(C x) {
   else if constexpr (OP == PTO_GELU) {
     const C k = C(0.7978845608028654);  // sqrt(2 / pi)
     return C(0.5) * x * (C(1) + tanh(k * (x + C(0.044715) * x * x * x)));
-  } else {
+  } else if constexpr (OP == PTO_EXP2) return exp2(x);
+  else if constexpr (OP == PTO_LOG2) return log2(x);
+  else if constexpr (OP == PTO_LOG1P) return log1p(x);
+  else if constexpr (OP == PTO_EXPM1) return expm1(x);
+  else if constexpr (OP == PTO_SIN) return sin(x);
+  else if constexpr (OP == PTO_COS) return cos(x);
+  else if constexpr (OP == PTO_ERF) return erf(x);
+  else if constexpr (OP == PTO_ROUND) return nearbyint(x);  // half to even under FE_TONEAREST
+  else if constexpr (OP == PTO_FLOOR) return floor(x);
+  else if constexpr (OP == PTO_CEIL) return ceil(x);
+  else if constexpr (OP == PTO_TRUNC) return trunc(x);
+  else if constexpr (OP == PTO_SIGN) return x > C(0) ? C(1) : x < C(0) ? C(-1) : x;  // 0 and NaN stay
+  else if constexpr (OP == PTO_BNOT) return C(~int64_t(x));  // integer types only
+  else {
     return x * sigmoid(x);
   }
 }
@@ -334,7 +363,7 @@ inline void TREDUCE(T* dst, const T* src, int64_t vr, int64_t vc) {
   using pto::host::binop;
   pto::host::check_tile<T>(src, int64_t(R) * C, "TREDUCE src");
   pto::host::check_tile<T>(dst, AXIS == 1 ? R : C, "TREDUCE dst");
-  constexpr int BOP = OP == PTO_RMAX ? PTO_MAX : OP == PTO_RMIN ? PTO_MIN : PTO_ADD;
+  constexpr int BOP = OP == PTO_RMAX ? PTO_MAX : OP == PTO_RMIN ? PTO_MIN : OP == PTO_RPROD ? PTO_MUL : PTO_ADD;
   if constexpr (!E::inline_load) {
     // fp16: the fp32 algorithm below over converted row chunks, in the same
     // order (same bits as converting element by element).
@@ -419,6 +448,82 @@ inline void TREDUCE(T* dst, const T* src, int64_t vr, int64_t vc) {
       if constexpr (OP == PTO_RMEAN) r = vr > 0 ? r / CT(vr) : CT(NAN);
       dst[j] = E::store(r);
     }
+  }
+}
+
+template <int OP, typename T, int R, int C, int BA, int BB>
+inline void TCMP(pto_bool* dst, const T* a, const T* b, int64_t vr, int64_t vc) {
+  using E = pto::host::Elem<T>;
+  using pto::host::bc_index;
+  pto::host::check_tile<pto_bool>(dst, int64_t(R) * C, "TCMP dst");
+  pto::host::check_tile<T>(a, pto::host::bc_elems<BA, R, C>(), "TCMP a");
+  pto::host::check_tile<T>(b, pto::host::bc_elems<BB, R, C>(), "TCMP b");
+  for (int64_t i = 0; i < vr; ++i)
+    for (int64_t j = 0; j < vc; ++j)
+      dst[i * C + j].v = pto::host::cmpop<OP>(E::load(a[bc_index<BA, C>(i, j)]), E::load(b[bc_index<BB, C>(i, j)])) ? 1 : 0;
+}
+
+template <int OP, typename T, int R, int C, int SCALAR_FIRST>
+inline void TCMP_S(pto_bool* dst, const T* a, double s, int64_t vr, int64_t vc) {
+  using E = pto::host::Elem<T>;
+  using CT = typename E::C;
+  pto::host::check_tile<pto_bool>(dst, int64_t(R) * C, "TCMP_S dst");
+  pto::host::check_tile<T>(a, int64_t(R) * C, "TCMP_S a");
+  const CT sv = E::load(E::store(CT(s)));
+  for (int64_t i = 0; i < vr; ++i)
+    for (int64_t j = 0; j < vc; ++j) {
+      const CT x = E::load(a[i * C + j]);
+      dst[i * C + j].v = (SCALAR_FIRST ? pto::host::cmpop<OP>(sv, x) : pto::host::cmpop<OP>(x, sv)) ? 1 : 0;
+    }
+}
+
+template <int OP, typename T, int R, int C>
+inline void TPRED(pto_bool* dst, const T* src, int64_t vr, int64_t vc) {
+  using E = pto::host::Elem<T>;
+  pto::host::check_tile<pto_bool>(dst, int64_t(R) * C, "TPRED dst");
+  pto::host::check_tile<T>(src, int64_t(R) * C, "TPRED src");
+  for (int64_t i = 0; i < vr; ++i)
+    for (int64_t j = 0; j < vc; ++j) {
+      const auto x = E::load(src[i * C + j]);
+      dst[i * C + j].v = (OP == PTO_ISFINITE ? bool(isfinite(double(x))) : x == 0) ? 1 : 0;
+    }
+}
+
+template <typename T, int R, int C, int BC, int BA, int BB>
+inline void TSELECT(T* dst, const pto_bool* cond, const T* a, const T* b, int64_t vr, int64_t vc) {
+  using pto::host::bc_index;
+  pto::host::check_tile<T>(dst, int64_t(R) * C, "TSELECT dst");
+  pto::host::check_tile<pto_bool>(cond, pto::host::bc_elems<BC, R, C>(), "TSELECT cond");
+  pto::host::check_tile<T>(a, pto::host::bc_elems<BA, R, C>(), "TSELECT a");
+  pto::host::check_tile<T>(b, pto::host::bc_elems<BB, R, C>(), "TSELECT b");
+  for (int64_t i = 0; i < vr; ++i)
+    for (int64_t j = 0; j < vc; ++j)
+      dst[i * C + j] = cond[bc_index<BC, C>(i, j)].v ? a[bc_index<BA, C>(i, j)] : b[bc_index<BB, C>(i, j)];
+}
+
+template <int OP, typename T, int R, int C, int AXIS>
+inline void TARGREDUCE(int32_t* dst, const T* src, int64_t vr, int64_t vc) {
+  using E = pto::host::Elem<T>;
+  pto::host::check_tile<T>(src, int64_t(R) * C, "TARGREDUCE src");
+  pto::host::check_tile<int32_t>(dst, AXIS == 1 ? R : C, "TARGREDUCE dst");
+  // Along the reduced axis of length n at stride s: the first extreme; a NaN wins at its first place.
+  auto scan = [](const T* p, int64_t n, int64_t s) -> int32_t {
+    if (n <= 0) return 0;
+    int32_t best = 0;
+    double bv = double(E::load(p[0]));
+    for (int64_t j = 1; j < n && !isnan(bv); ++j) {
+      const double x = double(E::load(p[j * s]));
+      if (isnan(x) || (OP == PTO_RARGMAX ? x > bv : x < bv)) {
+        best = int32_t(j);
+        bv = x;
+      }
+    }
+    return best;
+  };
+  if constexpr (AXIS == 1) {
+    for (int64_t i = 0; i < vr; ++i) dst[i] = scan(src + i * C, vc, 1);
+  } else {
+    for (int64_t j = 0; j < vc; ++j) dst[j] = scan(src + j, vr, C);
   }
 }
 

@@ -481,3 +481,71 @@ def assemble_stop(i, d):
     y[4:20] = r(x[:16] * 2, f)
     y[20:24, 8:40] = r(x[:4, :32] + 1, f)
     return {"y": y}
+
+
+# --- PyPTO's catalogue, first tranche (comparisons, where, logical, bitwise, elementwise, reductions) ----
+
+@ref()
+def cmp_where(i, d):
+    x, y, b, f = i["x"], i["y"], i["b"], "fp32"
+    r1 = np.where(x > 0, x, r(y * 2, f))
+    r2 = np.where(y <= b, 1.5, x)
+    m = np.logical_and(x >= y, np.logical_not(x != x)) == np.logical_or(x < L(-0.5, f), x != L(0.25, f))
+    c = ((x > y) == (y < b)).astype(np.float64).sum(1, keepdims=True)
+    return {"r": r(r1 + r2, f), "m": m.astype(np.float64), "c": c}
+
+
+@ref(kinds={"p": "positive"})
+def ew_pypto_unary(i, d):
+    x, p, h, f, hh = i["x"], i["p"], i["h"], "fp32", "fp16"
+    t = r(np.exp2(x), f)
+    t = r(t + r(np.log2(p), f), f)
+    t = r(t - r(np.log1p(p), f), f)
+    t = r(t + r(np.expm1(r(x * 0.5, f)), f), f)
+    t = r(t + r(r(np.sin(x), f) * r(np.cos(x), f), f), f)
+    t = r(t + r(erf(x), f), f)
+    u = r(np.rint(r(x * 3, f)), f)
+    u = r(u + r(np.floor(x) * 2, f), f)
+    u = r(u + r(np.ceil(x) * 4, f), f)
+    u = r(u + r(np.trunc(x) * 8, f), f)
+    u = r(u + r(np.sign(x) * 16, f), f)
+    u = r(u + r(r(np.rint(r(x * 10, f)), f) / 10, f) * 32, f)
+    v = r(np.power(p, x), f)
+    v = r(v + r(p * p, f), f)
+    v = r(v + np.minimum(np.maximum(x, -0.5), 0.75), f)
+    v = r(v + np.maximum(x, r(p * -1, f)), f)
+    v = r(v + np.minimum(x, 0.25), f)
+    w = r(np.rint(r(h * 4, hh)), hh)
+    w = r(w + np.sign(h), hh)
+    w = r(w + r(np.exp2(h), hh), hh)
+    w = r(w + r(np.sin(h), hh), hh)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fin = np.isfinite(r(np.log(x), f))
+    return {"t": t, "u": u, "v": v, "w": w, "f": fin.astype(np.float64)}
+
+
+def erf(x):
+    import math
+    return np.vectorize(math.erf)(x)
+
+
+@ref(kinds={"a": "wide", "b": "wide", "c": "wide"})
+def bitwise_int(i, d):
+    a, b, c = i["a"].astype(np.int64), i["b"].astype(np.int64), i["c"].astype(np.int64)
+    t = "int32"
+    rr = r(r(r((a & b) + (a | 12), t) - (a ^ b), t) + (~a), t)
+    s = r(r((~c) ^ 85, "int8") + (7 & c), "int8")
+    return {"r": rr.astype(np.float64), "s": s.astype(np.float64)}
+
+
+@ref(kinds={"k": "small"})
+def reduce_pypto(i, d):
+    x, k, f = i["x"], i["k"], "fp32"
+    y = r(r(x * L(0.01, f), f) + 1, f)
+    m1 = r(x.mean(1, keepdims=True), f)
+    v1 = r(r(r(r(x - m1, f) ** 2, f).sum(1, keepdims=True), f) / 39, f)
+    m0 = r(x.mean(0, keepdims=True), f)
+    v0 = r(r(r(r(x - m0, f) ** 2, f).sum(0), f) / 20, f)
+    return {"pr": r(y.prod(1, keepdims=True), f), "pc": r(y.prod(0, keepdims=True), f), "va": v1, "vb": v0,
+            "am": x.argmax(-1)[:, None].astype(np.float64), "an": x.argmin(0)[None, :].astype(np.float64),
+            "ki": (k.argmin(1) + k.argmax(1))[:, None].astype(np.float64)}

@@ -106,10 +106,13 @@ TEST_CASE("parentheses in conditions group comparisons and boolean terms", "[fro
   CHECK(show_cond("(N + 1) * 2 <= 64") == "(((N + 1) * 2) <= 64)");
   CHECK(show_cond("((N))") == "N");
   CHECK(show_cond("(true)") == "true");
-  // Outside conditions a parenthesised comparison is still a syntax error.
-  auto bad = parse_expression("(N < 32)");
+  // Outside conditions a comparison is a tensor op (bool result), parenthesised or not; 'or' is not.
+  auto cmp = parse_expression("(N < 32)");
+  REQUIRE(std::holds_alternative<ExprPtr>(cmp));
+  CHECK(std::get<ExprPtr>(cmp)->kind == Expr::Kind::Compare);
+  auto bad = parse_expression("(N < 32 or k == 2)");
   REQUIRE(std::holds_alternative<SyntaxError>(bad));
-  CHECK(std::get<SyntaxError>(bad).message == "expected ')' to close '(', found '<'");
+  CHECK(std::get<SyntaxError>(bad).message == "expected ')' to close '(', found 'or'");
   auto unclosed = parse_condition("(N < 32 or k == 2");
   REQUIRE(std::holds_alternative<SyntaxError>(unclosed));
   CHECK(std::get<SyntaxError>(unclosed).message == "expected ')' to close '(', found end of statement");

@@ -1,0 +1,808 @@
+// Function calls of statement strings: the name is looked up in the op table
+// (compiler/op_table.h; unknown names get PyPTO-aware diagnostics), the
+// arguments bind by the table's parameter list, then one function per op form
+// checks the operands and emits the ops.
+#include <algorithm>
+#include <cmath>
+
+#include "compiler/frontend/dim_simplify.h"
+#include "compiler/frontend/elaborator.h"
+#include "compiler/frontend/suggest.h"
+
+namespace ptoc::fe {
+
+namespace {
+
+std::vector<std::string> split_params(std::string_view s) {
+  std::vector<std::string> v;
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t j = s.find(' ', i);
+    if (j == std::string_view::npos) j = s.size();
+    if (j > i) v.emplace_back(s.substr(i, j - i));
+    i = j + 1;
+  }
+  return v;
+}
+
+// The spec language's function names, sorted (the order "did you mean" breaks ties in).
+const std::vector<std::string>& function_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const auto& r : op_table())
+      if (r.form != OpForm::Internal) v.emplace_back(r.name);
+    std::sort(v.begin(), v.end());
+    return v;
+  }();
+  return names;
+}
+
+// NumPy / PyTorch spellings a port may bring along: the ptoc op that means
+// the same, or "" when neither ptoc nor PyPTO has it (then `why` says what does).
+struct ForeignName {
+  std::string_view name, ptoc, why;
+};
+constexpr ForeignName kForeign[] = {
+    {"clamp", "clip", ""},          {"power", "pow", ""},        {"greater", "gt", ""},
+    {"greater_equal", "ge", ""},    {"less", "lt", ""},          {"less_equal", "le", ""},
+    {"equal", "eq", ""},            {"not_equal", "ne", ""},     {"absolute", "abs", ""},
+    {"negative", "neg", ""},        {"exponential", "exp", ""},  {"select", "where", ""},
+    {"maximum_", "maximum", ""},    {"variance", "var", ""},     {"product", "prod", ""},
+    {"sort", "", "PyPTO sorts with argsort and topk, which ptoc does not support yet"},
+    {"square", "", "write x * x"},
+    {"softplus", "", "write log1p(exp(x))"},
+};
+
+// A spelling neighbour that means something else: the two names differ by a
+// prefix that changes the operation (argmax / amax, cumsum / sum, isnan / nan).
+bool differs_in_meaning(std::string_view a, std::string_view b) {
+  static const std::string_view kPrefixes[] = {"arg", "cum", "is", "bitwise_", "logical_", "a", "log"};
+  for (auto p : kPrefixes) {
+    auto strip = [&](std::string_view s) { return s.substr(0, p.size()) == p ? s.substr(p.size()) : s; };
+    if ((strip(a) != a) != (strip(b) != b) && edit_distance(strip(a), strip(b)) <= 1) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+struct Elaborator::Call {
+  const Expr& e;
+  const OpSpec& spec;
+  std::string fn;                  // the name as written
+  int fo = 0, fl = 1;              // its position in the statement
+  std::vector<std::string> names;  // parameter names
+  std::vector<const Expr*> args;   // bound arguments by parameter (nullptr: not given)
+};
+
+EV Elaborator::unknown_function(const Expr& e) {
+  const std::string& fn = e.name;
+  const int fo = e.op_off, fl = int(fn.size());
+  if (fn == "min" || fn == "max" || fn == "ceil_div") {
+    // Scalar folding is allowed; tensors need maximum/minimum.
+    std::vector<EV> vals;
+    for (const auto& a : e.args) vals.push_back(expr(*a.value));
+    for (const auto& v : vals) if (!v.ok()) return EV::poison();
+    bool all_scalar = vals.size() == 2;
+    for (const auto& v : vals) all_scalar = all_scalar && v.is_scalar();
+    if (all_scalar) {
+      double x = vals[0].scalar, y = vals[1].scalar;
+      bool ints = vals[0].is_int && vals[1].is_int;
+      if (fn == "ceil_div") {
+        if (!ints || y == 0) {
+          err(fo, fl, "ceil_div needs two integers, the second non-zero");
+          return EV::poison();
+        }
+        return EV::number(double(-floor_div_i64(-int64_t(x), int64_t(y))), true);
+      }
+      return EV::number(fn == "min" ? std::min(x, y) : std::max(x, y), ints);
+    }
+    err(fo, fl, "'" + fn + "' is a dim function",
+        fn == "ceil_div" ? std::string("tensors have no ceil_div")
+                         : "for tensors use " + std::string(fn == "min" ? "minimum" : "maximum") + "(a, b)");
+    return EV::poison();
+  }
+  if (const PyptoOp* p = find_pypto_op(fn)) {
+    std::string hint = p->ptoc.empty() ? "docs/OPERATIONS.md lists PyPTO's operations and which ptoc supports"
+                                       : "in ptoc write it as " + std::string(p->ptoc);
+    err(fo, fl, "'" + fn + "' is a PyPTO operation that ptoc does not support yet", hint);
+    return EV::poison();
+  }
+  for (const auto& f : kForeign) {
+    if (f.name != fn) continue;
+    if (!f.ptoc.empty()) {
+      err(fo, fl, "unknown function '" + fn + "'", "did you mean '" + std::string(f.ptoc) + "'? (PyPTO's name)");
+    } else {
+      err(fo, fl, "'" + fn + "' is not an operation of ptoc or PyPTO", std::string(f.why));
+    }
+    return EV::poison();
+  }
+  std::string best = closest(fn, function_names());
+  std::string hint = best.empty() || differs_in_meaning(fn, best) ? "" : "did you mean '" + best + "'?";
+  err(fo, fl, "unknown function '" + fn + "'", hint);
+  return EV::poison();
+}
+
+EV Elaborator::call(const Expr& e) {
+  const OpSpec* spec = find_op(e.name);
+  if (!spec) return unknown_function(e);
+  Call c{e, *spec, e.name, e.op_off, int(e.name.size()), split_params(spec->params), {}};
+  const std::string& fn = c.fn;
+  c.args.assign(c.names.size(), nullptr);
+  size_t positional = 0;
+  bool bad = false;
+  for (const auto& a : e.args) {
+    if (a.name.empty()) {
+      if (positional >= c.names.size()) {
+        err(a.value->off, a.value->len, "too many arguments to '" + fn + "' (it takes " +
+                                            std::to_string(c.names.size()) + ")");
+        bad = true;
+        break;
+      }
+      c.args[positional++] = a.value.get();
+      continue;
+    }
+    size_t k = 0;
+    while (k < c.names.size() && c.names[k] != a.name) ++k;
+    if (k == c.names.size()) {
+      std::string hint = did_you_mean(a.name, c.names);
+      if (hint.empty()) {
+        hint = fn + " takes";
+        for (size_t i = 0; i < c.names.size(); ++i) hint += (i ? ", " : " ") + c.names[i];
+      }
+      err(a.name_off, int(a.name.size()), "unknown argument '" + a.name + "' to '" + fn + "'", hint);
+      bad = true;
+      continue;
+    }
+    if (c.args[k]) {
+      err(a.name_off, int(a.name.size()), "argument '" + a.name + "' of '" + fn + "' given twice");
+      bad = true;
+      continue;
+    }
+    c.args[k] = a.value.get();
+  }
+  if (bad) return EV::poison();
+  for (size_t k = 0; k < size_t(spec->required); ++k)
+    if (!c.args[k]) {
+      std::string sig;
+      for (size_t i = 0; i < c.names.size(); ++i) { if (i) sig += ", "; sig += c.names[i]; }
+      err(e.op_off, e.len, "'" + fn + "' is missing its argument '" + c.names[k] + "'",
+          "signature: " + fn + "(" + sig + ")");
+      return EV::poison();
+    }
+
+  switch (spec->form) {
+    case OpForm::Binary: return call_binary(c);
+    case OpForm::Unary: return call_unary(c);
+    case OpForm::Reduce: return call_reduce(c);
+    case OpForm::Select: return call_select(c);
+    case OpForm::Cast: return call_cast(c);
+    case OpForm::Matmul: return call_matmul(c);
+    case OpForm::Transpose: return call_transpose(c);
+    case OpForm::Reshape: return call_reshape(c);
+    case OpForm::View: return call_view(c);
+    case OpForm::Concat: return call_concat(c);
+    case OpForm::Full: return call_full(c);
+    case OpForm::Composite: return c.fn == "clip" ? call_clip(c) : call_var(c);
+    case OpForm::Internal: break;
+  }
+  return EV::poison();
+}
+
+// --- argument helpers ---------------------------------------------------------
+
+EV Elaborator::tensor_arg(const Call& c, const Expr* x, const std::string& what) {
+  EV v = expr(*x);
+  if (v.is_scalar()) {
+    err(x->off, x->len, "'" + c.fn + "' needs a tensor as " + what + ", got the scalar '" + text_of(*x) + "'");
+    return EV::poison();
+  }
+  return v;
+}
+
+std::optional<bool> Elaborator::bool_arg(const Call& c, size_t k, bool dflt) {
+  const Expr* x = c.args[k];
+  if (!x) return dflt;
+  if (x->kind == Expr::Kind::Name && (x->name == "true" || x->name == "True")) return true;
+  if (x->kind == Expr::Kind::Name && (x->name == "false" || x->name == "False")) return false;
+  if (x->kind == Expr::Kind::Number && x->is_int && (x->ival == 0 || x->ival == 1)) return x->ival == 1;
+  err(x->off, x->len, "'" + c.fn + "' argument " + c.names[k] + " must be true or false, got '" + text_of(*x) + "'");
+  return std::nullopt;
+}
+
+std::optional<DType> Elaborator::dtype_arg(const Expr* x, DType dflt) {
+  if (!x) return dflt;
+  if (x->kind == Expr::Kind::Name)
+    if (auto d = parse_dtype(x->name)) return *d;
+  std::vector<std::string> names;
+  for (DType t : kAllDTypes) names.emplace_back(dtype_name(t));
+  std::string hint = x->kind == Expr::Kind::Name ? did_you_mean(x->name, names) : "";
+  err(x->off, x->len, "unknown dtype '" + text_of(*x) + "'",
+      hint.empty() ? "dtypes: fp32 fp16 bf16 int32 int8 uint8 bool" : hint);
+  return std::nullopt;
+}
+
+std::optional<int> Elaborator::axis_arg(const Expr* x, size_t rank, const std::string& what) {
+  auto c = const_int(*x, what);
+  if (!c) return std::nullopt;
+  int64_t ax = *c < 0 ? *c + int64_t(rank) : *c;
+  if (ax < 0 || ax >= int64_t(rank)) {
+    err(x->off, x->len, what + " " + std::to_string(*c) + " is out of range for a rank-" + std::to_string(rank) +
+                            " value (" + std::to_string(-int64_t(rank)) + ".." + std::to_string(rank - 1) + ")");
+    return std::nullopt;
+  }
+  return int(ax);
+}
+
+std::optional<Shape> Elaborator::list_arg(const Expr* x, const std::string& what) {
+  if (x->kind != Expr::Kind::List) {
+    err(x->off, x->len, what + " must be a list such as [B, 64], got '" + text_of(*x) + "'");
+    return std::nullopt;
+  }
+  Shape s;
+  bool ok = true;
+  for (const auto& item : x->items) {
+    auto d = dim(*item, DimUse::Loop);
+    if (!d) { ok = false; continue; }
+    DimExpr sd = simplify(*d);
+    if (auto c = sd.as_const(); c && *c <= 0) {
+      err(item->off, item->len, what + " entries must be positive, got " + std::to_string(*c));
+      ok = false;
+      continue;
+    }
+    s.push_back(sd);
+  }
+  if (!ok) return std::nullopt;
+  return s;
+}
+
+bool Elaborator::check_operand_dtype(const OpSpec& spec, DType t, const Expr& e, int op_off, int op_len,
+                                     const std::string& spelling) {
+  const std::string dt(dtype_name(t));
+  switch (spec.operands) {
+    case OperandRule::Any: return true;
+    case OperandRule::Float:
+      if (dtype_is_float(t)) return true;
+      if (spec.form == OpForm::Reduce)
+        err(op_off, op_len, "'" + spelling + "' needs a floating-point operand", "insert cast(" + text_of(e) + ", fp32)");
+      else
+        err(op_off, op_len, "'" + spelling + "' needs a floating-point operand, '" + text_of(e) + "' is " + dt,
+            "insert cast(" + text_of(e) + ", fp32)");
+      return false;
+    case OperandRule::Integer:
+      if (t == DType::int32 || t == DType::int8 || t == DType::uint8) return true;
+      err(op_off, op_len, "'" + spelling + "' takes integer operands (int32, int8, uint8), '" + text_of(e) + "' is " + dt,
+          "insert cast(" + text_of(e) + ", int32)");
+      return false;
+    case OperandRule::Numeric:
+      if (t != DType::boolean) return true;
+      err(op_off, op_len, "'" + spelling + "' does not take bool operands, '" + text_of(e) + "' is bool",
+          "insert cast(" + text_of(e) + ", int32)");
+      return false;
+  }
+  return true;
+}
+
+// --- forms ---------------------------------------------------------------------
+
+EV Elaborator::call_binary(const Call& c) {
+  EV a = expr(*c.args[0]);
+  EV b = expr(*c.args[1]);
+  return binary(*c.spec.kind, a, b, *c.args[0], *c.args[1], c.fo, c.fl, c.fn);
+}
+
+EV Elaborator::call_unary(const Call& c) {
+  EV a = expr(*c.args[0]);
+  if (c.spec.kind != OpKind::Round || c.args.size() < 2 || !c.args[1]) return unary(*c.spec.kind, a, *c.args[0], c.fo, c.fn);
+  // round(x, decimals): NumPy's rint(x * 10^d) / 10^d (x / 10^-d, then * 10^-d, for d < 0).
+  auto d = const_int(*c.args[1], "decimals");
+  if (!d || !a.ok()) return EV::poison();
+  if (*d == 0 || (a.is_tensor() && !dtype_is_float(p_.values[size_t(a.value)].dtype)))
+    return unary(OpKind::Round, a, *c.args[0], c.fo, c.fn);
+  if (*d > 15 || *d < -15) {
+    err(c.args[1]->off, c.args[1]->len, "round decimals " + std::to_string(*d) + " is out of range (-15..15)");
+    return EV::poison();
+  }
+  const double p = std::pow(10.0, double(*d > 0 ? *d : -*d));
+  const Expr& x = *c.args[0];
+  EV t = binary(*d > 0 ? OpKind::Mul : OpKind::Div, a, EV::number(p, true), x, *c.args[1], c.fo, c.fl, c.fn);
+  EV r = unary(OpKind::Round, t, x, c.fo, c.fn);
+  return binary(*d > 0 ? OpKind::Div : OpKind::Mul, r, EV::number(p, true), x, *c.args[1], c.fo, c.fl, c.fn);
+}
+
+// where(condition, input, other): a literal operand becomes a full() of
+// extent 1 on every axis, which broadcasts like any size-1 operand.
+EV Elaborator::call_select(const Call& c) {
+  const auto& args = c.args;
+  EV cond = tensor_arg(c, args[0], "its condition");
+  EV a = expr(*args[1]);
+  EV b = expr(*args[2]);
+  if (!cond.ok() || !a.ok() || !b.ok()) return EV::poison();
+  for (int k = 0; k < 3; ++k)
+    if (!check_nz(k == 0 ? cond : k == 1 ? a : b, *args[size_t(k)], c.fn)) return EV::poison();
+  const Value cv = p_.values[size_t(cond.value)];
+  if (cv.dtype != DType::boolean) {
+    err(args[0]->off, args[0]->len, "the condition of 'where' must be bool, '" + text_of(*args[0]) + "' is " +
+                                        std::string(dtype_name(cv.dtype)),
+        "compare it to get a bool tensor: " + text_of(*args[0]) + " != 0");
+    return EV::poison();
+  }
+  DType dt = DType::fp32;
+  if (a.is_tensor()) dt = p_.values[size_t(a.value)].dtype;
+  else if (b.is_tensor()) dt = p_.values[size_t(b.value)].dtype;
+  if (a.is_tensor() && b.is_tensor() && p_.values[size_t(b.value)].dtype != dt) {
+    DType bt = p_.values[size_t(b.value)].dtype;
+    DType to = wider(dt, bt);
+    err(c.fo, c.fl,
+        "operands of 'where' have different dtypes: " + std::string(dtype_name(dt)) + " and " +
+            std::string(dtype_name(bt)) + " (no implicit promotion)",
+        "insert cast(" + text_of(dt == to ? *args[2] : *args[1]) + ", " + std::string(dtype_name(to)) + ")");
+    return EV::poison();
+  }
+  size_t rank = cv.shape.size();
+  for (const EV* v : {&a, &b})
+    if (v->is_tensor()) rank = std::max(rank, p_.values[size_t(v->value)].shape.size());
+  auto operand = [&](const EV& v, const Expr& e) -> int {
+    if (v.is_tensor()) return v.value;
+    if (!dtype_is_float(dt) && !v.is_int && std::isfinite(v.scalar)) {
+      err(e.off, e.len, "the literal " + text_of(e) + " is not an integer but the other operand of 'where' is " +
+                            std::string(dtype_name(dt)),
+          "a scalar literal takes the tensor's dtype; cast the tensor to a float type first");
+      return -1;
+    }
+    Op f;
+    f.kind = OpKind::Full;
+    f.shape.assign(rank, DimExpr(1));
+    f.fill = v.scalar;
+    f.dtype = dt;
+    return emit(f, dt, f.shape, f.shape, c.fo, c.fl);
+  };
+  int va = operand(a, *args[1]);
+  int vb = operand(b, *args[2]);
+  if (va < 0 || vb < 0) return EV::poison();
+  Shape sh = cv.shape, valid = cv.valid;
+  const Expr* es[] = {args[0], args[1], args[2]};
+  int ids[] = {cond.value, va, vb};
+  for (int k = 1; k < 3; ++k) {
+    const Value& y = p_.values[size_t(ids[k])];
+    Broadcast bc = broadcast(sh, valid, y.shape, y.valid);
+    if (bc.bad_axis >= 0) {
+      err(es[k]->off, es[k]->len, "shape " + shape_str(y.shape) + " of '" + text_of(*es[k]) +
+                                      "' does not broadcast with " + shape_str(sh) + " in 'where' (axis " +
+                                      std::to_string(bc.bad_axis) + ")",
+          "broadcasting needs equal sizes or size 1 on each axis, aligned at the end");
+      return EV::poison();
+    }
+    sh = bc.shape;
+    valid = bc.valid;
+  }
+  Op op;
+  op.kind = OpKind::Where;
+  op.inputs = {cond.value, va, vb};
+  return EV::tensor(emit(op, dt, sh, valid, c.fo, c.fl));
+}
+
+// clip(input, min=None, max=None) = minimum(maximum(input, min), max), as
+// PyPTO defines it (min > max gives max; a NaN bound gives NaN).
+EV Elaborator::call_clip(const Call& c) {
+  EV x = tensor_arg(c, c.args[0], "its input");
+  if (!x.ok()) return EV::poison();
+  if (!check_operand_dtype(c.spec, p_.values[size_t(x.value)].dtype, *c.args[0], c.fo, c.fl, c.fn)) return EV::poison();
+  const Expr* lo = c.args[1];
+  const Expr* hi = c.args[2];
+  if (lo) x = binary(OpKind::Maximum, x, expr(*lo), *c.args[0], *lo, c.fo, c.fl, c.fn);
+  if (hi && x.ok()) x = binary(OpKind::Minimum, x, expr(*hi), *c.args[0], *hi, c.fo, c.fl, c.fn);
+  return x;
+}
+
+// var(input, dim, correction=1, keepdim=false) = sum((x - mean(x))^2) / (N - correction)
+// over one axis whose valid extent N is static (PyPTO: the axis is not split).
+EV Elaborator::call_var(const Call& c) {
+  const auto& args = c.args;
+  EV a = tensor_arg(c, args[0], "its input");
+  if (!a.ok() || !check_nz(a, *args[0], c.fn)) return EV::poison();
+  const Value x = p_.values[size_t(a.value)];
+  if (!check_operand_dtype(c.spec, x.dtype, *args[0], c.fo, c.fl, c.fn)) return EV::poison();
+  if (args[1]->kind == Expr::Kind::List) {
+    err(args[1]->off, args[1]->len, "var over several axes is not supported yet", "give one axis: var(x, dim)");
+    return EV::poison();
+  }
+  auto ax = axis_arg(args[1], x.shape.size(), "dim");
+  auto keep = bool_arg(c, 3, false);
+  double corr = 1;
+  if (args[2]) {
+    EV cv = expr(*args[2]);
+    if (!cv.ok()) return EV::poison();
+    if (!cv.is_scalar()) {
+      err(args[2]->off, args[2]->len, "var correction must be a number, got '" + text_of(*args[2]) + "'");
+      return EV::poison();
+    }
+    corr = cv.scalar;
+  }
+  if (!ax || !keep) return EV::poison();
+  auto n = x.valid[size_t(*ax)].as_const();
+  if (!n) {
+    err(c.fo, c.fl, "var over axis " + std::to_string(*ax) + " needs a static valid extent, '" + text_of(*args[0]) +
+                        "' has " + x.valid[size_t(*ax)].str(),
+        "reduce a whole static axis (PyPTO's var does not split it either)");
+    return EV::poison();
+  }
+  if (double(*n) - corr <= 0) {
+    err(c.fo, c.fl, "var over " + std::to_string(*n) + " elements with correction " + text_of(*args[2]) +
+                        " divides by zero or less");
+    return EV::poison();
+  }
+  auto reduce = [&](OpKind k, int v, bool keepdim) {
+    const Value& in = p_.values[size_t(v)];
+    Op op;
+    op.kind = k;
+    op.inputs = {v};
+    op.axes = {*ax};
+    op.keepdim = keepdim;
+    Shape sh, va;
+    for (size_t i = 0; i < in.shape.size(); ++i) {
+      if (int(i) == *ax) {
+        if (keepdim) { sh.push_back(DimExpr(1)); va.push_back(DimExpr(1)); }
+        continue;
+      }
+      sh.push_back(in.shape[i]);
+      va.push_back(in.valid[i]);
+    }
+    if (sh.empty()) { sh.push_back(DimExpr(1)); va.push_back(DimExpr(1)); }
+    return EV::tensor(emit(op, in.dtype, sh, va, c.fo, c.fl));
+  };
+  const Expr& e = *args[0];
+  EV m = reduce(OpKind::Mean, a.value, true);
+  EV d = binary(OpKind::Sub, a, m, e, e, c.fo, c.fl, c.fn);
+  if (!d.ok()) return EV::poison();
+  EV sq = binary(OpKind::Mul, d, d, e, e, c.fo, c.fl, c.fn);
+  if (!sq.ok()) return EV::poison();
+  // The division runs at the keepdim shape (the tile in force is the input's rank), then the axis goes.
+  EV s = reduce(OpKind::Sum, sq.value, true);
+  EV q = binary(OpKind::Div, s, EV::number(double(*n) - corr, false), e, e, c.fo, c.fl, c.fn);
+  if (!q.ok() || *keep) return q;
+  const Value& qv = p_.values[size_t(q.value)];
+  Shape sh, va;
+  for (size_t i = 0; i < qv.shape.size(); ++i)
+    if (int(i) != *ax) { sh.push_back(qv.shape[i]); va.push_back(qv.valid[i]); }
+  if (sh.empty()) { sh.push_back(DimExpr(1)); va.push_back(DimExpr(1)); }
+  return EV::tensor(reshape_to(q.value, sh, va, c.fo));
+}
+
+EV Elaborator::call_reduce(const Call& c) {
+  [[maybe_unused]] const std::string& fn = c.fn;
+  [[maybe_unused]] const int fo = c.fo, fl = c.fl;
+  const auto& args = c.args;
+  EV a = tensor_arg(c, args[0], "its first argument");
+  if (!a.ok()) return EV::poison();
+  if (!check_nz(a, *args[0], fn)) return EV::poison();
+  const Value x = p_.values[size_t(a.value)];
+  auto ax = axis_arg(args[1], x.shape.size(), "dim");
+  auto keep = bool_arg(c, 2, false);
+  if (!ax || !keep) return EV::poison();
+  if (!check_operand_dtype(c.spec, x.dtype, *args[0], fo, fl, fn)) return EV::poison();
+  Op op;
+  op.kind = *c.spec.kind;
+  op.inputs = {a.value};
+  op.axes = {*ax};
+  op.keepdim = *keep;
+  Shape sh, va;
+  for (size_t i = 0; i < x.shape.size(); ++i) {
+    if (int(i) == *ax) {
+      if (*keep) { sh.push_back(DimExpr(1)); va.push_back(DimExpr(1)); }
+      continue;
+    }
+    sh.push_back(x.shape[i]);
+    va.push_back(x.valid[i]);
+  }
+  if (sh.empty()) {  // reducing a rank-1 value leaves one element
+    sh.push_back(DimExpr(1));
+    va.push_back(DimExpr(1));
+  }
+  return EV::tensor(emit(op, c.spec.result == ResultRule::Int32 ? DType::int32 : x.dtype, sh, va, fo, fl));
+}
+
+EV Elaborator::call_cast(const Call& c) {
+  [[maybe_unused]] const std::string& fn = c.fn;
+  [[maybe_unused]] const int fo = c.fo, fl = c.fl;
+  const auto& args = c.args;
+  EV a = tensor_arg(c, args[0], "its first argument");
+  auto dt = dtype_arg(args[1], DType::fp32);
+  if (!a.ok() || !dt) return EV::poison();
+  if (!check_nz(a, *args[0], fn)) return EV::poison();
+  const Value x = p_.values[size_t(a.value)];
+  Op op;
+  op.kind = OpKind::Cast;
+  op.inputs = {a.value};
+  op.dtype = *dt;
+  return EV::tensor(emit(op, *dt, x.shape, x.valid, fo, fl));
+}
+
+EV Elaborator::call_matmul(const Call& c) {
+  [[maybe_unused]] const std::string& fn = c.fn;
+  [[maybe_unused]] const int fo = c.fo, fl = c.fl;
+  const auto& args = c.args;
+  EV a = tensor_arg(c, args[0], "its left operand");
+  EV b = tensor_arg(c, args[1], "its right operand");
+  auto od = dtype_arg(args[2], DType::fp32);
+  auto ta = bool_arg(c, 3, false), tb = bool_arg(c, 4, false);
+  if (!a.ok() || !b.ok() || !od || !ta || !tb) return EV::poison();
+  const Value x = p_.values[size_t(a.value)], y = p_.values[size_t(b.value)];
+  for (const auto* v : {&x, &y})
+    if (v->dtype != DType::fp16 && v->dtype != DType::bf16 && v->dtype != DType::fp32) {
+      err(fo, fl, "matmul takes fp16, bf16 or fp32 operands, got " + std::string(dtype_name(v->dtype)));
+      return EV::poison();
+    }
+  if (x.dtype != y.dtype) {
+    DType to = wider(x.dtype, y.dtype);
+    err(fo, fl, "matmul operands have different dtypes: " + std::string(dtype_name(x.dtype)) + " and " +
+                    std::string(dtype_name(y.dtype)),
+        "insert cast(" + text_of(x.dtype == to ? *args[1] : *args[0]) + ", " + std::string(dtype_name(to)) + ")");
+    return EV::poison();
+  }
+  if (!dtype_is_float(*od)) {
+    err(args[2]->off, args[2]->len, "matmul out_dtype must be fp32, fp16 or bf16");
+    return EV::poison();
+  }
+  size_t ra = x.shape.size(), rb = y.shape.size();
+  if (!((ra == 2 && rb == 2) || (ra == 3 && rb == 3))) {
+    err(fo, fl, "matmul takes [M, K] x [K, N] or [G, M, K] x [G, K, N]; got ranks " + std::to_string(ra) +
+                    " and " + std::to_string(rb));
+    return EV::poison();
+  }
+  size_t o = ra - 2;
+  size_t am = o + (*ta ? 1 : 0), ak = o + (*ta ? 0 : 1);
+  size_t bk = o + (*tb ? 1 : 0), bn = o + (*tb ? 0 : 1);
+  if (!provably_equal(x.shape[ak], y.shape[bk])) {
+    err(fo, fl, "matmul inner dimensions differ: " + x.shape[ak].str() + " (" + text_of(*args[0]) + ") vs " +
+                    y.shape[bk].str() + " (" + text_of(*args[1]) + ")",
+        "shapes are " + shape_str(x.shape) + " and " + shape_str(y.shape) + "; use trans_a/trans_b for transposed operands");
+    return EV::poison();
+  }
+  // The contract lets G broadcast, but the tiling reads the right operand's batch g at offset g even when
+  // its extent is 1 (wrong numbers, test/conformance/failing/mm_batched_broadcast.yaml): refuse it until then.
+  if (o == 1 && !provably_equal(x.shape[0], y.shape[0])) {
+    err(fo, fl, "batched matmul batch sizes differ: " + x.shape[0].str() + " vs " + y.shape[0].str(),
+        "broadcasting the batch axis is not supported yet; repeat the operand with concat to the same batch size");
+    return EV::poison();
+  }
+  Op op;
+  op.kind = OpKind::Matmul;
+  op.inputs = {a.value, b.value};
+  op.dtype = *od;
+  op.trans_a = *ta;
+  op.trans_b = *tb;
+  Shape sh, va;
+  if (o == 1) { sh.push_back(x.shape[0]); va.push_back(combine_valid(x.valid[0], y.valid[0])); }
+  sh.push_back(x.shape[am]);
+  va.push_back(x.valid[am]);
+  sh.push_back(y.shape[bn]);
+  va.push_back(y.valid[bn]);
+  return EV::tensor(emit(op, *od, sh, va, fo, fl));
+}
+
+EV Elaborator::call_transpose(const Call& c) {
+  [[maybe_unused]] const std::string& fn = c.fn;
+  [[maybe_unused]] const int fo = c.fo, fl = c.fl;
+  const auto& args = c.args;
+  EV a = tensor_arg(c, args[0], "its first argument");
+  if (!a.ok() || !check_nz(a, *args[0], fn)) return EV::poison();
+  const Value x = p_.values[size_t(a.value)];
+  auto d0 = axis_arg(args[1], x.shape.size(), "d0");
+  auto d1 = axis_arg(args[2], x.shape.size(), "d1");
+  if (!d0 || !d1) return EV::poison();
+  Shape sh = x.shape, va = x.valid;
+  std::swap(sh[size_t(*d0)], sh[size_t(*d1)]);
+  std::swap(va[size_t(*d0)], va[size_t(*d1)]);
+  Op op;
+  op.kind = OpKind::Transpose;
+  op.inputs = {a.value};
+  op.axes = {*d0, *d1};
+  return EV::tensor(emit(op, x.dtype, sh, va, fo, fl));
+}
+
+EV Elaborator::call_reshape(const Call& c) {
+  [[maybe_unused]] const std::string& fn = c.fn;
+  [[maybe_unused]] const int fo = c.fo, fl = c.fl;
+  const auto& args = c.args;
+  EV a = tensor_arg(c, args[0], "its first argument");
+  auto sh = list_arg(args[1], "reshape shape");
+  auto inplace = bool_arg(c, 2, false);
+  if (!a.ok() || !sh || !inplace) return EV::poison();
+  if (!check_nz(a, *args[0], fn)) return EV::poison();
+  const Value x = p_.values[size_t(a.value)];
+  if (sh->empty() || sh->size() > 4) {
+    err(args[1]->off, args[1]->len, "reshape to rank " + std::to_string(sh->size()) + "; ranks 1 to 4 are supported");
+    return EV::poison();
+  }
+  auto diff = const_difference(element_count(x.shape), element_count(*sh));
+  if (diff && *diff != 0) {
+    err(fo, fl, "reshape changes the element count: " + shape_str(x.shape) + " has " +
+                    element_count(x.shape).str() + " elements, " + shape_str(*sh) + " has " +
+                    element_count(*sh).str());
+    return EV::poison();
+  }
+  Shape va = *sh;
+  if (!fully_valid(x.shape, x.valid)) {
+    // As the evaluator does: size-1 axes come and go freely; otherwise only a
+    // valid prefix of the leading axis (rows) survives, as whole new rows.
+    Shape big_src, big_valid, big_dst;
+    for (size_t i = 0; i < x.shape.size(); ++i)
+      if (x.shape[i].as_const() != 1) { big_src.push_back(x.shape[i]); big_valid.push_back(x.valid[i]); }
+    for (const auto& d : *sh)
+      if (d.as_const() != 1) big_dst.push_back(d);
+    bool same = big_src.size() == big_dst.size();
+    for (size_t i = 0; same && i < big_src.size(); ++i) same = provably_equal(big_src[i], big_dst[i]);
+    if (same) {
+      size_t j = 0;
+      for (size_t i = 0; i < sh->size(); ++i) va[i] = (*sh)[i].as_const() == 1 ? DimExpr(1) : big_valid[j++];
+    } else {
+      bool prefix = true;
+      for (size_t i = 1; i < x.shape.size(); ++i) prefix = prefix && provably_equal(x.shape[i], x.valid[i]);
+      DimExpr nvalid = element_count(x.valid);
+      DimExpr row = element_count(Shape(sh->begin() + 1, sh->end()));
+      if (!prefix || !provably_equal(simplify(mod(nvalid, row)), DimExpr(0))) {
+        err(fo, fl, "reshape of a partially valid value (shape " + shape_str(x.shape) + ", valid " +
+                        shape_str(x.valid) + ") into " + shape_str(*sh) +
+                        ": its valid elements do not map to whole rows",
+            "reshape before slicing the tail, or keep the trailing axes unchanged");
+        return EV::poison();
+      }
+      va[0] = simplify(floordiv(nvalid, row));
+    }
+  }
+  Op op;
+  op.kind = OpKind::Reshape;
+  op.inputs = {a.value};
+  op.shape = *sh;
+  op.inplace = *inplace;
+  return EV::tensor(emit(op, x.dtype, *sh, va, fo, fl), a.nz);
+}
+
+EV Elaborator::call_view(const Call& c) {
+  [[maybe_unused]] const std::string& fn = c.fn;
+  [[maybe_unused]] const int fo = c.fo, fl = c.fl;
+  const auto& args = c.args;
+  EV a = tensor_arg(c, args[0], "its first argument");
+  auto sh = list_arg(args[1], "view shape");
+  if (args[2]->kind != Expr::Kind::List) {
+    err(args[2]->off, args[2]->len, "view offsets must be a list such as [0, b * 64]");
+    return EV::poison();
+  }
+  std::optional<Shape> offs = Shape{};
+  for (const auto& item : args[2]->items) {
+    auto d = dim(*item, DimUse::Loop);
+    if (!d) { offs.reset(); break; }
+    offs->push_back(simplify(*d));
+  }
+  std::optional<Shape> given_valid;
+  if (args[3]) {
+    given_valid = list_arg(args[3], "view valid");
+    if (!given_valid) return EV::poison();
+  }
+  if (!a.ok() || !sh || !offs) return EV::poison();
+  const Value x = p_.values[size_t(a.value)];
+  size_t rank = x.shape.size();
+  if (sh->size() != rank || offs->size() != rank || (given_valid && given_valid->size() != rank)) {
+    err(fo, fl, "view of a rank-" + std::to_string(rank) + " value needs " + std::to_string(rank) +
+                    " entries in shape, offsets and valid");
+    return EV::poison();
+  }
+  Shape va;
+  for (size_t i = 0; i < rank; ++i) {
+    auto over = const_difference((*offs)[i] + (*sh)[i], x.shape[i]);
+    if (over && *over > 0) {
+      err(args[1]->items[i]->off, args[1]->items[i]->len,
+          "view window on axis " + std::to_string(i) + " ends at " + simplify((*offs)[i] + (*sh)[i]).str() +
+              ", past the size " + x.shape[i].str());
+      return EV::poison();
+    }
+    if (given_valid) {
+      auto d = const_difference((*given_valid)[i], (*sh)[i]);
+      if (d && *d > 0) {
+        err(args[3]->items[i]->off, args[3]->items[i]->len, "view valid extent exceeds the window on axis " +
+                                                                std::to_string(i));
+        return EV::poison();
+      }
+      va.push_back((*given_valid)[i]);
+    } else {
+      va.push_back(simplify(min_in(simplify((*offs)[i] + (*sh)[i]), x.valid[i], ranges(), sym_ranges(), divisible_) - (*offs)[i]));
+    }
+  }
+  Op op;
+  op.kind = OpKind::View;
+  op.inputs = {a.value};
+  op.shape = *sh;
+  op.offsets = *offs;
+  if (given_valid) op.valid = *given_valid;
+  return EV::tensor(emit(op, x.dtype, *sh, va, fo, fl), a.nz);
+}
+
+EV Elaborator::call_concat(const Call& c) {
+  [[maybe_unused]] const std::string& fn = c.fn;
+  [[maybe_unused]] const int fo = c.fo, fl = c.fl;
+  const auto& args = c.args;
+  const Expr* l = args[0];
+  if (l->kind != Expr::Kind::List || l->items.empty()) {
+    err(l->off, l->len, "concat takes a list of tensors: concat([a, b], dim)");
+    return EV::poison();
+  }
+  std::vector<EV> parts;
+  bool ok = true;
+  for (const auto& item : l->items) {
+    EV v = tensor_arg(c, item.get(), "a list element");
+    if (!v.ok() || !check_nz(v, *item, fn)) ok = false;
+    parts.push_back(v);
+  }
+  if (!ok) return EV::poison();
+  const Value x0 = p_.values[size_t(parts[0].value)];
+  auto ax = axis_arg(args[1], x0.shape.size(), "dim");
+  if (!ax) return EV::poison();
+  Shape sh = x0.shape, va = x0.valid;
+  DimExpr total(0), valid_total(0);
+  bool prefix_full = true;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const Value& xi = p_.values[size_t(parts[i].value)];
+    const Expr& ei = *l->items[i];
+    if (xi.dtype != x0.dtype) {
+      err(ei.off, ei.len, "concat operands have different dtypes: " + std::string(dtype_name(x0.dtype)) + " and " +
+                              std::string(dtype_name(xi.dtype)),
+          "insert cast(" + text_of(ei) + ", " + std::string(dtype_name(x0.dtype)) + ")");
+      return EV::poison();
+    }
+    if (xi.shape.size() != x0.shape.size()) {
+      err(ei.off, ei.len, "concat operands have different ranks");
+      return EV::poison();
+    }
+    for (size_t d = 0; d < sh.size(); ++d) {
+      if (int(d) == *ax) continue;
+      if (!provably_equal(xi.shape[d], x0.shape[d])) {
+        err(ei.off, ei.len, "concat operand shape " + shape_str(xi.shape) + " differs from " +
+                                shape_str(x0.shape) + " on axis " + std::to_string(d));
+        return EV::poison();
+      }
+      va[d] = combine_valid(va[d], xi.valid[d]);
+    }
+    if (!prefix_full) {
+      err(ei.off, ei.len, "concat after a partially valid operand would put padding inside the result",
+          "only the last operand may have a partial valid extent on the concat axis");
+      return EV::poison();
+    }
+    total = total + xi.shape[size_t(*ax)];
+    valid_total = valid_total + xi.valid[size_t(*ax)];
+    prefix_full = provably_equal(xi.shape[size_t(*ax)], xi.valid[size_t(*ax)]);
+  }
+  sh[size_t(*ax)] = simplify(total);
+  va[size_t(*ax)] = simplify(valid_total);
+  Op op;
+  op.kind = OpKind::Concat;
+  for (const auto& v : parts) op.inputs.push_back(v.value);
+  op.axes = {*ax};
+  return EV::tensor(emit(op, x0.dtype, sh, va, fo, fl));
+}
+
+EV Elaborator::call_full(const Call& c) {
+  [[maybe_unused]] const std::string& fn = c.fn;
+  [[maybe_unused]] const int fo = c.fo, fl = c.fl;
+  const auto& args = c.args;
+  auto sh = list_arg(args[0], "full shape");
+  EV v = expr(*args[1]);
+  auto dt = dtype_arg(args[2], DType::fp32);
+  if (!sh || !v.ok() || !dt) return EV::poison();
+  if (!v.is_scalar()) {
+    err(args[1]->off, args[1]->len, "full takes a scalar value, got the tensor '" + text_of(*args[1]) + "'");
+    return EV::poison();
+  }
+  if (sh->empty() || sh->size() > 4) {
+    err(args[0]->off, args[0]->len, "full needs a shape of rank 1 to 4");
+    return EV::poison();
+  }
+  Op op;
+  op.kind = OpKind::Full;
+  op.shape = *sh;
+  op.fill = v.scalar;
+  op.dtype = *dt;
+  return EV::tensor(emit(op, *dt, *sh, *sh, fo, fl));
+}
+
+}  // namespace ptoc::fe

@@ -1,0 +1,141 @@
+#include "compiler/op_table.h"
+
+#include <stdexcept>
+
+namespace ptoc {
+
+namespace {
+
+using F = OpForm;
+using O = OperandRule;
+using R = ResultRule;
+using K = OpKind;
+
+// Rows in the order of specs/README.md's op table. The first block is the
+// first release's ops (their parameter names and messages are pinned by
+// tests); later rows take PyPTO's parameter names.
+constexpr OpSpec kOps[] = {
+    {"tensor", K::TensorRef, F::Internal, O::Any, R::Operand, "", 0, "a whole GM tensor as a value"},
+    {"assemble", K::Assemble, F::Internal, O::Any, R::Operand, "", 0, "NAME[SLICES] = EXPR: store a value into a tensor"},
+    {"add", K::Add, F::Binary, O::Any, R::Operand, "a b", 2, "a + b"},
+    {"sub", K::Sub, F::Binary, O::Any, R::Operand, "a b", 2, "a - b"},
+    {"mul", K::Mul, F::Binary, O::Any, R::Operand, "a b", 2, "a * b"},
+    {"div", K::Div, F::Binary, O::Any, R::Operand, "a b", 2, "a / b (integers truncate, x / 0 is 0)"},
+    {"maximum", K::Maximum, F::Binary, O::Any, R::Operand, "a b", 2, "elementwise maximum, NaN propagates"},
+    {"minimum", K::Minimum, F::Binary, O::Any, R::Operand, "a b", 2, "elementwise minimum, NaN propagates"},
+    {"exp", K::Exp, F::Unary, O::Float, R::Operand, "a", 1, "e^x"},
+    {"log", K::Log, F::Unary, O::Float, R::Operand, "a", 1, "natural logarithm"},
+    {"sqrt", K::Sqrt, F::Unary, O::Float, R::Operand, "a", 1, "square root"},
+    {"rsqrt", K::Rsqrt, F::Unary, O::Float, R::Operand, "a", 1, "1 / sqrt(x)"},
+    {"abs", K::Abs, F::Unary, O::Any, R::Operand, "a", 1, "|x|"},
+    {"neg", K::Neg, F::Unary, O::Any, R::Operand, "a", 1, "-x"},
+    {"reciprocal", K::Reciprocal, F::Unary, O::Float, R::Operand, "a", 1, "1 / x"},
+    {"relu", K::Relu, F::Unary, O::Any, R::Operand, "a", 1, "max(x, 0)"},
+    {"sigmoid", K::Sigmoid, F::Unary, O::Float, R::Operand, "a", 1, "1 / (1 + e^-x)"},
+    {"tanh", K::Tanh, F::Unary, O::Float, R::Operand, "a", 1, "hyperbolic tangent"},
+    {"gelu", K::Gelu, F::Unary, O::Float, R::Operand, "a", 1, "tanh form 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3)))"},
+    {"silu", K::Silu, F::Unary, O::Float, R::Operand, "a", 1, "x * sigmoid(x)"},
+    {"sum", K::Sum, F::Reduce, O::Any, R::Operand, "a dim keepdim", 2, "sum over one axis"},
+    {"amax", K::Amax, F::Reduce, O::Any, R::Operand, "a dim keepdim", 2, "maximum over one axis"},
+    {"amin", K::Amin, F::Reduce, O::Any, R::Operand, "a dim keepdim", 2, "minimum over one axis"},
+    {"mean", K::Mean, F::Reduce, O::Float, R::Operand, "a dim keepdim", 2, "mean over one axis"},
+    {"cast", K::Cast, F::Cast, O::Any, R::Attribute, "a dtype", 2, "convert to dtype"},
+    {"matmul", K::Matmul, F::Matmul, O::Float, R::Attribute, "a b out_dtype trans_a trans_b", 2, "matrix product on the cube unit"},
+    {"transpose", K::Transpose, F::Transpose, O::Any, R::Operand, "a d0 d1", 3, "swap two axes"},
+    {"reshape", K::Reshape, F::Reshape, O::Any, R::Operand, "a shape inplace", 2, "same elements, new shape"},
+    {"view", K::View, F::View, O::Any, R::Operand, "a shape offsets valid", 3, "a window of a value"},
+    {"concat", K::Concat, F::Concat, O::Any, R::Operand, "tensors dim", 2, "join along one axis"},
+    {"full", K::Full, F::Full, O::Any, R::Attribute, "shape value dtype", 3, "a constant tensor"},
+    // PyPTO's catalogue, first tranche.
+    {"eq", K::Eq, F::Binary, O::Any, R::Bool, "input other", 2, "input == other (also the operator ==)"},
+    {"ne", K::Ne, F::Binary, O::Any, R::Bool, "input other", 2, "input != other (also !=)"},
+    {"lt", K::Lt, F::Binary, O::Any, R::Bool, "input other", 2, "input < other (also <)"},
+    {"le", K::Le, F::Binary, O::Any, R::Bool, "input other", 2, "input <= other (also <=)"},
+    {"gt", K::Gt, F::Binary, O::Any, R::Bool, "input other", 2, "input > other (also >)"},
+    {"ge", K::Ge, F::Binary, O::Any, R::Bool, "input other", 2, "input >= other (also >=)"},
+    {"logical_and", K::LogicalAnd, F::Binary, O::Any, R::Bool, "input other", 2, "both non-zero"},
+    {"logical_or", K::LogicalOr, F::Binary, O::Any, R::Bool, "input other", 2, "either non-zero"},
+    {"logical_not", K::LogicalNot, F::Unary, O::Any, R::Bool, "input", 1, "x == 0"},
+    {"bitwise_and", K::BitwiseAnd, F::Binary, O::Integer, R::Operand, "input other", 2, "two's-complement AND"},
+    {"bitwise_or", K::BitwiseOr, F::Binary, O::Integer, R::Operand, "input other", 2, "two's-complement OR"},
+    {"bitwise_xor", K::BitwiseXor, F::Binary, O::Integer, R::Operand, "input other", 2, "two's-complement XOR"},
+    {"bitwise_not", K::BitwiseNot, F::Unary, O::Integer, R::Operand, "input", 1, "two's-complement NOT (~x)"},
+    {"where", K::Where, F::Select, O::Any, R::Operand, "condition input other", 3, "input where condition else other"},
+    {"pow", K::Pow, F::Binary, O::Float, R::Operand, "input other", 2, "input ** other"},
+    {"clip", std::nullopt, F::Composite, O::Numeric, R::Operand, "input min max", 1, "minimum(maximum(input, min), max)"},
+    {"exp2", K::Exp2, F::Unary, O::Float, R::Operand, "input", 1, "2^x"},
+    {"log2", K::Log2, F::Unary, O::Float, R::Operand, "input", 1, "base-2 logarithm"},
+    {"log1p", K::Log1p, F::Unary, O::Float, R::Operand, "input", 1, "log(1 + x)"},
+    {"expm1", K::Expm1, F::Unary, O::Float, R::Operand, "input", 1, "e^x - 1"},
+    {"sin", K::Sin, F::Unary, O::Float, R::Operand, "input", 1, "sine"},
+    {"cos", K::Cos, F::Unary, O::Float, R::Operand, "input", 1, "cosine"},
+    {"erf", K::Erf, F::Unary, O::Float, R::Operand, "input", 1, "error function"},
+    {"round", K::Round, F::Unary, O::Numeric, R::Operand, "input decimals", 1, "round half to even, to `decimals` places"},
+    {"floor", K::Floor, F::Unary, O::Numeric, R::Operand, "input", 1, "round toward -inf"},
+    {"ceil", K::Ceil, F::Unary, O::Numeric, R::Operand, "input", 1, "round toward +inf"},
+    {"trunc", K::Trunc, F::Unary, O::Numeric, R::Operand, "input", 1, "round toward 0"},
+    {"sign", K::Sign, F::Unary, O::Numeric, R::Operand, "input", 1, "-1, 0 or 1 (NaN stays NaN)"},
+    {"isfinite", K::Isfinite, F::Unary, O::Any, R::Bool, "input", 1, "not inf and not NaN"},
+    {"prod", K::Prod, F::Reduce, O::Any, R::Operand, "input dim keepdim", 2, "product over one axis"},
+    {"var", std::nullopt, F::Composite, O::Float, R::Operand, "input dim correction keepdim", 2,
+     "variance over one axis, divided by N - correction"},
+    {"argmax", K::Argmax, F::Reduce, O::Numeric, R::Int32, "input dim keepdim", 2, "int32 index of the first maximum"},
+    {"argmin", K::Argmin, F::Reduce, O::Numeric, R::Int32, "input dim keepdim", 2, "int32 index of the first minimum"},
+};
+
+// docs/zh/api/operation/ of hicann/pypto (pypto-NAME.md; experimental-NAME is
+// written NAME here, as a port calls it).
+constexpr PyptoOp kPypto[] = {
+    {"abs", "abs"}, {"acos", ""}, {"acosh", ""}, {"add", "add"}, {"amax", "amax"}, {"amin", "amin"},
+    {"arange", ""}, {"argmax", "argmax"}, {"argmin", "argmin"}, {"argsort", ""}, {"asin", ""}, {"asinh", ""},
+    {"assemble", "NAME[...] = x"}, {"atan", ""}, {"atan2", ""}, {"atanh", ""}, {"atomic_add", ""}, {"axpy_", ""},
+    {"bitwise_and", "bitwise_and"}, {"bitwise_left_shift", ""}, {"bitwise_not", "bitwise_not"},
+    {"bitwise_or", "bitwise_or"}, {"bitwise_right_shift", ""}, {"bitwise_xor", "bitwise_xor"}, {"cast", "cast"},
+    {"cbrt", ""}, {"ceil", "ceil"}, {"ceil_div", ""}, {"clip", "clip"}, {"clone", ""}, {"concat", "concat"},
+    {"conv", ""}, {"cos", "cos"}, {"cosh", ""}, {"cumprod", ""}, {"cumsum", ""}, {"deinterleave", ""},
+    {"dequantize", ""}, {"div", "div"}, {"eq", "eq"}, {"erf", "erf"}, {"erfc", ""}, {"exp", "exp"},
+    {"exp2", "exp2"}, {"expand_clone", ""}, {"expand_exp_dif", ""}, {"gather_in_l1", ""}, {"gather_in_ub", ""},
+    {"get_operation_options", ""}, {"online_softmax", ""}, {"online_softmax_update", ""},
+    {"set_operation_options", ""}, {"transposed_batchmatmul", ""}, {"expm1", "expm1"}, {"fillpad", ""},
+    {"floor", "floor"}, {"floor_div", ""}, {"fmod", ""}, {"full", "full"}, {"gather", ""}, {"gathermask", ""},
+    {"gcd", ""}, {"ge", "ge"}, {"gt", "gt"}, {"hypot", ""}, {"index_add", ""}, {"index_add_", ""},
+    {"index_add__ub", ""}, {"index_add_ub", ""}, {"index_put_", ""}, {"index_select", ""}, {"interleave", ""},
+    {"isfinite", "isfinite"}, {"isnan", ""}, {"le", "le"}, {"log", "log"}, {"log10", ""}, {"log1p", "log1p"},
+    {"log2", "log2"}, {"logical_and", "logical_and"}, {"logical_not", "logical_not"}, {"lrelu", ""}, {"lt", "lt"},
+    {"matmul", "matmul"}, {"maximum", "maximum"}, {"minimum", "minimum"}, {"mul", "mul"}, {"ne", "ne"},
+    {"neg", "neg"}, {"normal", ""}, {"one_hot", ""}, {"ones", ""}, {"pack", ""}, {"pad", ""}, {"permute", ""},
+    {"pow", "pow"}, {"prelu", ""}, {"prod", "prod"}, {"quant_mx", ""}, {"quantize", ""},
+    {"reciprocal", "reciprocal"}, {"relu", "relu"}, {"remainder", ""}, {"reshape", "reshape"}, {"rms_norm", ""},
+    {"round", "round"}, {"rsqrt", "rsqrt"}, {"scaled_mm", ""}, {"scatter", ""}, {"scatter_", ""},
+    {"scatter_update", ""}, {"sigmoid", "sigmoid"}, {"sign", "sign"}, {"signbit", ""}, {"sin", "sin"},
+    {"sinh", ""}, {"softmax", ""}, {"sqrt", "sqrt"}, {"sub", "sub"}, {"sum", "sum"}, {"tan", ""},
+    {"tanh", "tanh"}, {"topk", ""}, {"transpose", "transpose"}, {"tril", ""}, {"triu", ""}, {"trunc", "trunc"},
+    {"uniform", ""}, {"unpack", ""}, {"unsqueeze", ""}, {"var", "var"}, {"view", "view"}, {"where", "where"},
+    {"zeros", ""},
+};
+
+}  // namespace
+
+std::span<const OpSpec> op_table() { return kOps; }
+
+const OpSpec& op_spec(OpKind k) {
+  for (const auto& r : kOps)
+    if (r.kind == k) return r;
+  throw std::logic_error("op_spec: an op kind without a row in the op table");
+}
+
+const OpSpec* find_op(std::string_view name) {
+  for (const auto& r : kOps)
+    if (r.form != OpForm::Internal && r.name == name) return &r;
+  return nullptr;
+}
+
+std::span<const PyptoOp> pypto_catalogue() { return kPypto; }
+
+const PyptoOp* find_pypto_op(std::string_view name) {
+  for (const auto& r : kPypto)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+}  // namespace ptoc
