@@ -110,6 +110,9 @@ class Reader {
       s.body_loc = YamlSource::loc(body);
       s.body = stmts(body);
     }
+    // A limit was hit (cycle, expansion, depth): what was read is cut short, and
+    // elaborating it would only report follow-on errors (and cost the time the limit saves).
+    if (stopped_) return std::nullopt;
     s.labels_used.assign(labels_.begin(), labels_.end());
     return s;
   }
@@ -485,7 +488,7 @@ class Reader {
       r_.error(value_loc(n, "vec_tile"), "vec_tile must be a list of 1 to 4 positive integers, got " + got,
                "e.g. {vec_tile: [16, 1024]}");
       s.broken = true;
-      return s;
+      return std::move(s);  // s is the caller's: a copy would copy the whole body
     }
     bool ok = true;
     for (auto e : v) {
@@ -498,7 +501,7 @@ class Reader {
       s.vec.shape.push_back(*i);
     }
     s.broken = !ok;
-    return s;
+    return std::move(s);  // s is the caller's: a copy would copy the whole body
   }
 
   bool cube_axis(const YAML::Node& c, const char* axis, size_t max_len, std::vector<int64_t>& out) {
@@ -557,7 +560,7 @@ class Reader {
     const YAML::Node c = n["cube_tile"];
     if (!check_map(c, {"m", "k", "n", "split_k"}, "cube_tile", r_, s.loc)) {
       s.broken = true;
-      return s;
+      return std::move(s);  // s is the caller's: a copy would copy the whole body
     }
     std::vector<int64_t> m, k, nn;
     bool ok = cube_axis(c, "m", 2, m);
@@ -574,13 +577,13 @@ class Reader {
     }
     if (!ok) {
       s.broken = true;  // kept, so the matmuls after it are not also reported as having no cube_tile
-      return s;
+      return std::move(s);  // s is the caller's: a copy would copy the whole body
     }
     s.cube.m = {m[0], m[1]};
     s.cube.n = {nn[0], nn[1]};
     s.cube.k = {k[0], k[1], k.size() == 3 ? k[2] : k[1]};
     s.cube.loc = s.loc;
-    return s;
+    return std::move(s);  // s is the caller's: a copy would copy the whole body
   }
 
   std::optional<SrcExpr> loop_bound(const YAML::Node& n, const std::string& what) { return dim_src(n, what); }
@@ -697,7 +700,7 @@ class Reader {
     }
     s.body = body_of(n, "body", "a loop");
     if (!ok) return std::nullopt;
-    return s;
+    return std::move(s);  // s is the caller's: a copy would copy the whole body
   }
 
   std::optional<Stmt> if_stmt(const YAML::Node& n, Stmt& s) {
@@ -726,7 +729,7 @@ class Reader {
     if (keys_ok || n["then"]) s.body = body_of(n, "then", "an if statement");
     if (n["else"]) s.else_body = body_of(n, "else", "an if statement");
     if (!ok) return std::nullopt;
-    return s;
+    return std::move(s);  // s is the caller's: a copy would copy the whole body
   }
 
   std::optional<Stmt> scope(const YAML::Node& n, Stmt& s) {
@@ -769,7 +772,7 @@ class Reader {
       s.body = body_of(n, "body", "a scope");
     }
     if (!ok) return std::nullopt;
-    return s;
+    return std::move(s);  // s is the caller's: a copy would copy the whole body
   }
 
   std::optional<Stmt> label(const YAML::Node& n, Stmt& s) {
@@ -790,7 +793,7 @@ class Reader {
     }
     s.label = v.Scalar();
     labels_.insert(s.label);
-    return s;
+    return std::move(s);  // s is the caller's: a copy would copy the whole body
   }
 
   std::optional<Stmt> cache_policy(const YAML::Node& n, Stmt& s) {
@@ -819,7 +822,7 @@ class Reader {
       }
     }
     if (!ok) return std::nullopt;
-    return s;
+    return std::move(s);  // s is the caller's: a copy would copy the whole body
   }
 };
 

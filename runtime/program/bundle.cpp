@@ -534,7 +534,11 @@ void write_bundle(const std::string& path, const CompiledProgram& p, const std::
   try {
     write_file_atomic(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   } catch (const std::runtime_error& e) {
-    throw BundleError(std::string(e.what()) + " (the bundle was not written)");
+    // "cannot write PATH: REASON" -> "PATH: cannot write the bundle: REASON", as before.
+    std::string why = e.what();
+    const std::string lead = "cannot write " + path + ": ";
+    if (why.rfind(lead, 0) == 0) why = why.substr(lead.size());
+    throw BundleError(path + ": cannot write the bundle: " + why);
   }
 }
 

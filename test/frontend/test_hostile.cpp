@@ -63,7 +63,7 @@ TEST_CASE("billion laughs: alias expansion stops at the yaml_nodes limit") {
   REQUIRE(!r.prog);
   REQUIRE(has_error(r, "expands to more than 100000 statements"));
   REQUIRE(r.rendered.find("--limit yaml_nodes=N") != std::string::npos);
-  REQUIRE(s < 20);
+  REQUIRE(s < 300);  // unbounded, the 10^10 statements would never finish (ASan debug build: ~85 s, release: ~2-10 s)
 }
 
 TEST_CASE("statement bodies nested past yaml_depth are one error") {

@@ -60,7 +60,7 @@ if [[ $(id -u) -eq 0 ]] && mknod -m 666 "$W/nulldev" c 1 3 2>/dev/null; then NUL
 expect 0 "" "$PTOC" t.yaml -o "$NULLDEV"
 if [[ ! -c $NULLDEV ]]; then echo "FAIL: $NULLDEV is no longer a character device"; fails=$((fails + 1)); fi
 if [[ -e /dev/full ]]; then
-  expect 1 "cannot write /dev/full: No space left on device" "$PTOC" t.yaml -o /dev/full
+  expect 1 "/dev/full: cannot write the bundle: No space left on device" "$PTOC" t.yaml -o /dev/full
 fi
 expect 0 "" "$PTOC" t.yaml -o t.bundle
 ls ./*.tmp.* >/dev/null 2>&1 && { echo "FAIL: temporary files left"; fails=$((fails + 1)); }
