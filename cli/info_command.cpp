@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "runtime/core/exit_codes.h"
 #include "runtime/program/bundle.h"
 #include "cli/ptorun_commands.h"
 #include "runtime/program/knobs.h"
@@ -67,7 +68,7 @@ int info(const std::string& path) {
     b = read_bundle(path);
   } catch (const BundleError& e) {
     std::cerr << "ptorun: error: " << e.what() << "\n";
-    return 1;
+    return kExitError;
   }
   const CompiledProgram& p = b.program;
   std::ostream& os = std::cout;

@@ -615,6 +615,9 @@ LoadedBundle decode_bundle(const std::vector<uint8_t>& b, const std::string& pat
 }
 
 LoadedBundle read_bundle(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw BundleError(path + ": is a directory, not a bundle: give the file `ptoc SPEC -o FILE` wrote");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw BundleError(path + ": cannot open the bundle: " + std::strerror(errno));
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
