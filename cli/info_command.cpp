@@ -30,16 +30,6 @@ std::string join_dims(const std::vector<DimExpr>& v) {
   return s + "]";
 }
 
-const char* role_text(GmTensor::Role r) {
-  switch (r) {
-    case GmTensor::Role::Input: return "input";
-    case GmTensor::Role::Output: return "output";
-    case GmTensor::Role::Workspace: return "workspace";
-    case GmTensor::Role::Temp: return "temp";
-  }
-  return "?";
-}
-
 void print_control(std::ostream& os, const CompiledProgram& p, const std::vector<LoopNode>& nodes, int indent) {
   std::string pad(size_t(indent), ' ');
   for (auto& n : nodes) {
@@ -95,7 +85,7 @@ int info(const std::string& path) {
   }
   os << "tensors\n";
   for (auto& t : p.tensors) {
-    os << fmt::format("  {:<12} {:<9} {:<5} {} {}", t.name, role_text(t.role), dtype_name(t.dtype), join_dims(t.shape),
+    os << fmt::format("  {:<12} {:<9} {:<5} {} {}", t.name, gm_role_name(t.role), dtype_name(t.dtype), join_dims(t.shape),
                       t.format == Format::NZ ? "NZ" : "ND");
     if (t.l2_bypass) os << " l2:bypass";
     if (t.role == GmTensor::Role::Temp && t.root >= 0) os << " (root " << t.root << ")";
