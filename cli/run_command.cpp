@@ -155,7 +155,7 @@ int run_impl(const RunArgs& a) {
     } catch (const NpyError& e) {
       // An output that cannot be written (ENOSPC, EACCES, a directory): 1, with the path and the reason.
       std::cerr << "ptorun: error: --output " << name << ": " << e.what() << "\n";
-      return kBad;
+      return kExitError;
     }
   }
   if (!a.check) return status;
