@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
   printf("unknown_dim %d\n", ptorun_set_dim(b, "NO_SUCH_DIM", 4));
   float x[4] = {0};
   int64_t shape[1] = {4};
-  printf("unknown_input %d\n", ptorun_set_input(b, "no_such_input", PTORUN_FLOAT32, shape, 1, x, sizeof x));
+  printf("unknown_input %d\n", ptorun_set_input(b, "no_such_input", PTORUN_FLOAT32, shape, 1, x));
   ptorun_free(b);
   return 0;
 }
