@@ -193,7 +193,7 @@ int run(const RunArgs& a) {
     return kExitUsage;
   } catch (const NpyError& e) {
     std::cerr << "ptorun: error: " << e.what() << "\n";
-    return kExitError;
+    return kExitUsage;
   } catch (const std::runtime_error& e) {
     // Control flow, GM arena, the simulated machine or the NPU launcher stopped: name the bundle.
     std::cerr << "ptorun: error: " << a.bundle << ": " << e.what() << "\n";

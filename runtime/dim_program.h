@@ -9,7 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "compiler/ir.h"
+#include "runtime/core/dim_expr.h"
+#include "runtime/program/program_decls.h"
 
 namespace ptoc::runtime::detail {
 

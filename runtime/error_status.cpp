@@ -21,7 +21,7 @@ ExitCode exit_code_of(std::exception_ptr e) {
   } catch (const EnvError&) {
     return kExitEnv;
   } catch (const NpyError&) {
-    return kExitError;  // bad input data (ptorun.h: PTORUN_ERR_BUNDLE)
+    return kExitUsage;  // an input file that does not fit its tensor (dtype, rank, shape) or is not .npy
   } catch (const BundleError&) {
     return kExitError;
   } catch (const ControlFlowError&) {

@@ -25,7 +25,7 @@ expect 1 "ptorun corrupt bundle" "$ptorun" "$tmp/corrupt.bundle"
 expect 1 "ptorun info on a directory" "$ptorun" info "$tmp"
 echo "not npy" > "$tmp/bad.npy"
 in=$("$ptorun" info "$tmp/ok.bundle" | awk '$2 == "input" {print $1; exit}')
-expect 1 "ptorun bad .npy input" "$ptorun" "$tmp/ok.bundle" --input "$in=$tmp/bad.npy"
+expect 2 "ptorun bad .npy input" "$ptorun" "$tmp/ok.bundle" --input "$in=$tmp/bad.npy"
 expect 2 "ptorun unknown input" "$ptorun" "$tmp/ok.bundle" --input "no_such=$tmp/bad.npy"
 expect 2 "ptorun unknown flag" "$ptorun" "$tmp/ok.bundle" --no-such-flag
 expect 2 "ptorun compile-time knob" "$ptorun" "$tmp/ok.bundle" --set codegen.enable_pmu_trace=1

@@ -110,7 +110,8 @@ def case_mode3():
             line = next((l for l in err.splitlines() if ": RAW, task " in l), "")
             check("touch ws at " in line and "writes bytes [0, 8192)" in line and "reads bytes [0, 8192) of ws" in line,
                   f"{name}: a RAW pair on ws with its byte ranges: {line or err}")
-            check(len(want) >= 1 and all(t == "ws" for _, _, t in want), f"{name}: pairs {want}")
+            # (the compiler's B2 fix adds a snapshot temp of the view, whose pairs are reported too)
+            check(len(want) >= 1 and any(t == "ws" for _, _, t in want), f"{name}: pairs {want}")
         else:
             # Today's compiler loads the broadcast row with valid extent 0 (issue 11 B1): no byte is shared, so
             # the check is exact only; once B1 is fixed the shared row's pairs must all be reported (got == want).
