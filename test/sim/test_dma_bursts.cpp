@@ -1,6 +1,6 @@
 // The DMA burst floor of the leaf copy costs (compiler/passes/leaf_cost.cpp, Platform::dma_burst_min_cycles):
 // copies of short rows cost per row, long rows per byte, and the model reproduces the board measurements
-// it was derived from and one it was not (CANN asc-devkit data_copy example, [ASC] in runtime/platform.cpp).
+// it was derived from and one it was not (CANN asc-devkit data_copy example, [ASC] in runtime/core/platform.cpp).
 #include <catch2/catch.hpp>
 
 #include <cmath>
