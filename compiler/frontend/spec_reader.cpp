@@ -95,7 +95,10 @@ class Reader {
     }
     if (root["dims"] && !root["dims"].IsNull()) dims(root["dims"], s);
     if (root["inputs"] && !root["inputs"].IsNull()) tensors(root["inputs"], TensorRole::Input, "inputs", s);
-    if (root["outputs"] && !root["outputs"].IsNull()) tensors(root["outputs"], TensorRole::Output, "outputs", s);
+    if (root["outputs"] && root["outputs"].IsMap() && root["outputs"].size() == 0)
+      r_.error(value_loc(root, "outputs"), "outputs is empty: an operator needs at least one output",
+               "add an entry, e.g. 'outputs: {y: {dtype: fp32, shape: [...]}}'");
+    else if (root["outputs"] && !root["outputs"].IsNull()) tensors(root["outputs"], TensorRole::Output, "outputs", s);
     else r_.error(root["outputs"] ? value_loc(root, "outputs") : SrcLoc{1, 1}, "the spec has no outputs",
                   "add 'outputs: {y: {dtype: fp32, shape: [...]}}'");
     if (root["tensors"] && !root["tensors"].IsNull()) tensors(root["tensors"], TensorRole::Workspace, "tensors", s);

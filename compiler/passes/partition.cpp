@@ -12,8 +12,9 @@
 //    a copied-in tile is loaded again instead (expansion shares a load only
 //    between two writes of its bytes, so the reload reads the same bytes).
 // GM hazards are ordered by program position (TileOp::seq), and a reload's
-// inherited hazards are in the group graph before merging, so no merge can
-// close a cycle (issue 11 B3).
+// inherited hazards are in the group graph before merging; every join that is a
+// choice (supernode copy-outs and first readers, scopes, depth) is checked for a
+// path between the two groups, so no merge can close a cycle (issue 11 B3).
 #include <algorithm>
 #include <numeric>
 
@@ -83,6 +84,55 @@ struct Groups {
     return false;
   }
 };
+
+// Whether the groups of the union-find (`g.parent`, members not built yet) depend on each other in a
+// cycle through `edges`: Kahn over the group roots.
+bool groups_form_cycle(Groups& g, const std::vector<OpEdge>& edges, int n) {
+  std::vector<std::vector<int>> succ(static_cast<size_t>(n));
+  std::vector<int> indeg(static_cast<size_t>(n), 0);
+  for (auto& e : edges) {
+    int a = g.find(e.from), c = g.find(e.to);
+    if (a == c) continue;
+    succ[size_t(a)].push_back(c);
+    ++indeg[size_t(c)];
+  }
+  std::vector<int> ready;
+  int roots = 0, done = 0;
+  for (int i = 0; i < n; ++i)
+    if (g.find(i) == i) {
+      ++roots;
+      if (indeg[size_t(i)] == 0) ready.push_back(i);
+    }
+  while (!ready.empty()) {
+    int x = ready.back();
+    ready.pop_back();
+    ++done;
+    for (int s : succ[size_t(x)])
+      if (--indeg[size_t(s)] == 0) ready.push_back(s);
+  }
+  return done != roots;
+}
+
+// The supernode joins that are a choice (`joins`: op pairs), in order, each made only when the
+// groups' dependency graph (from `edges`) has no other path between them: a join never closes a
+// cycle. Leaves the graph empty (partition builds it again once loads are redirected).
+void join_unless_cycle(Groups& g, const std::vector<OpEdge>& edges, const std::vector<std::pair<int, int>>& joins) {
+  if (joins.empty()) return;
+  for (auto& e : edges) {
+    int a = g.find(e.from), c = g.find(e.to);
+    if (a != c) {
+      g.succ[a].insert(c);
+      g.pred[c].insert(a);
+    }
+  }
+  for (auto [x, y] : joins) {
+    int a = g.find(x), c = g.find(y);
+    if (a == c || g.indirect_path(a, c) || g.indirect_path(c, a)) continue;
+    g.unite(a, c);
+  }
+  for (auto& s : g.succ) s.clear();
+  for (auto& p : g.pred) p.clear();
+}
 
 const ScopeInfo& op_scope(const Builder& b, int op) {
   static const ScopeInfo none;
@@ -179,7 +229,7 @@ void partition(Builder& b) {
     for (int s : op.srcs) ++rstart[size_t(s) + 1];
   }
   for (size_t t = 0; t < nt; ++t) wstart[t + 1] += wstart[t], rstart[t + 1] += rstart[t];
-  std::vector<int> wlist(size_t(wstart[nt])), rlist(size_t(rstart[nt]));
+  std::vector<int> wlist(static_cast<size_t>(wstart[nt])), rlist(static_cast<size_t>(rstart[nt]));  // not size_t(...): a declaration
   {
     std::vector<int> wf(wstart.begin(), wstart.end() - 1), rf(rstart.begin(), rstart.end() - 1);
     for (auto& op : r.ops) {
@@ -188,6 +238,11 @@ void partition(Builder& b) {
     }
   }
   auto u = [&](int x, int y) { g.parent[g.find(x)] = g.find(y); };
+  // A UB tile's copy-outs and a UB load's first reader join the producer when they can: a tile stored
+  // again after a GM hazard on the stored bytes (a loop-invariant load written into a workspace
+  // every iteration, read back in between) would close a cycle. Those joins wait for the group graph
+  // (join_unless_cycle); a reader left apart gets a reload or a cut (issue 11 B3).
+  std::vector<std::pair<int, int>> optional_joins;
   for (size_t t = 0; t < nt; ++t) {
     const int* ws = wlist.data() + wstart[t];
     size_t nw = size_t(wstart[t + 1] - wstart[t]);
@@ -201,10 +256,18 @@ void partition(Builder& b) {
     bool all = r.tiles[t].mem != MemKind::UB;  // L1/L0 tiles stay with every reader
     for (size_t i = 0; i < nr; ++i) {
       const TileOp& rd = r.ops[rs[i]];
-      if (rd.kind == TileOpKind::CopyOut || rd.kind == TileOpKind::FixOut || (loader && (i == 0 || all)))
+      if (!(rd.kind == TileOpKind::CopyOut || rd.kind == TileOpKind::FixOut || (loader && (i == 0 || all)))) continue;
+      if (!all && (rd.kind == TileOpKind::CopyOut || (loader && i == 0)))
+        optional_joins.push_back({rs[i], ws[0]});
+      else
         u(rs[i], ws[0]);
     }
   }
+  // All joins at once when they close no cycle (the common case); otherwise one by one, checked.
+  const std::vector<int> needed_only = g.parent;
+  for (auto [x, y] : optional_joins) u(x, y);
+  const bool checked_joins = groups_form_cycle(g, edges, n);
+  if (checked_joins) g.parent = needed_only;
   g.members.assign(n, {});
   g.succ.assign(n, {});
   g.pred.assign(n, {});
@@ -214,6 +277,11 @@ void partition(Builder& b) {
     int root = g.find(i);
     g.members[root].push_back(i);
     if (g.scope[root] < 0) g.scope[root] = osc(i).id;
+  }
+  if (checked_joins) {
+    join_unless_cycle(g, edges, optional_joins);
+    for (int i = 0; i < n; ++i)
+      if (g.find(i) == i) g.scope[i] = osc(g.members[i].front()).id;
   }
   // A dropped load edge L -> R becomes a reload just before R when the groups differ: the reload
   // inherits L's GM hazards (writes of those bytes before L come before it, writes after L come

@@ -116,3 +116,10 @@ def delta_chunks(i, d):
         o[c * 64:(c + 1) * 64] = r(mm(qi, s) + mm(ah, uh), F)
         S = r(S + mm(ki.T, uh), F)
     return {"o": o, "st": S}
+
+
+@ref()
+def invariant_store_cycle(i, d):
+    ws = i["x"]
+    ws = r(r(ws * 0.5, F) + i["x"], F)
+    return {"y": r(ws + 0, F)}
