@@ -26,6 +26,8 @@ std::vector<Case> cases() {
        "did you mean 'options'?"},
       {"missing version", "name: t\noutputs: {y: {dtype: fp32, shape: [4]}}\nbody: []\n", "name", "missing required key 'ptoc'",
        "ptoc: 1"},
+      {"empty outputs", "ptoc: 1\nname: t\ninputs: {x: {dtype: fp32, shape: [4]}}\noutputs: {}\nbody: [\"z = x * 2\"]\n",
+       "{}\nbody", "outputs is empty: an operator needs at least one output", "outputs: {y:"},
       {"wrong version", "ptoc: 2\nname: t\noutputs: {y: {dtype: fp32, shape: [4]}}\nbody: [\"y[:] = full([4], 0, fp32)\"]\n",
        "2\nname", "unsupported format version '2'", "ptoc: 1"},
       {"bad operator name", "ptoc: 1\nname: 9lives\noutputs: {y: {dtype: fp32, shape: [4]}}\nbody: []\n", "9lives",
