@@ -7,6 +7,11 @@ from numerics import rnd as r, sigmoid
 
 REFS = {}
 DIMS = {}  # name -> run-time values of dynamic dims
+# name -> {output: dtype whose tolerance the NumPy comparison uses} when an fp32 output is computed
+# through fp16 casts of matmul results: the device accumulates in fp32, the reference exactly, so an
+# fp16 rounding may flip by one ulp before the next matmul (ptorun --check against the evaluator
+# keeps the fp32 tolerance).
+CMP_DTYPE = {"delta_two_chunks_one_root": {"o": "fp16", "m": "fp16"}}
 
 
 def ref(dims=None):
@@ -123,3 +128,39 @@ def invariant_store_cycle(i, d):
     ws = i["x"]
     ws = r(r(ws * 0.5, F) + i["x"], F)
     return {"y": r(ws + 0, F)}
+
+
+# Issue 11 B3's shape: two gated-delta-rule chunks in one root function (b3_delta_two_chunks.yaml,
+# one line here per statement there).
+@ref()
+def delta_two_chunks_one_root(i, d):
+    S = np.zeros((64, 64))
+    o, m = np.zeros((128, 64)), np.zeros((128, 1))
+
+    def rms(x):
+        ss = r(np.sum(r(x * x, F), axis=-1, keepdims=True), F)
+        return r(x * r(1 / np.sqrt(r(r(ss * 0.015625, F) + 0.000001, F)), F), F)
+
+    for c in range(2):
+        rows = slice(c * 64, (c + 1) * 64)
+        q, k, v, g, b = (i[n][rows] for n in ("q", "k", "v", "g", "beta"))
+        qn, kn = rms(q), rms(k)
+        knh = r(kn, H)
+        bs = r(sigmoid(b), F)
+        eg = r(np.exp(r(-np.abs(g), F)), F)
+        kbh = r(r(kn * bs, F), H)
+        qgh = r(r(r(qn * eg, F) * 0.125, F), H)
+        s = r(S, H)
+        kS = r(kbh @ s, F)
+        u1 = r(r(r(v * bs, F) - kS, F) * 0.5, F)
+        U = r(i["ub"] + u1, F)
+        uh = r(r(U + 0, F), H)
+        a = r(qgh @ knh.T, F)
+        ah = r(np.maximum(np.minimum(a, 4), -4), H)
+        oo = r(r(qgh @ s, F) + r(ah @ uh, F), F)
+        of = r(oo * r(sigmoid(oo), F), F)
+        o[rows] = of
+        m[rows] = np.max(of, axis=-1, keepdims=True)
+        dS = r(knh.T @ uh, F)
+        S = r(r(S * 0.9, F) + dS, F)
+    return {"o": o, "m": m, "st": r(S + 0, F)}
