@@ -191,7 +191,9 @@ std::vector<std::string> kernels_header_files(const std::string& dir) {
 }
 
 std::string host_cache_dir() {
-  if (const char* x = getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/ptoc";
+  // The XDG base directory spec: a relative XDG_CACHE_HOME is invalid and ignored (g++ runs in a
+  // temporary folder, where a relative path would name another place).
+  if (const char* x = getenv("XDG_CACHE_HOME"); x && *x == '/') return std::string(x) + "/ptoc";
   if (const char* h = getenv("HOME"); h && *h) return std::string(h) + "/.cache/ptoc";
   return "/tmp/ptoc-cache-" + std::to_string(getuid());
 }

@@ -290,6 +290,10 @@ TEST_CASE("host twin: kernels dir and cache dir follow the environment", "[codeg
   std::string saved_home = home ? home : "";
   setenv("HOME", "/home/u", 1);
   REQUIRE(host_cache_dir() == "/home/u/.cache/ptoc");
+  // A relative XDG_CACHE_HOME is invalid (XDG base directory spec) and ignored, as if unset.
+  setenv("XDG_CACHE_HOME", "relcache", 1);
+  REQUIRE(host_cache_dir() == "/home/u/.cache/ptoc");
+  unsetenv("XDG_CACHE_HOME");
   if (home) setenv("HOME", saved_home.c_str(), 1);
   if (old) setenv("XDG_CACHE_HOME", saved.c_str(), 1);
 }
