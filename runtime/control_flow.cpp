@@ -70,6 +70,7 @@ struct ControlFlow::Impl {
     std::vector<TaskSlots> tasks;
     std::vector<int> temp_shape;         // first output of each temp's shape
     std::vector<int> temp_slot_of;       // tensor index -> position in RootFunction::temps (-1)
+    std::vector<int> window_at;          // per RootFunction::window_checks: start, extent, bound outputs
   };
   std::vector<RootCode> roots;
   std::vector<char> tracked;  // per tensor: written by some task and not a temp
@@ -228,6 +229,13 @@ struct ControlFlow::Impl {
       }
       rc.tasks.push_back(std::move(ts));
     }
+    for (auto& w : rf.window_checks) {
+      rc.window_at.push_back(n);
+      std::string what = "the window of '" + w.source + "' on axis " + std::to_string(w.axis);
+      emit(w.start, what + " (start)");
+      emit(w.extent, what + " (extent)");
+      emit(w.bound, what + " (bound)");
+    }
     if (rf.tasks.size() > 0xFFFF)
       throw ControlFlowError("root function '" + rf.name + "' has " + std::to_string(rf.tasks.size()) +
                              " tasks; a task id holds at most 65535");
@@ -351,6 +359,7 @@ struct ControlFlow::Impl {
     } catch (const DimEvalError& e) {
       throw ControlFlowError("root function '" + rf.name + "' (" + env_text(current_env(), rf.loop_vars) + "): " + e.what());
     }
+    check_windows(rf, rc, out.vals);
     out.temp_geom.clear();
     out.temp_off.clear();
     out.ws = 0;
@@ -414,6 +423,34 @@ struct ControlFlow::Impl {
     }
     m << ") do not fit the tensor's shape: check the --dim values against the input shapes";
     throw ControlFlowError(m.str());
+  }
+
+  // specs/README.md: a window whose start is past its source's end (or before its start) is a
+  // run-time error, in every mode, before any task of the root instance runs.
+  void check_windows(const RootFunction& rf, const RootCode& rc, const std::vector<int64_t>& vals) {
+    for (size_t i = 0; i < rf.window_checks.size(); ++i) {
+      const int64_t* v = vals.data() + rc.window_at[i];
+      const int64_t start = v[0], extent = v[1], bound = v[2];
+      if (start >= 0 && start <= bound) continue;  // a start at the end is an empty window, as in Python
+      const WindowCheck& w = rf.window_checks[i];
+      std::ostringstream m;
+      if (w.loc.valid()) m << spec_pos(w.loc) << ": ";
+      m << "window " << (start < 0 ? "starts before the start" : "starts past the end") << " of '" << w.source
+        << "': axis " << w.axis << " offset " << start << " extent " << extent << " but the bound is " << bound;
+      m << " (root function '" << rf.name << "'";
+      if (std::string lv = env_text(current_env(), rf.loop_vars); !lv.empty()) m << " at " << lv;
+      m << "; dims ";
+      bool first = true;
+      for (auto& d : p.dims) {
+        auto it = dims.find(d.name);
+        if (it == dims.end()) continue;
+        m << (first ? "" : ", ") << d.name << "=" << it->second;
+        first = false;
+      }
+      m << "): a window must start inside its source; check the loop bound and the --dim values against the "
+           "input shapes";
+      throw ControlFlowError(m.str());
+    }
   }
 
   void add_root(DeviceTask& dt, Pending& pd) {

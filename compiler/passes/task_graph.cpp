@@ -79,6 +79,30 @@ void add_region(std::vector<Region>& v, const GmRef& g0, const std::vector<GmTen
 
 }  // namespace
 
+// The windows of a root whose start is known only at run time (a loop variable or a dynamic dim in
+// the start or in the source's extent): the runtime checks each start against its source's extent
+// once per root instance (static ones are compile-time errors of the front end).
+std::vector<WindowCheck> window_checks_of(const Program& prog, const RootTemplate& tmpl) {
+  std::vector<WindowCheck> out;
+  for (int id : tmpl.ops) {
+    const Op& op = prog.ops[size_t(id)];
+    if (op.kind != OpKind::View || op.inputs.empty()) continue;
+    const Value& src = prog.values[size_t(op.inputs[0])];
+    for (size_t a = 0; a < op.offsets.size() && a < src.shape.size() && a < op.shape.size(); ++a) {
+      if (op.offsets[a].is_const() && src.shape[a].is_const()) continue;
+      WindowCheck w;
+      w.source = src.name.empty() ? "a temporary value" : src.name;
+      w.axis = int(a);
+      w.start = op.offsets[a];
+      w.extent = op.shape[a];
+      w.bound = src.shape[a];
+      w.loc = op.loc;
+      out.push_back(std::move(w));
+    }
+  }
+  return out;
+}
+
 void build_task_graphs(const Program& prog, const std::vector<TileRoot>& roots, const std::vector<LeafPlan>& plans,
                        CompiledProgram& out) {
   out.roots.clear();
@@ -101,6 +125,7 @@ void build_task_graphs(const Program& prog, const std::vector<TileRoot>& roots, 
     if (tmpl) {
       rf.loop_vars = tmpl->loop_vars;
       rf.factor = tmpl->factor;
+      rf.window_checks = window_checks_of(prog, *tmpl);
     }
     rf.temps = temps_of_root[size_t(r)];
 

@@ -166,11 +166,9 @@ void Builder::expand_reduction(const Op& op) {
   } else {
     // Split axis: partial results per tile into a GM temp, then a combine step (the extra round trip).
     int64_t n = (S->at(a) + T[a] - 1) / T[a];
-    if (op.kind == OpKind::Mean && !xvalid[a].as_const()) {
-      error(op, "mean over axis " + std::to_string(a) + " split by vec_tile needs a static valid extent on that axis",
-            "keep the reduced axis whole in vec_tile");
-      return;
-    }
+    // A mean whose valid extent on the axis is known only at run time divides by a count taken the
+    // way the sums are: partial sums of a tile of ones with each input tile's valid box, combined.
+    const bool count_mean = op.kind == OpKind::Mean && !xvalid[a].as_const();
     auto PS = *S;
     PS[a] = n;
     int ptensor = new_temp(dt, PS, "partial");
@@ -178,6 +176,65 @@ void Builder::expand_reduction(const Op& op) {
     for (size_t e = 0; e < PS.size(); ++e) {
       ploc.base.push_back(DimExpr(0));
       ploc.map.push_back(int(e));
+    }
+    GmLoc cloc = ploc;
+    if (count_mean) cloc.tensor = new_temp(dt, PS, "count");
+    // Partial sum over axis a of tile `src` (valid box `valid`) stored at box `ib` of `loc`.
+    auto partial = [&](int src, const Box& ib, const std::vector<int64_t>& off, const GmLoc& loc) {
+      TileOp t;
+      t.kind = TileOpKind::Vec;
+      t.vop = OpKind::Sum;
+      t.dtype = dt;
+      t.axes = {a};
+      t.srcs = {src};
+      auto pvalid = ib.valid;
+      pvalid[a] = DimExpr(1);
+      t.dst = new_tile(MemKind::UB, dt, Tk, pvalid);
+      int pt = t.dst;
+      emit(std::move(t));
+      Box pb = ib;
+      pb.off[a] = DimExpr(off[a] / T[a]);
+      pb.ext[a] = 1;
+      pb.valid = pvalid;
+      TileOp st;
+      st.kind = TileOpKind::CopyOut;
+      st.srcs = {pt};
+      st.gm = gm_ref(loc, pb);
+      emit(std::move(st));
+    };
+    // The combine of one output tile: load the partials at `cb` of `loc`, sum them over axis a.
+    auto combine = [&](const Box& cb, const std::vector<int64_t>& CT, const GmLoc& loc, const Box& ob) {
+      TileOp in;
+      in.kind = TileOpKind::CopyIn;
+      in.gm = gm_ref(loc, cb);
+      in.dst = new_tile(MemKind::UB, dt, CT, cb.valid);
+      int src = in.dst;
+      emit(std::move(in));
+      TileOp t;
+      t.kind = TileOpKind::Vec;
+      t.vop = OpKind::Sum;
+      t.dtype = dt;
+      t.axes = {a};
+      t.srcs = {src};
+      t.dst = new_tile(MemKind::UB, dt, to_out(Tk), ob.valid);
+      int res = t.dst;
+      emit(std::move(t));
+      return res;
+    };
+    if (count_mean) {
+      for_each_tile(*S, *T0, [&](const std::vector<int64_t>& off, const std::vector<int64_t>&) {
+        Box ib = value_box(x, off, T);
+        TileOp ones;
+        ones.kind = TileOpKind::Vec;
+        ones.vop = OpKind::Full;
+        ones.fill = 1;
+        ones.dtype = dt;
+        ones.dst = new_tile(MemKind::UB, dt, T, ib.valid);
+        ones.source_op = cur_op;
+        int o = ones.dst;
+        emit(std::move(ones));
+        partial(o, ib, off, cloc);
+      });
     }
     for_each_tile(*S, *T0, [&](const std::vector<int64_t>& off, const std::vector<int64_t>&) {
       Box ib = value_box(x, off, T);
@@ -231,7 +288,17 @@ void Builder::expand_reduction(const Op& op) {
       t.dst = new_tile(MemKind::UB, dt, to_out(Tk), ob.valid);
       int res = t.dst;
       emit(std::move(t));
-      if (op.kind == OpKind::Mean) {
+      if (count_mean) {
+        const int count = combine(cb, CT, cloc, ob);
+        TileOp m;
+        m.kind = TileOpKind::Vec;
+        m.vop = OpKind::Div;
+        m.dtype = dt;
+        m.srcs = {res, count};
+        m.dst = new_tile(MemKind::UB, dt, to_out(Tk), ob.valid);
+        res = m.dst;
+        emit(std::move(m));
+      } else if (op.kind == OpKind::Mean) {
         TileOp m;
         m.kind = TileOpKind::Vec;
         m.vop = OpKind::Mul;

@@ -199,6 +199,21 @@ std::string roots_text(const CompiledProgram& p, bool& ok) {
     }
     o.end_array();
     o.key("temps").array(r.temps);
+    if (!r.window_checks.empty()) {  // absent when there are none: older bundles read the same
+      o.key("window_checks").begin_array();
+      for (auto& w : r.window_checks) {
+        o.begin_object();
+        o.key("axis").value(w.axis);
+        o.key("bound").array(std::vector<DimExpr>{w.bound});
+        o.key("extent").array(std::vector<DimExpr>{w.extent});
+        o.key("loc");
+        put_loc(o, w.loc);
+        o.key("source").value(w.source);
+        o.key("start").array(std::vector<DimExpr>{w.start});
+        o.end_object();
+      }
+      o.end_array();
+    }
     o.end_object();
   }
   o.end_array();
@@ -391,6 +406,22 @@ void roots_from(const json& j, CompiledProgram& p) {
     x.loop_vars = r.at("loop_vars").get<std::vector<std::string>>();
     x.factor = r.at("factor").get<int64_t>();
     x.temps = r.at("temps").get<std::vector<int>>();
+    if (auto it = r.find("window_checks"); it != r.end())
+      for (auto& w : *it) {
+        WindowCheck c;
+        c.axis = w.at("axis").get<int>();
+        auto one = [&](const char* k) {
+          auto v = dims_from(w.at(k));
+          if (v.size() != 1) throw std::runtime_error(std::string("window check: '") + k + "' must hold one expression");
+          return v[0];
+        };
+        c.bound = one("bound");
+        c.extent = one("extent");
+        c.start = one("start");
+        c.loc = loc_from(w.at("loc"));
+        c.source = w.at("source").get<std::string>();
+        x.window_checks.push_back(std::move(c));
+      }
     for (auto& t : r.at("tasks")) {
       Task k;
       k.leaf = t.at("leaf").get<int>();

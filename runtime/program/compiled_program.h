@@ -85,6 +85,15 @@ struct Task {
   int op_magic = 0;                // id of the CALL op (PyPTO's callOpMagic)
 };
 
+// A slice or view window of a source whose extent is known only at run time: its start must lie
+// inside the source (specs/README.md, "Slice clipping"), checked once per root instance.
+struct WindowCheck {
+  std::string source;              // the sliced tensor or value, as the spec names it
+  int axis = 0;
+  DimExpr start, extent, bound;    // the window's start and static extent, the source's extent
+  SrcLoc loc;                      // the statement
+};
+
 struct RootFunction {
   int index = -1;                  // function magic (func{index}_{order})
   std::string name;
@@ -93,6 +102,7 @@ struct RootFunction {
   int64_t factor = 1;
   std::vector<Task> tasks;         // topologically ordered
   std::vector<int> temps;          // GmTensor indices with role Temp owned by this root
+  std::vector<WindowCheck> window_checks;
 };
 
 struct CompiledProgram {

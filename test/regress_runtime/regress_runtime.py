@@ -75,6 +75,27 @@ def case_oob():
         check(np.array_equal(np.load(yout), x * 2), "oob in bounds: y != 2x")
 
 
+def case_window():
+    """specs/README.md: a window whose start is past its source's end is a run-time error (exit 1 naming
+    the source, axis, offset, extent, bound and the statement), checked per root instance (was: exit 0)."""
+    b = compile_spec("window_past_end")
+    x = np.arange(32 * 128, dtype=np.float32).reshape(32, 128)
+    xin = save("xw32", x)
+    want = ("window_past_end.yaml:13:26: window starts past the end of 'x': axis 0 offset 48 extent 16 but the "
+            "bound is 32 (root function 'loop_i' at i=3; dims T=32, S=64, N=128)")
+    rc, out, err = ptorun(b, "--input", "x=" + xin, "--dim", "S=64")
+    check(rc == 1, f"window: exit {rc}, want 1 (stderr: {err[-400:]})")
+    check(want in err, f"window: message missing:\n  want: {want}\n  got:  {err.strip()}")
+    # A start at the end is an empty window (as in Python): rows 32..47 of y stay 0.
+    yout = os.path.join(WORK, "yw.npy")
+    rc, out, err = ptorun(b, "--input", "x=" + xin, "--dim", "S=48", "--output", "y=" + yout, "--check")
+    check(rc == 0, f"window at the end: exit {rc}: {err}")
+    if rc == 0:
+        want_y = np.zeros((48, 128), np.float32)
+        want_y[:32] = x * 2
+        check(np.array_equal(np.load(yout), want_y), "window at the end: y != [2x; 0]")
+
+
 def case_mode3():
     """issue 11 item 4: with the compiler's task-graph edges dropped (test switch), --runtime-debug-mode 3 finds
     the hazards from the bytes the kernels moved, with kind, tasks, tensor and byte ranges."""
@@ -145,7 +166,7 @@ def case_split_k():
     check(err <= 1e-4 * np.abs(ref).max() * 10, f"split_k: max abs error {err} vs NumPy (max |ref| {np.abs(ref).max()})")
 
 
-{"oob": case_oob, "mode3": case_mode3, "split_k": case_split_k}[CASE]()
+{"oob": case_oob, "window": case_window, "mode3": case_mode3, "split_k": case_split_k}[CASE]()
 if failures:
     print(f"{len(failures)} check(s) failed")
     sys.exit(1)
