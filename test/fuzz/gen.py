@@ -16,14 +16,17 @@ import yaml
 
 import model as M
 from model import (Assemble, Bin, Bind, Block, Cast, Concat, Const, Full, Loop, Matmul, Raw, Red, Ref,
-                   Reshape, Slice, Transpose, Un, View)
+                   Reshape, Slice, Transpose, Un, View, Where)
 
 FLOATS = ("fp32", "fp16", "bf16")
 INTS = ("int32", "int8", "uint8")
 MAG = {"fp32": 1e6, "fp16": 2e3, "bf16": 1e5, "int32": 2.0 ** 50, "int8": 2.0 ** 50, "uint8": 2.0 ** 50}
 WRAP = {"int32": 2.0 ** 31, "int8": 128.0, "uint8": 256.0}
 BYTES = {"fp32": 4, "fp16": 2, "bf16": 2, "int32": 4, "int8": 1, "uint8": 1, "bool": 1}
-FLOAT_UNARY = ["exp", "log", "sqrt", "rsqrt", "reciprocal", "sigmoid", "tanh", "gelu", "silu"]
+FLOAT_UNARY = ["exp", "log", "sqrt", "rsqrt", "reciprocal", "sigmoid", "tanh", "gelu", "silu",
+               "sin", "cos", "erf", "floor", "ceil", "trunc", "sign"]
+COMPARE = ["eq", "ne", "lt", "le", "gt", "ge"]
+STEP_OPS = ("floor", "ceil", "trunc", "sign")
 ANY_UNARY = ["abs", "neg", "relu"]
 
 
@@ -90,15 +93,11 @@ class Program:
 # that it stays green while they are open and still finds new bugs; the long mode keeps them unless
 # --avoid-known. Remove a name here when its bug is fixed.
 KNOWN = {
-    "ws_rmw": "workspace written and read back in one root function (issue 11 B2)",
-    "waw": "two overlapping writes of one output in one root function (issue 11 B2)",
     "debug4": "debug.runtime_debug_mode: 4 in the spec makes ptorun refuse --check",
 }
 
 # Left out by the long mode's --avoid-known too (not by CI, whose seeds in found/open/ rely on them).
-KNOWN_LONG = {
-    "static_carry": "state carried through a workspace in a static loop: one root function (issue 11 B2)",
-}
+KNOWN_LONG = {}  # B2's static carry is fixed: nothing left out
 
 
 class Gen:
@@ -239,14 +238,26 @@ class Gen:
         r = self.r
         if depth <= 0 or (not top and r.random() < 0.25):
             return self.leaf(ctx, shape, dtype, vkey, bcast_ok)
-        choice = r.choices(["bin", "un", "red", "cast", "mm", "tr", "concat", "full"],
-                           [10, 5, 3, 2, 2, 1, 1, 1])[0]
+        choice = r.choices(["bin", "un", "red", "cast", "mm", "tr", "concat", "full", "where"],
+                           [10, 5, 3, 2, 2, 1, 1, 1, 2])[0]
         fl = dtype in FLOATS
         rank = len(shape)
+        if choice == "where":
+            # where(cmp(a, b), x, y): all four of this shape and valid key (no broadcast)
+            a, ta = self.window_input(ctx, list(shape), dtype)  # compared: exact input values (see STEP_OPS)
+            b, tb = self.window_input(ctx, list(shape), dtype)
+            x, tx = self.expr(ctx, shape, dtype, vkey, depth - 1)
+            y, ty = self.expr(ctx, shape, dtype, vkey, depth - 1)
+            if not all(t.shape == tuple(shape) and t.vkey == tuple(vkey) for t in (ta, tb, tx, ty)):
+                return self.leaf(ctx, shape, dtype, vkey, bcast_ok)
+            return Where(r.choice(COMPARE), a, b, x, y, dtype), T(shape, dtype, vkey, max(tx.mag, ty.mag),
+                                                                  tx.full and ty.full)
         if choice == "un":
-            a, ta = self.expr(ctx, shape, dtype, vkey, depth - 1, bcast_ok)
             ops = ANY_UNARY + (FLOAT_UNARY if fl else [])
             op = r.choice(ops)
+            # ops with a jump (floor, ...) read exact input values: one ulp of an earlier op must not move a result
+            a, ta = (self.leaf(ctx, shape, dtype, vkey, bcast_ok) if op in STEP_OPS
+                     else self.expr(ctx, shape, dtype, vkey, depth - 1, bcast_ok))
             return self.unary(op, a, ta)
         if choice == "red" and bcast_ok and rank >= 1:
             ax = r.randrange(rank)
@@ -342,8 +353,14 @@ class Gen:
             if ta.mag > 4:
                 a = Un("tanh", a, dt)
             mag = 60.0
-        elif op in ("sigmoid", "tanh"):
+        elif op in ("sigmoid", "tanh", "erf", "sign"):
             mag = 1.0
+        elif op in ("sin", "cos"):
+            if ta.mag > 4:  # large arguments: range reduction is not what is tested here
+                a = Un("tanh", a, dt)
+            mag = 1.0
+        elif op in ("floor", "ceil", "trunc"):
+            mag = mag + 1
         elif op == "neg" and dt == "uint8":
             op = "abs"
         if dt in WRAP:

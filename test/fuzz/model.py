@@ -8,6 +8,8 @@ to the op's dtype after every op (numerics.rnd, test/conformance/numerics.py).
 import os
 import sys
 
+import math
+
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "conformance"))
@@ -205,7 +207,34 @@ UNARY = {
     "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "rsqrt": lambda x: 1.0 / np.sqrt(x), "abs": np.abs,
     "neg": np.negative, "reciprocal": lambda x: 1.0 / x, "relu": lambda x: np.maximum(x, 0.0),
     "sigmoid": sigmoid, "tanh": np.tanh, "gelu": gelu, "silu": lambda x: x * sigmoid(x),
+    "sin": np.sin, "cos": np.cos, "erf": np.vectorize(math.erf, otypes=[np.float64]), "floor": np.floor,
+    "ceil": np.ceil, "trunc": np.trunc, "sign": np.sign,
 }
+COMPARE = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+           "ge": np.greater_equal}
+
+
+class Where(Node):
+    """where(cmp(a, b), x, y), all four of one shape: the comparison in the operands' dtype."""
+
+    def __init__(self, cmp, a, b, x, y, dtype):
+        self.cmp, self.a, self.b, self.x, self.y, self.dtype = cmp, a, b, x, y, dtype
+
+    def children(self):
+        return [self.a, self.b, self.x, self.y]
+
+    def replace_child(self, i, new):
+        setattr(self, "abxy"[i], new)
+
+    def text(self):
+        return f"where({self.cmp}({self.a.text()}, {self.b.text()}), {self.x.text()}, {self.y.text()})"
+
+    def ev(self, env):
+        va, vb, vx, vy = (n.ev(env) for n in (self.a, self.b, self.x, self.y))
+        valid = [min(w) for w in zip(va.valid, vb.valid, vx.valid, vy.valid)]
+        with np.errstate(all="ignore"):
+            r = np.where(COMPARE[self.cmp](va.a, vb.a), vx.a, vy.a)
+        return Value(rnd(r, self.dtype), valid)
 
 
 class Un(Node):
