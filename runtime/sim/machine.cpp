@@ -660,17 +660,19 @@ class Machine {
     }
   }
 
-  // Duration of the leaf's work after the head, given its memory phase took m ps. With c chains,
-  // a chain's loads overlap the other chains' compute; only the first chain's load is exposed.
-  // x: the compute on the critical path besides the loads (at least the busiest compute pipe).
-  // Scaled so that an uncontended all-miss memory phase gives exactly the compiler's estimate.
+  // Duration of the leaf's work after the head, given its memory phase took m ps. x: the compute on the
+  // critical path besides the loads (at least the busiest compute pipe). The compiler's estimate says how
+  // much of the nominal memory phase (all misses, uncontended) its schedule hides under x: the overlap
+  // o = mem_nom + x - est, a fraction phi of min(mem_nom, x) (chains and a double-buffered K loop both
+  // give it). The same fraction is hidden at any m: work(m) = m + x - phi * min(m, x), so work(mem_nom)
+  // is exactly the estimate, a fully overlapped leaf costs max(m, x) and a serial one m + x.
   int64_t work_ps(const CoreState& cs, int64_t m) const {
-    const double c = cs.chains;
+    const double mem = double(cs.mem_nom_ps), est = double(cs.est_ps);
     const double x = double(std::max<int64_t>(cs.floor_ps, cs.est_ps - cs.mem_nom_ps));
-    auto f = [&](double mm) { return mm / c + std::max(x, mm * (c - 1) / c); };
-    const double fn = f(double(cs.mem_nom_ps));
-    const double scale = fn > 0 ? double(cs.est_ps) / fn : 1.0;
-    return std::max<int64_t>(m, rnd(scale * f(double(m))));
+    const double lim = std::min(mem, x);
+    const double phi = lim > 0 ? std::clamp((mem + x - est) / lim, 0.0, 1.0) : 0.0;
+    const double mm = double(m);
+    return std::max<int64_t>(m, rnd(mm + x - phi * std::min(mm, x)));
   }
 
   void flow_join(int c) {
