@@ -66,7 +66,6 @@ struct CoreState {
   TaskRecord rec;                // record of the running task
   int64_t mem_start = 0;         // ps the memory phase began (after head)
   int64_t est_ps = 0, mem_nom_ps = 0;
-  int chains = 1;
   int slice = 0, nslices = 1;    // memory slice in progress, slices of the running task
   int64_t lat_paid_ps = 0;       // latency already charged to the running task's memory phase
   uint64_t slice_hbm = 0;        // HBM bytes of the slice in progress
@@ -559,16 +558,14 @@ class Machine {
     r.start_ps = now_;
     if (cs.first_in_dt < 0) cs.first_in_dt = now_;
 
-    // Leaf cost (compiler estimate) and its chains.
+    // Leaf cost (compiler estimate).
     int64_t est_cycles = 0, floor_cycles = 0;
-    cs.chains = 1;
     if (ti.leaf >= 0 && size_t(ti.leaf) < prog_.leaves.size()) {
       const LeafFunction& lf = prog_.leaves[ti.leaf];
       r.leaf_hash = lf.hash;
       r.pipe_busy = lf.pipe_cycles;
       est_cycles = lf.est_cycles;
       if (est_cycles <= 0) est_cycles = *std::max_element(lf.pipe_cycles.begin(), lf.pipe_cycles.end());
-      cs.chains = std::max(1, lf.chains);
       for (PipeId pp : {PipeId::MTE1, PipeId::M, PipeId::V, PipeId::S})
         floor_cycles = std::max(floor_cycles, lf.pipe_cycles[static_cast<int>(pp)]);
     }
