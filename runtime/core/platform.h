@@ -27,6 +27,7 @@ struct Platform {
 
   // Buffers (bytes) and their start alignment
   int64_t ub = 0, l1 = 0, l0a = 0, l0b = 0, l0c = 0, l2 = 0, hbm = 0;
+  int64_t l2_reuse = 0;        // L2 bytes the machine model keeps for reuse (0: all of l2); see platform.cpp
   int64_t align_ub = 32, align_l1 = 32, align_l0a = 512, align_l0b = 512, align_l0c = 64;
 
   // Data paths, bytes per core cycle

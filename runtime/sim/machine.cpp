@@ -46,7 +46,17 @@ enum EvKind : uint32_t {
   kFlowJoin,        // a = core
   kHbm,             // a = generation
   kTaskEnd,         // a = core
+  kMemPhase,        // a = core: the next slice of a task's GM traffic looks up L2
 };
+
+// A task's GM traffic is looked up in L2 and timed in slices: slice i covers the i-th part of every row of
+// its reads (for a matmul leaf, the i-th K-step of its A and B blocks; writes go with the last slice), one
+// slice after the other. Cores of one round that share a block then touch each part of it close together,
+// as the K loops of their leaves do on hardware, so reuse within a round hits and reuse across rounds
+// needs the whole round's traffic to fit (the matmul guide's single-round L2 hit ratio). Traffic under
+// 2 x kSliceBytes is one slice (the whole-task lookup of session 1).
+constexpr uint64_t kSliceBytes = 64 * 1024;
+constexpr int kMaxSlices = 8;
 
 struct CoreState {
   CoreType type = CoreType::AIV;
@@ -55,8 +65,10 @@ struct CoreState {
   bool started = false;          // running task has begun (kTaskStart happened)
   TaskRecord rec;                // record of the running task
   int64_t mem_start = 0;         // ps the memory phase began (after head)
-  int64_t est_ps = 0, mem_nom_ps = 0, l2_ps = 0, lat_ps = 0;
-  int chains = 1;
+  int64_t est_ps = 0, mem_nom_ps = 0;
+  int slice = 0, nslices = 1;    // memory slice in progress, slices of the running task
+  int64_t lat_paid_ps = 0;       // latency already charged to the running task's memory phase
+  uint64_t slice_hbm = 0;        // HBM bytes of the slice in progress
   int64_t floor_ps = 0;          // the leaf's busiest non-memory pipe (MTE1, M, V, S)
   int64_t first_in_dt = -1, last_end_in_dt = -1;  // per current device task
   int64_t rcv_model_ps = 0;      // DEV_TASK_RCV_MODEL of the current device task
@@ -80,7 +92,7 @@ class Machine {
  public:
   Machine(const Platform& p, const CompiledProgram& prog, const SimOptions& o, const DeviceTaskSource& src)
       : p_(p), prog_(prog), o_(o), src_(src),
-        l2_(static_cast<uint64_t>(p.l2), o.l2_line_bytes),
+        l2_(static_cast<uint64_t>(p.l2_reuse > 0 ? p.l2_reuse : p.l2), o.l2_line_bytes),
         hbm_(p.hbm_total_gbps / 1000.0, p.gm_read_bpc * p.core_mhz / 1e6) {
     mode_ = o.device_sched_mode >= 0 ? o.device_sched_mode : prog.options.device_sched_mode;
     const SchedPolicy policy = sched_policy(mode_);
@@ -229,6 +241,7 @@ class Machine {
         case kFlowJoin: flow_join(int(e.a)); break;
         case kHbm: if (e.a == hbm_gen_) hbm_event(); break;  // superseded events are skipped
         case kTaskEnd: task_end(int(e.a)); break;
+        case kMemPhase: mem_slice(int(e.a)); break;
       }
     }
     if (!ctrl_done_ || finished_ != built_)
@@ -545,72 +558,122 @@ class Machine {
     r.start_ps = now_;
     if (cs.first_in_dt < 0) cs.first_in_dt = now_;
 
-    // Leaf cost (compiler estimate) and its chains.
+    // Leaf cost (compiler estimate).
     int64_t est_cycles = 0, floor_cycles = 0;
-    cs.chains = 1;
     if (ti.leaf >= 0 && size_t(ti.leaf) < prog_.leaves.size()) {
       const LeafFunction& lf = prog_.leaves[ti.leaf];
       r.leaf_hash = lf.hash;
       r.pipe_busy = lf.pipe_cycles;
       est_cycles = lf.est_cycles;
       if (est_cycles <= 0) est_cycles = *std::max_element(lf.pipe_cycles.begin(), lf.pipe_cycles.end());
-      cs.chains = std::max(1, lf.chains);
       for (PipeId pp : {PipeId::MTE1, PipeId::M, PipeId::V, PipeId::S})
         floor_cycles = std::max(floor_cycles, lf.pipe_cycles[static_cast<int>(pp)]);
     }
-    // GM traffic through the L2.
-    L2Result rd, wr;
-    for (const auto& a : ti.accesses) {
-      const bool bypass = a.tensor >= 0 && size_t(a.tensor) < bypass_.size() && bypass_[a.tensor];
-      L2Result& res = a.write ? wr : rd;
-      const bool alloc = a.write || !bypass;
-      if (a.rows <= 1 || a.row_stride == a.row_bytes) {
-        l2_.access(a.addr, a.rows * a.row_bytes, alloc, res);
-      } else {
-        for (uint64_t i = 0; i < a.rows; ++i) l2_.access(a.addr + i * a.row_stride, a.row_bytes, alloc, res);
-      }
-    }
-    r.bytes_read = rd.hit_bytes + rd.miss_bytes;
-    r.bytes_written = wr.hit_bytes + wr.miss_bytes;
-    r.bytes_l2 = rd.hit_bytes;
-    r.bytes_hbm = rd.miss_bytes + r.bytes_written;  // writes go on to HBM (write-through approximation)
-    r.l2_read_hits = rd.hit_lines;
-    r.l2_read_misses = rd.miss_lines;
-    r.l2_write_hits = wr.hit_lines;
-    r.l2_write_misses = wr.miss_lines;
-
+    uint64_t total = 0;
+    for (const auto& a : ti.accesses) total += a.bytes();
     const int64_t head = core_ps(double(p_.task_head_cycles));
     r.head_cycles = p_.task_head_cycles;
     cs.est_ps = core_ps(double(est_cycles));
     cs.floor_ps = core_ps(double(std::min(floor_cycles, est_cycles)));
-    const uint64_t total = r.bytes_read + r.bytes_written;
     cs.mem_nom_ps = total ? rnd(double(total) / cap_rate_) + core_ps(double(p_.gm_latency_cycles)) : 0;
-    cs.l2_ps = rnd(double(rd.hit_bytes) / l2_rate_);
-    cs.lat_ps = r.bytes_hbm ? core_ps(double(p_.gm_latency_cycles))
-                            : (total ? core_ps(double(p_.l2_hit_latency_cycles)) : 0);
     cs.mem_start = now_ + head;
-    if (r.bytes_hbm > 0) {
-      ev_.push(cs.mem_start + cs.l2_ps + cs.lat_ps, kFlowJoin, uint32_t(c));
+    cs.slice = 0;
+    cs.nslices = total >= 2 * kSliceBytes ? int(std::min<uint64_t>(kMaxSlices, total / kSliceBytes)) : 1;
+    cs.lat_paid_ps = 0;
+    if (total == 0) {
+      ev_.push(cs.mem_start + work_ps(cs, 0), kTaskEnd, uint32_t(c));
     } else {
-      ev_.push(cs.mem_start + work_ps(cs, cs.l2_ps + cs.lat_ps), kTaskEnd, uint32_t(c));
+      ev_.push(cs.mem_start, kMemPhase, uint32_t(c));
     }
   }
 
-  // Duration of the leaf's work after the head, given its memory phase took m ps. With c chains,
-  // a chain's loads overlap the other chains' compute; only the first chain's load is exposed.
-  // x: the compute on the critical path besides the loads (at least the busiest compute pipe).
-  // Scaled so that an uncontended all-miss memory phase gives exactly the compiler's estimate.
+  // Slice cs.slice of the running task's GM traffic: L2 lookups now, then its L2 hits at l2_read_bpc,
+  // then its HBM bytes (read misses and all writes: write-through) through the shared HBM.
+  void mem_slice(int c) {
+    CoreState& cs = cores_[c];
+    TaskRecord& r = cs.rec;
+    const TaskInstance& ti = cur().tasks[cs.running];
+    const int n = cs.nslices, i = cs.slice;
+    const bool last = i + 1 == n;
+    L2Result rd, wr;
+    for (const auto& a : ti.accesses) {
+      if (a.write && !last) continue;
+      const bool bypass = a.tensor >= 0 && size_t(a.tensor) < bypass_.size() && bypass_[a.tensor];
+      L2Result& res = a.write ? wr : rd;
+      const bool alloc = a.write || !bypass;
+      if (n == 1 || a.write) {
+        if (a.rows <= 1 || a.row_stride == a.row_bytes) {
+          l2_.access(a.addr, a.rows * a.row_bytes, alloc, res);
+        } else {
+          for (uint64_t k = 0; k < a.rows; ++k) l2_.access(a.addr + k * a.row_stride, a.row_bytes, alloc, res);
+        }
+        continue;
+      }
+      // Wide rows (A of a matmul: K along the row) are cut across their columns, narrow rows (B in 256-column
+      // blocks: K down the rows) into runs of rows; either way slice i is the i-th part of the K loop.
+      const uint64_t stride = a.rows <= 1 ? a.row_bytes : a.row_stride;
+      if (a.row_bytes / uint64_t(n) >= o_.l2_line_bytes) {
+        const uint64_t lo = a.row_bytes * uint64_t(i) / uint64_t(n), hi = a.row_bytes * uint64_t(i + 1) / uint64_t(n);
+        for (uint64_t k = 0; k < a.rows; ++k) l2_.access(a.addr + k * stride + lo, hi - lo, alloc, res);
+      } else {
+        const uint64_t k0 = a.rows * uint64_t(i) / uint64_t(n), k1 = a.rows * uint64_t(i + 1) / uint64_t(n);
+        if (stride == a.row_bytes) {
+          if (k1 > k0) l2_.access(a.addr + k0 * stride, (k1 - k0) * a.row_bytes, alloc, res);
+        } else {
+          for (uint64_t k = k0; k < k1; ++k) l2_.access(a.addr + k * stride, a.row_bytes, alloc, res);
+        }
+      }
+    }
+    r.bytes_read += rd.hit_bytes + rd.miss_bytes;
+    r.bytes_written += wr.hit_bytes + wr.miss_bytes;
+    r.bytes_l2 += rd.hit_bytes;
+    const uint64_t hbm = rd.miss_bytes + wr.hit_bytes + wr.miss_bytes;  // writes go on to HBM (write-through)
+    r.bytes_hbm += hbm;
+    r.l2_read_hits += rd.hit_lines;
+    r.l2_read_misses += rd.miss_lines;
+    r.l2_write_hits += wr.hit_lines;
+    r.l2_write_misses += wr.miss_lines;
+    // Latency once per task: a miss latency if any slice goes to HBM, else the hit latency.
+    const uint64_t any = rd.hit_bytes + rd.miss_bytes + wr.hit_bytes + wr.miss_bytes;
+    const int64_t need = hbm ? core_ps(double(p_.gm_latency_cycles)) : (any ? core_ps(double(p_.l2_hit_latency_cycles)) : 0);
+    const int64_t lat = std::max<int64_t>(0, need - cs.lat_paid_ps);
+    cs.lat_paid_ps += lat;
+    const int64_t l2 = rnd(double(rd.hit_bytes) / l2_rate_);
+    if (hbm > 0) {
+      cs.slice_hbm = hbm;
+      ev_.push(now_ + l2 + lat, kFlowJoin, uint32_t(c));
+    } else {
+      slice_done(c, now_ + l2 + lat);
+    }
+  }
+
+  // The slice in progress ends at t: the next slice starts, or the leaf's work ends.
+  void slice_done(int c, int64_t t) {
+    CoreState& cs = cores_[c];
+    if (++cs.slice < cs.nslices) {
+      ev_.push(t, kMemPhase, uint32_t(c));
+    } else {
+      ev_.push(cs.mem_start + work_ps(cs, t - cs.mem_start), kTaskEnd, uint32_t(c));
+    }
+  }
+
+  // Duration of the leaf's work after the head, given its memory phase took m ps. x: the compute on the
+  // critical path besides the loads (at least the busiest compute pipe). The compiler's estimate says how
+  // much of the nominal memory phase (all misses, uncontended) its schedule hides under x: the overlap
+  // o = mem_nom + x - est, a fraction phi of min(mem_nom, x) (chains and a double-buffered K loop both
+  // give it). The same fraction is hidden at any m: work(m) = m + x - phi * min(m, x), so work(mem_nom)
+  // is exactly the estimate, a fully overlapped leaf costs max(m, x) and a serial one m + x.
   int64_t work_ps(const CoreState& cs, int64_t m) const {
-    const double c = cs.chains;
+    const double mem = double(cs.mem_nom_ps), est = double(cs.est_ps);
     const double x = double(std::max<int64_t>(cs.floor_ps, cs.est_ps - cs.mem_nom_ps));
-    auto f = [&](double mm) { return mm / c + std::max(x, mm * (c - 1) / c); };
-    const double fn = f(double(cs.mem_nom_ps));
-    const double scale = fn > 0 ? double(cs.est_ps) / fn : 1.0;
-    return std::max<int64_t>(m, rnd(scale * f(double(m))));
+    const double lim = std::min(mem, x);
+    const double phi = lim > 0 ? std::clamp((mem + x - est) / lim, 0.0, 1.0) : 0.0;
+    const double mm = double(m);
+    return std::max<int64_t>(m, rnd(mm + x - phi * std::min(mm, x)));
   }
 
   void flow_join(int c) {
-    hbm_.add(now_, uint32_t(c), double(cores_[c].rec.bytes_hbm));
+    hbm_.add(now_, uint32_t(c), double(cores_[c].slice_hbm));
     resched_hbm();
   }
   // One live HBM event: a new one only when the next finish moved earlier than the pending one
@@ -627,11 +690,7 @@ class Machine {
     hbm_at_ = -1;
     finished_flows_.clear();
     hbm_.pop_finished(now_, finished_flows_);
-    for (uint32_t c : finished_flows_) {
-      CoreState& cs = cores_[c];
-      const int64_t m = now_ - cs.mem_start;
-      ev_.push(cs.mem_start + work_ps(cs, m), kTaskEnd, c);
-    }
+    for (uint32_t c : finished_flows_) slice_done(int(c), now_);
     resched_hbm();
   }
 

@@ -16,6 +16,7 @@ namespace {
 Platform small_l2(uint64_t bytes) {
   Platform p = *find_platform("ascend910b1");
   p.l2 = int64_t(bytes);
+  p.l2_reuse = 0;  // the model keeps all of it
   return p;
 }
 
