@@ -127,6 +127,7 @@ EV Elaborator::name_ref(const Expr& e) {
     auto it = names_->find(n);
     if (it != names_->end()) {
       if (it->second.poison) return EV::poison();
+      if (it->second.is_local_tensor()) return local_read(it->second, e.off);
       return EV::tensor(it->second.value, it->second.nz);
     }
   }

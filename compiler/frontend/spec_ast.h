@@ -22,8 +22,16 @@ struct SrcExpr {
   SrcLoc at(int off) const { return pos ? pos->at(off) : SrcLoc{}; }
 };
 
+// One `carry: {NAME: INIT, ...}` entry of a loop header: a value carried across iterations.
+struct CarryAst {
+  std::string name;
+  SrcLoc name_loc;
+  SrcExpr init;  // a tensor expression, evaluated before the loop
+};
+
 struct LoopAst {
   std::string var, name, factor;
+  std::vector<CarryAst> carry;       // in header order
   SrcLoc var_loc, name_loc, factor_loc, unroll_loc, kind_loc, count_loc;
   bool is_static = false;
   bool has_count = false;

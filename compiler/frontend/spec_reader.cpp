@@ -25,7 +25,7 @@ std::vector<std::string> dtype_names() {
   return v;
 }
 
-const std::vector<std::string> kLoopKeys = {"var", "range", "count", "kind", "unroll", "factor", "name"};
+const std::vector<std::string> kLoopKeys = {"var", "range", "count", "kind", "unroll", "factor", "name", "carry"};
 
 // True when the mapping has a key outside `allowed` (check_map reports it).
 bool has_unknown_key(const YAML::Node& n, const std::vector<std::string>& allowed) {
@@ -588,6 +588,45 @@ class Reader {
 
   std::optional<SrcExpr> loop_bound(const YAML::Node& n, const std::string& what) { return dim_src(n, what); }
 
+  // `carry: {m: "full([G, 1], -inf, fp32)", ...}`: names and initial values, in order.
+  bool carry(const YAML::Node& l, LoopAst& a) {
+    const YAML::Node c = l["carry"];
+    if (!c.IsMap() || c.size() == 0) {
+      r_.error(value_loc(l, "carry"), "loop carry must be a mapping of name to initial value such as "
+                                      "{m: \"full([G, 1], -inf, fp32)\"}, got " + node_kind(c));
+      return false;
+    }
+    bool ok = true;
+    std::set<std::string> seen;
+    for (auto it = c.begin(); it != c.end(); ++it) {
+      CarryAst ca;
+      ca.name_loc = YamlSource::loc(it->first);
+      if (!it->first.IsScalar() || !is_identifier(it->first.Scalar())) {
+        r_.error(ca.name_loc, "a carried value needs a name, got " + node_kind(it->first),
+                 "names match [A-Za-z_][A-Za-z0-9_]*");
+        ok = false;
+        continue;
+      }
+      ca.name = it->first.Scalar();
+      if (!seen.insert(ca.name).second) {
+        r_.error(ca.name_loc, "'" + ca.name + "' is carried twice", {}, int(ca.name.size()));
+        ok = false;
+        continue;
+      }
+      if (ca.name == a.var) {
+        r_.error(ca.name_loc, "the carried value '" + ca.name + "' has the name of the loop variable",
+                 "choose another name", int(ca.name.size()));
+        ok = false;
+        continue;
+      }
+      auto init = dim_src(it->second, "the initial value of '" + ca.name + "'");
+      if (!init) { ok = false; continue; }
+      ca.init = *init;
+      a.carry.push_back(std::move(ca));
+    }
+    return ok;
+  }
+
   std::optional<Stmt> loop(const YAML::Node& n, Stmt& s) {
     s.kind = Stmt::Kind::Loop;
     check_map(n, {"loop", "body"}, "a loop statement", r_);
@@ -698,6 +737,7 @@ class Reader {
         }
       }
     }
+    if (ok && l["carry"]) ok = carry(l, a);
     s.body = body_of(n, "body", "a loop");
     if (!ok) return std::nullopt;
     return std::move(s);  // s is the caller's: a copy would copy the whole body
