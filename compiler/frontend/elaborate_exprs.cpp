@@ -167,6 +167,13 @@ EV Elaborator::name_ref(const Expr& e) {
             ") and read the workspace after the loop");
     return EV::poison();
   }
+  if (auto it = branch_locals_.find(n); it != branch_locals_.end()) {
+    err(e.off, e.len,
+        "'" + n + "' was first bound inside the run-time branch at line " + std::to_string(it->second) +
+            ", which may not run",
+        "bind it before the branch (then both paths give it a value)");
+    return EV::poison();
+  }
   if (auto it = loop_vars_ended_.find(n); it != loop_vars_ended_.end()) {
     err(e.off, e.len, "'" + n + "' is the variable of the loop at line " + std::to_string(it->second) +
                           ", which has ended; loop variables are local to their loop");

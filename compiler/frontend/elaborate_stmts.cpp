@@ -139,6 +139,10 @@ void Elaborator::stmt_unguarded(const Stmt& s) {
       break;
     }
     case Stmt::Kind::If: {
+      if (s.cond && (s.runtime || runtime_condition(*s.cond))) {
+        runtime_if(s);
+        break;
+      }
       std::optional<bool> c;
       if (s.cond) c = condition(*s.cond);
       if (!c) {
@@ -450,7 +454,7 @@ void Elaborator::loop(const Stmt& s) {
     inner.frame.dyn_vars.insert(l.var);
     inner.frame.loop_vars.push_back(l.var);
     inner.frame.factor = gears[g];
-    inner.frame.enclosing.push_back({l.var, name, b, st, trip});
+    inner.frame.enclosing.push_back({l.var, name, b, st, trip, e, gears[g]});
     // With static bounds, gear k starts at most at the (trip - k)-th iteration:
     // slices like x[i * 64:(i + k) * 64] then provably stay inside.
     if (auto tc = trip.as_const(); tc && b.as_const() && *tc >= 1) {

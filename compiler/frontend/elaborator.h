@@ -70,7 +70,8 @@ struct Frame {
   SymRanges sym_ranges;              // dynamic loop vars -> [begin, begin + (trip - k) * step]
   struct Enclosing {
     std::string var, name;
-    DimExpr begin, step, trip;
+    DimExpr begin, step, trip, end;
+    int64_t factor = 1;  // the gear's unroll factor
   };
   std::vector<Enclosing> enclosing;  // enclosing dynamic loops, outermost first
 };
@@ -180,6 +181,11 @@ class Elaborator {
   bool check_carried(const Carried& c, const Binding& now, int line);
   void carry_out(const std::vector<Carried>& cs, const Names& body_names, int line);
 
+  // --- run-time conditions (elaborate_cond.cpp)
+  bool runtime_condition(const Expr& e) const;  // uses is_loop_begin / is_loop_end
+  std::optional<DimExpr> condition01(const Expr& e);  // 1 when true, 0 when false, per instance
+  void runtime_if(const Stmt& s);
+
   const Ranges& ranges() const {
     static const Ranges empty;
     return seq_ ? seq_->frame.var_ranges : empty;
@@ -203,6 +209,7 @@ class Elaborator {
   std::set<std::string> loop_names_;
   std::map<std::string, int> loop_locals_;      // value names bound in a finished loop body -> the loop's line
   std::map<std::string, int> loop_vars_ended_;  // variables of finished loops -> the loop's line
+  std::map<std::string, int> branch_locals_;    // value names first bound in a run-time branch -> its line
   std::map<std::string, int> explicit_loop_names_;  // name -> statement index
 
   // Current position in the walk.

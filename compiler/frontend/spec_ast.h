@@ -53,6 +53,7 @@ struct Stmt {
   bool broken = false;  // VecTile / CubeTile: reported invalid; the ops after it do not also say "no tile"
   LoopAst loop;      // Loop
   ExprPtr cond;      // If
+  bool runtime = false;  // If written as {cond: ...}: decided per instance at run time
   ScopeInfo scope;   // Scope
   bool has_body = false;  // Scope: with a body (restores) or without (sets)
   std::string label;      // Label

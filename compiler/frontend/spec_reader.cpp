@@ -17,7 +17,7 @@ namespace {
 
 const std::vector<std::string> kTopKeys = {"ptoc", "name", "doc", "target", "dims", "inputs",
                                            "outputs", "tensors", "options", "body"};
-const std::vector<std::string> kStmtKeys = {"vec_tile", "cube_tile", "loop", "if", "scope", "label", "cache_policy"};
+const std::vector<std::string> kStmtKeys = {"vec_tile", "cube_tile", "loop", "if", "cond", "scope", "label", "cache_policy"};
 
 std::vector<std::string> dtype_names() {
   std::vector<std::string> v;
@@ -470,7 +470,7 @@ class Reader {
     if (kind == "vec_tile") return vec_tile(n, s);
     if (kind == "cube_tile") return cube_tile(n, s);
     if (kind == "loop") return loop(n, s);
-    if (kind == "if") return if_stmt(n, s);
+    if (kind == "if" || kind == "cond") return if_stmt(n, s, kind);
     if (kind == "scope") return scope(n, s);
     if (kind == "label") return label(n, s);
     return cache_policy(n, s);
@@ -743,14 +743,18 @@ class Reader {
     return std::move(s);  // s is the caller's: a copy would copy the whole body
   }
 
-  std::optional<Stmt> if_stmt(const YAML::Node& n, Stmt& s) {
+  // `{if: COND, ...}` (compile time, or run time on is_loop_begin / is_loop_end) or `{cond: COND, ...}` (run time).
+  std::optional<Stmt> if_stmt(const YAML::Node& n, Stmt& s, const std::string& key) {
     s.kind = Stmt::Kind::If;
-    check_map(n, {"if", "then", "else"}, "an if statement", r_);
-    const bool keys_ok = !has_unknown_key(n, {"if", "then", "else"});
-    const YAML::Node c = n["if"];
+    s.runtime = key == "cond";
+    const std::string what = key == "if" ? "an if statement" : "a cond statement";
+    check_map(n, {key, "then", "else"}, what, r_);
+    const bool keys_ok = !has_unknown_key(n, {key, "then", "else"});
+    const YAML::Node c = n[key];
     bool ok = true;
     if (!c.IsScalar()) {
-      r_.error(value_loc(n, "if"), "if needs a condition string such as \"k <= 16\", got " + node_kind(c));
+      r_.error(value_loc(n, key), key + " needs a condition string such as " +
+                                      (key == "if" ? "\"k <= 16\"" : "\"j == 0\"") + ", got " + node_kind(c));
       ok = false;
     } else {
       if (too_long(c, "the condition")) return std::nullopt;
@@ -766,8 +770,8 @@ class Reader {
       }
     }
     // With a misspelt key ('than') already reported, a missing 'then' is not news.
-    if (keys_ok || n["then"]) s.body = body_of(n, "then", "an if statement");
-    if (n["else"]) s.else_body = body_of(n, "else", "an if statement");
+    if (keys_ok || n["then"]) s.body = body_of(n, "then", what);
+    if (n["else"]) s.else_body = body_of(n, "else", what);
     if (!ok) return std::nullopt;
     return std::move(s);  // s is the caller's: a copy would copy the whole body
   }
