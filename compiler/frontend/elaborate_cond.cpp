@@ -40,10 +40,6 @@ void rebound_names(const std::vector<Stmt>& stmts, std::vector<std::string>& out
 bool Elaborator::runtime_condition(const Expr& e) const {
   using K = Expr::Kind;
   if (e.kind == K::Call && (e.name == "is_loop_begin" || e.name == "is_loop_end")) return true;
-  if (e.kind == K::Name) {
-    if (const DimDecl* d = p_.find_dim(e.name)) return d->dynamic;
-    return seq_ && seq_->frame.dyn_vars.count(e.name);
-  }
   for (const auto& i : e.items)
     if (i && runtime_condition(*i)) return true;
   for (const auto& a : e.args)

@@ -182,7 +182,7 @@ class Elaborator {
   void carry_out(const std::vector<Carried>& cs, const Names& body_names, int line);
 
   // --- run-time conditions (elaborate_cond.cpp)
-  bool runtime_condition(const Expr& e) const;  // uses is_loop_begin / is_loop_end
+  bool runtime_condition(const Expr& e) const;  // uses is_loop_begin / is_loop_end: an `if` decided at run time
   std::optional<DimExpr> condition01(const Expr& e);  // 1 when true, 0 when false, per instance
   void runtime_if(const Stmt& s);
 
