@@ -170,6 +170,14 @@ TEST_CASE("misused carried values, local tensors and run-time conditions are loc
                  "= @t\"", "'t' was first bound inside the run-time branch at line 17, which may not run",
                  "bind it before the branch");
   }
+  SECTION("tensor() inside an expression") {
+    expect_error(spec(kTile + "  - \"y[0:16, :] = tensor([16, 64], fp32) + 1\"\n"), "@tensor([16, 64], fp32) + 1",
+                 "tensor(shape, dtype) declares a local tensor and is a statement of its own", "t = tensor(");
+  }
+  SECTION("is_loop_end as a value") {
+    expect_error(spec(kTile + "  - loop: {var: j, count: B}\n    body: [\"y[0:16, :] = x[0:16, :] * is_loop_end(j)\"]\n"),
+                 "@is_loop_end(j)", "'is_loop_end' is a condition");
+  }
   SECTION("cond without a string") {
     expect_error(spec(kTile + "  - cond: [1]\n    then: []\n" + kWrite), "[1]", "cond needs a condition string");
   }
