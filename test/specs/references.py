@@ -208,6 +208,7 @@ REFERENCES = {
     "labels_reuse": Ref(ref_labels_reuse),
     "flash_decode_carry": Ref(ref_flash_decode_carry, dynamic={"B": 3, "S": 4 * 128 + 45}),
     "flash_decode_carry_static": Ref(ref_flash_decode_carry, dynamic={"B": 3}),
+    "flash_decode_cond": Ref(ref_flash_decode_carry, dynamic={"B": 3, "S": 4 * 128 + 45}),
     # samples/tuning/: four tuning steps of one RMSNorm, all computing the same numbers.
     "rmsnorm_0_baseline": Ref(ref_rmsnorm, dynamic={"T": 37}),
     "rmsnorm_1_loop": Ref(ref_rmsnorm, dynamic={"T": 37}),
