@@ -619,6 +619,12 @@ class Reader {
         ok = false;
         continue;
       }
+      if (!it->second.IsScalar()) {
+        r_.error(YamlSource::loc(it->second), "the initial value of '" + ca.name + "' must be an expression string "
+                                              "such as \"full([G, 1], 0, fp32)\", got " + node_kind(it->second));
+        ok = false;
+        continue;
+      }
       auto init = dim_src(it->second, "the initial value of '" + ca.name + "'");
       if (!init) { ok = false; continue; }
       ca.init = *init;

@@ -142,6 +142,10 @@ TEST_CASE("misused carried values, local tensors and run-time conditions are loc
     expect_error(spec(kTile + "  - loop: {var: j, count: B, carry: [acc]}\n    body: []\n" + kWrite), "[acc]",
                  "loop carry must be a mapping of name to initial value");
   }
+  SECTION("carry initial value not a string") {
+    expect_error(spec(kTile + "  - loop: {var: j, count: B, carry: {a: [1, 2]}}\n    body: []\n" + kWrite), "[1, 2]}",
+                 "the initial value of 'a' must be an expression string");
+  }
   SECTION("carry misspelt") {
     expect_error(spec(kTile + "  - loop: {var: j, count: B, cary: {a: \"x * 1\"}}\n    body: []\n" + kWrite), "cary",
                  "unknown key 'cary'", "did you mean 'carry'?");
