@@ -102,6 +102,16 @@ EV Elaborator::unknown_function(const Expr& e) {
                          : "for tensors use " + std::string(fn == "min" ? "minimum" : "maximum") + "(a, b)");
     return EV::poison();
   }
+  if (fn == "tensor") {
+    err(fo, fl, "tensor(shape, dtype) declares a local tensor and is a statement of its own",
+        "write 't = tensor([16, 64], fp32)', assemble into it with 't[...] = v', then use 't'");
+    return EV::poison();
+  }
+  if (fn == "is_loop_begin" || fn == "is_loop_end") {
+    err(fo, fl, "'" + fn + "' is a condition: use it in {if: \"" + fn + "(j)\", then: [...]}",
+        "a tensor expression cannot branch; put the statements in the if's branches");
+    return EV::poison();
+  }
   if (const PyptoOp* p = find_pypto_op(fn)) {
     std::string hint = p->ptoc.empty() ? "docs/OPERATIONS.md lists PyPTO's operations and which ptoc supports"
                                        : "in ptoc write it as " + std::string(p->ptoc);

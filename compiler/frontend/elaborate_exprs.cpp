@@ -127,6 +127,7 @@ EV Elaborator::name_ref(const Expr& e) {
     auto it = names_->find(n);
     if (it != names_->end()) {
       if (it->second.poison) return EV::poison();
+      if (it->second.is_local_tensor()) return local_read(it->second, e.off);
       return EV::tensor(it->second.value, it->second.nz);
     }
   }
@@ -164,6 +165,13 @@ EV Elaborator::name_ref(const Expr& e) {
             "; names bound in a loop body are local to it",
         "to pass data out of a loop, assemble it into a 'tensors:' workspace inside the loop (ws[...] = " + n +
             ") and read the workspace after the loop");
+    return EV::poison();
+  }
+  if (auto it = branch_locals_.find(n); it != branch_locals_.end()) {
+    err(e.off, e.len,
+        "'" + n + "' was first bound inside the run-time branch at line " + std::to_string(it->second) +
+            ", which may not run",
+        "bind it before the branch (then both paths give it a value)");
     return EV::poison();
   }
   if (auto it = loop_vars_ended_.find(n); it != loop_vars_ended_.end()) {

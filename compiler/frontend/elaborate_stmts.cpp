@@ -139,6 +139,10 @@ void Elaborator::stmt_unguarded(const Stmt& s) {
       break;
     }
     case Stmt::Kind::If: {
+      if (s.cond && (s.runtime || runtime_condition(*s.cond))) {
+        runtime_if(s);
+        break;
+      }
       std::optional<bool> c;
       if (s.cond) c = condition(*s.cond);
       if (!c) {
@@ -161,7 +165,7 @@ void Elaborator::poison_bound_names(const std::vector<Stmt>& stmts) {
     if (st.kind == Stmt::Kind::Assign && !st.assign.subscript && !p_.find_dim(st.assign.target) &&
         (p_.find_tensor(st.assign.target) < 0 ||
          p_.tensors[size_t(p_.find_tensor(st.assign.target))].role == TensorRole::Input))
-      (*names_)[st.assign.target] = Binding{-1, true, false};
+      (*names_)[st.assign.target] = Binding::poisoned();
     // Scope bodies and if branches are spliced in place; loop bodies are local.
     if (st.kind == Stmt::Kind::Scope || st.kind == Stmt::Kind::If) {
       poison_bound_names(st.body);
@@ -177,9 +181,10 @@ void Elaborator::assign(const Stmt& s) {
     // poisoned, so that its uses stay quiet.
     if (!p_.find_dim(a.target) && (p_.find_tensor(a.target) < 0 ||
                                    p_.tensors[size_t(p_.find_tensor(a.target))].role == TensorRole::Input))
-      (*names_)[a.target] = Binding{-1, true, false};
+      (*names_)[a.target] = Binding::poisoned();
     return;
   }
+  if (local_tensor_decl(s)) return;
   bool name_ok = check_binding_name(a.target, at(a.target_off), a.target_len, "value");
   EV v = expr(*a.value);
   Binding b;
@@ -203,6 +208,13 @@ void Elaborator::assemble(const Stmt& s) {
   const AssignAst& a = s.assign;
   EV v = expr(*a.value);
   int t = p_.find_tensor(a.target);
+  std::optional<Binding> local;
+  if (auto it = names_->find(a.target); it != names_->end() && it->second.is_local_tensor()) {
+    local = it->second;
+    t = local->tensor;
+  } else if (it != names_->end() && it->second.poison) {
+    return;
+  }
   if (t < 0) {
     if (broken_tensors_.count(a.target)) return;
     if (names_->count(a.target)) {
@@ -239,7 +251,7 @@ void Elaborator::assemble(const Stmt& s) {
     return;
   }
   Shape tshape;
-  for (const auto& d : decl.shape) tshape.push_back(d.substitute(static_dims_));
+  for (const auto& d : (local ? local->shape : decl.shape)) tshape.push_back(d.substitute(static_dims_));
   SliceResult sr = slices(a.slices, tshape, tshape, "'" + a.target + "'", a.target_off + a.target_len);
   if (!sr.ok) return;
   size_t nidx = 0;
@@ -290,6 +302,10 @@ void Elaborator::assemble(const Stmt& s) {
         return;
       }
     }
+  }
+  if (local) {
+    local_assemble(*local, value, sr.offsets, a.target_off, a.target_len);
+    return;
   }
   Op op;
   op.kind = OpKind::Assemble;
@@ -357,6 +373,8 @@ void Elaborator::loop(const Stmt& s) {
       return;
     }
     // Python `for`: unrolled in place, each iteration with the variable bound.
+    // Carried values are rebound SSA values: each iteration starts from the previous one's.
+    std::vector<Carried> carried = carry_in(l, "");
     TileState outer = *ts_;
     Names* outer_names = names_;
     Frame saved = seq_->frame;
@@ -368,6 +386,11 @@ void Elaborator::loop(const Stmt& s) {
       seq_->frame.name_suffix = saved.name_suffix + "_" + l.var + std::to_string(value);
       block(s.body);
       note_loop_locals(local, *outer_names, l.var, s.loc.line);
+      for (const auto& c : carried) {
+        Binding& now = local[c.name];
+        if (now.poison || check_carried(c, now, s.loc.line)) (*outer_names)[c.name] = now;
+        else (*outer_names)[c.name] = Binding::poisoned();
+      }
     }
     seq_->frame = saved;
     names_ = outer_names;
@@ -399,6 +422,8 @@ void Elaborator::loop(const Stmt& s) {
     for (int k = 2; loop_names_.count(name); ++k) name = base + "_" + std::to_string(k);
     loop_names_.insert(name);
   }
+  // Carried values start in the root function before the loop.
+  std::vector<Carried> carried = carry_in(l, name);
   flush_run();
   LoopNode node;
   node.kind = LoopNode::Kind::Loop;
@@ -429,6 +454,7 @@ void Elaborator::loop(const Stmt& s) {
     inner.frame.dyn_vars.insert(l.var);
     inner.frame.loop_vars.push_back(l.var);
     inner.frame.factor = gears[g];
+    inner.frame.enclosing.push_back({l.var, name, b, st, trip, e, gears[g]});
     // With static bounds, gear k starts at most at the (trip - k)-th iteration:
     // slices like x[i * 64:(i + k) * 64] then provably stay inside.
     if (auto tc = trip.as_const(); tc && b.as_const() && *tc >= 1) {
@@ -447,6 +473,7 @@ void Elaborator::loop(const Stmt& s) {
     names_ = &local;
     ts_ = &ts;
     block(s.body);
+    carry_out(carried, local, s.loc.line);
     flush_run();
     note_loop_locals(local, *outer_names, l.var, s.loc.line);
     seq_ = outer_seq;

@@ -36,6 +36,15 @@ struct Binding {
   int value = -1;
   bool poison = false;
   bool nz = false;
+  // A local tensor (`t = tensor([16, 64], fp32)`) or a carried value of a dynamic loop between
+  // iterations: the name is a window [base, shape) on axis 0 of GM workspace `tensor`
+  // (elaborate_state.cpp). value is then -1.
+  int tensor = -1;
+  DimExpr base;
+  std::vector<DimExpr> shape;
+  bool is_local_tensor() const { return tensor >= 0; }
+  static Binding poisoned() { Binding b; b.poison = true; return b; }
+  static Binding of(int value, bool nz) { Binding b; b.value = value; b.nz = nz; return b; }
 };
 using Names = std::map<std::string, Binding>;
 
@@ -59,6 +68,12 @@ struct Frame {
   bool in_loop = false;
   Ranges var_ranges;                 // dynamic loop vars of loops with static bounds -> [first, last start]
   SymRanges sym_ranges;              // dynamic loop vars -> [begin, begin + (trip - k) * step]
+  struct Enclosing {
+    std::string var, name;
+    DimExpr begin, step, trip, end;
+    int64_t factor = 1;  // the gear's unroll factor
+  };
+  std::vector<Enclosing> enclosing;  // enclosing dynamic loops, outermost first
 };
 
 // A sequence of LoopNodes being built (top level or one gear's body).
@@ -147,6 +162,30 @@ class Elaborator {
   void poison_bound_names(const std::vector<Stmt>& stmts);
   void note_loop_locals(const Names& local, const Names& outer, const std::string& var, int line);
 
+  // --- local tensors and carried values (elaborate_state.cpp)
+  EV expr_src(const SrcExpr& e);
+  bool local_tensor_decl(const Stmt& s);  // `t = tensor(shape, dtype)`; false: not that form
+  // `owner` names the workspace after the loop that carries the value ("" for a local tensor: its root function).
+  std::optional<Binding> new_local_tensor(const std::string& name, DType dt, const Shape& shape, SrcLoc loc, int len,
+                                          const std::string& what, const std::string& owner = "");
+  EV local_read(const Binding& b, int loc_off);
+  void local_assemble(const Binding& b, int value, Shape offsets, int loc_off, int loc_len);
+  struct Carried {
+    std::string name;
+    SrcLoc loc;
+    DType dtype = DType::fp32;
+    Shape shape;
+    Binding ws;  // dynamic loops: the workspace window
+  };
+  std::vector<Carried> carry_in(const LoopAst& l, const std::string& loop_name);  // "": a static loop
+  bool check_carried(const Carried& c, const Binding& now, int line);
+  void carry_out(const std::vector<Carried>& cs, const Names& body_names, int line);
+
+  // --- run-time conditions (elaborate_cond.cpp)
+  bool runtime_condition(const Expr& e) const;  // uses is_loop_begin / is_loop_end: an `if` decided at run time
+  std::optional<DimExpr> condition01(const Expr& e);  // 1 when true, 0 when false, per instance
+  void runtime_if(const Stmt& s);
+
   const Ranges& ranges() const {
     static const Ranges empty;
     return seq_ ? seq_->frame.var_ranges : empty;
@@ -170,6 +209,7 @@ class Elaborator {
   std::set<std::string> loop_names_;
   std::map<std::string, int> loop_locals_;      // value names bound in a finished loop body -> the loop's line
   std::map<std::string, int> loop_vars_ended_;  // variables of finished loops -> the loop's line
+  std::map<std::string, int> branch_locals_;    // value names first bound in a run-time branch -> its line
   std::map<std::string, int> explicit_loop_names_;  // name -> statement index
 
   // Current position in the walk.

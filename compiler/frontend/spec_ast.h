@@ -22,8 +22,16 @@ struct SrcExpr {
   SrcLoc at(int off) const { return pos ? pos->at(off) : SrcLoc{}; }
 };
 
+// One `carry: {NAME: INIT, ...}` entry of a loop header: a value carried across iterations.
+struct CarryAst {
+  std::string name;
+  SrcLoc name_loc;
+  SrcExpr init;  // a tensor expression, evaluated before the loop
+};
+
 struct LoopAst {
   std::string var, name, factor;
+  std::vector<CarryAst> carry;       // in header order
   SrcLoc var_loc, name_loc, factor_loc, unroll_loc, kind_loc, count_loc;
   bool is_static = false;
   bool has_count = false;
@@ -45,6 +53,7 @@ struct Stmt {
   bool broken = false;  // VecTile / CubeTile: reported invalid; the ops after it do not also say "no tile"
   LoopAst loop;      // Loop
   ExprPtr cond;      // If
+  bool runtime = false;  // If written as {cond: ...}: decided per instance at run time
   ScopeInfo scope;   // Scope
   bool has_body = false;  // Scope: with a body (restores) or without (sets)
   std::string label;      // Label

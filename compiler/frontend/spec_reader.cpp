@@ -17,7 +17,7 @@ namespace {
 
 const std::vector<std::string> kTopKeys = {"ptoc", "name", "doc", "target", "dims", "inputs",
                                            "outputs", "tensors", "options", "body"};
-const std::vector<std::string> kStmtKeys = {"vec_tile", "cube_tile", "loop", "if", "scope", "label", "cache_policy"};
+const std::vector<std::string> kStmtKeys = {"vec_tile", "cube_tile", "loop", "if", "cond", "scope", "label", "cache_policy"};
 
 std::vector<std::string> dtype_names() {
   std::vector<std::string> v;
@@ -25,7 +25,7 @@ std::vector<std::string> dtype_names() {
   return v;
 }
 
-const std::vector<std::string> kLoopKeys = {"var", "range", "count", "kind", "unroll", "factor", "name"};
+const std::vector<std::string> kLoopKeys = {"var", "range", "count", "kind", "unroll", "factor", "name", "carry"};
 
 // True when the mapping has a key outside `allowed` (check_map reports it).
 bool has_unknown_key(const YAML::Node& n, const std::vector<std::string>& allowed) {
@@ -473,7 +473,7 @@ class Reader {
     if (kind == "vec_tile") return vec_tile(n, s);
     if (kind == "cube_tile") return cube_tile(n, s);
     if (kind == "loop") return loop(n, s);
-    if (kind == "if") return if_stmt(n, s);
+    if (kind == "if" || kind == "cond") return if_stmt(n, s, kind);
     if (kind == "scope") return scope(n, s);
     if (kind == "label") return label(n, s);
     return cache_policy(n, s);
@@ -591,6 +591,51 @@ class Reader {
 
   std::optional<SrcExpr> loop_bound(const YAML::Node& n, const std::string& what) { return dim_src(n, what); }
 
+  // `carry: {m: "full([G, 1], -inf, fp32)", ...}`: names and initial values, in order.
+  bool carry(const YAML::Node& l, LoopAst& a) {
+    const YAML::Node c = l["carry"];
+    if (!c.IsMap() || c.size() == 0) {
+      r_.error(value_loc(l, "carry"), "loop carry must be a mapping of name to initial value such as "
+                                      "{m: \"full([G, 1], -inf, fp32)\"}, got " + node_kind(c));
+      return false;
+    }
+    bool ok = true;
+    std::set<std::string> seen;
+    for (auto it = c.begin(); it != c.end(); ++it) {
+      CarryAst ca;
+      ca.name_loc = YamlSource::loc(it->first);
+      if (!it->first.IsScalar() || !is_identifier(it->first.Scalar())) {
+        r_.error(ca.name_loc, "a carried value needs a name, got " + node_kind(it->first),
+                 "names match [A-Za-z_][A-Za-z0-9_]*");
+        ok = false;
+        continue;
+      }
+      ca.name = it->first.Scalar();
+      if (!seen.insert(ca.name).second) {
+        r_.error(ca.name_loc, "'" + ca.name + "' is carried twice", {}, int(ca.name.size()));
+        ok = false;
+        continue;
+      }
+      if (ca.name == a.var) {
+        r_.error(ca.name_loc, "the carried value '" + ca.name + "' has the name of the loop variable",
+                 "choose another name", int(ca.name.size()));
+        ok = false;
+        continue;
+      }
+      if (!it->second.IsScalar()) {
+        r_.error(YamlSource::loc(it->second), "the initial value of '" + ca.name + "' must be an expression string "
+                                              "such as \"full([G, 1], 0, fp32)\", got " + node_kind(it->second));
+        ok = false;
+        continue;
+      }
+      auto init = dim_src(it->second, "the initial value of '" + ca.name + "'");
+      if (!init) { ok = false; continue; }
+      ca.init = *init;
+      a.carry.push_back(std::move(ca));
+    }
+    return ok;
+  }
+
   std::optional<Stmt> loop(const YAML::Node& n, Stmt& s) {
     s.kind = Stmt::Kind::Loop;
     check_map(n, {"loop", "body"}, "a loop statement", r_);
@@ -701,19 +746,24 @@ class Reader {
         }
       }
     }
+    if (ok && l["carry"]) ok = carry(l, a);
     s.body = body_of(n, "body", "a loop");
     if (!ok) return std::nullopt;
     return std::move(s);  // s is the caller's: a copy would copy the whole body
   }
 
-  std::optional<Stmt> if_stmt(const YAML::Node& n, Stmt& s) {
+  // `{if: COND, ...}` (compile time, or run time on is_loop_begin / is_loop_end) or `{cond: COND, ...}` (run time).
+  std::optional<Stmt> if_stmt(const YAML::Node& n, Stmt& s, const std::string& key) {
     s.kind = Stmt::Kind::If;
-    check_map(n, {"if", "then", "else"}, "an if statement", r_);
-    const bool keys_ok = !has_unknown_key(n, {"if", "then", "else"});
-    const YAML::Node c = n["if"];
+    s.runtime = key == "cond";
+    const std::string what = key == "if" ? "an if statement" : "a cond statement";
+    check_map(n, {key, "then", "else"}, what, r_);
+    const bool keys_ok = !has_unknown_key(n, {key, "then", "else"});
+    const YAML::Node c = n[key];
     bool ok = true;
     if (!c.IsScalar()) {
-      r_.error(value_loc(n, "if"), "if needs a condition string such as \"k <= 16\", got " + node_kind(c));
+      r_.error(value_loc(n, key), key + " needs a condition string such as " +
+                                      (key == "if" ? "\"k <= 16\"" : "\"j == 0\"") + ", got " + node_kind(c));
       ok = false;
     } else {
       if (too_long(c, "the condition")) return std::nullopt;
@@ -729,8 +779,8 @@ class Reader {
       }
     }
     // With a misspelt key ('than') already reported, a missing 'then' is not news.
-    if (keys_ok || n["then"]) s.body = body_of(n, "then", "an if statement");
-    if (n["else"]) s.else_body = body_of(n, "else", "an if statement");
+    if (keys_ok || n["then"]) s.body = body_of(n, "then", what);
+    if (n["else"]) s.else_body = body_of(n, "else", what);
     if (!ok) return std::nullopt;
     return std::move(s);  // s is the caller's: a copy would copy the whole body
   }

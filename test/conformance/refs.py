@@ -549,3 +549,48 @@ def reduce_pypto(i, d):
     return {"pr": r(y.prod(1, keepdims=True), f), "pc": r(y.prod(0, keepdims=True), f), "va": v1, "vb": v0,
             "am": x.argmax(-1)[:, None].astype(np.float64), "an": x.argmin(0)[None, :].astype(np.float64),
             "ki": (k.argmin(1) + k.argmax(1))[:, None].astype(np.float64)}
+
+
+# --- carried values and local tensors (specs/README.md "Carried values", "Local tensors") -----------
+
+@ref(dims={"B": 3, "T": 37})
+def carry_running_sum(i, d):
+    x = i["x"]
+    B, T, N = x.shape
+    total, peak, g = np.zeros((B, 1, N)), np.zeros((B, 1, N)), np.zeros((1, N))
+    for b in range(B):
+        acc, mx = np.zeros((1, N)), np.full((1, N), -np.inf)
+        for t in range(0, T, 8):
+            blk = x[b, t:t + 8]
+            acc = r(acc + r(blk.sum(axis=0, keepdims=True), "fp32"), "fp32")
+            mx = np.maximum(mx, blk.max(axis=0, keepdims=True))
+        total[b], peak[b] = acc, mx
+        g = r(g + r(acc * 0.5, "fp32"), "fp32")
+    return {"total": total, "peak": peak, "grand": g}
+
+
+@ref(dims={"B": 37})
+def local_tensor_assemble(i, d):
+    x = i["x"]
+    y = np.concatenate([r(x[:, 32:] * 2, "fp32"), r(np.exp(x[:, :32]), "fp32")], axis=1)
+    z = np.stack([r(x[k] * (k + 1), "fp32") for k in range(4)])
+    return {"y": r(y + 1, "fp32"), "z": z}
+
+
+@ref(dims={"B": 3, "T": 45})
+def cond_loop_begin_end(i, d):
+    x = i["x"]
+    B, T, N = x.shape
+    y, z = np.zeros((B, 1, N)), np.zeros((B, 1, N))
+    for b in range(B):
+        acc = None
+        # unroll gears 2 and 1 over ceil(T / 8) blocks: each instance sums 16 rows (8 for the last odd one)
+        nblk, t = -(-T // 8), 0
+        while t < nblk:
+            k = 2 if nblk - t >= 2 else 1
+            s = r(x[b, t * 8:(t + k) * 8].sum(axis=0, keepdims=True), "fp32")
+            acc = r(s * 2, "fp32") if acc is None else r(acc + s, "fp32")
+            t += k
+        y[b] = r(acc * 0.5, "fp32")
+        z[b] = acc if (b % 2 == 1 and B > 1) else -acc
+    return {"y": y, "z": z}

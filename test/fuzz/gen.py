@@ -105,6 +105,9 @@ class Gen:
         self.seed = seed
         self.avoid = set(avoid)
         self.r = random.Random(seed)
+        # The constructs added after the first seeds were recorded draw from their own stream, so that
+        # every seed without them still generates the program it always did.
+        self.r_lang = random.Random(f"lang{seed}")
         self.dims, self.dimval = {}, {}
         self.inputs, self.outputs, self.tensors = {}, {}, {}
         self.options = {}
@@ -725,10 +728,17 @@ class Gen:
         # carried state through a workspace: acc = acc * 0.5 + f(block) over every iteration
         if r.random() < 0.4 and not gear and not (kind == "static" and "static_carry" in self.avoid):
             self.carried_state(ctx, var, cols)
+        carry = None
+        if self.r_lang.random() < 0.3 and not gear and "loop_carry" not in self.avoid:
+            main, self.r = self.r, self.r_lang
+            carry = self.loop_carry(ctx, cols)
+            self.r = main
         if kind == "static":
             count = M.dim_eval(count, self.dimval)
+        if carry:
+            body.append(Raw({"vec_tile": [1, min(cols.extent, 256)]}))  # the initial full() is a vector op
         loop = Loop(var, count, stmts, kind=kind, unroll=unroll, factor=factor,
-                    name=self.fresh("LOOP") if r.random() < 0.3 else None)
+                    name=self.fresh("LOOP") if r.random() < 0.3 else None, carry=carry)
         body.append(loop)
         return rows_dim, cols
 
@@ -747,6 +757,21 @@ class Gen:
         out = self.fresh("out")
         self.outputs[out] = {"dtype": dt, "shape": [1, cols.tensor_extent]}
         self.post.append((out, ws, dt, cols))
+
+    def loop_carry(self, ctx, cols):
+        """A value carried by the loop itself (`carry: {c: full(...)}`): c = c * 0.5 + amax(block), read
+        after the loop at top level (the model's Loop carries it the same way)."""
+        dt = self.dtype if self.dtype in FLOATS else "fp32"
+        c = self.fresh("c")
+        self.vec_tile(ctx, [1, cols.extent], force=True)
+        src, ts = self.window_input(ctx, [ctx.axes[0].extent, cols.extent], dt)
+        m = self.fresh("t")
+        ctx.stmts.append(Bind(m, Red("amax", src, 0, True, dt)))
+        ctx.stmts.append(Bind(c, Bin("+", Bin("*", Ref(c, dt), Const(0.5, dt), dt), Ref(m, dt), dt)))
+        out = self.fresh("out")
+        self.outputs[out] = {"dtype": dt, "shape": [1, cols.tensor_extent]}
+        self.post.append((out, c, dt, cols))
+        return {c: Full([1, cols.tensor_extent], 0, dt)}
 
     def dyn_program(self, body):
         r = self.r

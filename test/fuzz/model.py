@@ -508,9 +508,10 @@ class Block(Stmt):
 
 
 class Loop(Stmt):
-    def __init__(self, var, count, body, kind="dynamic", unroll=None, factor=None, name=None):
+    def __init__(self, var, count, body, kind="dynamic", unroll=None, factor=None, name=None, carry=None):
         self.var, self.count, self.body, self.kind, self.unroll, self.factor, self.name = \
             var, count, body, kind, unroll, factor, name
+        self.carry = carry or {}  # name -> initial-value node: `carry: {...}` (specs/README.md)
 
     def items(self):
         return [self.body]
@@ -525,13 +526,17 @@ class Loop(Stmt):
                 h["factor"] = self.factor
         if self.name:
             h["name"] = self.name
+        if self.carry:
+            h["carry"] = {n: strip(e.text()) for n, e in self.carry.items()}
         return {"loop": h, "body": [s.emit() for s in self.body]}
 
     def run(self, env):
         n = dim_eval(self.count, env["dims"])
         gears = sorted(set((self.unroll or []) + [1]), reverse=True)
         i = 0
+        carried = {c: e.ev(env) for c, e in self.carry.items()}
         saved = dict(env["values"])
+        env["values"].update(carried)
         while i < n:
             k = next(g for g in gears if g <= n - i) if self.unroll else 1
             env["dims"][self.var] = i
@@ -543,7 +548,9 @@ class Loop(Stmt):
         env["dims"].pop(self.var, None)
         if self.factor:
             env["dims"].pop(self.factor, None)
-        env["values"] = saved  # loop-local names end with the loop
+        carried = {c: env["values"][c] for c in self.carry}
+        env["values"] = saved  # loop-local names end with the loop; carried ones hold the last value
+        env["values"].update(carried)
 
 
 def strip(t):

@@ -150,6 +150,29 @@ def ref_labels_reuse(i, d):
     return {"y": f32(np.maximum(p1, p2) - f32(np.minimum(p1, p2) * 0.5))}
 
 
+def online_softmax_attention(q, k, v, block, scale):
+    """One sequence: q (G, D), k and v (S, D) in fp16 -> fp16 (G, D), by the flash-decode recurrence over
+    KV blocks of `block` rows (the last a tail), one rounding per spec op."""
+    G, D = q.shape
+    m = np.full((G, 1), -np.inf)
+    l = np.zeros((G, 1))
+    acc = np.zeros((G, D))
+    for j in range(0, k.shape[0], block):
+        s = f32(matmul(q, k[j:j + block].T) * lit(scale))
+        m_new = np.maximum(m, s.max(axis=-1, keepdims=True))
+        p = f32(np.exp(f32(s - m_new)))
+        alpha = f32(np.exp(f32(m - m_new)))
+        l = f32(f32(l * alpha) + f32(p.sum(axis=-1, keepdims=True)))
+        acc = f32(f32(acc * alpha) + matmul(rnd(p, "fp16"), v[j:j + block]))
+        m = m_new
+    return rnd(f32(acc / l), "fp16")
+
+
+def ref_flash_decode_carry(i, d):
+    q, k, v = i["q"], i["k"], i["v"]
+    return {"o": np.stack([online_softmax_attention(q[b], k[b], v[b], 128, 0.125) for b in range(q.shape[0])])}
+
+
 class Ref:
     """fn: the reference; small: static dims of the small copy; dynamic: run-time sizes of dynamic dims;
     scale: per-input factor on the standard-normal inputs (e.g. 1/sqrt(K) for weights, so that
@@ -183,6 +206,9 @@ REFERENCES = {
     "scope_parallel": Ref(ref_scope_parallel),
     "tail_view": Ref(ref_tail_view, dynamic={"B": 100}),
     "labels_reuse": Ref(ref_labels_reuse),
+    "flash_decode_carry": Ref(ref_flash_decode_carry, dynamic={"B": 3, "S": 4 * 128 + 45}),
+    "flash_decode_carry_static": Ref(ref_flash_decode_carry, dynamic={"B": 3}),
+    "flash_decode_cond": Ref(ref_flash_decode_carry, dynamic={"B": 3, "S": 4 * 128 + 45}),
     # samples/tuning/: four tuning steps of one RMSNorm, all computing the same numbers.
     "rmsnorm_0_baseline": Ref(ref_rmsnorm, dynamic={"T": 37}),
     "rmsnorm_1_loop": Ref(ref_rmsnorm, dynamic={"T": 37}),

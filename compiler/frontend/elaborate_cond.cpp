@@ -1,0 +1,212 @@
+// Run-time `if`: a condition on dynamic loop variables or dynamic dims, or
+// PyPTO's is_loop_begin(var) / is_loop_end(var) (specs/README.md "Run-time
+// conditions"). The condition becomes a 0/1 dim expression c (comparisons and
+// and/or/not written with min and max), and each branch a dynamic loop of c
+// (then) or 1 - c (else) iterations: the runtime's loop nest evaluates it per
+// instance of the enclosing loops, and every later layer (evaluator, passes,
+// codegen, dependency analysis) sees an ordinary loop.
+//
+// A name bound before the `if` and rebound in a branch keeps its new value
+// after it, as in Python: it is carried through the branch loops like a loop's
+// carried value (a GM window per instance of the enclosing loops). A name first
+// bound in a branch is local to that branch.
+#include <algorithm>
+
+#include "compiler/frontend/dim_simplify.h"
+#include "compiler/frontend/elaborator.h"
+
+namespace ptoc::fe {
+
+namespace {
+
+DimExpr clamp01(const DimExpr& x) { return min(DimExpr(1), max(DimExpr(0), x)); }
+DimExpr absd(const DimExpr& x) { return max(x, DimExpr(0) - x); }
+
+// Names bound by assignment in `stmts` (through scopes and ifs; loop bodies are their own).
+void rebound_names(const std::vector<Stmt>& stmts, std::vector<std::string>& out) {
+  for (const auto& s : stmts) {
+    if (s.kind == Stmt::Kind::Assign && !s.assign.subscript) {
+      if (std::find(out.begin(), out.end(), s.assign.target) == out.end()) out.push_back(s.assign.target);
+    }
+    if (s.kind == Stmt::Kind::Scope || s.kind == Stmt::Kind::If) {
+      rebound_names(s.body, out);
+      rebound_names(s.else_body, out);
+    }
+  }
+}
+
+}  // namespace
+
+bool Elaborator::runtime_condition(const Expr& e) const {
+  using K = Expr::Kind;
+  if (e.kind == K::Call && (e.name == "is_loop_begin" || e.name == "is_loop_end")) return true;
+  for (const auto& i : e.items)
+    if (i && runtime_condition(*i)) return true;
+  for (const auto& a : e.args)
+    if (a.value && runtime_condition(*a.value)) return true;
+  return false;
+}
+
+std::optional<DimExpr> Elaborator::condition01(const Expr& e) {
+  using K = Expr::Kind;
+  switch (e.kind) {
+    case K::BoolOp: {
+      auto a = condition01(*e.items[0]);
+      auto b = condition01(*e.items[1]);
+      if (!a || !b) return std::nullopt;
+      return e.op == "and" ? min(*a, *b) : max(*a, *b);
+    }
+    case K::Not: {
+      auto a = condition01(*e.items[0]);
+      if (!a) return std::nullopt;
+      return DimExpr(1) - *a;
+    }
+    case K::Compare: {
+      auto a = dim(*e.items[0], DimUse::Loop);
+      auto b = dim(*e.items[1], DimUse::Loop);
+      if (!a || !b) return std::nullopt;
+      const std::string& o = e.op;
+      if (o == "<") return clamp01(*b - *a);
+      if (o == "<=") return clamp01(*b - *a + 1);
+      if (o == ">") return clamp01(*a - *b);
+      if (o == ">=") return clamp01(*a - *b + 1);
+      if (o == "==") return DimExpr(1) - min(DimExpr(1), absd(*a - *b));
+      return min(DimExpr(1), absd(*a - *b));
+    }
+    case K::Call:
+      if (e.name == "is_loop_begin" || e.name == "is_loop_end") {
+        const std::string what = e.name + "(var)";
+        if (e.args.size() != 1 || !e.args[0].name.empty() || e.args[0].value->kind != K::Name) {
+          err(e.op_off, int(e.name.size()), e.name + " takes one argument, the variable of an enclosing loop",
+              "write " + e.name + "(j) inside the loop over j");
+          return std::nullopt;
+        }
+        const std::string& v = e.args[0].value->name;
+        const Frame::Enclosing* en = nullptr;
+        if (seq_)
+          for (const auto& x : seq_->frame.enclosing)
+            if (x.var == v) en = &x;
+        if (!en) {
+          const Expr& ve = *e.args[0].value;
+          bool is_static = seq_ && seq_->frame.consts.count(v);
+          err(ve.off, ve.len,
+              "'" + v + "' is not the variable of an enclosing dynamic loop",
+              is_static ? "a static loop's variable is a constant in each copy: compare it, e.g. '" + v + " == 0'"
+                        : "is_loop_begin and is_loop_end take the variable of a loop around the if");
+          return std::nullopt;
+        }
+        if (e.name == "is_loop_begin") return DimExpr(1) - min(DimExpr(1), DimExpr::sym(v) - en->begin);
+        // The instance that covers the last iteration: var + factor * step reaches end.
+        return DimExpr(1) - clamp01(en->end - (DimExpr::sym(v) + en->factor * en->step));
+      }
+      [[fallthrough]];
+    default: {
+      if (e.kind == K::Name && (e.name == "true" || e.name == "True")) return DimExpr(1);
+      if (e.kind == K::Name && (e.name == "false" || e.name == "False")) return DimExpr(0);
+      auto a = dim(e, DimUse::Loop);
+      if (!a) return std::nullopt;
+      return min(DimExpr(1), absd(*a));
+    }
+  }
+}
+
+void Elaborator::runtime_if(const Stmt& s) {
+  auto c = condition01(*s.cond);
+  if (!c) {
+    poison_bound_names(s.body);
+    poison_bound_names(s.else_body);
+    return;
+  }
+  DimExpr cond = simplify(*c);
+  // Names the branches rebind that exist before the if: carried through both branch loops.
+  std::vector<std::string> rebound;
+  rebound_names(s.body, rebound);
+  rebound_names(s.else_body, rebound);
+  std::vector<Carried> carried;
+  for (const auto& n : rebound) {
+    auto it = names_->find(n);
+    if (it == names_->end() || it->second.poison) continue;
+    Carried cv;
+    cv.name = n;
+    cv.loc = s.loc;
+    if (it->second.is_local_tensor()) {
+      cv.ws = it->second;
+      cv.dtype = p_.tensors[size_t(cv.ws.tensor)].dtype;
+      cv.shape = cv.ws.shape;
+    } else {
+      const Value val = p_.values[size_t(it->second.value)];
+      cv.dtype = val.dtype;
+      cv.shape = val.shape;
+      auto b = new_local_tensor(n, val.dtype, val.shape, s.loc, 2, "the value", "IF_L" + std::to_string(s.loc.line));
+      if (!b) {
+        it->second = Binding::poisoned();
+        continue;
+      }
+      cv.ws = *b;
+      PosMapPtr saved = pos_;
+      pos_.reset();
+      cur_loc_ = s.loc;
+      local_assemble(cv.ws, it->second.value, Shape(val.shape.size(), DimExpr(0)), 0, 2);
+      pos_ = saved;
+      it->second = cv.ws;
+    }
+    carried.push_back(std::move(cv));
+  }
+  flush_run();
+  const std::string base = "IF_L" + std::to_string(s.loc.line) + seq_->frame.name_suffix;
+  struct Branch {
+    const std::vector<Stmt>* body;
+    DimExpr trip;
+    const char* tag;
+  };
+  const Branch branches[] = {{&s.body, cond, "then"}, {&s.else_body, simplify(DimExpr(1) - cond), "else"}};
+  for (const auto& br : branches) {
+    if (br.body->empty() || r_.full()) continue;
+    std::string name = base + "_" + br.tag;
+    for (int k = 2; loop_names_.count(name); ++k) name = base + "_" + br.tag + "_" + std::to_string(k);
+    loop_names_.insert(name);
+    std::string var = "_" + name;  // the branch loop's variable: 0 in its only iteration
+    LoopNode node;
+    node.kind = LoopNode::Kind::Loop;
+    node.var = var;
+    node.name = name;
+    node.begin = DimExpr(0);
+    node.end = br.trip;
+    node.step = DimExpr(1);
+    node.loc = s.loc;
+    node.gears.resize(1);
+    node.gears[0].factor = 1;
+    Seq inner;
+    inner.nodes = &node.gears[0].body;
+    inner.frame = seq_->frame;
+    inner.frame.in_loop = true;
+    inner.frame.name_suffix.clear();
+    inner.frame.dyn_vars.insert(var);
+    inner.frame.loop_vars.push_back(var);
+    inner.frame.factor = 1;
+    inner.frame.var_ranges[var] = {0, 0};
+    inner.frame.sym_ranges[var] = {DimExpr(0), DimExpr(0)};
+    // Its variable is always 0: one window per enclosing instance, as outside the branch.
+    inner.frame.enclosing.push_back({var, name, DimExpr(0), DimExpr(1), DimExpr(1), br.trip, 1});
+    inner.frame.root_prefix = name;
+    Seq* outer_seq = seq_;
+    Names* outer_names = names_;
+    TileState* outer_ts = ts_;
+    Names local = *outer_names;
+    TileState ts = *outer_ts;
+    seq_ = &inner;
+    names_ = &local;
+    ts_ = &ts;
+    block(*br.body);
+    carry_out(carried, local, s.loc.line);
+    flush_run();
+    for (const auto& [n, b] : local)
+      if (!outer_names->count(n)) branch_locals_[n] = s.loc.line;
+    seq_ = outer_seq;
+    names_ = outer_names;
+    ts_ = outer_ts;
+    seq_->nodes->push_back(std::move(node));
+  }
+}
+
+}  // namespace ptoc::fe
