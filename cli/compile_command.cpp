@@ -155,6 +155,7 @@ int compile(const CompileArgs& a) {
     bo.output = a.output;
     bo.jobs = a.jobs;
     bo.cann = a.cann;
+    bo.host_twin = a.host_twin == "cce";
     if (std::optional<StageError> err = write_bundle_stages(*res, *plat, bo)) {
       std::cerr << "ptoc: error: " << err->message << "\n";
       return err->code;

@@ -41,6 +41,7 @@ struct CompileArgs {
   bool print_device_commands = false;
   std::string cann;                  // --cann DIR
   std::string depfile;               // -MF (with -MD)
+  std::string host_twin = "none";    // --host-twin: none (leaf programs only) | cce (also build the twin with g++)
 };
 int compile(const CompileArgs& a);
 

@@ -45,6 +45,10 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   app.add_option("--emit-dir", compile_args.emit_dir, "folder for --emit files");
   app.add_option("-j,--jobs", compile_args.jobs, "parallel host-twin compiles (default: all cores)");
+  app.add_option("--host-twin", compile_args.host_twin,
+                 "none (default): ptorun runs the bundle's leaf programs, no C++ compiler is invoked; "
+                 "cce: also compile the emitted CCE into the host twin (g++) that ptorun --twin=cce runs")
+      ->check(CLI::IsMember({"none", "cce"}));
   app.add_flag("--time-passes", compile_args.time_passes, "print the time spent in each stage");
   app.add_option("--dump-after", compile_args.dump_after,
                  "write the IR after STAGE (or all) to DIR/dump-after-STAGE.txt (the --emit dir)")

@@ -21,6 +21,7 @@ struct RunArgs {
   std::string output_dir;             // base folder (or TILE_FWK_OUTPUT_DIR); default "output"
   int pmu_event_type = -1;            // or PYPTO_PROF_PMU_EVENT_TYPE; -1: off
   int jobs = 0;                       // host threads for numerics (0: all cores)
+  std::string twin = "leaf";          // --twin: leaf (the bundle's leaf programs) | cce (its compiled twin)
   std::vector<std::string> sets;      // --set runtime.KEY=VALUE (stitch, sched mode, workspace)
 };
 int run(const RunArgs& a);

@@ -42,6 +42,10 @@ int main(int argc, char** argv) {
   app.add_option("--output-dir", r.output_dir, "base folder for output_<timestamp>/ (or TILE_FWK_OUTPUT_DIR)");
   app.add_option("--pmu-event-type", r.pmu_event_type, "PMU event group 1,2,4,5,6,7,8 (or PYPTO_PROF_PMU_EVENT_TYPE)");
   app.add_option("-j,--jobs", r.jobs, "host threads for numerics (default: all cores)");
+  app.add_option("--twin", r.twin,
+                 "numerics by: leaf (default: the bundle's leaf programs on precompiled kernels) or cce (the "
+                 "compiled host twin of a bundle built with ptoc --host-twin=cce)")
+      ->check(CLI::IsMember({"leaf", "cce"}));
   app.add_option("--set", r.sets, "override a run-time knob (" + ptoc::run_time_knob_list() + ")")
       ->type_name("GROUP.KEY=VALUE");
   bool list_knobs = false;

@@ -89,6 +89,7 @@ int run_impl(const RunArgs& a) {
   cfg.numerics = !a.timing_only;
   cfg.rounds = a.rounds;
   cfg.jobs = a.jobs;
+  cfg.twin = a.twin;
   cfg.seed = a.seed;
   cfg.keep_task_records = rq.any();
   if (cfo_drops_edges())

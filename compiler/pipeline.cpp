@@ -26,7 +26,9 @@
 //   task_graph          compiler/passes/task_graph.cpp             tasks, successors, regions; the loop nest
 //   cce_emit            compiler/codegen/cce_emit.cpp              kernel sources
 //   program_json        compiler/codegen/graph_emit.cpp            PyPTO's compute-graph view
-//   host_twin_build     compiler/codegen/host_build.cpp            the kernels compiled for the host (cached)
+//   host_twin_build     compiler/codegen/host_build.cpp            only with --host-twin=cce: the kernels compiled
+//                                                                  for the host (cached); by default ptorun runs
+//                                                                  the leaf programs and no compiler is invoked
 //   device_build        compiler/codegen/device_build.cpp          bisheng per kernel, when a CANN toolkit is found
 //   bundle_write        runtime/program/bundle.cpp                 the bundle file, written whole or not at all
 #include "compiler/pipeline.h"
@@ -208,13 +210,18 @@ std::optional<StageError> write_bundle_stages(PipelineResult& r, const Platform&
   PassTimer timer;
   CompiledProgram& cp = r.compiled;
   auto done = [&] { r.timings.insert(r.timings.end(), timer.timings().begin(), timer.timings().end()); };
-  // Host twin (content-hash cached, parallel).
-  codegen::HostBuildOptions ho;
-  ho.jobs = o.jobs;
-  codegen::HostBuildResult hb = timer.run("host_twin_build", [&] { return codegen::build_host_twin(cp.kernels, ho); });
-  if (!hb.ok) {
-    done();
-    return StageError{kExitEnv, "cannot build the host twin: " + hb.error};
+  // Host twin (content-hash cached, parallel): a verification mode (--host-twin=cce) only; the
+  // bundle's leaf programs give ptorun its numerics without a compiler.
+  codegen::HostBuildResult hb;
+  if (o.host_twin) {
+    codegen::HostBuildOptions ho;
+    ho.jobs = o.jobs;
+    hb = timer.run("host_twin_build", [&] { return codegen::build_host_twin(cp.kernels, ho); });
+    if (!hb.ok) {
+      done();
+      return StageError{kExitEnv, "cannot build the host twin (--host-twin=cce): " + hb.error +
+                                      "; without --host-twin=cce ptoc needs no host compiler"};
+    }
   }
   // Device binaries: bisheng per kernel when a CANN toolkit is found; without one the bundle has
   // no device_bin section and `ptorun --backend ascend` says what is missing.

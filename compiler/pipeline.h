@@ -86,12 +86,13 @@ struct BundleStageOptions {
   std::string output;   // the bundle path
   int jobs = 0;         // parallel host/device compiles (0: all cores)
   std::string cann;     // CANN toolkit folder ("" = $ASCEND_HOME_PATH)
+  bool host_twin = false;  // ptoc --host-twin=cce: also compile the kernels into the host twin (g++)
 };
 struct StageError {
   ExitCode code = kExitEnv;
   std::string message;  // "cannot build the host twin: ...", "device build failed: ..."
 };
-// host_twin_build, device_build (when a CANN toolkit is found), bundle_write; their timings are
+// host_twin_build (with host_twin only), device_build (when a CANN toolkit is found), bundle_write; their timings are
 // appended to r.timings. Nothing is written when a stage fails.
 std::optional<StageError> write_bundle_stages(PipelineResult& r, const Platform& plat, const BundleStageOptions& o);
 

@@ -9,7 +9,7 @@
 
 namespace ptoc::runtime {
 
-Executor::Executor(const CompiledProgram& p, const GmLayout& layout, const HostTwin& twin, int jobs)
+Executor::Executor(const CompiledProgram& p, const GmLayout& layout, const KernelRunner& twin, int jobs)
     : p_(p), layout_(layout), twin_(twin) {
   for (size_t i = 0; i < p.tensors.size(); ++i)
     if (p.tensors[i].role != GmTensor::Role::Temp) arena_.map(layout.base[i], std::max<uint64_t>(layout.geometry[i].bytes, 1));
@@ -65,7 +65,7 @@ void record_access(void* ctx, const void* addr, int64_t rows, int64_t row_bytes,
 }  // namespace
 
 bool Executor::record_accesses(bool on) {
-  recording_ = on && twin_.set_gm_trace();
+  recording_ = on && twin_.can_trace_gm();
   return recording_ || !on;
 }
 
@@ -85,18 +85,18 @@ void Executor::execute(const TaskInstance& t, std::vector<GmAccess>* record) con
   for (size_t i = 0; i < t.gm.size(); ++i) slots[i] = arena_.host(t.gm[i]);
   PtoKernelArgs a{slots, t.args.data(), int64_t(t.args.size()), nullptr};
   if (!record) {
-    twin_.kernel(leaf.kernel)(&a);
+    twin_.run(leaf.kernel, &a);
     return;
   }
   Recording rec{&arena_, record};
-  twin_.set_gm_trace()(&record_access, &rec);
+  twin_.set_gm_trace(&record_access, &rec);
   try {
-    twin_.kernel(leaf.kernel)(&a);
+    twin_.run(leaf.kernel, &a);
   } catch (...) {
-    twin_.set_gm_trace()(nullptr, nullptr);
+    twin_.set_gm_trace(nullptr, nullptr);
     throw;
   }
-  twin_.set_gm_trace()(nullptr, nullptr);
+  twin_.set_gm_trace(nullptr, nullptr);
 }
 
 // Tasks that add into a GM box (split_k partial sums: the task reads and writes the same box) are

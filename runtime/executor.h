@@ -21,13 +21,14 @@
 #include "runtime/control_flow.h"
 #include "runtime/gm_arena.h"
 #include "runtime/host_twin.h"
+#include "runtime/kernel_runner.h"
 
 namespace ptoc::runtime {
 
 class Executor {
  public:
   // `jobs`: worker threads (0: all cores, 1: serial on the calling thread).
-  Executor(const CompiledProgram& p, const GmLayout& layout, const HostTwin& twin, int jobs = 0);
+  Executor(const CompiledProgram& p, const GmLayout& layout, const KernelRunner& twin, int jobs = 0);
   ~Executor();
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
@@ -65,7 +66,7 @@ class Executor {
 
   const CompiledProgram& p_;
   const GmLayout& layout_;
-  const HostTwin& twin_;
+  const KernelRunner& twin_;  // the compiled twin or the leaf-program executor
   GmArena arena_;
   size_t slabs_mapped_ = 0;
   int jobs_ = 1;

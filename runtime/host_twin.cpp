@@ -58,8 +58,8 @@ fs::path materialise(const std::vector<uint8_t>& bytes) {
 
 HostTwin::HostTwin(const std::vector<uint8_t>& so_bytes, const std::vector<Kernel>& kernels) {
   if (so_bytes.empty())
-    throw HostTwinError("the bundle has no host twin (it was compiled without a host C++ compiler): "
-                        "recompile it with ptoc on a machine with g++ or clang++, or run with --timing-only");
+    throw HostTwinError("the bundle has no compiled host twin: recompile it with ptoc --host-twin=cce "
+                        "(needs g++ or clang++), or run its leaf programs (the default, without --twin=cce)");
   path_ = materialise(so_bytes).string();
   open(kernels);
 }

@@ -7,6 +7,7 @@
 
 #include "runtime/program/compiled_program.h"
 #include "kernels/pto_abi.h"
+#include "runtime/kernel_runner.h"
 
 namespace ptoc::runtime {
 
@@ -14,7 +15,7 @@ struct HostTwinError : std::runtime_error {
   using std::runtime_error::runtime_error;  // what could not be loaded, and why
 };
 
-class HostTwin {
+class HostTwin : public KernelRunner {
  public:
   // Writes `so_bytes` to a content-addressed file under $XDG_CACHE_HOME/ptoc/twin (or
   // ~/.cache, or the temp directory), dlopens it and resolves every kernel by name.
@@ -26,11 +27,13 @@ class HostTwin {
   HostTwin& operator=(const HostTwin&) = delete;
 
   PtoKernelFn kernel(int index) const { return fns_.at(size_t(index)); }
+  void run(int index, const PtoKernelArgs* args) const override { fns_.at(size_t(index))(args); }
+  bool can_trace_gm() const override { return set_gm_trace_ != nullptr; }
+  void set_gm_trace(GmTraceFn fn, void* ctx) const override { if (set_gm_trace_) set_gm_trace_(fn, ctx); }
   // The twin's GM access recorder switch (kernels/host/pto_host.h), or null for a twin built
   // before it existed. fn(ctx, host address, rows, row bytes, row stride bytes, kind 0 read / 1 write / 2 atomic add).
-  using GmTraceFn = void (*)(void* ctx, const void* addr, int64_t rows, int64_t row_bytes, int64_t row_stride, int kind);
   using SetGmTraceFn = void (*)(GmTraceFn fn, void* ctx);
-  SetGmTraceFn set_gm_trace() const { return set_gm_trace_; }
+  SetGmTraceFn gm_trace_switch() const { return set_gm_trace_; }
   const std::string& path() const { return path_; }
 
  private:

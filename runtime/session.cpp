@@ -15,6 +15,7 @@
 #include "runtime/control_flow.h"
 #include "runtime/executor.h"
 #include "runtime/host_twin.h"
+#include "runtime/leaf_exec.h"
 #include "runtime/sim/machine.h"
 
 namespace ptoc::runtime {
@@ -208,18 +209,26 @@ const RunResult& Session::run(const RunConfig& cfg) {
     // simulated machine finishes it (a device task only starts after those it waits for, so
     // finishing order is a valid execution order). Only the first round computes: later
     // launches would recompute the same numbers.
-    std::unique_ptr<HostTwin> twin;
+    std::unique_ptr<KernelRunner> twin;
     std::unique_ptr<Executor> ex;
     auto first = std::make_unique<ControlFlow>(p, m.env, cfo);
     const GmLayout layout = first->layout();  // every walk lays GM out the same way
     if (cfg.numerics) {
-      if (bundle_.host_twin_so.empty())
-        throw BundleError(bundle_.path + ": the bundle holds no host twin (its compile found no host C++ compiler); "
-                          "recompile it where one exists, or run with --timing-only");
-      try {
-        twin = std::make_unique<HostTwin>(bundle_.host_twin_so, p.kernels);
-      } catch (const HostTwinError& e) {
-        throw EnvError(bundle_.path + ": " + e.what());
+      if (cfg.twin == "cce") {
+        if (bundle_.host_twin_so.empty())
+          throw BundleError(bundle_.path + ": the bundle holds no compiled host twin, which --twin=cce runs: "
+                            "recompile it with ptoc --host-twin=cce, or run without --twin=cce (its leaf programs)");
+        try {
+          twin = std::make_unique<HostTwin>(bundle_.host_twin_so, p.kernels);
+        } catch (const HostTwinError& e) {
+          throw EnvError(bundle_.path + ": " + e.what());
+        }
+      } else {
+        try {
+          twin = std::make_unique<LeafExecutor>(p.kernels);
+        } catch (const leaf::LeafProgramError& e) {
+          throw BundleError(bundle_.path + ": " + e.what());
+        }
       }
       ex = std::make_unique<Executor>(p, layout, *twin, cfg.jobs);
       for (auto& [name, t] : m.inputs) ex->load(input_index(name), t);

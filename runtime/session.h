@@ -32,6 +32,7 @@ struct RunConfig {
   bool numerics = true;         // false: timing only
   int rounds = 1;
   int jobs = 0;                 // host threads for numerics (0: all cores)
+  std::string twin = "leaf";    // numerics by: "leaf" (the leaf programs) | "cce" (the compiled host twin)
   uint64_t seed = 0;            // fills inputs that were not set
   bool keep_task_records = false;  // needed by the profiling writers
   // Sees every device task of the first round as the Control AICPU builds it (runtime_debug_mode 3).

@@ -8,6 +8,7 @@
 #include "compiler/diag.h"
 #include "compiler/passes/leaf_plan.h"
 #include "runtime/core/platform.h"
+#include "runtime/program/leaf_program.h"
 
 namespace ptoc {
 
@@ -19,11 +20,14 @@ CceOptions cce_options(const Program& prog, const Platform& plat, DiagEngine& di
 
 // Source of the kernel `kernel_name` for `plan`. Ops the tile library cannot
 // express (e.g. a reduction over a leading axis of a rank-3 tile) are
-// reported to `diags` at the spec op; the result is then empty.
+// reported to `diags` at the spec op; the result is then empty. The text is
+// rendered line by line from the kernel's leaf program, stored in `program`
+// when given (runtime/program/leaf_program.h): one source of truth.
 std::string emit_cce(const Program& prog, const TileRoot& root, const std::vector<GmTensor>& tensors,
-                     const LeafPlan& plan, const std::string& kernel_name, const CceOptions& opts, DiagEngine& diags);
+                     const LeafPlan& plan, const std::string& kernel_name, const CceOptions& opts, DiagEngine& diags,
+                     leaf::LeafProgram* program = nullptr);
 
-// Fills CompiledProgram::kernels[*].source and source_hash from the first
+// Fills CompiledProgram::kernels[*].source, source_hash and program from the first
 // leaf of each kernel. Returns false when an error was reported.
 bool emit_all_kernels(const Program& prog, const std::vector<TileRoot>& roots, const std::vector<LeafPlan>& plans,
                       const CceOptions& opts, CompiledProgram& out, DiagEngine& diags);

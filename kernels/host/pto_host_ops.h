@@ -152,7 +152,7 @@ template <int OP, typename C> inline C unop(C x) {
 }
 
 // Index of element (i, j) of a broadcast operand of an R x C op.
-template <int BC, int C> inline int64_t bc_index(int64_t i, int64_t j) {
+template <int BC> inline int64_t bc_index(int64_t C, int64_t i, int64_t j) {
   if constexpr (BC == PTO_BC_NONE) return i * C + j;
   else if constexpr (BC == PTO_BC_ROW) return j;
   else if constexpr (BC == PTO_BC_COL) return i;
@@ -167,14 +167,14 @@ template <typename T> inline void check_tile(const void* p, int64_t elems, const
 #endif
 }
 
-template <int BC, int R, int C> constexpr int64_t bc_elems() {
+template <int BC> inline int64_t bc_elems(int64_t R, int64_t C) {
   return BC == PTO_BC_NONE ? int64_t(R) * C : BC == PTO_BC_ROW ? C : BC == PTO_BC_COL ? R : 1;
 }
 
 // Elements [j0, j0 + n) of row i of a broadcast operand of an R x C op, as
 // fp32 in `buf` (a converted row chunk, or the broadcast value repeated).
-template <typename T, int BC, int C>
-inline void operand_chunk(const T* p, int64_t i, int64_t j0, int64_t n, float* buf) {
+template <typename T, int BC>
+inline void operand_chunk(int64_t C, const T* p, int64_t i, int64_t j0, int64_t n, float* buf) {
   using E = Elem<T>;
   if constexpr (BC == PTO_BC_NONE) {
     E::load_row(p + i * C + j0, buf, n);
@@ -214,8 +214,10 @@ template <typename T> inline void atomic_add(T* p, T v) {
 // Vector path: GM <-> UB
 // ---------------------------------------------------------------------------
 
-template <typename T, int R, int C, int PAD>
-inline void TLOAD(T* dst, const T* gm, int64_t offset, int64_t row_stride, int64_t vr, int64_t vc) {
+namespace pto {
+namespace host {
+template <typename T, int PAD>
+inline void tload(int64_t R, int64_t C, T* dst, const T* gm, int64_t offset, int64_t row_stride, int64_t vr, int64_t vc) {
   pto::host::check_tile<T>(dst, int64_t(R) * C, "TLOAD");
   const T* src = gm + offset;
   pto::host::trace_gm(src, vr, vc * int64_t(sizeof(T)), row_stride * int64_t(sizeof(T)), pto::host::kGmRead);
@@ -224,6 +226,12 @@ inline void TLOAD(T* dst, const T* gm, int64_t offset, int64_t row_stride, int64
     if (PAD == PTO_PAD_ZERO && vc < C) memset(dst + i * C + vc, 0, size_t(C - vc) * sizeof(T));
   }
   if (PAD == PTO_PAD_ZERO && vr < R) memset(dst + vr * C, 0, size_t(R - vr) * C * sizeof(T));
+}
+}  // namespace host
+}  // namespace pto
+template <typename T, int R, int C, int PAD>
+inline void TLOAD(T* dst, const T* gm, int64_t offset, int64_t row_stride, int64_t vr, int64_t vc) {
+  pto::host::tload<T, PAD>(R, C, dst, gm, offset, row_stride, vr, vc);
 }
 
 template <typename T, int B, int R, int C, int PAD>
@@ -235,8 +243,10 @@ inline void TLOAD_B(T* dst, const T* gm, int64_t offset, int64_t batch_stride, i
   if (PAD == PTO_PAD_ZERO && vb < B) memset(dst + vb * R * C, 0, size_t(B - vb) * R * C * sizeof(T));
 }
 
-template <typename T, int R, int C, int ATOMIC>
-inline void TSTORE(T* gm, const T* src, int64_t offset, int64_t row_stride, int64_t vr, int64_t vc) {
+namespace pto {
+namespace host {
+template <typename T, int ATOMIC>
+inline void tstore(int64_t R, int64_t C, T* gm, const T* src, int64_t offset, int64_t row_stride, int64_t vr, int64_t vc) {
   pto::host::check_tile<T>(src, int64_t(R) * C, "TSTORE");
   T* d = gm + offset;
   pto::host::trace_gm(d, vr, vc * int64_t(sizeof(T)), row_stride * int64_t(sizeof(T)),
@@ -248,6 +258,12 @@ inline void TSTORE(T* gm, const T* src, int64_t offset, int64_t row_stride, int6
       memcpy(d + i * row_stride, src + i * C, size_t(vc) * sizeof(T));
     }
   }
+}
+}  // namespace host
+}  // namespace pto
+template <typename T, int R, int C, int ATOMIC>
+inline void TSTORE(T* gm, const T* src, int64_t offset, int64_t row_stride, int64_t vr, int64_t vc) {
+  pto::host::tstore<T, ATOMIC>(R, C, gm, src, offset, row_stride, vr, vc);
 }
 
 template <typename T, int B, int R, int C, int ATOMIC>
@@ -261,13 +277,15 @@ inline void TSTORE_B(T* gm, const T* src, int64_t offset, int64_t batch_stride, 
 // Vector path: UB -> UB
 // ---------------------------------------------------------------------------
 
-template <int OP, typename T, int R, int C, int BA, int BB>
-inline void TBINARY(T* dst, const T* a, const T* b, int64_t vr, int64_t vc) {
+namespace pto {
+namespace host {
+template <int OP, typename T, int BA, int BB>
+inline void tbinary(int64_t R, int64_t C, T* dst, const T* a, const T* b, int64_t vr, int64_t vc) {
   using E = pto::host::Elem<T>;
   using pto::host::bc_index;
   pto::host::check_tile<T>(dst, int64_t(R) * C, "TBINARY dst");
-  pto::host::check_tile<T>(a, pto::host::bc_elems<BA, R, C>(), "TBINARY a");
-  pto::host::check_tile<T>(b, pto::host::bc_elems<BB, R, C>(), "TBINARY b");
+  pto::host::check_tile<T>(a, pto::host::bc_elems<BA>(R, C), "TBINARY a");
+  pto::host::check_tile<T>(b, pto::host::bc_elems<BB>(R, C), "TBINARY b");
 #if PTO_HOST_HAVE_F16C_PATH
   // fp16 rows against fp16 rows (or a broadcast row): fused in registers.
   if constexpr (sizeof(T) == 2 && !E::inline_load && (BA == PTO_BC_NONE || BA == PTO_BC_ROW) &&
@@ -288,8 +306,8 @@ inline void TBINARY(T* dst, const T* a, const T* b, int64_t vr, int64_t vc) {
     for (int64_t i = 0; i < vr; ++i)
       for (int64_t j0 = 0; j0 < vc; j0 += K) {
         const int64_t n = vc - j0 < K ? vc - j0 : K;
-        pto::host::operand_chunk<T, BA, C>(a, i, j0, n, fa);
-        pto::host::operand_chunk<T, BB, C>(b, i, j0, n, fb);
+        pto::host::operand_chunk<T, BA>(C, a, i, j0, n, fa);
+        pto::host::operand_chunk<T, BB>(C, b, i, j0, n, fb);
         for (int64_t j = 0; j < n; ++j) fa[j] = pto::host::binop<OP>(fa[j], fb[j]);
         E::store_row(fa, dst + i * C + j0, n);
       }
@@ -298,12 +316,20 @@ inline void TBINARY(T* dst, const T* a, const T* b, int64_t vr, int64_t vc) {
   for (int64_t i = 0; i < vr; ++i) {
     T* d = dst + i * C;
     for (int64_t j = 0; j < vc; ++j)
-      d[j] = E::store(pto::host::binop<OP>(E::load(a[bc_index<BA, C>(i, j)]), E::load(b[bc_index<BB, C>(i, j)])));
+      d[j] = E::store(pto::host::binop<OP>(E::load(a[bc_index<BA>(C, i, j)]), E::load(b[bc_index<BB>(C, i, j)])));
   }
 }
+}  // namespace host
+}  // namespace pto
+template <int OP, typename T, int R, int C, int BA, int BB>
+inline void TBINARY(T* dst, const T* a, const T* b, int64_t vr, int64_t vc) {
+  pto::host::tbinary<OP, T, BA, BB>(R, C, dst, a, b, vr, vc);
+}
 
-template <int OP, typename T, int R, int C, int SCALAR_FIRST>
-inline void TBINARY_S(T* dst, const T* a, double s, int64_t vr, int64_t vc) {
+namespace pto {
+namespace host {
+template <int OP, typename T, int SCALAR_FIRST>
+inline void tbinary_s(int64_t R, int64_t C, T* dst, const T* a, double s, int64_t vr, int64_t vc) {
   using E = pto::host::Elem<T>;
   using CT = typename E::C;
   pto::host::check_tile<T>(dst, int64_t(R) * C, "TBINARY_S dst");
@@ -331,9 +357,17 @@ inline void TBINARY_S(T* dst, const T* a, double s, int64_t vr, int64_t vc) {
     }
   }
 }
+}  // namespace host
+}  // namespace pto
+template <int OP, typename T, int R, int C, int SCALAR_FIRST>
+inline void TBINARY_S(T* dst, const T* a, double s, int64_t vr, int64_t vc) {
+  pto::host::tbinary_s<OP, T, SCALAR_FIRST>(R, C, dst, a, s, vr, vc);
+}
 
-template <int OP, typename T, int R, int C>
-inline void TUNARY(T* dst, const T* src, int64_t vr, int64_t vc) {
+namespace pto {
+namespace host {
+template <int OP, typename T>
+inline void tunary(int64_t R, int64_t C, T* dst, const T* src, int64_t vr, int64_t vc) {
   using E = pto::host::Elem<T>;
   pto::host::check_tile<T>(dst, int64_t(R) * C, "TUNARY dst");
   pto::host::check_tile<T>(src, int64_t(R) * C, "TUNARY src");
@@ -355,9 +389,17 @@ inline void TUNARY(T* dst, const T* src, int64_t vr, int64_t vc) {
     for (int64_t j = 0; j < vc; ++j) d[j] = E::store(pto::host::unop<OP>(E::load(x[j])));
   }
 }
+}  // namespace host
+}  // namespace pto
+template <int OP, typename T, int R, int C>
+inline void TUNARY(T* dst, const T* src, int64_t vr, int64_t vc) {
+  pto::host::tunary<OP, T>(R, C, dst, src, vr, vc);
+}
 
-template <int OP, typename T, int R, int C, int AXIS>
-inline void TREDUCE(T* dst, const T* src, int64_t vr, int64_t vc) {
+namespace pto {
+namespace host {
+template <int OP, typename T, int AXIS>
+inline void treduce(int64_t R, int64_t C, T* dst, const T* src, int64_t vr, int64_t vc) {
   using E = pto::host::Elem<T>;
   using CT = typename E::C;
   using pto::host::binop;
@@ -437,34 +479,55 @@ inline void TREDUCE(T* dst, const T* src, int64_t vr, int64_t vc) {
       dst[i] = E::store(r);
     }
   } else {
-    CT acc[C];
-    for (int64_t j = 0; j < vc; ++j) acc[j] = vr > 0 ? E::load(src[j]) : CT(0);
-    for (int64_t i = 1; i < vr; ++i) {
-      const T* x = src + i * C;
-      for (int64_t j = 0; j < vc; ++j) acc[j] = binop<BOP>(acc[j], E::load(x[j]));
-    }
-    for (int64_t j = 0; j < vc; ++j) {
-      CT r = acc[j];
-      if constexpr (OP == PTO_RMEAN) r = vr > 0 ? r / CT(vr) : CT(NAN);
-      dst[j] = E::store(r);
+    // Column chunks: each column still folds its rows in order (same bits).
+    constexpr int64_t K = pto::host::kRowChunk;
+    CT acc[K];
+    for (int64_t j0 = 0; j0 < vc; j0 += K) {
+      const int64_t n = vc - j0 < K ? vc - j0 : K;
+      for (int64_t j = 0; j < n; ++j) acc[j] = vr > 0 ? E::load(src[j0 + j]) : CT(0);
+      for (int64_t i = 1; i < vr; ++i) {
+        const T* x = src + i * C + j0;
+        for (int64_t j = 0; j < n; ++j) acc[j] = binop<BOP>(acc[j], E::load(x[j]));
+      }
+      for (int64_t j = 0; j < n; ++j) {
+        CT r = acc[j];
+        if constexpr (OP == PTO_RMEAN) r = vr > 0 ? r / CT(vr) : CT(NAN);
+        dst[j0 + j] = E::store(r);
+      }
     }
   }
 }
+}  // namespace host
+}  // namespace pto
+template <int OP, typename T, int R, int C, int AXIS>
+inline void TREDUCE(T* dst, const T* src, int64_t vr, int64_t vc) {
+  pto::host::treduce<OP, T, AXIS>(R, C, dst, src, vr, vc);
+}
 
-template <int OP, typename T, int R, int C, int BA, int BB>
-inline void TCMP(pto_bool* dst, const T* a, const T* b, int64_t vr, int64_t vc) {
+namespace pto {
+namespace host {
+template <int OP, typename T, int BA, int BB>
+inline void tcmp(int64_t R, int64_t C, pto_bool* dst, const T* a, const T* b, int64_t vr, int64_t vc) {
   using E = pto::host::Elem<T>;
   using pto::host::bc_index;
   pto::host::check_tile<pto_bool>(dst, int64_t(R) * C, "TCMP dst");
-  pto::host::check_tile<T>(a, pto::host::bc_elems<BA, R, C>(), "TCMP a");
-  pto::host::check_tile<T>(b, pto::host::bc_elems<BB, R, C>(), "TCMP b");
+  pto::host::check_tile<T>(a, pto::host::bc_elems<BA>(R, C), "TCMP a");
+  pto::host::check_tile<T>(b, pto::host::bc_elems<BB>(R, C), "TCMP b");
   for (int64_t i = 0; i < vr; ++i)
     for (int64_t j = 0; j < vc; ++j)
-      dst[i * C + j].v = pto::host::cmpop<OP>(E::load(a[bc_index<BA, C>(i, j)]), E::load(b[bc_index<BB, C>(i, j)])) ? 1 : 0;
+      dst[i * C + j].v = pto::host::cmpop<OP>(E::load(a[bc_index<BA>(C, i, j)]), E::load(b[bc_index<BB>(C, i, j)])) ? 1 : 0;
+}
+}  // namespace host
+}  // namespace pto
+template <int OP, typename T, int R, int C, int BA, int BB>
+inline void TCMP(pto_bool* dst, const T* a, const T* b, int64_t vr, int64_t vc) {
+  pto::host::tcmp<OP, T, BA, BB>(R, C, dst, a, b, vr, vc);
 }
 
-template <int OP, typename T, int R, int C, int SCALAR_FIRST>
-inline void TCMP_S(pto_bool* dst, const T* a, double s, int64_t vr, int64_t vc) {
+namespace pto {
+namespace host {
+template <int OP, typename T, int SCALAR_FIRST>
+inline void tcmp_s(int64_t R, int64_t C, pto_bool* dst, const T* a, double s, int64_t vr, int64_t vc) {
   using E = pto::host::Elem<T>;
   using CT = typename E::C;
   pto::host::check_tile<pto_bool>(dst, int64_t(R) * C, "TCMP_S dst");
@@ -476,9 +539,17 @@ inline void TCMP_S(pto_bool* dst, const T* a, double s, int64_t vr, int64_t vc) 
       dst[i * C + j].v = (SCALAR_FIRST ? pto::host::cmpop<OP>(sv, x) : pto::host::cmpop<OP>(x, sv)) ? 1 : 0;
     }
 }
+}  // namespace host
+}  // namespace pto
+template <int OP, typename T, int R, int C, int SCALAR_FIRST>
+inline void TCMP_S(pto_bool* dst, const T* a, double s, int64_t vr, int64_t vc) {
+  pto::host::tcmp_s<OP, T, SCALAR_FIRST>(R, C, dst, a, s, vr, vc);
+}
 
-template <int OP, typename T, int R, int C>
-inline void TPRED(pto_bool* dst, const T* src, int64_t vr, int64_t vc) {
+namespace pto {
+namespace host {
+template <int OP, typename T>
+inline void tpred(int64_t R, int64_t C, pto_bool* dst, const T* src, int64_t vr, int64_t vc) {
   using E = pto::host::Elem<T>;
   pto::host::check_tile<pto_bool>(dst, int64_t(R) * C, "TPRED dst");
   pto::host::check_tile<T>(src, int64_t(R) * C, "TPRED src");
@@ -488,21 +559,37 @@ inline void TPRED(pto_bool* dst, const T* src, int64_t vr, int64_t vc) {
       dst[i * C + j].v = (OP == PTO_ISFINITE ? bool(isfinite(double(x))) : x == 0) ? 1 : 0;
     }
 }
-
-template <typename T, int R, int C, int BC, int BA, int BB>
-inline void TSELECT(T* dst, const pto_bool* cond, const T* a, const T* b, int64_t vr, int64_t vc) {
-  using pto::host::bc_index;
-  pto::host::check_tile<T>(dst, int64_t(R) * C, "TSELECT dst");
-  pto::host::check_tile<pto_bool>(cond, pto::host::bc_elems<BC, R, C>(), "TSELECT cond");
-  pto::host::check_tile<T>(a, pto::host::bc_elems<BA, R, C>(), "TSELECT a");
-  pto::host::check_tile<T>(b, pto::host::bc_elems<BB, R, C>(), "TSELECT b");
-  for (int64_t i = 0; i < vr; ++i)
-    for (int64_t j = 0; j < vc; ++j)
-      dst[i * C + j] = cond[bc_index<BC, C>(i, j)].v ? a[bc_index<BA, C>(i, j)] : b[bc_index<BB, C>(i, j)];
+}  // namespace host
+}  // namespace pto
+template <int OP, typename T, int R, int C>
+inline void TPRED(pto_bool* dst, const T* src, int64_t vr, int64_t vc) {
+  pto::host::tpred<OP, T>(R, C, dst, src, vr, vc);
 }
 
-template <int OP, typename T, int R, int C, int AXIS>
-inline void TARGREDUCE(int32_t* dst, const T* src, int64_t vr, int64_t vc) {
+namespace pto {
+namespace host {
+template <typename T, int BC, int BA, int BB>
+inline void tselect(int64_t R, int64_t C, T* dst, const pto_bool* cond, const T* a, const T* b, int64_t vr, int64_t vc) {
+  using pto::host::bc_index;
+  pto::host::check_tile<T>(dst, int64_t(R) * C, "TSELECT dst");
+  pto::host::check_tile<pto_bool>(cond, pto::host::bc_elems<BC>(R, C), "TSELECT cond");
+  pto::host::check_tile<T>(a, pto::host::bc_elems<BA>(R, C), "TSELECT a");
+  pto::host::check_tile<T>(b, pto::host::bc_elems<BB>(R, C), "TSELECT b");
+  for (int64_t i = 0; i < vr; ++i)
+    for (int64_t j = 0; j < vc; ++j)
+      dst[i * C + j] = cond[bc_index<BC>(C, i, j)].v ? a[bc_index<BA>(C, i, j)] : b[bc_index<BB>(C, i, j)];
+}
+}  // namespace host
+}  // namespace pto
+template <typename T, int R, int C, int BC, int BA, int BB>
+inline void TSELECT(T* dst, const pto_bool* cond, const T* a, const T* b, int64_t vr, int64_t vc) {
+  pto::host::tselect<T, BC, BA, BB>(R, C, dst, cond, a, b, vr, vc);
+}
+
+namespace pto {
+namespace host {
+template <int OP, typename T, int AXIS>
+inline void targreduce(int64_t R, int64_t C, int32_t* dst, const T* src, int64_t vr, int64_t vc) {
   using E = pto::host::Elem<T>;
   pto::host::check_tile<T>(src, int64_t(R) * C, "TARGREDUCE src");
   pto::host::check_tile<int32_t>(dst, AXIS == 1 ? R : C, "TARGREDUCE dst");
@@ -526,9 +613,17 @@ inline void TARGREDUCE(int32_t* dst, const T* src, int64_t vr, int64_t vc) {
     for (int64_t j = 0; j < vc; ++j) dst[j] = scan(src + j, vr, C);
   }
 }
+}  // namespace host
+}  // namespace pto
+template <int OP, typename T, int R, int C, int AXIS>
+inline void TARGREDUCE(int32_t* dst, const T* src, int64_t vr, int64_t vc) {
+  pto::host::targreduce<OP, T, AXIS>(R, C, dst, src, vr, vc);
+}
 
-template <typename TD, typename TS, int R, int C>
-inline void TCAST(TD* dst, const TS* src, int64_t vr, int64_t vc) {
+namespace pto {
+namespace host {
+template <typename TD, typename TS>
+inline void tcast(int64_t R, int64_t C, TD* dst, const TS* src, int64_t vr, int64_t vc) {
   using ED = pto::host::Elem<TD>;
   using ES = pto::host::Elem<TS>;
   using CD = typename ED::C;
@@ -565,9 +660,17 @@ inline void TCAST(TD* dst, const TS* src, int64_t vr, int64_t vc) {
     }
   }
 }
+}  // namespace host
+}  // namespace pto
+template <typename TD, typename TS, int R, int C>
+inline void TCAST(TD* dst, const TS* src, int64_t vr, int64_t vc) {
+  pto::host::tcast<TD, TS>(R, C, dst, src, vr, vc);
+}
 
-template <typename T, int R, int C>
-inline void TTRANSPOSE(T* dst, const T* src, int64_t vr, int64_t vc) {
+namespace pto {
+namespace host {
+template <typename T>
+inline void ttranspose(int64_t R, int64_t C, T* dst, const T* src, int64_t vr, int64_t vc) {
   pto::host::check_tile<T>(dst, int64_t(R) * C, "TTRANSPOSE dst");
   pto::host::check_tile<T>(src, int64_t(R) * C, "TTRANSPOSE src");
   constexpr int64_t kB = 16;  // blocked so both sides stay in cache lines
@@ -578,30 +681,54 @@ inline void TTRANSPOSE(T* dst, const T* src, int64_t vr, int64_t vc) {
         for (int64_t i = i0; i < i1; ++i) dst[j * R + i] = src[i * C + j];
     }
 }
-
+}  // namespace host
+}  // namespace pto
 template <typename T, int R, int C>
-inline void TFILL(T* dst, double value, int64_t vr, int64_t vc) {
+inline void TTRANSPOSE(T* dst, const T* src, int64_t vr, int64_t vc) {
+  pto::host::ttranspose<T>(R, C, dst, src, vr, vc);
+}
+
+namespace pto {
+namespace host {
+template <typename T>
+inline void tfill(int64_t R, int64_t C, T* dst, double value, int64_t vr, int64_t vc) {
   using E = pto::host::Elem<T>;
   pto::host::check_tile<T>(dst, int64_t(R) * C, "TFILL");
   const T v = E::store(typename E::C(value));
   for (int64_t i = 0; i < vr; ++i)
     for (int64_t j = 0; j < vc; ++j) dst[i * C + j] = v;
 }
+}  // namespace host
+}  // namespace pto
+template <typename T, int R, int C>
+inline void TFILL(T* dst, double value, int64_t vr, int64_t vc) {
+  pto::host::tfill<T>(R, C, dst, value, vr, vc);
+}
 
-template <typename T, int RS, int CS, int RD, int CD>
-inline void TCOPY(T* dst, const T* src, int64_t vr, int64_t vc, int64_t row_off, int64_t col_off) {
+namespace pto {
+namespace host {
+template <typename T>
+inline void tcopy(int64_t RS, int64_t CS, int64_t RD, int64_t CD, T* dst, const T* src, int64_t vr, int64_t vc, int64_t row_off, int64_t col_off) {
   pto::host::check_tile<T>(dst, int64_t(RD) * CD, "TCOPY dst");
   pto::host::check_tile<T>(src, int64_t(RS) * CS, "TCOPY src");
   for (int64_t i = 0; i < vr; ++i) memmove(dst + (row_off + i) * CD + col_off, src + i * CS, size_t(vc) * sizeof(T));
 }
+}  // namespace host
+}  // namespace pto
+template <typename T, int RS, int CS, int RD, int CD>
+inline void TCOPY(T* dst, const T* src, int64_t vr, int64_t vc, int64_t row_off, int64_t col_off) {
+  pto::host::tcopy<T>(RS, CS, RD, CD, dst, src, vr, vc, row_off, col_off);
+}
 
-template <typename T, int DS0, int DS1, int SS0, int SS1>
-inline void TCOPY2D(T* dst, const T* src, int64_t n0, int64_t n1) {
+namespace pto {
+namespace host {
+template <typename T>
+inline void tcopy2d(int64_t DS0, int64_t DS1, int64_t SS0, int64_t SS1, T* dst, const T* src, int64_t n0, int64_t n1) {
   if (n0 <= 0 || n1 <= 0) return;
   // The span each side touches: from the first to the last element copied.
   pto::host::check_tile<T>(dst, (n0 - 1) * DS0 + (n1 - 1) * DS1 + 1, "TCOPY2D dst");
   pto::host::check_tile<T>(src, (n0 - 1) * SS0 + (n1 - 1) * SS1 + 1, "TCOPY2D src");
-  if constexpr (DS1 == 1 && SS1 == 1) {
+  if (DS1 == 1 && SS1 == 1) {
     for (int64_t i = 0; i < n0; ++i) memcpy(dst + i * DS0, src + i * SS0, size_t(n1) * sizeof(T));
   } else {
     constexpr int64_t kB = 16;  // blocked like TTRANSPOSE: both sides stay in cache lines
@@ -613,15 +740,22 @@ inline void TCOPY2D(T* dst, const T* src, int64_t n0, int64_t n1) {
       }
   }
 }
+}  // namespace host
+}  // namespace pto
+template <typename T, int DS0, int DS1, int SS0, int SS1>
+inline void TCOPY2D(T* dst, const T* src, int64_t n0, int64_t n1) {
+  pto::host::tcopy2d<T>(DS0, DS1, SS0, SS1, dst, src, n0, n1);
+}
 
 // ---------------------------------------------------------------------------
 // Cube path. Host layouts: L1, L0A and L0B tiles are row-major in T; L0C is
 // row-major fp32.
 // ---------------------------------------------------------------------------
 
-template <typename T, int R, int C, int SRC_NZ>
-inline void TLOAD_L1(T* dst, const T* gm, int64_t offset, int64_t row0, int64_t col0, int64_t ld, int64_t vr,
-                     int64_t vc) {
+namespace pto {
+namespace host {
+template <typename T, int SRC_NZ>
+inline void tload_l1(int64_t R, int64_t C, T* dst, const T* gm, int64_t offset, int64_t row0, int64_t col0, int64_t ld, int64_t vr, int64_t vc) {
   pto::host::check_tile<T>(dst, int64_t(R) * C, "TLOAD_L1");
   const T* m = gm + offset;
   if constexpr (!SRC_NZ) {
@@ -653,9 +787,17 @@ inline void TLOAD_L1(T* dst, const T* gm, int64_t offset, int64_t row0, int64_t 
   }
   if (vr < R) memset(dst + vr * C, 0, size_t(R - vr) * C * sizeof(T));
 }
+}  // namespace host
+}  // namespace pto
+template <typename T, int R, int C, int SRC_NZ>
+inline void TLOAD_L1(T* dst, const T* gm, int64_t offset, int64_t row0, int64_t col0, int64_t ld, int64_t vr, int64_t vc) {
+  pto::host::tload_l1<T, SRC_NZ>(R, C, dst, gm, offset, row0, col0, ld, vr, vc);
+}
 
-template <typename T, int RL1, int CL1, int M, int K, int TRANS>
-inline void TEXTRACT_L0A(T* dst, const T* src, int64_t row_off, int64_t col_off) {
+namespace pto {
+namespace host {
+template <typename T, int TRANS>
+inline void textract_l0a(int64_t RL1, int64_t CL1, int64_t M, int64_t K, T* dst, const T* src, int64_t row_off, int64_t col_off) {
   pto::host::check_tile<T>(dst, int64_t(M) * K, "TEXTRACT_L0A dst");
   pto::host::check_tile<T>(src, int64_t(RL1) * CL1, "TEXTRACT_L0A src");
   if constexpr (!TRANS) {
@@ -665,9 +807,17 @@ inline void TEXTRACT_L0A(T* dst, const T* src, int64_t row_off, int64_t col_off)
       for (int64_t i = 0; i < M; ++i) dst[i * K + k] = src[(row_off + k) * CL1 + col_off + i];
   }
 }
+}  // namespace host
+}  // namespace pto
+template <typename T, int RL1, int CL1, int M, int K, int TRANS>
+inline void TEXTRACT_L0A(T* dst, const T* src, int64_t row_off, int64_t col_off) {
+  pto::host::textract_l0a<T, TRANS>(RL1, CL1, M, K, dst, src, row_off, col_off);
+}
 
-template <typename T, int RL1, int CL1, int K, int N, int TRANS>
-inline void TEXTRACT_L0B(T* dst, const T* src, int64_t row_off, int64_t col_off) {
+namespace pto {
+namespace host {
+template <typename T, int TRANS>
+inline void textract_l0b(int64_t RL1, int64_t CL1, int64_t K, int64_t N, T* dst, const T* src, int64_t row_off, int64_t col_off) {
   pto::host::check_tile<T>(dst, int64_t(K) * N, "TEXTRACT_L0B dst");
   pto::host::check_tile<T>(src, int64_t(RL1) * CL1, "TEXTRACT_L0B src");
   if constexpr (!TRANS) {
@@ -677,9 +827,17 @@ inline void TEXTRACT_L0B(T* dst, const T* src, int64_t row_off, int64_t col_off)
       for (int64_t k = 0; k < K; ++k) dst[k * N + j] = src[(row_off + j) * CL1 + col_off + k];
   }
 }
+}  // namespace host
+}  // namespace pto
+template <typename T, int RL1, int CL1, int K, int N, int TRANS>
+inline void TEXTRACT_L0B(T* dst, const T* src, int64_t row_off, int64_t col_off) {
+  pto::host::textract_l0b<T, TRANS>(RL1, CL1, K, N, dst, src, row_off, col_off);
+}
 
-template <typename T, int M, int K, int N>
-inline void TMMAD(float* c, const T* a, const T* b, int64_t vm, int64_t vk, int64_t vn, int init) {
+namespace pto {
+namespace host {
+template <typename T>
+inline void tmmad(int64_t M, int64_t K, int64_t N, float* c, const T* a, const T* b, int64_t vm, int64_t vk, int64_t vn, int init) {
   using E = pto::host::Elem<T>;
   static_assert(E::is_float, "TMMAD takes fp16, bf16 or fp32 operands");
   pto::host::check_tile<float>(c, int64_t(M) * N, "TMMAD c");
@@ -705,9 +863,17 @@ inline void TMMAD(float* c, const T* a, const T* b, int64_t vm, int64_t vk, int6
   }
   pto::host::gemm_f32(af, bp, c, N, vm, vn, vk, init != 0);
 }
+}  // namespace host
+}  // namespace pto
+template <typename T, int M, int K, int N>
+inline void TMMAD(float* c, const T* a, const T* b, int64_t vm, int64_t vk, int64_t vn, int init) {
+  pto::host::tmmad<T>(M, K, N, c, a, b, vm, vk, vn, init);
+}
 
-template <typename TD, int M, int N, int ATOMIC>
-inline void TFIXPIPE(TD* gm, const float* c, int64_t offset, int64_t row_stride, int64_t vm, int64_t vn) {
+namespace pto {
+namespace host {
+template <typename TD, int ATOMIC>
+inline void tfixpipe(int64_t M, int64_t N, TD* gm, const float* c, int64_t offset, int64_t row_stride, int64_t vm, int64_t vn) {
   using E = pto::host::Elem<TD>;
   pto::host::check_tile<float>(c, int64_t(M) * N, "TFIXPIPE");
   TD* d = gm + offset;
@@ -722,4 +888,10 @@ inline void TFIXPIPE(TD* gm, const float* c, int64_t offset, int64_t row_stride,
       E::store_row(x, o, vn);
     }
   }
+}
+}  // namespace host
+}  // namespace pto
+template <typename TD, int M, int N, int ATOMIC>
+inline void TFIXPIPE(TD* gm, const float* c, int64_t offset, int64_t row_stride, int64_t vm, int64_t vn) {
+  pto::host::tfixpipe<TD, ATOMIC>(M, N, gm, c, offset, row_stride, vm, vn);
 }

@@ -1,6 +1,8 @@
 // Bundle encoding and decoding; see bundle.h for the layout.
 #include "runtime/program/bundle.h"
 
+#include "runtime/program/leaf_program.h"
+
 #include <xxhash.h>
 
 #include <cstdio>
@@ -529,6 +531,50 @@ std::string_view view_of(const std::vector<uint8_t>& b) {
   return {reinterpret_cast<const char*>(b.data()), b.size()};
 }
 
+// "leaf_programs": u32 kernel count, then per kernel (CompiledProgram::kernels order) a u64
+// length and its encoded leaf program (runtime/program/leaf_program.h). Absent when no kernel has one.
+std::string leaf_programs_bytes(const CompiledProgram& p) {
+  bool any = false;
+  for (const Kernel& k : p.kernels) any |= !k.program.empty();
+  if (!any) return {};
+  std::string out;
+  auto put = [&](uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i) out.push_back(char((v >> (8 * i)) & 0xff));
+  };
+  put(p.kernels.size(), 4);
+  for (const Kernel& k : p.kernels) {
+    put(k.program.size(), 8);
+    out.append(reinterpret_cast<const char*>(k.program.data()), k.program.size());
+  }
+  return out;
+}
+
+// Reads the section back into the kernels and verifies every program, so a corrupted one is
+// refused at load like any other corrupted section.
+void leaf_programs_from(const uint8_t* d, uint64_t n, CompiledProgram& p) {
+  auto get = [&](uint64_t& at, int bytes) {
+    if (n - at < uint64_t(bytes)) throw std::runtime_error("truncated");
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; ++i) v |= uint64_t(d[at + uint64_t(i)]) << (8 * i);
+    at += uint64_t(bytes);
+    return v;
+  };
+  uint64_t at = 0;
+  if (get(at, 4) != p.kernels.size()) throw std::runtime_error("its kernel count differs from the kernels section");
+  for (Kernel& k : p.kernels) {
+    uint64_t len = get(at, 8);
+    if (len > n - at) throw std::runtime_error("truncated");
+    k.program.assign(d + at, d + at + len);
+    at += len;
+    if (len == 0) continue;
+    leaf::LeafProgram lp = leaf::decode_leaf_program(k.program.data(), k.program.size());
+    if (lp.kernel != k.name || lp.num_args != k.num_args || lp.num_gm != k.num_gm)
+      throw std::runtime_error("kernel '" + k.name + "': the leaf program does not match its kernel's name, args or slots");
+    leaf::verify_leaf_program(lp);
+  }
+  if (at != n) throw std::runtime_error("trailing bytes");
+}
+
 }  // namespace
 
 std::vector<uint8_t> pack_bundle(const CompiledProgram& p, const std::string& manifest, const std::string& roots,
@@ -541,6 +587,8 @@ std::vector<uint8_t> pack_bundle(const CompiledProgram& p, const std::string& ma
   sections.emplace_back("leaves", leaves);
   sections.emplace_back("kernels", kernels);
   sections.emplace_back("host_twin", view_of(host_twin_so));
+  const std::string leaf_programs = leaf_programs_bytes(p);
+  if (!leaf_programs.empty()) sections.emplace_back("leaf_programs", leaf_programs);
   if (!device_binaries.empty()) sections.emplace_back("device_bin", view_of(device_binaries));
   if (!p.graph_json.empty()) sections.emplace_back("program_json", p.graph_json);
   return pack_sections(sections);
@@ -638,6 +686,13 @@ LoadedBundle decode_bundle(const std::vector<uint8_t>& b, const std::string& pat
                       e.what());
   }
   if (auto* s = find("host_twin", true)) lb.host_twin_so.assign(b.begin() + long(s->offset), b.begin() + long(s->offset + s->length));
+  if (auto* s = find("leaf_programs", false)) {
+    try {
+      leaf_programs_from(b.data() + s->offset, s->length, lb.program);
+    } catch (const std::exception& e) {
+      throw BundleError(who + "corrupted bundle: section 'leaf_programs' is refused: " + e.what());
+    }
+  }
   if (auto* s = find("program_json", false))
     lb.program.graph_json.assign(b.begin() + long(s->offset), b.begin() + long(s->offset + s->length));
   if (auto* s = find("device_bin", false))

@@ -13,7 +13,9 @@
 // and --set overrides), "roots" (JSON: root functions with tasks, successors, args and regions
 // as dim-expression text, and the control-flow loop nest), "leaves" (JSON: per-leaf core type
 // and costs), "kernels" (JSON: kernel names, parameter counts and CCE sources), "host_twin"
-// (the host-twin shared object, raw bytes), and optionally "device_bin" (device binaries).
+// (the host-twin shared object, raw bytes; empty unless compiled with --host-twin=cce),
+// "leaf_programs" (each kernel's encoded leaf program, runtime/program/leaf_program.h; verified
+// at load), and optionally "device_bin" (device binaries).
 // JSON is written with sorted keys and no floats, so the same program gives the same bytes.
 #pragma once
 #include <cstdint>

@@ -71,6 +71,7 @@ struct Kernel {
   uint64_t source_hash = 0;
   int num_args = 0;                // int64 arguments it reads (PtoKernelArgs::args)
   int num_gm = 0;                  // GM base pointers it reads (PtoKernelArgs::gm)
+  std::vector<uint8_t> program;    // its encoded leaf program (runtime/program/leaf_program.h); empty in old bundles
 };
 
 struct Task {

@@ -29,7 +29,7 @@ const runtime::LoadedBundle& scaled_add_bundle() {
     auto dir = std::filesystem::temp_directory_path() / ("ptoc_ascend_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     std::string out = (dir / "scaled_add.bundle").string();
-    std::string cmd = env("PTOC_EXE") + " " + env("PTOC_SOURCE_ROOT") + "/samples/make/specs/scaled_add.yaml -o " + out;
+    std::string cmd = env("PTOC_EXE") + " " + env("PTOC_SOURCE_ROOT") + "/samples/make/specs/scaled_add.yaml --host-twin=cce -o " + out;
     REQUIRE(std::system(cmd.c_str()) == 0);
     return runtime::read_bundle(out);
   }();
