@@ -44,7 +44,7 @@ std::string emit_report(const PipelineResult& r, const Platform& plat, bool with
   }
   os << "ptoc compile report: " << cp.name << " (target " << cp.target << ")\n";
   os << fmt::format("root functions: {}   leaves: {}   distinct kernels: {}   tasks (one instance of each root): {}\n",
-                    cp.roots.size(), cp.leaves.size(), cp.kernels.size(), tasks);
+                    cp.roots.size(), r.plans.size(), cp.kernels.size(), tasks);
   os << fmt::format("tile ops: {}   subgraphs before merging: {}\n", tile_ops, before);
   os << fmt::format("loop merges: {}   leaves kept in sequential order to fit: {}\n", r.loop_merges,
                     r.sequential_fallbacks);
@@ -64,7 +64,7 @@ std::string emit_report(const PipelineResult& r, const Platform& plat, bool with
   os << "\nroot functions:\n";
   for (const auto& rf : cp.roots) {
     int64_t sum = 0;
-    for (const auto& t : rf.tasks) sum += cp.leaves.at(t.leaf).est_cycles;
+    for (const auto& t : rf.tasks) sum += cp.leaves.at(size_t(cp.class_index(t))).est_cycles;
     os << fmt::format("  func{:<4} {:<24} factor {:<3} tasks {:<6} sum of leaf cycles {}\n", rf.index, rf.name,
                       rf.factor, rf.tasks.size(), sum);
   }
