@@ -323,7 +323,7 @@ class Machine {
   }
 
   int type_slot(uint32_t task) const {
-    const int cls = cur_const().tasks[task].cls;
+    const int cls = cur_const().tasks[task].class_index();
     return (cls >= 0 && prog_.leaves[size_t(cls)].core == CoreType::AIC) ? 1 : 0;
   }
   const DeviceTask& cur_const() const { return ring_[exec_seq_ % ring_.size()]; }
@@ -540,7 +540,7 @@ class Machine {
     }
     r.root_instance = int32_t(ti.root_instance);
     r.leaf = ti.leaf;
-    r.cls = ti.cls;
+    r.cls = ti.class_index();
     r.ready_ps = ready_ps_[t];
     r.dispatch_ps = dispatch_ps_[t];
     r.start_ps = now_;
@@ -549,8 +549,8 @@ class Machine {
     // Leaf cost (compiler estimate) and its chains.
     int64_t est_cycles = 0, floor_cycles = 0;
     cs.chains = 1;
-    if (ti.cls >= 0 && size_t(ti.cls) < prog_.leaves.size()) {
-      const LeafFunction& lf = prog_.leaves[size_t(ti.cls)];
+    if (r.cls >= 0 && size_t(r.cls) < prog_.leaves.size()) {
+      const LeafFunction& lf = prog_.leaves[size_t(r.cls)];
       r.leaf_hash = lf.hash;
       r.pipe_busy = lf.pipe_cycles;
       est_cycles = lf.est_cycles;
