@@ -52,7 +52,7 @@ void print_control(std::ostream& os, const CompiledProgram& p, const std::vector
 
 }  // namespace
 
-int info(const std::string& path) {
+int info(const std::string& path, bool instances) {
   LoadedBundle b;
   try {
     b = read_bundle(path);
@@ -111,13 +111,19 @@ int info(const std::string& path) {
   for (auto& r : p.roots) {
     size_t aic = 0;
     for (auto& t : r.tasks)
-      if (t.leaf >= 0 && size_t(t.leaf) < p.leaves.size() && p.leaves[size_t(t.leaf)].core == CoreType::AIC) ++aic;
+      if (const LeafFunction* l = p.leaf_class(t); l && l->core == CoreType::AIC) ++aic;
     os << fmt::format("  func{:<4} {:<20} factor {:<3} tasks {:>6} (AIC {}, AIV {})  temps {}\n", r.index, r.name,
                       r.factor, r.tasks.size(), aic, r.tasks.size() - aic, r.temps.size());
   }
-  os << fmt::format("leaf functions ({})\n", p.leaves.size());
-  for (auto& l : p.leaves) {
-    os << fmt::format("  leaf {:<4} {}  est {:>8} cycles  ops {:<4} kernel {}", l.id, l.core == CoreType::AIC ? "AIC" : "AIV",
+  // Each class is stored once; its instances are the tasks that call it.
+  std::vector<size_t> count(p.leaves.size(), 0);
+  for (auto& r : p.roots)
+    for (auto& t : r.tasks)
+      if (p.leaf_class(t)) ++count[size_t(p.class_index(t))];
+  os << fmt::format("leaf classes ({}, {} instances)\n", p.leaves.size(), total_tasks);
+  for (size_t ci = 0; ci < p.leaves.size(); ++ci) {
+    const LeafFunction& l = p.leaves[ci];
+    os << fmt::format("  class {:<4} x{:<6} {}  est {:>8} cycles  ops {:<4} kernel {}", ci, count[ci], l.core == CoreType::AIC ? "AIC" : "AIV",
                       l.est_cycles, l.num_ops,
                       l.kernel >= 0 && size_t(l.kernel) < p.kernels.size() ? p.kernels[size_t(l.kernel)].name : "-");
     os << "  pipes";
@@ -126,6 +132,16 @@ int info(const std::string& path) {
     if (l.chains > 1) os << "  chains " << l.chains;
     if (!l.merge_info.empty()) os << "  [" << l.merge_info << "]";
     os << "\n";
+  }
+  if (instances) {
+    os << "instances (root, task: class, leaf, successors)\n";
+    for (auto& r : p.roots)
+      for (size_t i = 0; i < r.tasks.size(); ++i) {
+        const Task& t = r.tasks[i];
+        os << fmt::format("  func{} t{:<5} class {:<4} leaf {:<6} succ [", r.index, i, p.class_index(t), t.leaf);
+        for (size_t s = 0; s < t.succ.size(); ++s) os << (s ? ", " : "") << t.succ[s];
+        os << "]\n";
+      }
   }
   os << fmt::format("kernels ({})\n", p.kernels.size());
   for (auto& k : p.kernels)

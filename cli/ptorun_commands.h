@@ -26,7 +26,7 @@ struct RunArgs {
 };
 int run(const RunArgs& a);
 
-int info(const std::string& bundle);                  // `ptorun info BUNDLE`
+int info(const std::string& bundle, bool instances = false);  // `ptorun info BUNDLE [--instances]`
 int analyze(const std::string& path);                 // `ptorun analyze FILE.json|DIR`
 int pmu_csv(const std::string& path);                 // `ptorun pmu-csv FILE.csv|DIR`
 

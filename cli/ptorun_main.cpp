@@ -58,6 +58,8 @@ int main(int argc, char** argv) {
   std::string info_bundle, analyze_path, pmu_path;
   auto* info_cmd = app.add_subcommand("info", "print a readable summary of a bundle");
   info_cmd->add_option("bundle", info_bundle)->required();
+  bool info_instances = false;
+  info_cmd->add_flag("--instances,--verbose", info_instances, "also list every task instance (class, leaf, successors)");
   auto* analyze_cmd = app.add_subcommand("analyze", "per-round stage table from machine_trace_perf_data_*.json");
   analyze_cmd->add_option("path", analyze_path, "perf JSON file, or a folder (newest perf file in it)")->required();
   auto* pmu_cmd = app.add_subcommand("pmu-csv", "print tilefwk_prof_pmu.csv as a table");
@@ -80,7 +82,7 @@ int main(int argc, char** argv) {
       std::cout << ptoc::knob_table_markdown();
       return ptoc::kExitOk;
     }
-    if (*info_cmd) return info(info_bundle);
+    if (*info_cmd) return info(info_bundle, info_instances);
     if (*analyze_cmd) return analyze(analyze_path);
     if (*pmu_cmd) return pmu_csv(pmu_path);
     if (r.bundle.empty()) {

@@ -14,6 +14,7 @@
 
 #include "runtime/core/atomic_file.h"
 #include "runtime/program/bind_dims.h"
+#include "runtime/program/program_json.h"
 #include "runtime/program/knobs.h"
 #include "compiler/eval/reference_eval.h"
 #include "compiler/eval/run_check.h"
@@ -126,7 +127,10 @@ int run_impl(const RunArgs& a) {
   if (rq.any() || deps) {
     rq.folder = profiling::create_run_folder(profiling::resolve_output_base(a.output_dir));
     if (rq.any()) profiling::write_artifacts(rq, r.trace, p, *r.platform, std::cout);
-    if (rq.swimlane && !p.graph_json.empty()) write_file_atomic(rq.folder + "/program.json", p.graph_json);
+    if (rq.swimlane) {
+      const std::string graph = program_json_text(p);
+      if (!graph.empty()) write_file_atomic(rq.folder + "/program.json", graph);
+    }
     if (deps) {
       std::filesystem::create_directories(rq.folder + "/dep_verify_dump");
       write_file_atomic(rq.folder + "/dep_verify_dump/mem_rawtensor_access.csv", deps->access_csv());

@@ -46,6 +46,7 @@
 #include "compiler/passes/tile_print.h"
 #include "runtime/ascend/device_binaries.h"
 #include "runtime/program/bundle.h"
+#include "runtime/program/program_json.h"
 
 namespace ptoc {
 
@@ -189,7 +190,12 @@ std::optional<PipelineResult> run_pipeline(Program prog, const Platform& plat, D
   if (diags.has_errors()) return std::nullopt;
   r.program = std::move(prog);
   if (!run_backend(r, plat, diags, timer, opts)) return std::nullopt;
-  r.compiled.graph_json = timer.run("program_json", [&] { return emit_program_json(r); });
+  timer.run("program_json", [&] {
+    r.compiled.graph_blocks = emit_program_json_blocks(r);
+    bool ok = true;
+    r.compiled.graph_json = pjson::assemble_program_json(r.compiled, r.compiled.graph_blocks, ok);
+    if (!ok) r.compiled.graph_json = emit_program_json_reference(r);  // not UTF-8: the reference's behaviour
+  });
   dump(opts, "program_json", DumpForm::ProgramJson, r.program, r);
   // Show the tiler's own split of its time next to the backend passes.
   std::vector<PassTiming> t = timer.timings();

@@ -190,9 +190,10 @@ struct ControlFlow::Impl {
     for (size_t ti = 0; ti < rf.tasks.size(); ++ti) {
       auto& t = rf.tasks[ti];
       std::string where = "task " + std::to_string(ti);
-      if (t.leaf < 0 || size_t(t.leaf) >= p.leaves.size())
-        throw ControlFlowError("root function '" + rf.name + "': " + where + " calls leaf #" + std::to_string(t.leaf) +
-                               ", which does not exist");
+      if (!p.leaf_class(t))
+        throw ControlFlowError("root function '" + rf.name + "': " + where + " calls leaf class #" +
+                               std::to_string(p.class_index(t)) + ", which does not exist (" +
+                               std::to_string(p.leaves.size()) + " classes)");
       for (size_t s = 0; s < t.succ.size(); ++s)
         if (t.succ[s] <= int(ti) || size_t(t.succ[s]) >= rf.tasks.size())
           throw ControlFlowError("root function '" + rf.name + "': " + where +
@@ -479,6 +480,7 @@ struct ControlFlow::Impl {
       x.root_instance = uint32_t(group);
       x.task = uint32_t(ti);
       x.leaf = t.leaf;
+      x.cls = p.class_index(t);
       x.task_id = ((pd.func_id << 16) | uint32_t(ti)) & 0x3FFFFFFu;
       auto addr_of = [&](int tensor) {
         int k = rc.temp_slot_of[size_t(tensor)];

@@ -34,7 +34,9 @@ struct RootInstance {
 struct TaskInstance {
   uint32_t root_instance = 0;          // index in DeviceTask::roots
   uint32_t task = 0;                   // index in RootFunction::tasks
-  int leaf = -1;
+  int leaf = -1;                       // Task::leaf (the artifacts' leafIndex)
+  int cls = -1;                        // leaf class: index into CompiledProgram::leaves (-1: `leaf` is it)
+  int class_index() const { return cls >= 0 ? cls : leaf; }
   uint32_t task_id = 0;                // PyPTO's (funcId << 16 | opIdx), funcId = root instance number in the round
   std::vector<uint64_t> gm;            // GM base address per kernel slot (Task::gm resolved)
   std::vector<int64_t> args;           // Task::args evaluated

@@ -72,7 +72,7 @@ bool Executor::record_accesses(bool on) {
 void Executor::execute_task(const TaskInstance& t) const { execute(t, nullptr); }
 
 void Executor::execute(const TaskInstance& t, std::vector<GmAccess>* record) const {
-  const LeafFunction& leaf = p_.leaves.at(size_t(t.leaf));
+  const LeafFunction& leaf = p_.leaves.at(size_t(t.class_index()));
   if (leaf.kernel < 0)
     throw GmError("leaf " + std::to_string(t.leaf) + " has no kernel: the bundle is inconsistent, recompile it");
   void* gm[32];

@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "runtime/core/json_out.h"
+#include "runtime/program/program_json.h"
 #include "compiler/passes/backend.h"
 
 namespace ptoc {
@@ -27,7 +28,14 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kExecuteGraph = 2, kBlockGraph = 3;
+using pjson::core_name;
+using pjson::dims;
+using pjson::hash_text;
+using pjson::kBlockGraph;
+using pjson::kExecuteGraph;
+using pjson::kernel_gm_tensors;
+using pjson::merge_attrs;
+using pjson::pypto_datatype;
 
 json dim(const DimExpr& e) {
   if (auto c = e.as_const()) return *c;
@@ -38,83 +46,6 @@ json exprs(const std::vector<DimExpr>& v) {
   for (const auto& e : v) a.push_back(dim(e));
   return a;
 }
-void dims(JsonOut& o, const std::vector<DimExpr>& v) {
-  o.begin_array();
-  for (const auto& e : v) {
-    if (auto c = e.as_const()) o.value(*c);
-    else o.value(e.str());
-  }
-  o.end_array();
-}
-
-// PyPTO's DataType enum (function_json_convert.py DataType) and TileOpFormat (ND 0, NZ 1).
-int pypto_datatype(DType t) {
-  switch (t) {
-    case DType::int8: return 1;
-    case DType::int32: return 3;
-    case DType::fp16: return 6;
-    case DType::fp32: return 7;
-    case DType::bf16: return 8;
-    case DType::uint8: return 11;
-    case DType::boolean: return 15;
-  }
-  return 20;  // BOTTOM
-}
-
-std::string hash_text(uint64_t h) { return std::to_string(h); }
-
-// The GM tensors a leaf touches: over every task that calls it, sorted.
-std::vector<std::vector<int>> leaf_gm_tensors(const CompiledProgram& cp) {
-  std::vector<std::vector<int>> out(cp.leaves.size());
-  for (const RootFunction& rf : cp.roots)
-    for (const Task& t : rf.tasks)
-      if (t.leaf >= 0 && size_t(t.leaf) < out.size())
-        for (const auto* v : {&t.reads, &t.writes})
-          for (const Region& g : *v) out[size_t(t.leaf)].push_back(g.tensor);
-  for (auto& v : out) {
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
-  }
-  return out;
-}
-
-// The GM tensors of a kernel's leaves (one BLOCK_GRAPH per kernel).
-std::vector<int> kernel_gm_tensors(const CompiledProgram& cp, const std::vector<std::vector<int>>& per_leaf, int kernel) {
-  std::vector<int> v;
-  for (size_t l = 0; l < cp.leaves.size(); ++l)
-    if (cp.leaves[l].kernel == kernel) v.insert(v.end(), per_leaf[l].begin(), per_leaf[l].end());
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-  return v;
-}
-
-// "l1ReuseInfo hashOrder: func8_0, subGraphCount: 24" (LeafFunction::merge_info; cubeNBufferInfo and
-// vecNBufferInfo are PyPTO's cube_merge / vec_merge) as
-// PyPTO's op_attr keys: {"l1_reuse_hashOrder": "func8_0", "l1_reuse_subgraphCount": 24}.
-std::vector<std::pair<std::string, std::pair<std::string, int64_t>>> merge_attrs(const std::string& info) {
-  static const std::pair<const char*, const char*> kinds[] = {
-      {"l1ReuseInfo", "l1_reuse"}, {"cubeNBufferInfo", "cube_merge"}, {"vecNBufferInfo", "vec_merge"},
-      {"cubeMergeInfo", "cube_merge"}, {"vecMergeInfo", "vec_merge"}};
-  std::vector<std::pair<std::string, std::pair<std::string, int64_t>>> out;
-  size_t pos = 0;
-  while (pos < info.size()) {
-    size_t nl = info.find('\n', pos);
-    std::string line = info.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
-    pos = nl == std::string::npos ? info.size() : nl + 1;
-    for (auto [label, key] : kinds) {
-      const std::string head = std::string(label) + " hashOrder: ";
-      const std::string mid = ", subGraphCount: ";
-      if (line.rfind(head, 0) != 0) continue;
-      size_t m = line.find(mid, head.size());
-      if (m == std::string::npos) continue;
-      out.push_back({key, {line.substr(head.size(), m - head.size()), std::stoll(line.substr(m + mid.size()))}});
-    }
-  }
-  return out;
-}
-
-const char* core_name(CoreType c) { return c == CoreType::AIC ? "AIC" : "AIV"; }
-
 std::string tile_op_name(const TileOp& op) {
   switch (op.kind) {
     case TileOpKind::CopyIn: return "COPY_IN";
@@ -134,7 +65,7 @@ std::string tile_op_name(const TileOp& op) {
 
 std::string emit_program_json_reference(const PipelineResult& r) {
   const CompiledProgram& cp = r.compiled;
-  const auto per_leaf = leaf_gm_tensors(cp);
+  const auto per_kernel = kernel_gm_tensors(cp);
   auto raw_entry = [&](int ti) {
     const GmTensor& g = cp.tensors.at(ti);
     static const char* roles[] = {"input", "output", "workspace", "temp"};
@@ -168,7 +99,7 @@ std::string emit_program_json_reference(const PipelineResult& r) {
     };
     for (size_t ti = 0; ti < rf.tasks.size(); ++ti) {
       const Task& t = rf.tasks[ti];
-      const LeafFunction& lf = cp.leaves.at(t.leaf);
+      const LeafFunction& lf = cp.leaves.at(size_t(cp.class_index(t)));
       json in = json::array(), out = json::array();
       for (const Region& g : t.reads) in.push_back(region(g));
       for (const Region& g : t.writes) out.push_back(region(g));
@@ -206,7 +137,7 @@ std::string emit_program_json_reference(const PipelineResult& r) {
     f["hash"] = hash_text(p.hash);
     f["func_magicname"] = cp.kernels[p.kernel].name;
     json raw = json::array();
-    for (int ti : kernel_gm_tensors(cp, per_leaf, p.kernel)) raw.push_back(raw_entry(ti));
+    for (int ti : per_kernel.at(size_t(p.kernel))) raw.push_back(raw_entry(ti));
     f["rawtensors"] = std::move(raw);
     f["graphtype"] = kBlockGraph;
     f["coreType"] = core_name(p.core);
@@ -239,116 +170,22 @@ std::string emit_program_json_reference(const PipelineResult& r) {
   return doc.dump(1) + "\n";
 }
 
-// The same text as emit_program_json_reference, streamed (JsonOut): keys in
-// sorted order, so a root function's operations come before its tensors; the
-// tensor magics the operations cite are counted the way the tensors are then
-// written (every task's reads, then its writes, in task order).
-std::string emit_program_json(const PipelineResult& r) {
+// The BLOCK_GRAPH functions, one per kernel from its first leaf, each rendered (JsonOut, keys in
+// sorted order) at its depth in program.json's functions array, without the separator before it.
+std::vector<std::string> emit_program_json_blocks(const PipelineResult& r) {
   const CompiledProgram& cp = r.compiled;
-  const auto per_leaf = leaf_gm_tensors(cp);
-  auto raw_entries = [&](JsonOut& o, const std::vector<int>& used) {
-    o.key("rawtensors").begin_array();
-    for (int ti : used) {
-      const GmTensor& g = cp.tensors.at(ti);
-      static const char* roles[] = {"input", "output", "workspace", "temp"};
-      o.begin_object();
-      o.key("datatype").value(pypto_datatype(g.dtype));
-      o.key("format").value(g.format == Format::NZ ? 1 : 0);
-      o.key("rawmagic").value(ti);
-      o.key("rawshape");
-      dims(o, g.shape);
-      o.key("role").value(roles[int(g.role)]);
-      o.key("symbol").value(g.name);
-      o.end_object();
-    }
-    o.end_array();
-  };
+  const auto per_kernel = kernel_gm_tensors(cp);
+  std::vector<std::string> blocks;
   JsonOut o(1);
-  size_t tasks = 0;
-  for (const RootFunction& rf : cp.roots) tasks += rf.tasks.size();
-  o.reserve(1024 * tasks + 4096);
   o.begin_object();
   o.key("functions").begin_array();
-  for (const RootFunction& rf : cp.roots) {
-    o.begin_object();
-    o.key("factor").value(rf.factor);
-    o.key("func_magicname").value(fmt::format("{}_{}", rf.name, rf.index));
-    o.key("funcmagic").value(rf.index);
-    o.key("graphtype").value(kExecuteGraph);
-    o.key("hash").value(hash_text(rf.hash));
-    o.key("loop_vars").array(rf.loop_vars);
-    o.key("operations").begin_array();
-    int magic = 0;
-    for (size_t ti = 0; ti < rf.tasks.size(); ++ti) {
-      const Task& t = rf.tasks[ti];
-      const LeafFunction& lf = cp.leaves.at(t.leaf);
-      o.begin_object();
-      o.key("calleehash").value(hash_text(lf.hash));
-      o.key("ioperands").begin_array();
-      for (size_t k = 0; k < t.reads.size(); ++k) o.value(magic++);
-      o.end_array();
-      o.key("ooperands").begin_array();
-      for (size_t k = 0; k < t.writes.size(); ++k) o.value(magic++);
-      o.end_array();
-      const auto merges = merge_attrs(lf.merge_info);
-      auto merge_keys = [&](const char* kind) {
-        for (const auto& [key, v] : merges)
-          if (key == kind) {
-            o.key(key + "_hashOrder").value(v.first);
-            o.key(key + "_subgraphCount").value(v.second);
-          }
-      };
-      o.key("op_attr").begin_object();
-      o.key("chains").value(lf.chains);
-      o.key("coreType").value(core_name(lf.core));
-      merge_keys("cube_merge");
-      o.key("estCycles").value(lf.est_cycles);
-      o.key("hashOrder").value(fmt::format("func{}_{}", rf.index, t.hash_order));
-      o.key("kernel").value(cp.kernels.at(lf.kernel).name);
-      merge_keys("l1_reuse");
-      o.key("leafIndex").value(t.leaf);
-      if (!lf.merge_info.empty()) o.key("mergeInfo").value(lf.merge_info);
-      o.key("predCount").value(t.pred_count);
-      o.key("successors").array(t.succ);
-      o.key("taskIndex").value(ti);
-      merge_keys("vec_merge");
-      o.end_object();
-      o.key("opcode").value("CALL");
-      o.key("opmagic").value(t.op_magic);
-      if (!t.label.empty()) o.key("semantic_label").begin_object().key("label").value(t.label).end_object();
-      o.end_object();
-    }
-    o.end_array();
-    std::vector<int> used;
-    for (const Task& t : rf.tasks)
-      for (const auto* v : {&t.reads, &t.writes})
-        for (const Region& g : *v) used.push_back(g.tensor);
-    std::sort(used.begin(), used.end());
-    used.erase(std::unique(used.begin(), used.end()), used.end());
-    raw_entries(o, used);
-    o.key("tensors").begin_array();
-    magic = 0;
-    for (const Task& t : rf.tasks)
-      for (const auto* v : {&t.reads, &t.writes})
-        for (const Region& g : *v) {
-          o.begin_object();
-          o.key("magic").value(magic++);
-          o.key("offset");
-          dims(o, g.offset);
-          o.key("rawtensor").value(g.tensor);
-          o.key("shape");
-          dims(o, g.extent);
-          o.end_object();
-        }
-    o.end_array();
-    o.end_object();
-  }
   // One BLOCK_GRAPH per kernel, from its first leaf.
   std::vector<bool> done(cp.kernels.size(), false);
   for (const LeafPlan& p : r.plans) {
     if (p.kernel < 0 || done[p.kernel]) continue;
     done[p.kernel] = true;
     const TileRoot& root = r.roots.at(p.root);
+    const size_t at = o.size();
     o.begin_object();
     o.key("coreType").value(core_name(p.core));
     o.key("func_magicname").value(cp.kernels[p.kernel].name);
@@ -374,7 +211,7 @@ std::string emit_program_json(const PipelineResult& r) {
       o.end_object();
     }
     o.end_array();
-    raw_entries(o, kernel_gm_tensors(cp, per_leaf, p.kernel));
+    pjson::put_raw_tensors(o, cp, per_kernel.at(size_t(p.kernel)));
     o.key("tensors").begin_array();
     for (size_t b = 0; b < p.buffers.size(); ++b) {
       const BufferSlot& s = p.buffers[b];
@@ -389,13 +226,17 @@ std::string emit_program_json(const PipelineResult& r) {
     }
     o.end_array();
     o.end_object();
+    std::string_view text = o.text().substr(at);
+    blocks.emplace_back(text.substr(text.find('{')));
   }
-  o.end_array();
-  o.key("name").value(cp.name);
-  o.key("target").value(cp.target);
-  o.end_object();
-  if (!o.ok()) return emit_program_json_reference(r);  // not UTF-8: the reference's behaviour
-  return o.take() + "\n";
+  return blocks;
+}
+
+std::string emit_program_json(const PipelineResult& r) {
+  bool ok = true;
+  std::string text = pjson::assemble_program_json(r.compiled, emit_program_json_blocks(r), ok);
+  if (!ok) return emit_program_json_reference(r);  // not UTF-8: the reference's behaviour
+  return text;
 }
 
 std::string emit_graph_dot(const PipelineResult& r) {
@@ -407,7 +248,7 @@ std::string emit_graph_dot(const PipelineResult& r) {
     os << "  subgraph cluster_" << ri << " {\n    label=\"" << rf.name << " (func" << rf.index << ")\";\n";
     for (size_t ti = 0; ti < rf.tasks.size(); ++ti) {
       const Task& t = rf.tasks[ti];
-      const LeafFunction& lf = cp.leaves.at(t.leaf);
+      const LeafFunction& lf = cp.leaves.at(size_t(cp.class_index(t)));
       os << "    r" << ri << "_t" << ti << " [label=\"" << cp.kernels.at(lf.kernel).name << "\\n"
          << (lf.core == CoreType::AIC ? "AIC" : "AIV") << " func" << rf.index << "_" << t.hash_order;
       if (!t.label.empty()) os << " " << t.label;

@@ -44,7 +44,7 @@ std::string emit_report(const PipelineResult& r, const Platform& plat, bool with
   }
   os << "ptoc compile report: " << cp.name << " (target " << cp.target << ")\n";
   os << fmt::format("root functions: {}   leaves: {}   distinct kernels: {}   tasks (one instance of each root): {}\n",
-                    cp.roots.size(), cp.leaves.size(), cp.kernels.size(), tasks);
+                    cp.roots.size(), r.plans.size(), cp.kernels.size(), tasks);
   os << fmt::format("tile ops: {}   subgraphs before merging: {}\n", tile_ops, before);
   os << fmt::format("loop merges: {}   leaves kept in sequential order to fit: {}\n", r.loop_merges,
                     r.sequential_fallbacks);
@@ -64,7 +64,7 @@ std::string emit_report(const PipelineResult& r, const Platform& plat, bool with
   os << "\nroot functions:\n";
   for (const auto& rf : cp.roots) {
     int64_t sum = 0;
-    for (const auto& t : rf.tasks) sum += cp.leaves.at(t.leaf).est_cycles;
+    for (const auto& t : rf.tasks) sum += cp.leaves.at(size_t(cp.class_index(t))).est_cycles;
     os << fmt::format("  func{:<4} {:<24} factor {:<3} tasks {:<6} sum of leaf cycles {}\n", rf.index, rf.name,
                       rf.factor, rf.tasks.size(), sum);
   }
@@ -73,9 +73,11 @@ std::string emit_report(const PipelineResult& r, const Platform& plat, bool with
   os << fmt::format("  {:>5} {:<28} {:<4} {:>3} {:>5} {:>7} {:>7} {:>6} {:>6} {:>7} {:>7} {:>6} {:>6} {:>5} {:>6} {:>6} {:>8}\n",
                     "leaf", "kernel", "core", "ch", "ops", "UB", "L1", "L0A", "L0B", "L0C", "MTE2", "MTE1", "M", "FIX",
                     "V", "MTE3", "est");
-  for (const auto& lf : cp.leaves) {
+  // One row per leaf (its class's record): the table a user reads does not depend on how leaves are stored.
+  for (const auto& p : r.plans) {
+    const LeafFunction& lf = cp.leaves.at(size_t(p.leaf_class));
     os << fmt::format("  {:>5} {:<28} {:<4} {:>3} {:>5} {:>7} {:>7} {:>6} {:>6} {:>7} {:>7} {:>6} {:>6} {:>5} {:>6} {:>6} {:>8}\n",
-                      lf.id, cp.kernels.at(lf.kernel).name, lf.core == CoreType::AIC ? "AIC" : "AIV", lf.chains,
+                      p.leaf, cp.kernels.at(lf.kernel).name, lf.core == CoreType::AIC ? "AIC" : "AIV", lf.chains,
                       lf.num_ops, lf.ub_bytes, lf.l1_bytes, lf.l0a_bytes, lf.l0b_bytes, lf.l0c_bytes, lf.pipe_cycles[0],
                       lf.pipe_cycles[1], lf.pipe_cycles[2], lf.pipe_cycles[3], lf.pipe_cycles[4], lf.pipe_cycles[5],
                       lf.est_cycles);
@@ -85,7 +87,7 @@ std::string emit_report(const PipelineResult& r, const Platform& plat, bool with
 
   os << "\nkernels:\n";
   std::vector<int> uses(cp.kernels.size(), 0);
-  for (const auto& lf : cp.leaves) ++uses[lf.kernel];
+  for (const auto& p : r.plans) ++uses[cp.leaves.at(size_t(p.leaf_class)).kernel];
   for (size_t k = 0; k < cp.kernels.size(); ++k)
     os << fmt::format("  {:<28} {:<4} leaves {:<5} args {:<4} gm {:<3} source {} bytes\n", cp.kernels[k].name,
                       cp.kernels[k].core == CoreType::AIC ? "AIC" : "AIV", uses[k], cp.kernels[k].num_args,

@@ -13,6 +13,7 @@
 
 #include <map>
 #include <iterator>
+#include <tuple>
 
 #include "compiler/passes/backend.h"
 
@@ -92,9 +93,11 @@ void dedup_leaves(const std::string& spec_name, const std::vector<TileRoot>& roo
                   const std::vector<int>& class_of) {
   out.leaves.clear();
   out.kernels.clear();
-  out.leaves.reserve(plans.size());
   std::map<std::string, int> by_text;  // canonical text -> kernel
   std::map<std::string, uint64_t> names;
+  using ClassKey = std::tuple<uint64_t, int, int64_t, int, int, int, std::array<int64_t, kNumPipes>,
+                              std::array<int64_t, 5>, std::string>;
+  std::map<ClassKey, int> class_of_record;
   // Leaves of one structural class (class_of) have one text: it is built and
   // hashed on the first of them only (and kept in that plan's `canonical`).
   std::vector<int> first_of_class;
@@ -141,7 +144,6 @@ void dedup_leaves(const std::string& spec_name, const std::vector<TileRoot>& roo
                              ? &root.subgraphs[size_t(pos[size_t(p.subgraph)])]
                              : nullptr;
     LeafFunction lf;
-    lf.id = int(out.leaves.size());
     lf.hash = p.hash;
     lf.core = p.core;
     lf.kernel = p.kernel;
@@ -155,8 +157,17 @@ void dedup_leaves(const std::string& spec_name, const std::vector<TileRoot>& roo
     lf.l0c_bytes = p.peak[int(MemKind::L0C)];
     lf.num_ops = int(p.steps.size());
     lf.merge_info = sg ? sg->merge_info : "";
-    p.leaf = lf.id;
-    out.leaves.push_back(std::move(lf));
+    p.leaf = int(i);
+    // Leaves with equal records are one class, stored once (the structural class usually, but
+    // merge info and chains come from the subgraph, so the record itself is the key).
+    ClassKey key{lf.hash, lf.kernel, lf.est_cycles, lf.chains, lf.num_ops, int(lf.core), lf.pipe_cycles,
+                 {lf.ub_bytes, lf.l1_bytes, lf.l0a_bytes, lf.l0b_bytes, lf.l0c_bytes}, lf.merge_info};
+    auto [cit, fresh_class] = class_of_record.try_emplace(std::move(key), int(out.leaves.size()));
+    if (fresh_class) {
+      lf.id = cit->second;
+      out.leaves.push_back(std::move(lf));
+    }
+    p.leaf_class = cit->second;
   }
 }
 

@@ -61,7 +61,8 @@ struct LeafArgs {
 struct LeafPlan {
   int root = -1;                      // index into the TileRoot vector
   int subgraph = -1;                  // Subgraph::id
-  int leaf = -1;                      // LeafFunction index in the CompiledProgram
+  int leaf = -1;                      // leaf index (Task::leaf): its position among all plans
+  int leaf_class = -1;                // LeafFunction (class) index in the CompiledProgram
   CoreType core = CoreType::AIV;
   std::vector<LeafStep> steps;
   bool interleaved = true;            // false: the sequential fallback order was needed to fit

@@ -170,6 +170,7 @@ void build_task_graphs(const Program& prog, const std::vector<TileRoot>& roots, 
       if (!p) throw std::logic_error("task graph: subgraph without a leaf plan");
       Task t;
       t.leaf = p->leaf;
+      t.cls = p->leaf_class;
       t.gm = p->args.gm_tensors;
       t.args = p->args.values;
       for (const LeafStep& st : p->steps) {

@@ -210,7 +210,7 @@ sim::Trace AscendLauncher::run() {
         m.check(api.aclrtCreateEvent(&tm.start), "aclrtCreateEvent");
         m.check(api.aclrtCreateEvent(&tm.end), "aclrtCreateEvent");
         m.check(api.aclrtRecordEvent(tm.start, m.streams[size_t(stream)]), "aclrtRecordEvent");
-        const LeafFunction& leaf = m.p.leaves.at(size_t(t.leaf));
+        const LeafFunction& leaf = m.p.leaves.at(size_t(t.cls));
         aclrtArgsHandle args = nullptr;
         m.check(api.aclrtKernelArgsInit(m.funcs.at(size_t(leaf.kernel)), &args), "aclrtKernelArgsInit");
         uint64_t block = dev_base + offset[i];
@@ -237,9 +237,9 @@ sim::Trace AscendLauncher::run() {
         const auto& t = dt.tasks[tm.index];
         const auto& root = dt.roots[t.root_instance];
         sim::TaskRecord r;
-        r.core = tm.stream, r.core_type = m.p.leaves[size_t(t.leaf)].core, r.seq = dt.seq, r.task_index = tm.index;
+        r.core = tm.stream, r.core_type = m.p.leaves.at(size_t(t.cls)).core, r.seq = dt.seq, r.task_index = tm.index;
         r.task_id = t.task_id, r.root = root.root, r.root_hash = m.p.roots[size_t(root.root)].hash;
-        r.leaf = t.leaf, r.leaf_hash = m.p.leaves[size_t(t.leaf)].hash;
+        r.leaf = t.leaf, r.cls = t.cls, r.leaf_hash = m.p.leaves.at(size_t(t.cls)).hash;
         r.op_magic = m.p.roots[size_t(root.root)].tasks[t.task].op_magic;
         r.start_ps = round_offset_ps + int64_t(double(start_ms) * 1e9);
         r.end_ps = round_offset_ps + int64_t(double(end_ms) * 1e9);

@@ -64,6 +64,15 @@ class JsonOut {
     return end_array();
   }
 
+  // A value rendered elsewhere at this same depth (its text without the separator before it).
+  JsonOut& raw_value(std::string_view text) {
+    separate();
+    out_ += text;
+    return *this;
+  }
+  size_t size() const { return out_.size(); }
+  std::string_view text() const { return out_; }
+
   bool ok() const { return ok_; }
   std::string take() { return std::move(out_); }
   void reserve(size_t n) { out_.reserve(n); }

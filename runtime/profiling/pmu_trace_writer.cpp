@@ -38,7 +38,7 @@ ordered_json pmu_trace(const sim::Trace& trace, const sim::RoundTrace& round, co
       ev.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", core}, {"tid", l.tid}, {"args", {{"name", l.name}}}});
     std::stable_sort(tasks.begin(), tasks.end(), [](auto* a, auto* b) { return a->start_ps < b->start_ps; });
     for (const auto* t : tasks) {
-      const LeafFunction* leaf = t->leaf >= 0 && size_t(t->leaf) < p.leaves.size() ? &p.leaves[size_t(t->leaf)] : nullptr;
+      const LeafFunction* leaf = t->cls >= 0 && size_t(t->cls) < p.leaves.size() ? &p.leaves[size_t(t->cls)] : nullptr;
       int id = pmu_id(leaf ? leaf->hash : t->leaf_hash, true);
       int64_t body_start = t->start_ps + int64_t(double(t->head_cycles) * ps_per_cycle);
       int64_t span = std::max<int64_t>(1, t->end_ps - body_start);

@@ -11,7 +11,7 @@ PmuSource pmu_source(const sim::TaskRecord& t, const CompiledProgram& p, bool fi
   s.cube = t.core_type == CoreType::AIC;
   s.total_cycles = t.total_cycles;
   s.pipe_busy = t.pipe_busy;
-  const LeafFunction* leaf = t.leaf >= 0 && size_t(t.leaf) < p.leaves.size() ? &p.leaves[size_t(t.leaf)] : nullptr;
+  const LeafFunction* leaf = t.cls >= 0 && size_t(t.cls) < p.leaves.size() ? &p.leaves[size_t(t.cls)] : nullptr;
   // One cube fractal per M-pipe cycle; one 256-byte vector repeat per V-pipe cycle (the cost model's units).
   s.cube_fractals = t.pipe_busy[size_t(PipeId::M)];
   s.vec_repeats = t.pipe_busy[size_t(PipeId::V)];

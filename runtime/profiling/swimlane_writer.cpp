@@ -7,6 +7,8 @@
 #include <map>
 #include <unordered_map>
 
+#include "runtime/program/program_json.h"
+
 namespace ptoc::profiling {
 
 using nlohmann::ordered_json;
@@ -267,7 +269,7 @@ std::string dyn_topo(const sim::Trace&, const sim::RoundTrace& round, const Comp
 //   windows longer than 5 us.
 std::vector<ordered_json> machine_view_events(const sim::Trace& trace, const sim::RoundTrace& round,
                                               const CompiledProgram& p) {
-  const ProgramIndex prog(p.graph_json);
+  const ProgramIndex prog(program_json_text(p));
   const double freq = double(trace.freq);
   struct Entry {
     uint64_t key = 0;

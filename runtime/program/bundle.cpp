@@ -18,6 +18,7 @@
 #include "runtime/core/dim_expr_parse.h"
 #include "runtime/core/json_out.h"
 #include "runtime/program/knobs.h"
+#include "runtime/program/task_instances.h"
 
 namespace ptoc::runtime {
 
@@ -163,43 +164,84 @@ void put_loop(JsonOut& o, const LoopNode& n) {
   o.end_object();
 }
 
+void put_task_body(JsonOut& o, const std::vector<DimExpr>& args, int cls, const std::vector<int>& gm,
+                   const std::vector<Region>& reads) {
+  o.key("args").array(args);
+  o.key("class").value(cls);
+  o.key("gm").array(gm);
+  o.key("reads").begin_array();
+  for (auto& x : reads) put_region(o, x);
+  o.end_array();
+}
+void put_writes(JsonOut& o, const std::vector<Region>& writes) {
+  o.key("writes").begin_array();
+  for (auto& x : writes) put_region(o, x);
+  o.end_array();
+}
+
+// Tasks as templates + instance records (task_instances.h). An instance is the array
+// [template, leaf, hash_order, label, successors, deltas]; template -1 with deltas [k]: explicit task k.
+void put_compact_root(JsonOut& o, const CompactRoot& cr) {
+  o.key("explicit").begin_array();
+  for (auto& x : cr.explicit_tasks) {
+    o.begin_object();
+    put_task_body(o, x.args, x.cls, x.gm, x.reads);
+    put_writes(o, x.writes);
+    o.end_object();
+  }
+  o.end_array();
+}
+void put_instances(JsonOut& o, const CompactRoot& cr) {
+  o.key("instances").begin_array();
+  for (auto& r : cr.instances) {
+    o.begin_array().value(r.tmpl).value(r.leaf).value(r.hash_order).value(r.label).array(r.succ);
+    if (r.tmpl >= 0) o.array(r.deltas);
+    else o.begin_array().value(r.explicit_task).end_array();
+    o.end_array();
+  }
+  o.end_array();
+  o.key("labels").array(cr.labels);
+}
+void put_templates(JsonOut& o, const CompactRoot& cr) {
+  o.key("op_magic_base").value(cr.op_magic_base);
+  o.key("op_magics").array(cr.op_magics);
+  o.key("pred_counts").array(cr.pred_counts);
+  o.key("templates").begin_array();
+  for (auto& t : cr.templates) {
+    o.begin_object();
+    o.key("args").array(t.args);
+    o.key("class").value(t.cls);
+    o.key("gm").array(t.gm);
+    o.key("group_of").array(t.group_of);
+    o.key("groups").value(t.groups);
+    o.key("reads").begin_array();
+    for (auto& x : t.reads) put_region(o, x);
+    o.end_array();
+    put_writes(o, t.writes);
+    o.end_object();
+  }
+  o.end_array();
+}
+
 std::string roots_text(const CompiledProgram& p, bool& ok) {
   JsonOut o(-1);
-  size_t tasks = 0;
-  for (auto& r : p.roots) tasks += r.tasks.size();
-  o.reserve(512 * tasks + 4096);
+  o.reserve(64 * 1024);
   o.begin_object();
   o.key("control").begin_array();
   for (auto& n : p.control) put_loop(o, n);
   o.end_array();
   o.key("roots").begin_array();
   for (auto& r : p.roots) {
+    const CompactRoot cr = compact_root(p, r);
     o.begin_object();
+    put_compact_root(o, cr);
     o.key("factor").value(r.factor);
     o.key("hash").value(r.hash);
     o.key("index").value(r.index);
+    put_instances(o, cr);
     o.key("loop_vars").array(r.loop_vars);
     o.key("name").value(r.name);
-    o.key("tasks").begin_array();
-    for (auto& t : r.tasks) {
-      o.begin_object();
-      o.key("args").array(t.args);
-      o.key("gm").array(t.gm);
-      o.key("hash_order").value(t.hash_order);
-      o.key("label").value(t.label);
-      o.key("leaf").value(t.leaf);
-      o.key("op_magic").value(t.op_magic);
-      o.key("pred_count").value(t.pred_count);
-      o.key("reads").begin_array();
-      for (auto& x : t.reads) put_region(o, x);
-      o.end_array();
-      o.key("succ").array(t.succ);
-      o.key("writes").begin_array();
-      for (auto& x : t.writes) put_region(o, x);
-      o.end_array();
-      o.end_object();
-    }
-    o.end_array();
+    put_templates(o, cr);
     o.key("temps").array(r.temps);
     if (!r.window_checks.empty()) {  // absent when there are none: older bundles read the same
       o.key("window_checks").begin_array();
@@ -399,7 +441,55 @@ void manifest_from(const json& j, CompiledProgram& p, std::string& toolchain) {
   p.set_overrides = j.at("set_overrides").get<std::vector<std::string>>();
 }
 
-void roots_from(const json& j, CompiledProgram& p) {
+void task_body_from(const json& t, Task& k) {
+  k.cls = t.at("class").get<int>();
+  k.gm = t.at("gm").get<std::vector<int>>();
+  k.args = dims_from(t.at("args"));
+  for (auto& g : t.at("reads")) k.reads.push_back(region_from(g));
+  for (auto& g : t.at("writes")) k.writes.push_back(region_from(g));
+}
+
+CompactRoot compact_root_from(const json& r) {
+  CompactRoot cr;
+  for (auto& t : r.at("templates")) {
+    TaskTemplate tp;
+    Task body;
+    task_body_from(t, body);
+    tp.cls = body.cls;
+    tp.gm = std::move(body.gm);
+    tp.args = std::move(body.args);
+    tp.reads = std::move(body.reads);
+    tp.writes = std::move(body.writes);
+    tp.group_of = t.at("group_of").get<std::vector<int>>();
+    tp.groups = t.at("groups").get<int>();
+    cr.templates.push_back(std::move(tp));
+  }
+  for (auto& t : r.at("explicit")) task_body_from(t, cr.explicit_tasks.emplace_back());
+  cr.labels = r.at("labels").get<std::vector<std::string>>();
+  cr.op_magic_base = r.at("op_magic_base").get<int>();
+  cr.op_magics = r.at("op_magics").get<std::vector<int>>();
+  cr.pred_counts = r.at("pred_counts").get<std::vector<int>>();
+  for (auto& a : r.at("instances")) {
+    if (!a.is_array() || a.size() != 6) throw std::runtime_error("an instance record is not [template, leaf, hash_order, label, successors, deltas]");
+    TaskInstanceRecord x;
+    x.tmpl = a[0].get<int>();
+    x.leaf = a[1].get<int>();
+    x.hash_order = a[2].get<int>();
+    x.label = a[3].get<int>();
+    x.succ = a[4].get<std::vector<int>>();
+    if (x.tmpl >= 0) {
+      x.deltas = a[5].get<std::vector<int64_t>>();
+    } else {
+      if (a[5].size() != 1) throw std::runtime_error("an explicit instance's last field is not [task index]");
+      x.explicit_task = a[5][0].get<int>();
+    }
+    cr.instances.push_back(std::move(x));
+  }
+  return cr;
+}
+
+// The root functions, their instances verified against the classes and tensors and then expanded.
+void roots_from(const json& j, CompiledProgram& p, const std::string& who) {
   for (auto& r : j.at("roots")) {
     RootFunction x;
     x.index = r.at("index").get<int>();
@@ -424,20 +514,11 @@ void roots_from(const json& j, CompiledProgram& p) {
         c.source = w.at("source").get<std::string>();
         x.window_checks.push_back(std::move(c));
       }
-    for (auto& t : r.at("tasks")) {
-      Task k;
-      k.leaf = t.at("leaf").get<int>();
-      k.gm = t.at("gm").get<std::vector<int>>();
-      k.args = dims_from(t.at("args"));
-      for (auto& g : t.at("reads")) k.reads.push_back(region_from(g));
-      for (auto& g : t.at("writes")) k.writes.push_back(region_from(g));
-      k.succ = t.at("succ").get<std::vector<int>>();
-      k.pred_count = t.at("pred_count").get<int>();
-      k.hash_order = t.at("hash_order").get<int>();
-      k.label = t.at("label").get<std::string>();
-      k.op_magic = t.at("op_magic").get<int>();
-      x.tasks.push_back(std::move(k));
-    }
+    const CompactRoot cr = compact_root_from(r);
+    if (std::string bad = validate_compact_root(cr, p.leaves.size(), p.tensors.size()); !bad.empty())
+      throw BundleError(who + "corrupted bundle: root function '" + x.name + "' (#" + std::to_string(p.roots.size()) +
+                        "): " + bad + "; recompile the spec");
+    x.tasks = expand_root(cr);
     p.roots.push_back(std::move(x));
   }
   for (auto& n : j.at("control")) p.control.push_back(loop_from(n));
@@ -590,7 +671,14 @@ std::vector<uint8_t> pack_bundle(const CompiledProgram& p, const std::string& ma
   const std::string leaf_programs = leaf_programs_bytes(p);
   if (!leaf_programs.empty()) sections.emplace_back("leaf_programs", leaf_programs);
   if (!device_binaries.empty()) sections.emplace_back("device_bin", view_of(device_binaries));
-  if (!p.graph_json.empty()) sections.emplace_back("program_json", p.graph_json);
+  // program.json: only its BLOCK_GRAPH functions; the reader rebuilds the rest from the tasks.
+  std::string blocks;
+  if (!p.graph_json.empty() || p.graph_from_blocks) {
+    JsonOut o(-1);
+    o.array(p.graph_blocks);
+    blocks = o.take();
+    sections.emplace_back("program_json", blocks);
+  }
   return pack_sections(sections);
 }
 
@@ -673,10 +761,10 @@ LoadedBundle decode_bundle(const std::vector<uint8_t>& b, const std::string& pat
   try {
     current = "manifest";
     manifest_from(parse(*find("manifest", true)), lb.program, lb.toolchain);
-    current = "roots";
-    roots_from(parse(*find("roots", true)), lb.program);
     current = "leaves";
     leaves_from(parse(*find("leaves", true)), lb.program);
+    current = "roots";
+    roots_from(parse(*find("roots", true)), lb.program, who);
     current = "kernels";
     kernels_from(parse(*find("kernels", true)), lb.program);
   } catch (const BundleError&) {
@@ -693,8 +781,14 @@ LoadedBundle decode_bundle(const std::vector<uint8_t>& b, const std::string& pat
       throw BundleError(who + "corrupted bundle: section 'leaf_programs' is refused: " + e.what());
     }
   }
-  if (auto* s = find("program_json", false))
-    lb.program.graph_json.assign(b.begin() + long(s->offset), b.begin() + long(s->offset + s->length));
+  if (auto* s = find("program_json", false)) {
+    try {
+      lb.program.graph_blocks = parse(*s).get<std::vector<std::string>>();
+    } catch (const json::exception& e) {
+      throw BundleError(who + "corrupted bundle: section 'program_json' is not a list of functions: " + e.what());
+    }
+    lb.program.graph_from_blocks = true;
+  }
   if (auto* s = find("device_bin", false))
     lb.device_binaries.assign(b.begin() + long(s->offset), b.begin() + long(s->offset + s->length));
   return lb;

@@ -51,8 +51,10 @@ struct Region {
   SrcLoc loc;                      // the spec statement that moves it (run-time bounds errors name it)
 };
 
+// A leaf class: what every task calling one leaf of that class shares (kernel, costs, buffers,
+// merge info). Stored once however many tasks call it; Task::cls indexes these.
 struct LeafFunction {
-  int id = -1;
+  int id = -1;                     // its index in CompiledProgram::leaves
   uint64_t hash = 0;               // structural hash (the "leafHash"/function hash)
   CoreType core = CoreType::AIV;
   int kernel = -1;                 // index into CompiledProgram::kernels (deduplicated)
@@ -75,7 +77,10 @@ struct Kernel {
 };
 
 struct Task {
-  int leaf = -1;
+  int leaf = -1;                   // leaf index (PyPTO's leafIndex/psgId: one per compiled leaf, as named
+                                   // in the artifacts); not an index into `leaves` unless cls < 0
+  int cls = -1;                    // its class: index into CompiledProgram::leaves; -1 (hand-built
+                                   // programs only) means every leaf is its own class, `leaf` indexes it
   std::vector<int> gm;             // GM tensor index per kernel GM slot
   std::vector<DimExpr> args;       // kernel int64 arguments (offsets, valid extents)
   std::vector<Region> reads, writes;
@@ -109,15 +114,26 @@ struct RootFunction {
 struct CompiledProgram {
   std::string name, target, doc;
   std::string spec_file, spec_source;        // kept so ptorun --check can rebuild the tensor graph
-  std::string graph_json;                    // program.json (PyPTO's compute-graph view), copied into run folders
+  std::string graph_json;                    // program.json (PyPTO's compute-graph view), copied into run folders;
+                                             // a loaded bundle leaves it empty: program_json_text() builds it
+  std::vector<std::string> graph_blocks;     // program.json's BLOCK_GRAPH functions, as rendered at their depth
+                                             // (the EXECUTE_GRAPH part is rebuilt from the tasks)
+  bool graph_from_blocks = false;            // a loaded bundle had program.json: program_json_text() rebuilds it
   std::vector<std::string> set_overrides;    // the `--set` switches the bundle was compiled with
   std::vector<DimDecl> dims;
   Options options;
   std::vector<GmTensor> tensors;             // spec tensors first (same order as Program::tensors), then temps
-  std::vector<LeafFunction> leaves;
+  std::vector<LeafFunction> leaves;          // leaf classes (Task::cls)
   std::vector<Kernel> kernels;
   std::vector<RootFunction> roots;
   std::vector<LoopNode> control;             // LoopNode::root indexes `roots`
+
+  // The class index of a task (see Task::cls), and its class; -1 / nullptr when out of range.
+  int class_index(const Task& t) const { return t.cls >= 0 ? t.cls : t.leaf; }
+  const LeafFunction* leaf_class(const Task& t) const {
+    int c = class_index(t);
+    return c >= 0 && size_t(c) < leaves.size() ? &leaves[size_t(c)] : nullptr;
+  }
 };
 
 }  // namespace ptoc

@@ -336,8 +336,8 @@ class Machine {
   }
 
   int type_slot(uint32_t task) const {
-    const int leaf = cur_const().tasks[task].leaf;
-    return (leaf >= 0 && prog_.leaves[leaf].core == CoreType::AIC) ? 1 : 0;
+    const int cls = cur_const().tasks[task].class_index();
+    return (cls >= 0 && prog_.leaves[size_t(cls)].core == CoreType::AIC) ? 1 : 0;
   }
   const DeviceTask& cur_const() const { return ring_[exec_seq_ % ring_.size()]; }
 
@@ -553,6 +553,7 @@ class Machine {
     }
     r.root_instance = int32_t(ti.root_instance);
     r.leaf = ti.leaf;
+    r.cls = ti.class_index();
     r.ready_ps = ready_ps_[t];
     r.dispatch_ps = dispatch_ps_[t];
     r.start_ps = now_;
@@ -560,8 +561,8 @@ class Machine {
 
     // Leaf cost (compiler estimate).
     int64_t est_cycles = 0, floor_cycles = 0;
-    if (ti.leaf >= 0 && size_t(ti.leaf) < prog_.leaves.size()) {
-      const LeafFunction& lf = prog_.leaves[ti.leaf];
+    if (r.cls >= 0 && size_t(r.cls) < prog_.leaves.size()) {
+      const LeafFunction& lf = prog_.leaves[size_t(r.cls)];
       r.leaf_hash = lf.hash;
       r.pipe_busy = lf.pipe_cycles;
       est_cycles = lf.est_cycles;

@@ -89,6 +89,7 @@ struct TaskRecord {
   uint64_t root_hash = 0;
   int32_t root_instance = 0;      // index in DeviceTask::roots
   int32_t leaf = -1;              // "leafIndex"
+  int32_t cls = -1;               // leaf class (CompiledProgram::leaves)
   uint64_t leaf_hash = 0;
   int32_t op_magic = 0;           // Task::op_magic
   int64_t ready_ps = 0;           // all predecessors done (or device task received)

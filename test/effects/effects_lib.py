@@ -85,8 +85,10 @@ class Info:
     """`ptorun info`: leaf count and per-root task counts."""
     def __init__(self, text):
         self.text = text
-        m = re.search(r'^leaf functions \((\d+)\)', text, re.M)
-        self.leaves = int(m.group(1)) if m else None
+        # leaves = instances (one per task of each root); each class of equal leaves is stored once
+        m = re.search(r'^leaf classes \((\d+), (\d+) instances\)', text, re.M)
+        self.leaves = int(m.group(2)) if m else None
+        self.leaf_classes = int(m.group(1)) if m else None
         m = re.search(r'^root functions \((\d+), (\d+) tasks\)', text, re.M)
         self.roots, self.tasks = (int(m.group(1)), int(m.group(2))) if m else (None, None)
 

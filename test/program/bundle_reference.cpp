@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/program/bundle.h"
+#include "runtime/program/task_instances.h"
 
 namespace ptoc::test {
 
@@ -80,20 +81,33 @@ json manifest_json(const CompiledProgram& p) {
           {"set_overrides", p.set_overrides}};
 }
 
+json task_body_json(const std::vector<DimExpr>& args, int cls, const std::vector<int>& gm,
+                    const std::vector<Region>& rd, const std::vector<Region>& wr) {
+  json reads = json::array(), writes = json::array();
+  for (auto& x : rd) reads.push_back(region_json(x));
+  for (auto& x : wr) writes.push_back(region_json(x));
+  return {{"args", dims_json(args)}, {"class", cls}, {"gm", gm}, {"reads", reads}, {"writes", writes}};
+}
+
 json roots_json(const CompiledProgram& p) {
   json roots = json::array();
   for (auto& r : p.roots) {
-    json tasks = json::array();
-    for (auto& t : r.tasks) {
-      json reads = json::array(), writes = json::array();
-      for (auto& x : t.reads) reads.push_back(region_json(x));
-      for (auto& x : t.writes) writes.push_back(region_json(x));
-      tasks.push_back({{"leaf", t.leaf}, {"gm", t.gm}, {"args", dims_json(t.args)}, {"reads", reads},
-                       {"writes", writes}, {"succ", t.succ}, {"pred_count", t.pred_count},
-                       {"hash_order", t.hash_order}, {"label", t.label}, {"op_magic", t.op_magic}});
+    const CompactRoot cr = compact_root(p, r);
+    json templates = json::array(), explicit_tasks = json::array(), instances = json::array();
+    for (auto& t : cr.templates) {
+      json j = task_body_json(t.args, t.cls, t.gm, t.reads, t.writes);
+      j["group_of"] = t.group_of;
+      j["groups"] = t.groups;
+      templates.push_back(j);
     }
+    for (auto& x : cr.explicit_tasks) explicit_tasks.push_back(task_body_json(x.args, x.cls, x.gm, x.reads, x.writes));
+    for (auto& x : cr.instances)
+      instances.push_back({x.tmpl, x.leaf, x.hash_order, x.label, x.succ,
+                           x.tmpl >= 0 ? json(x.deltas) : json::array({x.explicit_task})});
     roots.push_back({{"index", r.index}, {"name", r.name}, {"hash", r.hash}, {"loop_vars", r.loop_vars},
-                     {"factor", r.factor}, {"tasks", tasks}, {"temps", r.temps}});
+                     {"factor", r.factor}, {"templates", templates}, {"explicit", explicit_tasks},
+                     {"instances", instances}, {"labels", cr.labels}, {"op_magic_base", cr.op_magic_base},
+                     {"op_magics", cr.op_magics}, {"pred_counts", cr.pred_counts}, {"temps", r.temps}});
   }
   json control = json::array();
   for (auto& n : p.control) control.push_back(loop_json(n));

@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""The tuning-iteration benchmark (issue 14, items 4 and 5): what a user waits for per knob edit.
+
+    test/bench/tuning_bench.py [--build-dir build] [--runs 5] [--quick] [--specs a.yaml,b.yaml]
+
+For every library spec (specs/*.yaml, specs/examples/*.yaml), one tuning iteration is: rewrite the
+spec's first tile directive to another valid shape (halve one extent: see edit_tile), `ptoc` with an
+empty XDG_CACHE_HOME, `ptorun --timing-only --runtime-debug-mode 1 --dump-device-perf` (dynamic dims
+at the sizes of roofline.py), `ptorun analyze` (the stage table). The wall time of the three is the
+iteration; the table prints the median of --runs iterations, ptoc's share, and of that the host-twin
+g++ stage (`host_twin_build` of `ptoc --time-passes`), which dominates until ptoc stops compiling C++
+on its default path. The numerics column is the same iteration with `ptorun --check` instead of the
+timing-only run, at the spec's test size (static dims above 1024 shrunk to 512, dynamic dims 64).
+
+Then GEMM 6144^3 with M scaled 1x/2x/4x/8x (tasks scale alike): ptoc CPU seconds (its own passes,
+from --time-passes, host twin excluded and warm), ptoc peak RSS, bundle bytes, and the peak RSS of
+`ptorun info` and of `ptorun --timing-only`.
+
+--quick: two specs, one run, GEMM 1x/2x only: the CI smoke test (checks every step runs and prints).
+Builds nothing: it runs build/cli/ptoc and build/cli/ptorun.
+"""
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+# Stated sizes for dynamic dims in the timing-only run (roofline.py's).
+SIZES = {
+    'softmax': {'B': 65536},
+    'rmsnorm': {'T': 32768},
+    'ffn_swiglu': {'T': 16384},
+    'decode_attention': {'B': 512},
+    'loop_unroll': {'T': 65536},
+    'tail_view': {'B': 4096},
+}
+QUICK_SPECS = ['specs/rmsnorm.yaml', 'specs/matmul.yaml']
+
+
+def child(argv, env):
+    """Runs argv with its own rusage: (returncode, stdout, stderr, wall s, cpu s, peak RSS KiB)."""
+    t0 = time.monotonic()
+    with tempfile.TemporaryFile('w+') as fo, tempfile.TemporaryFile('w+') as fe:
+        p = subprocess.Popen(argv, stdout=fo, stderr=fe, env=env)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.monotonic() - t0
+        fo.seek(0)
+        fe.seek(0)
+        return os.waitstatus_to_exitcode(status), fo.read(), fe.read(), wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
+
+
+def must(res, what):
+    if res[0] != 0:
+        sys.exit(f'tuning_bench: {what} failed ({res[0]}):\n{res[2]}{res[1]}')
+    return res
+
+
+def edit_tile(text):
+    """The spec with its first vec_tile/cube_tile changed (one extent halved); (new text, what changed)."""
+    m = re.search(r'cube_tile:\s*\{m:\s*\[(\d+),\s*(\d+)\]', text)
+    v = re.search(r'vec_tile:\s*\[([\d,\s]+)\]', text)
+    if m and (not v or m.start() < v.start()):
+        a, b = int(m.group(1)), int(m.group(2))
+        if a >= 32:
+            new = m.group(0).replace(f'[{a}, {b}]', f'[{a // 2}, {b // 2}]', 1)
+            return text[:m.start()] + new + text[m.end():], f'cube m [{a},{b}]->[{a // 2},{b // 2}]'
+    if v:
+        ext = [int(x) for x in v.group(1).split(',')]
+        # halve the first extent that stays a whole number of 32-byte blocks or rows
+        for i, e in enumerate(ext):
+            if e >= 2 and e % 2 == 0 and (i < len(ext) - 1 or e >= 32):
+                new_ext = list(ext)
+                new_ext[i] = e // 2
+                new = 'vec_tile: [' + ', '.join(map(str, new_ext)) + ']'
+                return text[:v.start()] + new + text[v.end():], f'vec {ext}->{new_ext}'
+    return text, 'none'
+
+
+def spec_dims(text):
+    """{name: value or None (dynamic)} from the spec's dims."""
+    import yaml
+    d = yaml.safe_load(text).get('dims') or {}
+    return {k: (None if isinstance(v, dict) and v.get('dynamic') else (v if isinstance(v, int) else v.get('value')))
+            for k, v in d.items()}
+
+
+def test_size(text):
+    """The spec with static dims above 1024 shrunk to 512 (numerics on the host at a test size)."""
+    import yaml
+    spec = yaml.safe_load(text)
+    dims = spec.get('dims') or {}
+    changed = False
+    for k, v in list(dims.items()):
+        if isinstance(v, int) and v > 1024:
+            dims[k] = 512
+            changed = True
+    if not changed:
+        return text
+    return re.sub(r'^dims:.*?(?=^\w)', 'dims: ' + yaml.safe_dump(dims, default_flow_style=True), text,
+                  count=1, flags=re.S | re.M)
+
+
+class Bench:
+    def __init__(self, build, tmp):
+        self.ptoc = os.path.join(build, 'cli', 'ptoc')
+        self.ptorun = os.path.join(build, 'cli', 'ptorun')
+        for p in (self.ptoc, self.ptorun):
+            if not os.path.exists(p):
+                sys.exit(f'tuning_bench: {p} is missing: build it first')
+        self.tmp = tmp
+        self.n = 0
+
+    def fresh(self):
+        self.n += 1
+        d = os.path.join(self.tmp, f'i{self.n}')
+        os.makedirs(d)
+        env = dict(os.environ)
+        env['XDG_CACHE_HOME'] = os.path.join(d, 'cache')  # empty: nothing compiled before
+        env['TILE_FWK_OUTPUT_DIR'] = os.path.join(d, 'out')
+        return d, env
+
+    def compile(self, spec_path, d, env, what):
+        bundle = os.path.join(d, 'b.bundle')
+        r = must(child([self.ptoc, spec_path, '-o', bundle, '--time-passes'], env), what)
+        m = re.search(r'^\s*host_twin_build\s+([\d.]+)', r[1] + r[2], re.M)
+        total = re.search(r'^\s*total\s+[\d.]+\s+([\d.]+)', r[1] + r[2], re.M)
+        twin = re.search(r'^\s*host_twin_build\s+[\d.]+\s+([\d.]+)', r[1] + r[2], re.M)
+        own_cpu = (float(total.group(1)) - (float(twin.group(1)) if twin else 0)) / 1e3 if total else r[4]
+        return bundle, r[3], (float(m.group(1)) / 1e3 if m else 0.0), own_cpu, r[5]
+
+    def iteration(self, spec, text, numerics):
+        d, env = self.fresh()
+        name = os.path.splitext(os.path.basename(spec))[0]
+        src = test_size(text) if numerics else text
+        path = os.path.join(d, os.path.basename(spec))
+        with open(path, 'w') as f:
+            f.write(src)
+        t0 = time.monotonic()
+        bundle, ptoc_s, twin_s, _, _ = self.compile(path, d, env, f'ptoc {spec}')
+        dims = spec_dims(src)
+        argv = [self.ptorun, bundle]
+        for k, v in dims.items():
+            if v is None:
+                argv += ['--dim', f'{k}={64 if numerics else SIZES.get(name, {}).get(k, 64)}']
+        out = os.path.join(d, 'out')
+        if numerics:
+            r = must(child(argv + ['--check'], env), f'ptorun --check {spec}')
+        else:
+            r = must(child(argv + ['--timing-only', '--runtime-debug-mode', '1', '--dump-device-perf',
+                                   '--output-dir', out], env), f'ptorun --timing-only {spec}')
+        run_s = r[3]
+        an_s = 0.0
+        if not numerics:
+            a = must(child([self.ptorun, 'analyze', out], env), f'ptorun analyze {spec}')
+            an_s = a[3]
+        total = time.monotonic() - t0
+        shutil.rmtree(d, ignore_errors=True)
+        return total, ptoc_s, twin_s, run_s, an_s
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--build-dir', default=os.path.join(ROOT, 'build'))
+    ap.add_argument('--runs', type=int, default=5)
+    ap.add_argument('--quick', action='store_true')
+    ap.add_argument('--specs', default='', help='comma-separated spec paths (default: the library)')
+    ap.add_argument('--no-gemm', action='store_true', help='skip the GEMM scaling table')
+    args = ap.parse_args()
+    runs = 1 if args.quick else args.runs
+    if args.specs:
+        specs = args.specs.split(',')
+    elif args.quick:
+        specs = QUICK_SPECS
+    else:
+        specs = sorted(os.path.relpath(os.path.join(dp, f), ROOT)
+                       for dp in (os.path.join(ROOT, 'specs'), os.path.join(ROOT, 'specs', 'examples'))
+                       for f in os.listdir(dp) if f.endswith('.yaml'))
+    tmp = tempfile.mkdtemp(prefix='tuning_bench-')
+    try:
+        b = Bench(os.path.abspath(args.build_dir), tmp)
+        print(f'tuning iteration: edit a tile shape -> ptoc (empty cache) -> ptorun --timing-only '
+              f'--runtime-debug-mode 1 -> ptorun analyze; median of {runs} (wall s)')
+        print(f'{"spec":<36} {"edit":<30} {"iter":>7} {"ptoc":>7} {"g++":>7} {"run":>6} {"analyze":>7} '
+              f'{"numerics":>8}')
+        worst = 0.0
+        for spec in specs:
+            text, what = edit_tile(open(os.path.join(ROOT, spec)).read())
+            it = [b.iteration(spec, text, False) for _ in range(runs)]
+            med = lambda k: statistics.median(x[k] for x in it)
+            num = statistics.median(b.iteration(spec, text, True)[0] for _ in range(runs))
+            worst = max(worst, med(0))
+            print(f'{spec:<36} {what:<30} {med(0):7.2f} {med(1):7.2f} {med(2):7.2f} {med(3):6.2f} {med(4):7.2f} '
+                  f'{num:8.2f}', flush=True)
+        print(f'slowest iteration: {worst:.2f} s (target 1 s timing-only; the g++ column is host_twin_build)')
+        if not args.no_gemm:
+            print('\nGEMM 6144^3, M scaled (warm host-twin cache: ptoc CPU is its own passes, g++ excluded)')
+            print(f'{"scale":<6} {"M":>6} {"tasks":>6} {"ptoc CPU s":>10} {"ptoc RSS MiB":>12} {"bundle KiB":>10} '
+                  f'{"info RSS MiB":>12} {"timing RSS MiB":>14}')
+            base = open(os.path.join(ROOT, 'specs', 'gemm_6144.yaml')).read()
+            d, env = b.fresh()
+            for f in ([1, 2] if args.quick else [1, 2, 4, 8]):
+                path = os.path.join(d, f'gemm_{f}x.yaml')
+                with open(path, 'w') as fh:
+                    fh.write(base.replace('dims: {M: 6144,', f'dims: {{M: {6144 * f},'))
+                b.compile(path, d, env, 'ptoc gemm (warm-up)')
+                cpu, rss = [], []
+                for _ in range(runs):
+                    bundle, _, _, own_cpu, peak = b.compile(path, d, env, f'ptoc gemm {f}x')
+                    cpu.append(own_cpu)
+                    rss.append(peak)
+                info = must(child([b.ptorun, 'info', bundle], env), 'ptorun info')
+                tasks = re.search(r'root functions \(\d+, (\d+) tasks\)', info[1])
+                tim = must(child([b.ptorun, bundle, '--timing-only'], env), 'ptorun --timing-only')
+                print(f'{f}x{"":<4} {6144 * f:>6} {tasks.group(1) if tasks else "?":>6} {statistics.median(cpu):10.3f} '
+                      f'{statistics.median(rss) / 1024:12.1f} {os.path.getsize(bundle) / 1024:10.1f} '
+                      f'{info[5] / 1024:12.1f} {tim[5] / 1024:14.1f}', flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
