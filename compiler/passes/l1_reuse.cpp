@@ -48,7 +48,8 @@ void l1_reuse(Builder& b) {
   compute_iso_hashes(r);
   // Built at the first merge attempt (nothing has changed before it): most roots of a
   // many-root spec have classes too small for N > 1 and never need it.
-  std::optional<SgGraph> g;
+  std::optional<SgGraph> g_local;
+  SgGraph* g = nullptr;
   std::map<int, std::vector<int>> classes;
   for (auto& sg : r.subgraphs)
     if (sg.core == CoreType::AIC && !sg.ops.empty()) classes[sg.hash_order].push_back(sg.id);
@@ -83,7 +84,7 @@ void l1_reuse(Builder& b) {
                   drop.push_back(sf.op);
                   break;
                 }
-            if (!g) g.emplace(r);
+            if (!g) g = &sg_graph(b, g_local);
             if (try_absorb(b, *g, a, m, true, rewrite, drop)) {
               ++count[a];
               ++merged;
