@@ -32,6 +32,22 @@ bool try_absorb(Builder& b, SgGraph& g, int into, int from, bool chain_major,
   Subgraph& s = r.subgraphs[from];
   if (a.ops.empty() || s.ops.empty() || a.core != s.core) return false;
   if (g.merge_creates_cycle(into, from)) return false;
+  // Two unmerged subgraphs of a tile family (tile_families.h): the outcome depends only on which
+  // subgraphs of their members they are, which member comes first, and the rewrites relative to
+  // the members (no GM hazard joins two members), so a misfit is remembered by that pattern.
+  std::vector<int64_t> pattern;
+  if (b.family_graph && b.family_sgs > 0 && a.chains == 1 && s.chains == 1) {
+    const int S = b.family_sgs, ma = into / S, ms = from / S;
+    const int64_t P = b.family_ops, T = b.family_tiles;
+    pattern = {chain_major, into % S, from % S, (ms > ma) - (ms < ma)};
+    for (auto& [old_t, new_t] : tile_rewrite) {
+      pattern.push_back(old_t - ms * T);
+      pattern.push_back(new_t - ma * T);
+    }
+    pattern.push_back(-1);
+    for (int o : drop_ops) pattern.push_back(o - ms * P);
+    if (b.family_misfits.count(pattern)) return false;
+  }
   // Tentatively apply: chain offsets, tile rewrites, dropped duplicate loads.
   std::vector<std::tuple<int, size_t, int>> undo_srcs;  // (op, index, old tile)
   for (int o : s.ops)
@@ -54,9 +70,11 @@ bool try_absorb(Builder& b, SgGraph& g, int into, int from, bool chain_major,
     for (int o : s.ops)
       if (std::find(drop_ops.begin(), drop_ops.end(), o) == drop_ops.end()) r.ops[o].chain -= a.chains;
     for (auto& [o, k, t] : undo_srcs) r.ops[o].srcs[k] = t;
+    if (!pattern.empty()) b.family_misfits.insert(std::move(pattern));
     return false;
   }
   a.ops = std::move(order);
+  b.iso_fresh = false;
   a.chains += s.chains;
   if (a.label.empty()) a.label = s.label;
   s.ops.clear();

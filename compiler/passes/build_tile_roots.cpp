@@ -99,7 +99,7 @@ std::vector<TileRoot> build_tile_roots(const Program& prog, const Platform& plat
       tiling::cube_nbuffer(b);
       stats.ms_breadth += ms(t0);
       t0 = Clock::now();
-      tiling::finalize_subgraphs(tr, b.family_graph.get());
+      tiling::finalize_subgraphs(tr, b.family_graph.get(), b.iso_fresh);
       stats.ms_edges += ms(t0);
     }
     stats.subgraphs += int64_t(tr.subgraphs.size());

@@ -16,7 +16,7 @@ void cube_nbuffer(Builder& b) {
   // nothing merges and nothing is reported, and finalize_subgraphs hashes again anyway.
   const MergeSetting& set = b.prog.options.cube_nbuffer_setting;
   if (!set.given || set.entries.empty()) return;
-  compute_iso_hashes(r);
+  refresh_iso_hashes(b);
   std::map<int, std::vector<int>> classes;
   for (auto& sg : r.subgraphs)
     if (sg.core == CoreType::AIC && !sg.ops.empty()) classes[sg.hash_order].push_back(sg.id);

@@ -484,9 +484,16 @@ SgGraph& sg_graph(Builder& b, std::optional<SgGraph>& local) {
   return *local;
 }
 
-void finalize_subgraphs(TileRoot& r, const SgGraph* known) {
+void refresh_iso_hashes(Builder& b) {
+  if (b.iso_fresh) return;
+  compute_iso_hashes(b.root);
+  b.iso_fresh = true;
+}
+
+void finalize_subgraphs(TileRoot& r, const SgGraph* known, bool hashes_fresh) {
   // Drop the empty ones, then renumber in a topological order (lowest old id first).
   std::vector<Subgraph> kept;
+  const size_t before = r.subgraphs.size();
   std::vector<int> kept_id(r.subgraphs.size(), -1);
   for (auto& sg : r.subgraphs)
     if (!sg.ops.empty()) {
@@ -503,6 +510,7 @@ void finalize_subgraphs(TileRoot& r, const SgGraph* known) {
     for (size_t old = 0; old < known->succ.size(); ++old) {
       if (kept_id[old] < 0) continue;
       for (int s : known->succ[old]) {
+        if (kept_id[size_t(s)] < 0) throw std::logic_error("tiling: an absorbed subgraph kept an edge");
         g.succ[size_t(kept_id[old])].insert(kept_id[size_t(s)]);
         g.pred[size_t(kept_id[size_t(s)])].insert(kept_id[old]);
       }
@@ -525,6 +533,8 @@ void finalize_subgraphs(TileRoot& r, const SgGraph* known) {
       if (--indeg[s] == 0) ready.push(s);
   }
   if (next != int(n)) throw std::logic_error("tiling: subgraph dependencies form a cycle");
+  bool same_order = n == before;
+  for (size_t i = 0; i < n && same_order; ++i) same_order = new_id[i] == int(i);
   std::vector<Subgraph> out(n);
   for (size_t i = 0; i < n; ++i) {
     Subgraph sg = std::move(r.subgraphs[i]);
@@ -535,7 +545,8 @@ void finalize_subgraphs(TileRoot& r, const SgGraph* known) {
     out[sg.id] = std::move(sg);
   }
   r.subgraphs = std::move(out);
-  compute_iso_hashes(r);
+  // Hash orders follow the subgraph order: unchanged when nothing moved and nothing merged.
+  if (!(hashes_fresh && same_order)) compute_iso_hashes(r);
 }
 
 }  // namespace ptoc::tiling

@@ -111,6 +111,12 @@ struct Builder {
   // A tile family root (tile_families.h): the subgraph graph, known by rule and kept up to date by
   // the breadth merges, so that no pass scans the whole root for it. Null: built from the ops.
   std::shared_ptr<SgGraph> family_graph;
+  int family_ops = 0, family_tiles = 0, family_sgs = 0;  // per member: ops, tiles, subgraphs (P, T, S)
+  // Breadth merges of two unmerged family subgraphs that did not fit, by their pattern relative to
+  // their members (try_absorb): every pair with that pattern fails alike, so it is tried once.
+  std::set<std::vector<int64_t>> family_misfits;
+  // The subgraphs' iso hashes are current: computed, and no merge since (refresh_iso_hashes).
+  bool iso_fresh = false;
 
   // `size_values` false: the caller moves in `vals`/`home_assemble` sized to Program::values (reused
   // across roots by build_tile_roots, so a root does not pay for every value of the program).
@@ -182,9 +188,12 @@ void l1_reuse(Builder& b);
 void cube_nbuffer(Builder& b);
 // subgraph_edges.cpp: structural hashes and hash orders; successor edges; renumbering.
 void compute_iso_hashes(TileRoot& r);
+// compute_iso_hashes unless nothing merged since the last time (b.iso_fresh).
+void refresh_iso_hashes(Builder& b);
 // `known`: the graph of r.subgraphs (ids before the empty ones are dropped), e.g. a family's;
 // null: built from the ops.
-void finalize_subgraphs(TileRoot& r, const SgGraph* known = nullptr);
+// `hashes_fresh`: the iso hashes are current; kept when the renumbering changes nothing.
+void finalize_subgraphs(TileRoot& r, const SgGraph* known = nullptr, bool hashes_fresh = false);
 // GM box arithmetic of the hazard test: an offset as (symbolic part, constant), and the static
 // upper bound of an extent (nullopt: unbounded).
 std::pair<std::string, int64_t> gm_split(const DimExpr& e);

@@ -265,6 +265,9 @@ bool partition_family(Builder& b, const TileFamily& f) {
       for (int p : g0.pred[size_t(j)]) g->pred[size_t(k * S + j)].insert(k * S + p);
     }
   b.family_graph = std::move(g);
+  b.family_ops = P;
+  b.family_tiles = T;
+  b.family_sgs = S;
   // Statistics and merge lines as the explicit partition of all members gives them.
   b.stats.supernodes += B * st.supernodes;
   b.stats.depth_merges += B * st.depth_merges;

@@ -12,7 +12,7 @@ namespace ptoc::tiling {
 
 void vec_nbuffer(Builder& b) {
   TileRoot& r = b.root;
-  compute_iso_hashes(r);
+  refresh_iso_hashes(b);
   std::map<int, std::vector<int>> classes;  // hash order -> members in id order
   for (auto& sg : r.subgraphs)
     if (sg.core == CoreType::AIV && !sg.ops.empty()) classes[sg.hash_order].push_back(sg.id);
