@@ -195,7 +195,7 @@ std::optional<PipelineResult> run_pipeline(Program prog, const Platform& plat, D
   for (size_t i = 0; i < t.size(); ++i)
     if (t[i].name == "build_tile_roots") {
       std::vector<PassTiming> sub = {{"  expand", r.tiling.ms_expand},
-                                     {"  partition", r.tiling.ms_partition},
+                                     {r.tiling.family_roots ? "  partition (" + std::to_string(r.tiling.family_roots) + " family roots)" : "  partition", r.tiling.ms_partition},
                                      {"  breadth_merge", r.tiling.ms_breadth},
                                      {"  subgraph_edges", r.tiling.ms_edges}};
       t.insert(t.begin() + long(i) + 1, sub.begin(), sub.end());

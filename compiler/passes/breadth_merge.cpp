@@ -36,17 +36,32 @@ bool try_absorb(Builder& b, SgGraph& g, int into, int from, bool chain_major,
   // subgraphs of their members they are, which member comes first, and the rewrites relative to
   // the members (no GM hazard joins two members), so a misfit is remembered by that pattern.
   std::vector<int64_t> pattern;
-  if (b.family_graph && b.family_sgs > 0 && a.chains == 1 && s.chains == 1) {
-    const int S = b.family_sgs, ma = into / S, ms = from / S;
-    const int64_t P = b.family_ops, T = b.family_tiles;
-    pattern = {chain_major, into % S, from % S, (ms > ma) - (ms < ma)};
+  if (b.family && a.chains == 1 && s.chains == 1 && size_t(std::max(into, from)) < b.family_sg_member.size()) {
+    const TileFamily& f = *b.family;
+    const int ma = b.family_sg_member[size_t(into)], ms = b.family_sg_member[size_t(from)];
+    pattern = {chain_major, b.family_sg_local[size_t(into)], b.family_sg_local[size_t(from)], (ms > ma) - (ms < ma)};
     for (auto& [old_t, new_t] : tile_rewrite) {
-      pattern.push_back(old_t - ms * T);
-      pattern.push_back(new_t - ma * T);
+      auto [ko, to] = f.tile_member(old_t);
+      auto [kn, tn] = f.tile_member(new_t);
+      if (ko != ms || kn != ma) {
+        pattern.clear();
+        break;
+      }
+      pattern.push_back(to);
+      pattern.push_back(tn);
     }
-    pattern.push_back(-1);
-    for (int o : drop_ops) pattern.push_back(o - ms * P);
-    if (b.family_misfits.count(pattern)) return false;
+    if (!pattern.empty()) {
+      pattern.push_back(-1);
+      for (int o : drop_ops) {
+        auto [k, j] = f.op_member(o);
+        if (k != ms) {
+          pattern.clear();
+          break;
+        }
+        pattern.push_back(j);
+      }
+    }
+    if (!pattern.empty() && b.family_misfits.count(pattern)) return false;
   }
   // Tentatively apply: chain offsets, tile rewrites, dropped duplicate loads.
   std::vector<std::tuple<int, size_t, int>> undo_srcs;  // (op, index, old tile)

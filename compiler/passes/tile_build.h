@@ -16,6 +16,7 @@
 
 #include "compiler/diag.h"
 #include "compiler/ir.h"
+#include "compiler/passes/tile_families.h"
 #include "compiler/passes/tile_graph.h"
 #include "compiler/passes/tiling.h"
 #include "runtime/core/platform.h"
@@ -111,7 +112,8 @@ struct Builder {
   // A tile family root (tile_families.h): the subgraph graph, known by rule and kept up to date by
   // the breadth merges, so that no pass scans the whole root for it. Null: built from the ops.
   std::shared_ptr<SgGraph> family_graph;
-  int family_ops = 0, family_tiles = 0, family_sgs = 0;  // per member: ops, tiles, subgraphs (P, T, S)
+  std::optional<TileFamily> family;
+  std::vector<int> family_sg_member, family_sg_local;  // subgraph -> its member, its subgraph of member 0
   // Breadth merges of two unmerged family subgraphs that did not fit, by their pattern relative to
   // their members (try_absorb): every pair with that pattern fails alike, so it is tried once.
   std::set<std::vector<int64_t>> family_misfits;
