@@ -116,6 +116,7 @@ int compile(const CompileArgs& a) {
   // Passes and CCE.
   PipelineOptions po;
   po.loop_merge = !a.spec.no_loop_merge;
+  po.families = !a.spec.no_families;
   if (!a.dump_after.empty()) {
     po.dump_after = a.dump_after;
     po.dump = [&](const std::string& stage, const std::string& ir) {

@@ -16,6 +16,7 @@ struct SpecArgs {
   std::vector<std::string> sets;     // --set group.key=value overrides
   std::string target;                // --target (empty: the spec's or the default)
   bool no_loop_merge = false;        // --no-loop-merge
+  bool no_families = false;          // --no-families (hidden, debug)
 };
 
 // `ptoc check SPEC`: front end only; prints a one-line summary.

@@ -19,6 +19,8 @@ void add_spec_options(CLI::App& app, ptoc::driver::SpecArgs& s, bool positional_
       ->type_name("GROUP.KEY=VALUE");
   app.add_option("--target", s.target, "ascend910b1 (default), ascend910_9391, ascend950pr, ascend950dt");
   app.add_flag("--no-loop-merge", s.no_loop_merge, "do not merge adjacent independent loops with equal bounds");
+  // Debug: the explicit tiling path for every root (the family path must give the same bytes).
+  app.add_flag("--no-families", s.no_families, "tile every member of a tile family explicitly")->group("");
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 //   build_tile_roots    compiler/passes/build_tile_roots.cpp       per root function:
 //     expand            compiler/passes/tile_expand_{vector,cube}.cpp   vec ops by vec_tile, matmuls by cube_tile
 //     partition         compiler/passes/partition.cpp              leaves, depth merge, scopes
+//                       compiler/passes/tile_families.cpp          (B isomorphic members: one partitioned, replicated)
 //     breadth_merge     compiler/passes/{vec_nbuffer,l1_reuse,cube_nbuffer}.cpp
 //     subgraph_edges    compiler/passes/subgraph_edges.cpp         successors from GM accesses
 //   collect_tensors     compiler/passes/gm_tensors.cpp             spec tensors, then every root's GM temps
@@ -181,7 +182,7 @@ std::optional<PipelineResult> run_pipeline(Program prog, const Platform& plat, D
   try {
     if (opts.loop_merge) program_step("merge_loops", [&] { r.loop_merges = merge_loops(prog); });
     program_step("cross_root_values", [&] { carry_cross_root_values(prog); });
-    r.roots = timer.run("build_tile_roots", [&] { return build_tile_roots(prog, plat, diags, &r.tiling); });
+    r.roots = timer.run("build_tile_roots", [&] { return build_tile_roots(prog, plat, diags, &r.tiling, {opts.families}); });
     dump(opts, "build_tile_roots", DumpForm::TileGraph, prog, r);
   } catch (const CompileError&) {
     r.timings = timer.timings();
@@ -202,7 +203,7 @@ std::optional<PipelineResult> run_pipeline(Program prog, const Platform& plat, D
   for (size_t i = 0; i < t.size(); ++i)
     if (t[i].name == "build_tile_roots") {
       std::vector<PassTiming> sub = {{"  expand", r.tiling.ms_expand},
-                                     {"  partition", r.tiling.ms_partition},
+                                     {r.tiling.family_roots ? "  partition (" + std::to_string(r.tiling.family_roots) + " family roots)" : "  partition", r.tiling.ms_partition},
                                      {"  breadth_merge", r.tiling.ms_breadth},
                                      {"  subgraph_edges", r.tiling.ms_edges}};
       t.insert(t.begin() + long(i) + 1, sub.begin(), sub.end());

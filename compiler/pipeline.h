@@ -50,6 +50,7 @@ class PassTimer {
 
 struct PipelineOptions {
   bool loop_merge = true;  // --no-loop-merge clears it
+  bool families = true;    // --no-families clears it (tile_families.h)
   // Plan one leaf per structural class (LeafShaper key) and copy the plan to the
   // others; off: every leaf is planned on its own (tests compare the two).
   bool share_leaf_plans = true;

@@ -32,6 +32,37 @@ bool try_absorb(Builder& b, SgGraph& g, int into, int from, bool chain_major,
   Subgraph& s = r.subgraphs[from];
   if (a.ops.empty() || s.ops.empty() || a.core != s.core) return false;
   if (g.merge_creates_cycle(into, from)) return false;
+  // Two unmerged subgraphs of a tile family (tile_families.h): the outcome depends only on which
+  // subgraphs of their members they are, which member comes first, and the rewrites relative to
+  // the members (no GM hazard joins two members), so a misfit is remembered by that pattern.
+  std::vector<int64_t> pattern;
+  if (b.family && a.chains == 1 && s.chains == 1 && size_t(std::max(into, from)) < b.family_sg_member.size()) {
+    const TileFamily& f = *b.family;
+    const int ma = b.family_sg_member[size_t(into)], ms = b.family_sg_member[size_t(from)];
+    pattern = {chain_major, b.family_sg_local[size_t(into)], b.family_sg_local[size_t(from)], (ms > ma) - (ms < ma)};
+    for (auto& [old_t, new_t] : tile_rewrite) {
+      auto [ko, to] = f.tile_member(old_t);
+      auto [kn, tn] = f.tile_member(new_t);
+      if (ko != ms || kn != ma) {
+        pattern.clear();
+        break;
+      }
+      pattern.push_back(to);
+      pattern.push_back(tn);
+    }
+    if (!pattern.empty()) {
+      pattern.push_back(-1);
+      for (int o : drop_ops) {
+        auto [k, j] = f.op_member(o);
+        if (k != ms) {
+          pattern.clear();
+          break;
+        }
+        pattern.push_back(j);
+      }
+    }
+    if (!pattern.empty() && b.family_misfits.count(pattern)) return false;
+  }
   // Tentatively apply: chain offsets, tile rewrites, dropped duplicate loads.
   std::vector<std::tuple<int, size_t, int>> undo_srcs;  // (op, index, old tile)
   for (int o : s.ops)
@@ -54,9 +85,11 @@ bool try_absorb(Builder& b, SgGraph& g, int into, int from, bool chain_major,
     for (int o : s.ops)
       if (std::find(drop_ops.begin(), drop_ops.end(), o) == drop_ops.end()) r.ops[o].chain -= a.chains;
     for (auto& [o, k, t] : undo_srcs) r.ops[o].srcs[k] = t;
+    if (!pattern.empty()) b.family_misfits.insert(std::move(pattern));
     return false;
   }
   a.ops = std::move(order);
+  b.iso_fresh = false;
   a.chains += s.chains;
   if (a.label.empty()) a.label = s.label;
   s.ops.clear();

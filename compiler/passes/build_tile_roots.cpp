@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "compiler/passes/tile_build.h"
+#include "compiler/passes/tile_families.h"
 
 namespace ptoc {
 
@@ -32,7 +33,7 @@ static void collect_env(const Program& prog, const std::vector<LoopNode>& nodes,
 }
 
 std::vector<TileRoot> build_tile_roots(const Program& prog, const Platform& plat_in, DiagEngine& diags,
-                                       TilingStats* stats_out) {
+                                       TilingStats* stats_out, const TilingOptions& opts) {
   using Clock = std::chrono::steady_clock;
   auto ms = [](Clock::time_point a) { return std::chrono::duration<double, std::milli>(Clock::now() - a).count(); };
   Platform plat = plat_in.ub > 0 ? plat_in : tiling_platform(prog.target);
@@ -82,7 +83,13 @@ std::vector<TileRoot> build_tile_roots(const Program& prog, const Platform& plat
     stats.ms_expand += ms(t0);
     if (!b.failed && !tr.ops.empty()) {
       t0 = Clock::now();
-      tiling::partition(b);
+      // A family root is partitioned on one member (its detection is timed as partition).
+      std::optional<tiling::TileFamily> fam;
+      if (opts.families) fam = tiling::find_tile_family(prog, tr).family;
+      if (fam && tiling::partition_family(b, *fam))
+        ++stats.family_roots;
+      else
+        tiling::partition(b);
       stats.ms_partition += ms(t0);
     }
     if (!b.failed && !tr.subgraphs.empty()) {
@@ -92,7 +99,7 @@ std::vector<TileRoot> build_tile_roots(const Program& prog, const Platform& plat
       tiling::cube_nbuffer(b);
       stats.ms_breadth += ms(t0);
       t0 = Clock::now();
-      tiling::finalize_subgraphs(tr);
+      tiling::finalize_subgraphs(tr, b.family_graph.get(), b.iso_fresh);
       stats.ms_edges += ms(t0);
     }
     stats.subgraphs += int64_t(tr.subgraphs.size());

@@ -16,11 +16,12 @@ void cube_nbuffer(Builder& b) {
   // nothing merges and nothing is reported, and finalize_subgraphs hashes again anyway.
   const MergeSetting& set = b.prog.options.cube_nbuffer_setting;
   if (!set.given || set.entries.empty()) return;
-  compute_iso_hashes(r);
+  refresh_iso_hashes(b);
   std::map<int, std::vector<int>> classes;
   for (auto& sg : r.subgraphs)
     if (sg.core == CoreType::AIC && !sg.ops.empty()) classes[sg.hash_order].push_back(sg.id);
-  std::optional<SgGraph> g;  // built only when there is something to merge
+  std::optional<SgGraph> g_local;
+  SgGraph* g = nullptr;  // built only when there is something to merge
   int64_t merged = 0;
   for (auto& [order, members] : classes) {
     MergeCount mc =
@@ -28,7 +29,7 @@ void cube_nbuffer(Builder& b) {
     int64_t n = int64_t(members.size());
     int64_t N = mc.automatic ? std::max<int64_t>(1, n / std::max(1, b.plat.aic)) : mc.count;
     if (N <= 1 || n < 2) continue;
-    if (!g) g.emplace(r);
+    if (!g) g = &sg_graph(b, g_local);
     int anchor = -1;
     int64_t in_anchor = 0, groups = 0;
     for (int m : members) {

@@ -45,16 +45,22 @@ std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg) {
 
 void l1_reuse(Builder& b) {
   TileRoot& r = b.root;
-  compute_iso_hashes(r);
+  refresh_iso_hashes(b);
   // Built at the first merge attempt (nothing has changed before it): most roots of a
   // many-root spec have classes too small for N > 1 and never need it.
-  std::optional<SgGraph> g;
+  std::optional<SgGraph> g_local;
+  SgGraph* g = nullptr;
   std::map<int, std::vector<int>> classes;
   for (auto& sg : r.subgraphs)
     if (sg.core == CoreType::AIC && !sg.ops.empty()) classes[sg.hash_order].push_back(sg.id);
-  std::map<std::string, std::vector<int>> anchors;  // feature key -> anchor subgraphs
-  std::map<int, int64_t> limit, count;             // anchor -> its N, merged members
-  std::map<int, std::vector<Feature>> feats_of;    // anchor -> its L1 copies (refreshed on merge)
+  // Feature key -> the anchor subgraphs holding it that are still open, in the order they became
+  // anchors. A closed anchor (full, or refused a merge) never opens again and leaves the lists as
+  // they are walked: with every anchor tried for every later member, the walk was quadratic.
+  std::map<std::string, std::vector<int>> anchors;
+  const size_t nsg = r.subgraphs.size();
+  std::vector<int64_t> limit(nsg, 0), count(nsg, 0);       // anchor -> its N, merged members
+  std::vector<std::vector<Feature>> feats_of(nsg);         // anchor -> its L1 copies (refreshed on merge)
+  auto closed = [&](int a) { return r.subgraphs[a].ops.empty() || count[a] >= limit[a]; };
   int64_t merged = 0, removed = 0;
   for (auto& [order, members] : classes) {
     int64_t before_merged = merged;
@@ -70,8 +76,13 @@ void l1_reuse(Builder& b) {
       if (N > 1) {
         for (auto& f : feats) {
           if ((mc.side == "left" && f.side != 'L') || (mc.side == "right" && f.side != 'R')) continue;
-          for (int a : anchors[f.key]) {
-            if (a == m || r.subgraphs[a].ops.empty() || count[a] >= limit[a]) continue;
+          std::vector<int>& open = anchors[f.key];
+          size_t kept = 0, i = 0;
+          for (; i < open.size(); ++i) {
+            const int a = open[i];
+            if (closed(a)) continue;  // dropped from the list
+            open[kept++] = a;
+            if (a == m) continue;
             // Every copy of s that the anchor already holds is dropped.
             const auto& afeats = feats_of[a];
             std::vector<std::pair<int, int>> rewrite;
@@ -83,7 +94,7 @@ void l1_reuse(Builder& b) {
                   drop.push_back(sf.op);
                   break;
                 }
-            if (!g) g.emplace(r);
+            if (!g) g = &sg_graph(b, g_local);
             if (try_absorb(b, *g, a, m, true, rewrite, drop)) {
               ++count[a];
               ++merged;
@@ -94,12 +105,18 @@ void l1_reuse(Builder& b) {
                 if (std::find(list.begin(), list.end(), a) == list.end()) list.push_back(a);
               }
               done = true;
+              ++i;
               break;
             }
             // It did not fit (or would close a cycle): a bigger anchor will not fit
             // either, so close it rather than retry it for every later subgraph.
             limit[a] = count[a];
+            --kept;
           }
+          // The anchors not walked (after a merge) stay as they are.
+          std::vector<int>& list = anchors[f.key];
+          for (; i < list.size(); ++i) list[kept++] = list[i];
+          list.resize(kept);
           if (done) break;
         }
       }

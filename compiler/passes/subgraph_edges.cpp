@@ -32,19 +32,23 @@ struct Access {
   std::string view;  // reshaped view text: boxes in different views are compared conservatively
 };
 
-std::pair<std::string, int64_t> split(const DimExpr& e) {
+}  // namespace
+
+// An offset as (symbolic part, constant): x + 3 -> ("x", 3), 5 -> ("", 5).
+std::pair<std::string, int64_t> gm_split(const DimExpr& e) {
   if (auto c = e.as_const()) return {"", *c};
   using K = DimExpr::Kind;
   if (e.kind() == K::Add || e.kind() == K::Sub) {
     const auto& a = e.args();
     if (auto c = a[1].as_const()) {
-      auto [s, k] = split(a[0]);
+      auto [s, k] = gm_split(a[0]);
       return {s, e.kind() == K::Add ? k + *c : k - *c};
     }
   }
   return {e.str(), 0};
 }
 
+namespace {
 bool overlap(const Access& a, const Access& b) {
   if (a.view != b.view) return true;
   size_t n = std::min(a.off.size(), b.off.size());
@@ -57,17 +61,18 @@ bool overlap(const Access& a, const Access& b) {
   return true;
 }
 
+}  // namespace
+
 // Static upper bound of an extent: its constant, or the constant in min(c, x) / max(0, min(c, x)).
-std::optional<int64_t> ext_bound(const DimExpr& e) {
+std::optional<int64_t> gm_extent_bound(const DimExpr& e) {
   if (auto c = e.as_const()) return c;
   if (e.kind() == DimExpr::Kind::Min) {
     if (auto c = e.args()[0].as_const()) return c;
     if (auto c = e.args()[1].as_const()) return c;
   }
-  if (e.kind() == DimExpr::Kind::Max && e.args()[0].as_const() == 0) return ext_bound(e.args()[1]);
+  if (e.kind() == DimExpr::Kind::Max && e.args()[0].as_const() == 0) return gm_extent_bound(e.args()[1]);
   return std::nullopt;
 }
-}  // namespace
 
 // Per-tile writer lists of a set of ops (ascending op ids per tile): a CSR over
 // all tiles when the set is a large part of the root, else sorted (tile, op)
@@ -241,8 +246,8 @@ static void each_edge(const TileRoot& r, const std::vector<int>& sorted, Emit&& 
     Access a{o, w, op.atomic_add, {}, {}, {}};
     a.off.reserve(op.gm.offset.size());
     a.ext.reserve(op.gm.extent.size());
-    for (auto& x : op.gm.offset) a.off.push_back(split(x));
-    for (auto& x : op.gm.extent) a.ext.push_back(ext_bound(x));
+    for (auto& x : op.gm.offset) a.off.push_back(gm_split(x));
+    for (auto& x : op.gm.extent) a.ext.push_back(gm_extent_bound(x));
     for (auto& x : op.gm.view) a.view += x.str() + ",";
     list.push_back(std::move(a));
   }
@@ -473,14 +478,46 @@ void compute_iso_hashes(TileRoot& r) {
   }
 }
 
-void finalize_subgraphs(TileRoot& r) {
+SgGraph& sg_graph(Builder& b, std::optional<SgGraph>& local) {
+  if (b.family_graph) return *b.family_graph;
+  if (!local) local.emplace(b.root);
+  return *local;
+}
+
+void refresh_iso_hashes(Builder& b) {
+  if (b.iso_fresh) return;
+  compute_iso_hashes(b.root);
+  b.iso_fresh = true;
+}
+
+void finalize_subgraphs(TileRoot& r, const SgGraph* known, bool hashes_fresh) {
   // Drop the empty ones, then renumber in a topological order (lowest old id first).
   std::vector<Subgraph> kept;
+  const size_t before = r.subgraphs.size();
+  std::vector<int> kept_id(r.subgraphs.size(), -1);
   for (auto& sg : r.subgraphs)
-    if (!sg.ops.empty()) kept.push_back(std::move(sg));
+    if (!sg.ops.empty()) {
+      kept_id[size_t(&sg - r.subgraphs.data())] = int(kept.size());
+      kept.push_back(std::move(sg));
+    }
   for (size_t i = 0; i < kept.size(); ++i) kept[i].id = int(i);
   r.subgraphs = std::move(kept);
-  SgGraph g(r);
+  SgGraph g;
+  if (known) {
+    // An emptied subgraph was absorbed: SgGraph::merge left it without edges.
+    g.succ.assign(r.subgraphs.size(), {});
+    g.pred.assign(r.subgraphs.size(), {});
+    for (size_t old = 0; old < known->succ.size(); ++old) {
+      if (kept_id[old] < 0) continue;
+      for (int s : known->succ[old]) {
+        if (kept_id[size_t(s)] < 0) throw std::logic_error("tiling: an absorbed subgraph kept an edge");
+        g.succ[size_t(kept_id[old])].insert(kept_id[size_t(s)]);
+        g.pred[size_t(kept_id[size_t(s)])].insert(kept_id[old]);
+      }
+    }
+  } else {
+    g = SgGraph(r);
+  }
   size_t n = r.subgraphs.size();
   std::vector<int> indeg(n, 0), new_id(n, -1);
   for (size_t i = 0; i < n; ++i) indeg[i] = int(g.pred[i].size());
@@ -496,6 +533,8 @@ void finalize_subgraphs(TileRoot& r) {
       if (--indeg[s] == 0) ready.push(s);
   }
   if (next != int(n)) throw std::logic_error("tiling: subgraph dependencies form a cycle");
+  bool same_order = n == before;
+  for (size_t i = 0; i < n && same_order; ++i) same_order = new_id[i] == int(i);
   std::vector<Subgraph> out(n);
   for (size_t i = 0; i < n; ++i) {
     Subgraph sg = std::move(r.subgraphs[i]);
@@ -506,7 +545,8 @@ void finalize_subgraphs(TileRoot& r) {
     out[sg.id] = std::move(sg);
   }
   r.subgraphs = std::move(out);
-  compute_iso_hashes(r);
+  // Hash orders follow the subgraph order: unchanged when nothing moved and nothing merged.
+  if (!(hashes_fresh && same_order)) compute_iso_hashes(r);
 }
 
 }  // namespace ptoc::tiling

@@ -7,6 +7,7 @@
 #include <array>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -15,6 +16,7 @@
 
 #include "compiler/diag.h"
 #include "compiler/ir.h"
+#include "compiler/passes/tile_families.h"
 #include "compiler/passes/tile_graph.h"
 #include "compiler/passes/tiling.h"
 #include "runtime/core/platform.h"
@@ -76,6 +78,8 @@ std::optional<int64_t> const_of(const DimExpr& e);
 DimExpr clip_extent(int64_t ext, const DimExpr& rem);
 DimExpr rename_symbol(const DimExpr& e, const std::string& from, const std::string& to);
 
+struct SgGraph;
+
 struct Builder {
   const Program& prog;
   const Platform& plat;
@@ -105,6 +109,16 @@ struct Builder {
   std::set<int> reshape_home;
   int cur_op = -1;
   bool failed = false;
+  // A tile family root (tile_families.h): the subgraph graph, known by rule and kept up to date by
+  // the breadth merges, so that no pass scans the whole root for it. Null: built from the ops.
+  std::shared_ptr<SgGraph> family_graph;
+  std::optional<TileFamily> family;
+  std::vector<int> family_sg_member, family_sg_local;  // subgraph -> its member, its subgraph of member 0
+  // Breadth merges of two unmerged family subgraphs that did not fit, by their pattern relative to
+  // their members (try_absorb): every pair with that pattern fails alike, so it is tried once.
+  std::set<std::vector<int64_t>> family_misfits;
+  // The subgraphs' iso hashes are current: computed, and no merge since (refresh_iso_hashes).
+  bool iso_fresh = false;
 
   // `size_values` false: the caller moves in `vals`/`home_assemble` sized to Program::values (reused
   // across roots by build_tile_roots, so a root does not pay for every value of the program).
@@ -176,16 +190,29 @@ void l1_reuse(Builder& b);
 void cube_nbuffer(Builder& b);
 // subgraph_edges.cpp: structural hashes and hash orders; successor edges; renumbering.
 void compute_iso_hashes(TileRoot& r);
-void finalize_subgraphs(TileRoot& r);
+// compute_iso_hashes unless nothing merged since the last time (b.iso_fresh).
+void refresh_iso_hashes(Builder& b);
+// `known`: the graph of r.subgraphs (ids before the empty ones are dropped), e.g. a family's;
+// null: built from the ops.
+// `hashes_fresh`: the iso hashes are current; kept when the renumbering changes nothing.
+void finalize_subgraphs(TileRoot& r, const SgGraph* known = nullptr, bool hashes_fresh = false);
+// GM box arithmetic of the hazard test: an offset as (symbolic part, constant), and the static
+// upper bound of an extent (nullopt: unbounded).
+std::pair<std::string, int64_t> gm_split(const DimExpr& e);
+std::optional<int64_t> gm_extent_bound(const DimExpr& e);
 
 // Subgraph-level graph used while breadth merging.
 struct SgGraph {
   std::vector<std::set<int>> succ, pred;
+  SgGraph() = default;
   explicit SgGraph(const TileRoot& r);
   bool reaches(int from, int to, int skip_direct_from = -1) const;  // path from -> to
   bool merge_creates_cycle(int a, int b) const;
   void merge(int into, int from);
 };
+// The graph of b.root's subgraphs for a breadth merge: the family's (shared, kept up to date), or
+// one built into `local` on first use.
+SgGraph& sg_graph(Builder& b, std::optional<SgGraph>& local);
 // Absorb subgraph `from` into `into` (chains appended); `cube` orders chain-major.
 void absorb_subgraph(TileRoot& r, int into, int from);
 std::vector<int> merged_order(const TileRoot& r, const std::vector<int>& ops, bool chain_major);

@@ -28,6 +28,7 @@ struct TilingStats {
   int64_t l1_loads_removed = 0;      // duplicate GM->L1 copies removed by L1Reuse
   int64_t cube_nbuffer_merges = 0;   // subgraphs absorbed by CubeNBuffer
   int64_t subgraphs = 0;             // leaves after all merges
+  int64_t family_roots = 0;          // roots partitioned as a tile family (tile_families.h)
   double ms_expand = 0, ms_partition = 0, ms_breadth = 0, ms_edges = 0;
 };
 
@@ -44,13 +45,19 @@ int merge_loops(Program& prog);
 // Run after merge_loops, before build_tile_roots. Returns the values stored.
 int carry_cross_root_values(Program& prog);
 
+struct TilingOptions {
+  // Partition a root of B isomorphic members on one member and replicate it (tile_families.h);
+  // false (ptoc --no-families): every root takes the explicit path. Same output either way.
+  bool families = true;
+};
+
 // Tiles every root template of `prog`. Errors (buffer overflow of a forced
 // tile set, unsupported shapes, split_k on a non-fp32 matmul) are reported to
 // `diags` at the spec position and CompileError is thrown after the last one.
 // Temps: GmRef::tensor of a temp is prog.tensors.size() + its position in the
 // concatenation of TileRoot::temps in root order.
 std::vector<TileRoot> build_tile_roots(const Program& prog, const Platform& plat, DiagEngine& diags,
-                                       TilingStats* stats = nullptr);
+                                       TilingStats* stats = nullptr, const TilingOptions& opts = {});
 
 // The platform table's entry for `target` ("" = ascend910b1); throws std::invalid_argument for an
 // unknown one (the front end has refused it before).

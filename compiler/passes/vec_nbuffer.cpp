@@ -12,18 +12,19 @@ namespace ptoc::tiling {
 
 void vec_nbuffer(Builder& b) {
   TileRoot& r = b.root;
-  compute_iso_hashes(r);
+  refresh_iso_hashes(b);
   std::map<int, std::vector<int>> classes;  // hash order -> members in id order
   for (auto& sg : r.subgraphs)
     if (sg.core == CoreType::AIV && !sg.ops.empty()) classes[sg.hash_order].push_back(sg.id);
-  std::optional<SgGraph> g;  // built only when there is something to merge
+  std::optional<SgGraph> g_local;
+  SgGraph* g = nullptr;  // built only when there is something to merge
   int64_t merged = 0;
   for (auto& [order, members] : classes) {
     const Subgraph& first = r.subgraphs[members.front()];
     MergeCount mc = merge_count(b.prog.options.vec_nbuffer_setting, true, b.magic, order, first.label);
     int64_t N = mc.automatic ? auto_vec_count(int64_t(members.size()), b.plat.aiv) : mc.count;
     if (N <= 1 || members.size() < 2) continue;
-    if (!g) g.emplace(r);
+    if (!g) g = &sg_graph(b, g_local);
     // Buckets: members sharing the same producer subgraphs.
     std::map<std::set<int>, std::vector<int>> buckets;
     for (int m : members) buckets[g->pred[m]].push_back(m);

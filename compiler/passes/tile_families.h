@@ -1,0 +1,73 @@
+// Tile families: a root whose expanded tile ops are B isomorphic copies of one
+// block (a matmul's output tiles, an elementwise statement's tiles, the same
+// structure per tile row) is partitioned and depth-merged on its first block
+// only, and the resulting subgraphs are replicated for the other members. The
+// breadth merges then run on the replicated subgraphs with their subgraph graph
+// known by rule (no GM hazard scan over the whole root), and successor edges
+// come from the same graph. The result is the TileRoot the explicit path gives,
+// op for op and subgraph for subgraph (test/family checks bundles byte for byte).
+//
+// Members need not be contiguous: the ops are a sequence of segments, each the
+// B members' blocks of that segment one after the other (an elementwise
+// statement: every member's copy-in and op, then every member's copy-out at
+// the assemble). Member k is its block of every segment.
+//
+// A root qualifies (find_tile_family) when its ops split into such segments
+// with one member count B >= 2, and:
+// - op j of member k is op j of member 0 with every tile moved to member k's
+//   copy (member 0's ops touch only member 0's tiles, each tile belongs to the
+//   segment block of its first writer), equal kind and attributes, equal source
+//   op and chain, the same GM tensor, rank and view (offsets and valid extents
+//   may differ: tails), and a program position (seq) moved by one amount per
+//   member; member k's tiles have member 0's memory, dtype, static shape, layout;
+// - no op reads a GM tensor the root writes (so the only GM hazards are between
+//   writes), the writes of each member hazard each other as member 0's do, and
+//   the write boxes of two members never overlap (each tensor's offsets have one
+//   symbolic part per axis and constant-bounded extents);
+// - no op is in a parallel_merge scope (it packs branches across members).
+// Partition on member 0 (renumbered in order) must then make no cut, reload or
+// temp, else the root takes the explicit path: member k's groups are member 0's.
+#pragma once
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/ir.h"
+#include "compiler/passes/tile_graph.h"
+
+namespace ptoc::tiling {
+
+struct Builder;
+
+// B members' blocks of `ops_per` ops and `tiles_per` tiles, from `op_begin` / `tile_begin` on.
+struct FamilySegment {
+  int op_begin = 0, ops_per = 0, tile_begin = 0, tiles_per = 0;
+};
+
+struct TileFamily {
+  int members = 0;    // B
+  int ops_per = 0;    // P: ops of one member (all segments)
+  int tiles_per = 0;  // T: tiles of one member
+  std::vector<FamilySegment> segments;
+  // Member k's op j (j in [0, P), member 0's ops in id order) and tile t; and back: (member, j).
+  int op(int k, int j) const;
+  int tile(int k, int t) const;
+  std::pair<int, int> op_member(int op) const;
+  std::pair<int, int> tile_member(int tile) const;
+};
+
+// The family of a freshly expanded root, or why it has none (`reason`).
+struct FamilyCheck {
+  std::optional<TileFamily> family;
+  std::string reason;
+};
+FamilyCheck find_tile_family(const Program& prog, const TileRoot& r);
+
+// Partition of a family root: member 0 partitioned alone, its subgraphs replicated, the
+// statistics and merge lines those of the explicit partition. Also sets b.family_graph (the
+// subgraph graph, replicated). False (root untouched): member 0 needed a cut or failed to
+// fit; the caller runs the explicit partition.
+bool partition_family(Builder& b, const TileFamily& f);
+
+}  // namespace ptoc::tiling

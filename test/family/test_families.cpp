@@ -1,0 +1,257 @@
+// Tile families (compiler/passes/tile_families.h): which roots qualify and why
+// the others do not, and that the family path gives the TileRoot of the
+// explicit path (ptoc --no-families) field for field, breadth merges included.
+#include <catch2/catch.hpp>
+
+#include "compiler/passes/tile_build.h"
+#include "compiler/passes/tile_families.h"
+#include "compiler/passes/tile_print.h"
+#include "test/passes/program_builder.h"
+
+using namespace ptoc;
+using namespace ptoc::test;
+
+namespace {
+
+std::string spec_source() {
+  std::string src;
+  for (int i = 0; i < 80; ++i) src += "line " + std::to_string(i + 1) + "\n";
+  return src;
+}
+
+// Root 0 expanded as build_tile_roots does it, then asked for its family.
+tiling::FamilyCheck family_of(const Program& p) {
+  DiagEngine d("t.yaml", spec_source());
+  TilingStats st;
+  TileRoot tr;
+  tr.root = 0;
+  tiling::Builder b(p, tiling_platform("ascend910b1"), d, tr, st);
+  b.magic = 0;
+  b.temp_base = int(p.tensors.size());
+  b.expand_root(p.roots[0]);
+  REQUIRE(!b.failed);
+  return tiling::find_tile_family(p, tr);
+}
+
+struct Run {
+  std::vector<TileRoot> roots;
+  TilingStats stats;
+  std::string errors;
+};
+
+Run tile_with(const Program& p, bool families) {
+  Run r;
+  DiagEngine d("t.yaml", spec_source());
+  try {
+    r.roots = build_tile_roots(p, tiling_platform("ascend910b1"), d, &r.stats, TilingOptions{families});
+  } catch (const CompileError&) {
+  }
+  std::ostringstream os;
+  d.print(os);
+  r.errors = os.str();
+  return r;
+}
+
+// Everything the backend and the reports read of the tiling result, as text.
+std::string describe(const Run& r) {
+  std::string s = print_tile_roots(r.roots, {});
+  for (const TileRoot& t : r.roots) {
+    for (const TileOp& op : t.ops) s += " seq " + std::to_string(op.seq) + (op.accumulate ? "a" : "") + (op.atomic_add ? "t" : "");
+    for (const Subgraph& sg : t.subgraphs)
+      s += "\n sg " + std::to_string(sg.id) + " hash " + std::to_string(sg.iso_hash) + " order " +
+           std::to_string(sg.hash_order) + " label " + sg.label;
+    for (const std::string& m : t.merges_applied) s += "\n merge: " + m;
+    for (const GmTensor& g : t.temps) s += "\n temp " + g.name;
+    s += "\n before " + std::to_string(t.tile_ops_before_merge);
+  }
+  const TilingStats& st = r.stats;
+  for (int64_t v : {int64_t(st.roots), st.tile_ops, st.supernodes, st.depth_merges, st.scope_merges, st.cut_edges,
+                    st.vec_nbuffer_merges, st.l1_reuse_merges, st.l1_loads_removed, st.cube_nbuffer_merges,
+                    st.subgraphs})
+    s += " " + std::to_string(v);
+  return s + "\n" + r.errors;
+}
+
+// Both paths give the same result; returns how many roots took the family path.
+int64_t same_both_ways(const Program& p) {
+  Run fam = tile_with(p, true), exp = tile_with(p, false);
+  REQUIRE(exp.stats.family_roots == 0);
+  REQUIRE(describe(fam) == describe(exp));
+  return fam.stats.family_roots;
+}
+
+MergeSetting setting(int64_t count) {
+  MergeSetting s;
+  s.given = true;
+  MergeSetting::Entry e;
+  e.name = "DEFAULT";
+  e.key = MergeSetting::Entry::Key::Default;
+  e.count = count;
+  s.entries = {e};
+  return s;
+}
+
+// c[M, N] = a[M, K] @ w[K, N] by m 128, n 256 (k 64 in L0, 256 in L1).
+Program gemm(int64_t M, int64_t K, int64_t N, std::optional<int64_t> l1_reuse = {}, bool split_k = false) {
+  ProgramBuilder b;
+  int a = b.tensor("a", TensorRole::Input, DType::fp16, {M, K});
+  int w = b.tensor("w", TensorRole::Input, DType::fp16, {K, N});
+  int c = b.tensor("c", TensorRole::Output, DType::fp32, {M, N});
+  b.set_cube(128, 64, 256, 256, split_k);
+  int m = b.matmul(b.ref(a), b.ref(w));
+  b.assemble(m, c, {0, 0});
+  if (l1_reuse) b.p.options.cube_l1_reuse_setting = setting(*l1_reuse);
+  return b.finish();
+}
+
+// y = exp(x) over [rows, 128] fp16 by (64, 128) tiles.
+Program exp_rows(int64_t rows, std::optional<int64_t> nbuffer = {}) {
+  ProgramBuilder b;
+  int x = b.tensor("x", TensorRole::Input, DType::fp16, {rows, 128});
+  int y = b.tensor("y", TensorRole::Output, DType::fp16, {rows, 128});
+  b.set_vec({64, 128});
+  int e = b.unary(OpKind::Exp, b.ref(x));
+  b.assemble(e, y, {0, 0});
+  if (nbuffer) b.p.options.vec_nbuffer_setting = setting(*nbuffer);
+  return b.finish();
+}
+
+}  // namespace
+
+TEST_CASE("families: a matmul's output blocks are one family", "[family]") {
+  auto f = family_of(gemm(512, 512, 1024));
+  REQUIRE(f.family);
+  // 4 x 4 blocks; each: 2 x 2 L1 copies (k 256 of 512) and 8 k steps of L1->L0A, L1->L0B, Mmad, then FixOut.
+  CHECK(f.family->members == 16);
+  CHECK(f.family->ops_per == 2 + 2 + 8 * 3 + 1);
+  CHECK(f.family->tiles_per == 2 + 2 + 8 * 2 + 1);
+  CHECK(same_both_ways(gemm(512, 512, 1024)) == 1);
+}
+
+TEST_CASE("families: tail blocks are members (only valid extents differ)", "[family]") {
+  auto f = family_of(gemm(500, 300, 700));
+  REQUIRE(f.family);
+  CHECK(f.family->members == 4 * 3);
+  CHECK(same_both_ways(gemm(500, 300, 700)) == 1);
+}
+
+TEST_CASE("families: split_k blocks (zero fill, atomic partial sums) are one family", "[family]") {
+  auto f = family_of(gemm(256, 1024, 512, {}, true));
+  REQUIRE(f.family);
+  CHECK(f.family->members == 2 * 2);
+  CHECK(same_both_ways(gemm(256, 1024, 512, {}, true)) == 1);
+}
+
+TEST_CASE("families: an elementwise statement's tiles are one family of two segments", "[family]") {
+  // Expansion emits copy in + exp per tile, then every copy out at the assemble: each member is
+  // its block of both segments.
+  auto f = family_of(exp_rows(6144));
+  INFO(f.reason);
+  REQUIRE(f.family);
+  CHECK(f.family->members == 96);
+  REQUIRE(f.family->segments.size() == 2);
+  CHECK(f.family->segments[0].ops_per == 2);  // copy in, exp
+  CHECK(f.family->segments[1].ops_per == 1);  // copy out
+  CHECK(f.family->segments[1].op_begin == 192);
+  CHECK(f.family->op(5, 2) == 192 + 5);
+  CHECK(f.family->op_member(192 + 5) == std::make_pair(5, 2));
+  CHECK(f.family->tile(3, 1) == 3 * 2 + 1);
+  CHECK(same_both_ways(exp_rows(6144)) == 1);     // VecNBuffer automatic: 48 leaves of 2 chains
+  CHECK(same_both_ways(exp_rows(6144, 8)) == 1);  // 8 chains (fewer where UB is short)
+  CHECK(same_both_ways(exp_rows(6100, 3)) == 1);  // a tail member, groups of 3
+}
+
+TEST_CASE("families: a statement chain of tile ops per member", "[family]") {
+  // y = exp(x) * 2 - x over [512, 128] by (64, 128): three vec ops per member, x read twice.
+  ProgramBuilder b;
+  int x = b.tensor("x", TensorRole::Input, DType::fp32, {512, 128});
+  int y = b.tensor("y", TensorRole::Output, DType::fp32, {512, 128});
+  b.set_vec({64, 128});
+  int xv = b.ref(x);
+  int e = b.scalar(OpKind::Mul, b.unary(OpKind::Exp, xv), 2.0);
+  b.assemble(b.binary(OpKind::Sub, e, xv), y, {0, 0});
+  Program p = b.finish();
+  auto f = family_of(p);
+  INFO(f.reason);
+  REQUIRE(f.family);
+  CHECK(f.family->members == 8);
+  CHECK(same_both_ways(p) == 1);
+}
+
+TEST_CASE("families: L1Reuse merges and refusals are the explicit path's", "[family]") {
+  CHECK(same_both_ways(gemm(256, 256, 512, 2)) == 1);   // merges, one shared L1 copy each
+  CHECK(same_both_ways(gemm(512, 512, 1024, 3)) == 1);  // groups of 3 over a 4 x 4 grid
+  CHECK(same_both_ways(gemm(256, 4096, 512, 2)) == 1);  // refused: the shared row of K does not fit L1
+  Run r = tile_with(gemm(256, 256, 512, 2), true);
+  CHECK(r.stats.l1_reuse_merges == 2);
+  CHECK(r.roots[0].subgraphs.size() == 2);
+}
+
+TEST_CASE("families: a tile loaded once and read by every member is no family", "[family]") {
+  ProgramBuilder b;
+  int x = b.tensor("x", TensorRole::Input, DType::fp32, {512, 128});
+  int r = b.tensor("r", TensorRole::Input, DType::fp32, {1, 128});
+  int y = b.tensor("y", TensorRole::Output, DType::fp32, {512, 128});
+  b.set_vec({64, 128});
+  int s = b.binary(OpKind::Add, b.ref(x), b.ref(r));
+  b.assemble(s, y, {0, 0});
+  Program p = b.finish();
+  auto f = family_of(p);
+  CHECK(!f.family);
+  CHECK(f.reason == "the tile ops do not repeat");
+  CHECK(same_both_ways(p) == 0);
+}
+
+TEST_CASE("families: a matmul with a vector epilogue does not repeat as a whole", "[family]") {
+  ProgramBuilder b;
+  int a = b.tensor("a", TensorRole::Input, DType::fp16, {256, 256});
+  int w = b.tensor("w", TensorRole::Input, DType::fp16, {256, 512});
+  int c = b.tensor("c", TensorRole::Output, DType::fp32, {256, 512});
+  b.set_cube(128, 64, 256, 256);
+  b.set_vec({128, 256});
+  int m = b.matmul(b.ref(a), b.ref(w));
+  int e = b.unary(OpKind::Exp, m);
+  b.assemble(e, c, {0, 0});
+  Program p = b.finish();
+  auto f = family_of(p);
+  CHECK(!f.family);
+  CHECK(same_both_ways(p) == 0);
+}
+
+TEST_CASE("families: a parallel_merge scope packs across members, so no family", "[family]") {
+  ProgramBuilder b;
+  int x = b.tensor("x", TensorRole::Input, DType::fp32, {512, 128});
+  int y = b.tensor("y", TensorRole::Output, DType::fp32, {512, 128});
+  b.set_vec({64, 128});
+  b.scope.id = 1;
+  b.scope.parallel_merge = true;
+  int e = b.unary(OpKind::Exp, b.ref(x));
+  b.assemble(e, y, {0, 0});
+  Program p = b.finish();
+  auto f = family_of(p);
+  CHECK(!f.family);
+  CHECK(f.reason == "a parallel_merge scope packs branches across members");
+  CHECK(same_both_ways(p) == 0);
+}
+
+TEST_CASE("families: members writing overlapping GM boxes are no family", "[family]") {
+  // Two statements writing the same rows of y: every tile of the second overwrites one of the first.
+  ProgramBuilder b;
+  int x = b.tensor("x", TensorRole::Input, DType::fp32, {128, 128});
+  int y = b.tensor("y", TensorRole::Output, DType::fp32, {64, 128});
+  b.set_vec({64, 128});
+  int top = b.view(b.ref(x), {64, 128}, {0, 0});
+  int bot = b.view(b.ref(x), {64, 128}, {64, 0});
+  b.assemble(b.unary(OpKind::Exp, top), y, {0, 0});
+  b.assemble(b.unary(OpKind::Exp, bot), y, {0, 0});
+  Program p = b.finish();
+  auto f = family_of(p);
+  CHECK(!f.family);
+  CHECK(same_both_ways(p) == 0);
+}
+
+TEST_CASE("families: a single tile is no family", "[family]") {
+  auto f = family_of(exp_rows(64));
+  CHECK(!f.family);
+  CHECK(same_both_ways(exp_rows(64)) == 0);
+}
