@@ -8,6 +8,9 @@
 // not in the text, and isomorphic leaves (every tile of a vector loop, every
 // L0 step of a matmul) hash equal and share one kernel. xxHash64 of the text is
 // the function hash; kernels are named `<spec>_<first 8 hex digits>`.
+// Leaves whose whole LeafFunction record is equal (hash, kernel, costs, buffers, merge info) are one
+// leaf class, stored once in CompiledProgram::leaves (LeafPlan::leaf_class, Task::cls); LeafPlan::leaf
+// keeps the leaf's own index, which the artifacts name (leafIndex, psgId).
 #include <fmt/format.h>
 #include <xxhash.h>
 

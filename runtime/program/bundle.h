@@ -10,12 +10,15 @@
 //   then the sections, each starting at a multiple of 64, in table order.
 //
 // Sections: "manifest" (JSON: name, target, doc, dims, tensors, options, toolchain, spec source
-// and --set overrides), "roots" (JSON: root functions with tasks, successors, args and regions
-// as dim-expression text, and the control-flow loop nest), "leaves" (JSON: per-leaf core type
-// and costs), "kernels" (JSON: kernel names, parameter counts and CCE sources), "host_twin"
-// (the host-twin shared object, raw bytes; empty unless compiled with --host-twin=cce),
-// "leaf_programs" (each kernel's encoded leaf program, runtime/program/leaf_program.h; verified
-// at load), and optionally "device_bin" (device binaries).
+// and --set overrides), "roots" (JSON: root functions with their tasks as templates + instance
+// records, runtime/program/task_instances.h, args and regions as dim-expression text, and the
+// control-flow loop nest), "leaves" (JSON: the leaf classes, each stored once: core type, costs),
+// "kernels" (JSON: kernel names, parameter counts and CCE sources), "host_twin" (the host-twin
+// shared object, raw bytes; empty unless compiled with --host-twin=cce), "leaf_programs" (each
+// kernel's encoded leaf program, runtime/program/leaf_program.h; verified at load), optionally
+// "device_bin" (device binaries) and "program_json" (JSON: program.json's BLOCK_GRAPH functions;
+// the reader rebuilds the rest, runtime/program/program_json.h).
+// Format 2 (classes + instances) replaced format 1 (a leaf record and explicit arrays per task).
 // JSON is written with sorted keys and no floats, so the same program gives the same bytes.
 #pragma once
 #include <cstdint>
