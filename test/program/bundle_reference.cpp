@@ -92,8 +92,16 @@ json roots_json(const CompiledProgram& p) {
                        {"writes", writes}, {"succ", t.succ}, {"pred_count", t.pred_count},
                        {"hash_order", t.hash_order}, {"label", t.label}, {"op_magic", t.op_magic}});
     }
-    roots.push_back({{"index", r.index}, {"name", r.name}, {"hash", r.hash}, {"loop_vars", r.loop_vars},
-                     {"factor", r.factor}, {"tasks", tasks}, {"temps", r.temps}});
+    json root = {{"index", r.index}, {"name", r.name}, {"hash", r.hash}, {"loop_vars", r.loop_vars},
+                 {"factor", r.factor}, {"tasks", tasks}, {"temps", r.temps}};
+    if (!r.window_checks.empty()) {
+      json checks = json::array();
+      for (auto& w : r.window_checks)
+        checks.push_back({{"axis", w.axis}, {"bound", dims_json({w.bound})}, {"extent", dims_json({w.extent})},
+                          {"loc", loc_json(w.loc)}, {"source", w.source}, {"start", dims_json({w.start})}});
+      root["window_checks"] = checks;
+    }
+    roots.push_back(root);
   }
   json control = json::array();
   for (auto& n : p.control) control.push_back(loop_json(n));
