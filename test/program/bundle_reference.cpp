@@ -104,10 +104,18 @@ json roots_json(const CompiledProgram& p) {
     for (auto& x : cr.instances)
       instances.push_back({x.tmpl, x.leaf, x.hash_order, x.label, x.succ,
                            x.tmpl >= 0 ? json(x.deltas) : json::array({x.explicit_task})});
-    roots.push_back({{"index", r.index}, {"name", r.name}, {"hash", r.hash}, {"loop_vars", r.loop_vars},
-                     {"factor", r.factor}, {"templates", templates}, {"explicit", explicit_tasks},
-                     {"instances", instances}, {"labels", cr.labels}, {"op_magic_base", cr.op_magic_base},
-                     {"op_magics", cr.op_magics}, {"pred_counts", cr.pred_counts}, {"temps", r.temps}});
+    json root = {{"index", r.index}, {"name", r.name}, {"hash", r.hash}, {"loop_vars", r.loop_vars},
+                 {"factor", r.factor}, {"templates", templates}, {"explicit", explicit_tasks},
+                 {"instances", instances}, {"labels", cr.labels}, {"op_magic_base", cr.op_magic_base},
+                 {"op_magics", cr.op_magics}, {"pred_counts", cr.pred_counts}, {"temps", r.temps}};
+    if (!r.window_checks.empty()) {
+      json checks = json::array();
+      for (auto& w : r.window_checks)
+        checks.push_back({{"axis", w.axis}, {"bound", dims_json({w.bound})}, {"extent", dims_json({w.extent})},
+                          {"loc", loc_json(w.loc)}, {"source", w.source}, {"start", dims_json({w.start})}});
+      root["window_checks"] = checks;
+    }
+    roots.push_back(root);
   }
   json control = json::array();
   for (auto& n : p.control) control.push_back(loop_json(n));
