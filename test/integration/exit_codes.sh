@@ -18,7 +18,8 @@ expect 0 "ptoc compiles" "$ptoc" "$spec" -o "$tmp/ok.bundle"
 expect 1 "ptoc spec error" "$ptoc" "$tmp/bad.yaml" -o "$tmp/bad.bundle"
 expect 2 "ptoc unknown flag" "$ptoc" "$spec" --no-such-flag
 expect 2 "ptoc unknown --dump-after stage" "$ptoc" "$spec" -o "$tmp/x.bundle" --dump-after=nope
-expect 3 "ptoc no host compiler" env CXX=/nonexistent/c++ PATH=/nonexistent "$ptoc" "$spec" -o "$tmp/nocxx.bundle"
+expect 3 "ptoc --host-twin=cce, no host compiler" env CXX=/nonexistent/c++ PATH=/nonexistent "$ptoc" "$spec" -o "$tmp/nocxx.bundle" --host-twin=cce
+expect 0 "ptoc without a host compiler (leaf programs)" env CXX=/nonexistent/c++ PATH=/nonexistent "$ptoc" "$spec" -o "$tmp/nocxx.bundle"
 expect 0 "ptorun runs" "$ptorun" "$tmp/ok.bundle" --timing-only
 head -c 100 "$tmp/ok.bundle" > "$tmp/corrupt.bundle"
 expect 1 "ptorun corrupt bundle" "$ptorun" "$tmp/corrupt.bundle"

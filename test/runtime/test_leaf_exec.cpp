@@ -125,3 +125,23 @@ TEST_CASE("leaf exec: a corrupted program is refused at load, naming the kernel"
   ks[0].num_args = 3;
   CHECK_THROWS_WITH(runtime::LeafExecutor(ks), Catch::Contains("corrupted"));
 }
+
+#include "runtime/program/bundle.h"
+#include "test/runtime/programs.h"
+
+TEST_CASE("leaf exec: a bundle whose leaf program is corrupted (checksums valid) is refused at load", "[leaf_exec]") {
+  CompiledProgram p = ptoc::test::flip_program();
+  LeafProgram lp = sample_program();
+  lp.kernel = p.kernels[0].name;
+  p.kernels[0].num_args = lp.num_args;
+  p.kernels[0].num_gm = lp.num_gm;
+  p.kernels[0].program = encode_leaf_program(lp);
+  runtime::LoadedBundle ok = runtime::decode_bundle(runtime::encode_bundle(p, {}), "good.bundle");
+  CHECK(ok.program.kernels[0].program == p.kernels[0].program);
+  lp.instrs[8].operands[1].index = 9;  // buffer 9 of 1; encode_bundle recomputes every checksum
+  p.kernels[0].program = encode_leaf_program(lp);
+  std::vector<uint8_t> bad = runtime::encode_bundle(p, {});
+  CHECK_THROWS_WITH(runtime::decode_bundle(bad, "bad.bundle"),
+                    Catch::Contains("bad.bundle") && Catch::Contains("leaf_programs") &&
+                        Catch::Contains("kernel '" + p.kernels[0].name + "'") && Catch::Contains("buffer 9"));
+}
