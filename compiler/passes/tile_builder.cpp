@@ -663,6 +663,11 @@ void Builder::plan_assemble_homes(const RootTemplate& rt) {
     auto d = tt.pos_of_op.find(v.def_op);
     int from = d == tt.pos_of_op.end() ? 0 : d->second;
     if (tt.touched(op.tensor, from, int(p))) continue;
+    // Nor may the tensor be written again while the value is still to be read: a value that lives
+    // only in GM (a cube result written by its fixpipe) would be read back overwritten.
+    if (auto lu = last_use.find(op.inputs[0]); lu != last_use.end() && lu->second > int(p) &&
+        tt.touched(op.tensor, int(p) + 1, lu->second))
+      continue;
     home_assemble[op.inputs[0]] = oid;
   }
   plan_reshape_homes(rt);
