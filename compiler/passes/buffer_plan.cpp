@@ -12,6 +12,7 @@
 // compile error PyPTO only discovers in OoOSchedule; here it is reported at the
 // spec op with the tile knob to change.
 #include <algorithm>
+#include <cstdint>
 #include <array>
 #include <map>
 #include <sstream>
@@ -199,6 +200,9 @@ std::optional<BufferOverflow> plan_once(const TileRoot& root, const Platform& pl
   std::vector<BufferSlot*> live;
   // Per memory: address -> (end, last step) of released buffers there, for Spread.
   std::array<std::map<int64_t, std::pair<int64_t, int>>, kNumMemKinds> dead;
+  // Per memory: the longest released range (end - address), so a recency query scans only the
+  // released buffers that can reach a candidate, not all of them (a leaf of thousands of tiles).
+  std::array<int64_t, kNumMemKinds> dead_span{};
   for (BufferSlot* s : by_start) {
     // Release the buffers whose last touch came before this tile's first.
     std::erase_if(live, [&](const BufferSlot* l) {
@@ -206,6 +210,7 @@ std::optional<BufferOverflow> plan_once(const TileRoot& root, const Platform& pl
       auto& d = dead[int(l->mem)][l->addr];
       d.first = std::max(d.first, l->addr + l->size);
       d.second = std::max(d.second, l->last);
+      dead_span[int(l->mem)] = std::max(dead_span[int(l->mem)], d.first - l->addr);
       return true;
     });
     // In place: the result takes its dying source's buffer over.
@@ -242,13 +247,19 @@ std::optional<BufferOverflow> plan_once(const TileRoot& root, const Platform& pl
       }
     std::sort(cands.begin(), cands.end());
     cands.erase(std::unique(cands.begin(), cands.end()), cands.end());
+    // A candidate clashes when a live buffer starting before its end ends after its start: with
+    // `same` sorted by address, the furthest end over that prefix decides (one binary search).
+    std::vector<int64_t> furthest_end(same.size());
+    for (size_t i = 0; i < same.size(); ++i)
+      furthest_end[i] = std::max(i ? furthest_end[i - 1] : INT64_MIN, same[i]->addr + same[i]->size);
     int64_t best = -1;
     int best_recency = 0;
     for (int64_t c : cands) {
       if (c % align != 0 || c + s->size > cap) continue;
-      bool clash = false;
-      for (const BufferSlot* l : same) clash |= c < l->addr + l->size && l->addr < c + s->size;
-      if (clash) continue;
+      const size_t k = size_t(std::lower_bound(same.begin(), same.end(), c + s->size,
+                                               [](const BufferSlot* l, int64_t e) { return l->addr < e; }) -
+                              same.begin());
+      if (k > 0 && furthest_end[k - 1] > c) continue;
       if (policy == PlacePolicy::FirstFit) {
         best = c;
         break;
@@ -256,8 +267,9 @@ std::optional<BufferOverflow> plan_once(const TileRoot& root, const Platform& pl
       // Spread: the range whose previous data died longest ago, so the new
       // writer's WAR wait on the old readers is least likely to stall it.
       int recency = -1;
-      for (const auto& [addr, d] : dead[int(s->mem)])
-        if (addr < c + s->size && c < d.first) recency = std::max(recency, d.second);
+      const auto& dm = dead[int(s->mem)];
+      for (auto it = dm.lower_bound(c - dead_span[int(s->mem)]); it != dm.end() && it->first < c + s->size; ++it)
+        if (c < it->second.first) recency = std::max(recency, it->second.second);
       if (best < 0 || recency < best_recency) {
         best = c;
         best_recency = recency;
