@@ -179,11 +179,11 @@ void Builder::expand_reduction(const Op& op) {
     }
     GmLoc cloc = ploc;
     if (count_mean) cloc.tensor = new_temp(dt, PS, "count");
-    // Partial sum over axis a of tile `src` (valid box `valid`) stored at box `ib` of `loc`.
-    auto partial = [&](int src, const Box& ib, const std::vector<int64_t>& off, const GmLoc& loc) {
+    // Partial reduction `kind` over axis a of tile `src` (valid box `ib`) stored at box `ib` of `loc`.
+    auto partial = [&](int src, const Box& ib, const std::vector<int64_t>& off, const GmLoc& loc, OpKind kind) {
       TileOp t;
       t.kind = TileOpKind::Vec;
-      t.vop = OpKind::Sum;
+      t.vop = kind;
       t.dtype = dt;
       t.axes = {a};
       t.srcs = {src};
@@ -233,31 +233,12 @@ void Builder::expand_reduction(const Op& op) {
         ones.source_op = cur_op;
         int o = ones.dst;
         emit(std::move(ones));
-        partial(o, ib, off, cloc);
+        partial(o, ib, off, cloc, OpKind::Sum);
       });
     }
     for_each_tile(*S, *T0, [&](const std::vector<int64_t>& off, const std::vector<int64_t>&) {
       Box ib = value_box(x, off, T);
-      TileOp t;
-      t.kind = TileOpKind::Vec;
-      t.vop = part_kind;
-      t.dtype = dt;
-      t.axes = {a};
-      t.srcs = {get_tile(x, ib)};
-      auto pvalid = ib.valid;
-      pvalid[a] = DimExpr(1);
-      t.dst = new_tile(MemKind::UB, dt, Tk, pvalid);
-      int pt = t.dst;
-      emit(std::move(t));
-      Box pb = ib;
-      pb.off[a] = DimExpr(off[a] / T[a]);
-      pb.ext[a] = 1;
-      pb.valid = pvalid;
-      TileOp st;
-      st.kind = TileOpKind::CopyOut;
-      st.srcs = {pt};
-      st.gm = gm_ref(ploc, pb);
-      emit(std::move(st));
+      partial(get_tile(x, ib), ib, off, ploc, part_kind);
     });
     auto CT = T;
     CT[a] = n;
