@@ -414,16 +414,17 @@ struct ControlFlow::Impl {
     box(ext);
     m << ", root function '" << rf.name << "'";
     if (std::string lv = env_text(env, rf.loop_vars); !lv.empty()) m << " at " << lv;
-    m << "); the dims bound for this run (";
-    bool first = true;
-    for (auto& d : p.dims) {
-      auto it = dims.find(d.name);
-      if (it == dims.end()) continue;
-      m << (first ? "" : ", ") << d.name << "=" << it->second;
-      first = false;
-    }
-    m << ") do not fit the tensor's shape: check the --dim values against the input shapes";
+    m << "); the dims bound for this run (" << bound_dims_text() << ") do not fit the tensor's shape: check the --dim values against the input shapes";
     throw ControlFlowError(m.str());
+  }
+
+  // "B=8, S=4096": the dims bound for this run, in declaration order (run-time error messages).
+  std::string bound_dims_text() const {
+    std::string out;
+    for (auto& d : p.dims)
+      if (auto it = dims.find(d.name); it != dims.end())
+        out += (out.empty() ? "" : ", ") + d.name + "=" + std::to_string(it->second);
+    return out;
   }
 
   // specs/README.md: a window whose start is past its source's end (or before its start) is a
@@ -440,15 +441,7 @@ struct ControlFlow::Impl {
         << "': axis " << w.axis << " offset " << start << " extent " << extent << " but the bound is " << bound;
       m << " (root function '" << rf.name << "'";
       if (std::string lv = env_text(current_env(), rf.loop_vars); !lv.empty()) m << " at " << lv;
-      m << "; dims ";
-      bool first = true;
-      for (auto& d : p.dims) {
-        auto it = dims.find(d.name);
-        if (it == dims.end()) continue;
-        m << (first ? "" : ", ") << d.name << "=" << it->second;
-        first = false;
-      }
-      m << "): a window must start inside its source; check the loop bound and the --dim values against the "
+      m << "; dims " << bound_dims_text() << "): a window must start inside its source; check the loop bound and the --dim values against the "
            "input shapes";
       throw ControlFlowError(m.str());
     }

@@ -8,6 +8,7 @@
 #include <queue>
 #include <unordered_map>
 
+#include "compiler/passes/affine_box.h"
 #include "compiler/passes/tile_build.h"
 
 namespace ptoc::tiling {
@@ -50,15 +51,7 @@ std::pair<std::string, int64_t> gm_split(const DimExpr& e) {
 
 namespace {
 bool overlap(const Access& a, const Access& b) {
-  if (a.view != b.view) return true;
-  size_t n = std::min(a.off.size(), b.off.size());
-  for (size_t d = 0; d < n; ++d) {
-    if (a.off[d].first != b.off[d].first) continue;
-    int64_t ca = a.off[d].second, cb = b.off[d].second;
-    if (a.ext[d] && (ca + *a.ext[d] <= cb || *a.ext[d] == 0)) return false;
-    if (b.ext[d] && (cb + *b.ext[d] <= ca || *b.ext[d] == 0)) return false;
-  }
-  return true;
+  return a.view != b.view || affine_boxes_overlap(a.off, a.ext, b.off, b.ext);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Detection of tile families and their partition by one representative
 // (the conditions are in tile_families.h).
 #include "compiler/passes/tile_families.h"
+#include "compiler/passes/affine_box.h"
 
 #include <algorithm>
 #include <map>
@@ -50,16 +51,7 @@ struct WriteBox {
   std::vector<std::optional<int64_t>> ext;
 };
 
-bool boxes_overlap(const WriteBox& a, const WriteBox& b) {
-  size_t n = std::min(a.off.size(), b.off.size());
-  for (size_t d = 0; d < n; ++d) {
-    if (a.off[d].first != b.off[d].first) continue;
-    int64_t ca = a.off[d].second, cb = b.off[d].second;
-    if (a.ext[d] && (ca + *a.ext[d] <= cb || *a.ext[d] == 0)) return false;
-    if (b.ext[d] && (cb + *b.ext[d] <= ca || *b.ext[d] == 0)) return false;
-  }
-  return true;
-}
+bool boxes_overlap(const WriteBox& a, const WriteBox& b) { return affine_boxes_overlap(a.off, a.ext, b.off, b.ext); }
 
 bool hazard(const WriteBox& a, const WriteBox& b) {
   if (a.tensor != b.tensor) return false;
