@@ -202,8 +202,8 @@ void Builder::expand_reduction(const Op& op) {
       st.gm = gm_ref(loc, pb);
       emit(std::move(st));
     };
-    // The combine of one output tile: load the partials at `cb` of `loc`, sum them over axis a.
-    auto combine = [&](const Box& cb, const std::vector<int64_t>& CT, const GmLoc& loc, const Box& ob) {
+    // The combine of one output tile: load the partials at `cb` of `loc`, reduce them (`kind`) over axis a.
+    auto combine = [&](const Box& cb, const std::vector<int64_t>& CT, const GmLoc& loc, const Box& ob, OpKind kind) {
       TileOp in;
       in.kind = TileOpKind::CopyIn;
       in.gm = gm_ref(loc, cb);
@@ -212,7 +212,7 @@ void Builder::expand_reduction(const Op& op) {
       emit(std::move(in));
       TileOp t;
       t.kind = TileOpKind::Vec;
-      t.vop = OpKind::Sum;
+      t.vop = kind;
       t.dtype = dt;
       t.axes = {a};
       t.srcs = {src};
@@ -252,25 +252,11 @@ void Builder::expand_reduction(const Op& op) {
         cb.valid.push_back(d == size_t(a) ? ceil_div(xvalid[a], DimExpr(T[a]))
                                           : clip_extent(CT[d], xvalid[d] - DimExpr(off[d])));
       }
-      TileOp in;
-      in.kind = TileOpKind::CopyIn;
-      in.gm = gm_ref(ploc, cb);
-      in.dst = new_tile(MemKind::UB, dt, CT, cb.valid);
-      int src = in.dst;
-      emit(std::move(in));
       auto ooff = to_out(off);
       Box ob = value_box(w, ooff, to_out(Tk));
-      TileOp t;
-      t.kind = TileOpKind::Vec;
-      t.vop = part_kind;
-      t.dtype = dt;
-      t.axes = {a};
-      t.srcs = {src};
-      t.dst = new_tile(MemKind::UB, dt, to_out(Tk), ob.valid);
-      int res = t.dst;
-      emit(std::move(t));
+      int res = combine(cb, CT, ploc, ob, part_kind);
       if (count_mean) {
-        const int count = combine(cb, CT, cloc, ob);
+        const int count = combine(cb, CT, cloc, ob, OpKind::Sum);
         TileOp m;
         m.kind = TileOpKind::Vec;
         m.vop = OpKind::Div;
