@@ -21,28 +21,15 @@
 #include "runtime/program/bundle.h"
 #include "runtime/program/program_json.h"
 #include "runtime/program/task_instances.h"
+#include "test/library_specs.h"
 
 namespace fs = std::filesystem;
+using ptoc::test::library_specs;
+using ptoc::test::source_root;
 using namespace ptoc;
 
 namespace {
 
-std::string source_root() {
-  const char* r = std::getenv("PTOC_SOURCE_ROOT");
-  return r ? r : PTOC_SOURCE_ROOT;
-}
-
-std::vector<std::string> library_specs() {
-  std::vector<std::string> v;
-  for (const char* dir : {"specs", "specs/examples", "test/effects/specs", "test/bench/specs"}) {
-    fs::path d = fs::path(source_root()) / dir;
-    if (!fs::exists(d)) continue;
-    for (const auto& e : fs::directory_iterator(d))
-      if (e.path().extension() == ".yaml") v.push_back(e.path().string());
-  }
-  std::sort(v.begin(), v.end());
-  return v;
-}
 
 std::optional<PipelineResult> compile(const std::string& spec) {
   std::ifstream in(spec, std::ios::binary);
