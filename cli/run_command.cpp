@@ -68,7 +68,7 @@ int run_impl(const RunArgs& a) {
   const CompiledProgram& p = s.program();
   s.apply_runtime_sets(a.sets);
   if (a.runtime_debug_mode >= 0) {
-    if (auto why = unsupported_debug_mode(a.runtime_debug_mode); !why.empty())
+    if (auto why = knob_refusal(*find_knob("debug", "runtime_debug_mode"), a.runtime_debug_mode); !why.empty())
       throw UsageError("--runtime-debug-mode " + std::to_string(a.runtime_debug_mode) + ": " + std::string(why));
     s.options().runtime_debug_mode = a.runtime_debug_mode;
   }

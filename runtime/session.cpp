@@ -135,8 +135,7 @@ void Session::apply_runtime_sets(const std::vector<std::string>& sets) {
     const int64_t v = parse_integer(a->value, "--set " + k->name());
     if (v < k->lo || v > k->hi)
       throw UsageError("--set " + k->name() + ": " + std::to_string(v) + " is out of range; allowed: " + k->range());
-    if (auto why = k == find_knob("debug", "runtime_debug_mode") ? unsupported_debug_mode(v) : std::string_view();
-        !why.empty())
+    if (auto why = knob_refusal(*k, v); !why.empty())
       throw UsageError("--set " + k->name() + ": " + std::to_string(v) + " is not supported: " + std::string(why));
     k->set(options_, v);
   }

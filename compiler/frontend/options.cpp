@@ -133,8 +133,7 @@ void set_key(const std::string& group, const std::string& key, const YAML::Node&
   switch (k->type) {
     case Knob::Type::Int:
       if (!read_int(full, v, loc, k->lo, k->hi, i, r, std::string(k->meaning))) break;
-      if (auto why = k == find_knob("debug", "runtime_debug_mode") ? unsupported_debug_mode(i) : std::string_view();
-          !why.empty()) {
+      if (auto why = knob_refusal(*k, i); !why.empty()) {
         r.error(at(v, loc), full + ": " + std::to_string(i) + " is not supported", std::string(why));
         break;
       }

@@ -43,7 +43,8 @@ std::vector<Knob> make_table() {
        .doc = "run-time debugging: swimlane, dependency check, GM bounds check",
        .run_time = true,
        .get = [](const Options& o) -> int64_t { return o.runtime_debug_mode; },
-       .set = [](Options& o, int64_t v) { o.runtime_debug_mode = int(v); }});
+       .set = [](Options& o, int64_t v) { o.runtime_debug_mode = int(v); },
+       .refuse = unsupported_debug_mode});
   return t;
 }
 
@@ -152,5 +153,7 @@ std::string_view unsupported_debug_mode(int64_t mode) {
            "--pmu-event-type / codegen.enable_pmu_trace for per-pipe data";
   return {};
 }
+
+std::string_view knob_refusal(const Knob& k, int64_t v) { return k.refuse ? k.refuse(v) : std::string_view(); }
 
 }  // namespace ptoc

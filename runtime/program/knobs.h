@@ -29,6 +29,8 @@ struct Knob {
   int64_t (*get)(const Options&) = nullptr;      // Int, Bool
   void (*set)(Options&, int64_t) = nullptr;      // Int, Bool
   MergeSetting Options::*setting = nullptr;      // Setting
+  // Int: why an in-range value is refused ("" when it is accepted), for values the range cannot say.
+  std::string_view (*refuse)(int64_t) = nullptr;
 
   std::string name() const;          // "runtime.stitch_function_max_num"
   std::string range() const;         // "1..1024" or "0..3 (0 FIFO, ...)"
@@ -72,5 +74,7 @@ enum RuntimeDebugMode : int {
 };
 // The refusal for runtime_debug_mode 2, or "" for a supported value.
 std::string_view unsupported_debug_mode(int64_t mode);
+// Why `v` is refused for knob `k` ("" when accepted): the row's refuse hook, if any.
+std::string_view knob_refusal(const Knob& k, int64_t v);
 
 }  // namespace ptoc
