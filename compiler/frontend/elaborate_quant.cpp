@@ -295,7 +295,7 @@ EV Elaborator::call_scaled_mm(const Call& c) {
   op.trans_b = *tb;
   Shape sh = {x.shape[am], y.shape[bn]}, va = {x.valid[am], y.valid[bn]};
   EV mm = EV::tensor(emit(op, DType::int32, sh, va, c.fo, c.fl));
-  const Value& mv = p_.values[size_t(mm.value)];
+  const Value mv = p_.values[size_t(mm.value)];  // a copy: the scales' ops grow p_.values
   EV sa = per_axis_operand(c, args[3], mv, 1, "scale_a");
   EV sb = per_axis_operand(c, args[4], mv, 0, "scale_b");
   if (!sa.ok() || !sb.ok()) return EV::poison();
