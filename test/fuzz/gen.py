@@ -301,9 +301,13 @@ class Gen:
             mag = ta.mag
             if dtype in WRAP:
                 mag = min(mag, WRAP[dtype])
+            if src in FLOATS and dtype in INTS and r.random() < 0.4:
+                return self.quant_cast(a, ta, dtype)
             return Cast(a, dtype), T(ta.shape, dtype, ta.vkey, mag, ta.full)
         if choice == "mm" and fl and rank in (2, 3) and not ctx.gear_mm_off and vkey[-1] == "f":
             return self.matmul(ctx, shape, dtype, vkey)
+        if choice == "mm" and dtype == "int32" and rank == 2 and not ctx.gear_mm_off and vkey[-1] == "f":
+            return self.matmul(ctx, shape, dtype, vkey, ind="int8")  # int8 x int8 -> int32 (quant)
         if choice == "tr" and rank >= 2 and all(k == "f" for k in vkey):
             d0, d1 = rank - 2, rank - 1
             if rank > 2 and r.random() < 0.5:
@@ -411,10 +415,10 @@ class Gen:
                                                                                  mag + tc.mag, False)
         return Bin(op, a, b, dtype, r.random() < 0.2), T(oshape, dtype, okey, mag, ta.full and tb.full)
 
-    def matmul(self, ctx, shape, dtype, vkey):
+    def matmul(self, ctx, shape, dtype, vkey, ind=None):
         r = self.r
         rank = len(shape)
-        ind = r.choice(["fp16", "fp16", "bf16", "fp32"])
+        ind = ind or r.choice(["fp16", "fp16", "bf16", "fp32"])
         K = r.choice([16, 24, 32, 48, 64, 100, 128, 200])
         Mx, Nx = shape[-2], shape[-1]
         G = shape[0] if rank == 3 else None
@@ -457,7 +461,7 @@ class Gen:
             ctx.split_k = False
         if r.random() < 0.3:
             self.label(ctx)
-        mag = 9.0 * K if ind in FLOATS else 9.0 * K
+        mag = 9.0 * K if ind in FLOATS else 128.0 * 128.0 * K
         out = Matmul(a, b, dtype, trans_a, trans_b)
         if mag > MAG[dtype]:
             return Un("tanh", out, dtype), T(shape, dtype, vkey, 1.0, False)
@@ -870,6 +874,51 @@ class Gen:
         # seeds share the host-twin cache (the seed is in the spec's header comment)
         return Program(self.seed, "fz", self.dims, self.dimval, self.inputs, self.outputs,
                        self.tensors, opts, body, self.kinds)
+
+
+# --- quant: casts with PyPTO's rounding modes and saturation ----------------------------------
+
+QCAST_MODES = ["CAST_RINT", "CAST_ROUND", "CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC", "CAST_NONE"]
+_INT_RANGE = {"int8": (-128, 127), "uint8": (0, 255), "int32": (-2 ** 31, 2 ** 31 - 1)}
+
+
+class QCast(M.Cast):
+    """cast(a, dtype, mode=..., satmode=...) from a float: round by the mode, clip when saturating, then wrap."""
+
+    def __init__(self, a, dtype, mode, sat):
+        super().__init__(a, dtype)
+        self.mode, self.sat = mode, sat
+
+    def text(self):
+        return f"cast({self.a.text()}, {self.dtype}, mode={self.mode}, satmode={'ON' if self.sat else 'OFF'})"
+
+    def ev(self, env):
+        v = self.a.ev(env)
+        x = M.np.nan_to_num(v.a, nan=0.0)
+        np = M.np
+        f = {"CAST_RINT": np.round, "CAST_FLOOR": np.floor, "CAST_CEIL": np.ceil, "CAST_TRUNC": np.trunc,
+             "CAST_NONE": np.trunc, "CAST_ROUND": lambda t: np.sign(t) * np.floor(np.abs(t) + 0.5)}[self.mode]
+        with np.errstate(all="ignore"):
+            y = f(x)
+            if self.sat:
+                lo, hi = _INT_RANGE[self.dtype]
+                y = np.clip(y, lo, hi)
+            r = M.rnd(y, self.dtype)
+        out = np.full(v.a.shape, np.nan)
+        box = tuple(slice(0, n) for n in v.valid)
+        out[box] = r[box]
+        return M.Value(out, v.valid)
+
+
+def _quant_cast(self, a, ta, dtype):
+    """A rounding-mode cast of exact input values (ties are the same everywhere); int32 only saturates when
+    the values cannot pass 2^31 (fp32 saturates int32 at 2147483520, not modelled)."""
+    sat = self.r.random() < 0.6 and (dtype != "int32" or ta.mag < 2.0 ** 30)
+    mag = min(ta.mag + 1, WRAP[dtype])
+    return QCast(a, dtype, self.r.choice(QCAST_MODES), sat), T(ta.shape, dtype, ta.vkey, mag, ta.full)
+
+
+Gen.quant_cast = _quant_cast
 
 
 def _prod(xs):
