@@ -10,15 +10,26 @@ using fe_test::run;
 
 namespace {
 
-std::string spec(const std::string& body, const std::string& decls =
-                                              "inputs:\n  x: {dtype: fp32, shape: [16, 64]}\n"
-                                              "  s: {dtype: fp32, shape: [16]}\n  c: {dtype: fp32, shape: [64]}\n"
-                                              "  a: {dtype: int8, shape: [16, 64]}\n  w: {dtype: int8, shape: [64, 32]}\n"
-                                              "  h: {dtype: fp16, shape: [64, 32]}\n  u: {dtype: uint8, shape: [64, 32]}\n"
-                                              "outputs:\n  y: {dtype: int8, shape: [16, 64]}\n"
-                                              "  f: {dtype: fp32, shape: [16, 64]}\n  m: {dtype: int32, shape: [16, 32]}\n"
-                                              "  i: {dtype: int32, shape: [16, 64]}\n") {
-  return "ptoc: 1\nname: t\n" + decls + "body:\n  - {vec_tile: [16, 64]}\n  - {cube_tile: {m: [16, 16], k: [32, 64], n: [32, 32]}}\n" + body;
+const char* const kInputs =
+    "inputs:\n  x: {dtype: fp32, shape: [16, 64]}\n  s: {dtype: fp32, shape: [16]}\n  c: {dtype: fp32, shape: [64]}\n"
+    "  a: {dtype: int8, shape: [16, 64]}\n  w: {dtype: int8, shape: [64, 32]}\n  h: {dtype: fp16, shape: [64, 32]}\n"
+    "  u: {dtype: uint8, shape: [64, 32]}\n  i: {dtype: int32, shape: [16, 64]}\n";
+
+// The output a statement `NAME[...] = ...` writes, by its name.
+std::string output_decl(const std::string& body) {
+  size_t q = body.find('"');
+  const char n = q == std::string::npos ? 'y' : body[q + 1];
+  switch (n) {
+    case 'f': return "  f: {dtype: fp32, shape: [16, 64]}\n";
+    case 'm': return "  m: {dtype: int32, shape: [16, 32]}\n";
+    case 'j': return "  j: {dtype: int32, shape: [16, 64]}\n";
+    default: return "  y: {dtype: int8, shape: [16, 64]}\n";
+  }
+}
+
+std::string spec(const std::string& body, const std::string& decls = "") {
+  return "ptoc: 1\nname: t\n" + (decls.empty() ? kInputs + ("outputs:\n" + output_decl(body)) : decls) +
+         "body:\n  - {vec_tile: [16, 64]}\n  - {cube_tile: {m: [16, 16], k: [32, 64], n: [32, 32]}}\n" + body;
 }
 
 void expect_error(const std::string& yaml, const std::string& needle, const std::string& message,
@@ -75,14 +86,14 @@ TEST_CASE("cast modes are written as the rounding op, the saturating clip, then 
 }
 
 TEST_CASE("saturation bounds are exact in the source dtype and only where they can bind", "[frontend][quant]") {
-  auto r = run(spec("  - \"i[:, :] = cast(x, int32, satmode=ON)\"\n"));
+  auto r = run(spec("  - \"j[:, :] = cast(x, int32, satmode=ON)\"\n"));
   REQUIRE(r.prog);
   std::vector<double> bounds;
   for (const auto& op : r.prog->ops)
     if (op.scalar) bounds.push_back(*op.scalar);
   // int32 from fp32 stops at the largest fp32 below 2^31 (2^31 itself would wrap).
   CHECK(bounds == std::vector<double>{-2147483648.0, 2147483520.0});
-  auto u = run(spec("  - \"m[:, :] = matmul(a, w)\"\n  - \"y[:, :] = cast(cast(a, uint8), int8, satmode=ON)\"\n"));
+  auto u = run(spec("  - \"y[:, :] = cast(cast(a, uint8), int8, satmode=ON)\"\n"));
   REQUIRE(u.prog);
   bounds.clear();
   for (const auto& op : u.prog->ops)
@@ -129,8 +140,8 @@ TEST_CASE("quantize and dequantize: per row, per column, and located errors", "[
   expect_error(spec("  - \"y[:, :] = quantize(x, c, int8, -1)\"\n"), "c, int8",
                "'quantize' scale 'c' has shape [64]; along axis -1 of [16, 64] it must be [16] (one per row) or [16, 1]",
                "axis=-1 scales each row (per token), axis=-2 each column (per channel)");
-  expect_error(spec("  - \"y[:, :] = quantize(x, s, int8, 0)\"\n"), "0)\"",
-               "'quantize' axis 0 is not one of the last two axes of a rank-2 input");
+  expect_error(spec("  - \"y[:, :] = quantize(x, s, int8, 2)\"\n"), "2)\"",
+               "'quantize' axis 2 is not one of the last two axes of a rank-2 input");
   expect_error(spec("  - \"y[:, :] = quantize(x, s, int32, -1)\"\n"), "int32, -1",
                "'quantize' otype must be int8 or uint8, got int32");
   expect_error(spec("  - \"f[:, :] = dequantize(x, s, fp32, -1)\"\n"), "x, s, fp32",
