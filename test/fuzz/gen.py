@@ -285,6 +285,8 @@ class Gen:
             return Red(op, a, ax - rank if neg else ax, True, dtype), T(
                 [1 if i == ax else e for i, e in enumerate(ta.shape)], dtype,
                 ["f" if i == ax else k for i, k in enumerate(ta.vkey)], mag, ta.full)
+        if choice == "cast" and dtype in ("int8", "uint8") and rank == 2 and r.random() < 0.2:
+            return self.quantize_expr(ctx, shape, dtype)
         if choice == "cast":
             if fl:
                 src = r.choice([d for d in FLOATS if d != dtype] + ["int32", "int8", "uint8", "bool"])
@@ -919,6 +921,53 @@ def _quant_cast(self, a, ta, dtype):
 
 
 Gen.quant_cast = _quant_cast
+
+
+class Quantize(M.Node):
+    """quantize(x, scale, otype, -2, zero_points): saturate(rint(x * scale + zp)), a scale per column ([1, C])."""
+
+    def __init__(self, a, scale, zp, dtype):
+        self.a, self.scale, self.zp, self.dtype = a, scale, zp, dtype
+
+    def children(self):
+        return [self.a, self.scale] + ([self.zp] if self.zp is not None else [])
+
+    def replace_child(self, i, new):
+        if i == 0:
+            self.a = new
+        elif i == 1:
+            self.scale = new
+        else:
+            self.zp = new
+
+    def text(self):
+        zp = f", {self.zp.text()}" if self.zp is not None else ""
+        return f"quantize({self.a.text()}, {self.scale.text()}, {self.dtype}, -2{zp})"
+
+    def ev(self, env):
+        np = M.np
+        v = self.a.ev(env)
+        y = M.rnd(v.a * self.scale.ev(env).a, "fp32")
+        if self.zp is not None:
+            y = M.rnd(y + self.zp.ev(env).a, "fp32")
+        lo, hi = _INT_RANGE[self.dtype]
+        with np.errstate(all="ignore"):
+            r = np.clip(np.round(np.nan_to_num(y, nan=0.0)), lo, hi)
+        out = np.full(v.a.shape, np.nan)
+        box = tuple(slice(0, n) for n in v.valid)
+        out[box] = r[box]
+        return M.Value(out, v.valid)
+
+
+def _quantize_expr(self, ctx, shape, dtype):
+    """quantize of a window input by a per-column scale (and, half the time, zero points) of the window's columns."""
+    a, ta = self.window_input(ctx, list(shape), "fp32")
+    sc, _ = self.window_input(ctx, [1, shape[-1]], "fp32")
+    zp = self.window_input(ctx, [1, shape[-1]], "fp32")[0] if self.r.random() < 0.5 else None
+    return Quantize(a, sc, zp, dtype), T(ta.shape, dtype, ta.vkey, 255.0, ta.full)
+
+
+Gen.quantize_expr = _quantize_expr
 
 
 def _prod(xs):
