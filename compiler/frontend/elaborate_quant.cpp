@@ -178,8 +178,7 @@ EV Elaborator::per_axis_operand(const Call& c, const Expr* e, const Value& x, in
     return true;
   };
   const std::string per = axis == int(x.shape.size()) - 1 ? "one per row" : "one per column";
-  if (same(v.shape, keep)) return s;
-  if (!same(v.shape, want)) {
+  if (!same(v.shape, keep) && !same(v.shape, want)) {
     err(e->off, e->len, "'" + c.fn + "' " + what + " '" + text_of(*e) + "' has shape " + shape_str(v.shape) +
                             "; along axis " + std::to_string(axis - int(x.shape.size())) + " of " +
                             shape_str(x.shape) + " it must be " + shape_str(want) + " (" + per + ") or " +
@@ -193,6 +192,7 @@ EV Elaborator::per_axis_operand(const Call& c, const Expr* e, const Value& x, in
         "insert cast(" + text_of(*e) + ", fp32)");
     return EV::poison();
   }
+  if (same(v.shape, keep)) return s;
   Shape kv = v.valid;
   kv.insert(kv.begin() + axis, DimExpr(1));
   return EV::tensor(reshape_to(s.value, keep, kv, c.fo));

@@ -148,6 +148,8 @@ TEST_CASE("quantize and dequantize: per row, per column, and located errors", "[
                "'dequantize' takes an int8, uint8 or int32 input, 'x' is fp32");
   expect_error(spec("  - \"y[:, :] = quantize(a, s, int8, -1)\"\n"), "a, s, int8",
                "'quantize' takes an fp32 input, 'a' is int8", "insert cast(a, fp32)");
+  expect_error(spec("  - \"y[:, :] = quantize(x, cast(s, fp16), int8, -1)\"\n"), "cast(s, fp16)",
+               "'quantize' scale must be fp32, 'cast(s, fp16)' is fp16", "insert cast(cast(s, fp16), fp32)");
   expect_error(spec("  - \"y[:, :] = quantize(x, s, int8)\"\n"), "quantize(",
                "'quantize' is missing its argument 'axis'");
 }
