@@ -618,14 +618,14 @@ def cast_modes(i, d):
             "nsat8": _sat(n, "int8"), "ffloor": np.floor(r(x * L(0.7, "fp32"), "fp32"))}
 
 
-@ref(kinds={"x": "wide", "w": "wide", "v": "wide", "p": "wide", "q": "wide"})
+@ref(kinds={"x": "wide", "w": "wide", "v": "wide", "p": "wide", "q": "wide", "at": "wide", "wt": "wide"})
 def mm_int8_nz(i, d):
     x = i["x"].astype(np.int64)
     pb, qb = np.maximum(i["p"], 100).astype(np.int64), np.maximum(i["q"], 100).astype(np.int64)
     yb = pb @ qb
     assert yb.min() > 2 ** 24  # the sums fp32 could not hold exactly
     return {"y": r(x @ i["w"].astype(np.int64), "int32"), "yv": r(x @ i["v"].astype(np.int64), "int32"),
-            "yb": r(yb, "int32")}
+            "yb": r(yb, "int32"), "yt": r(i["at"].T.astype(np.int64) @ i["wt"].T.astype(np.int64), "int32")}
 
 
 @ref(kinds={"st": "positive", "sc": "positive", "zc": "positive", "sw": "positive", "w": "wide"})
