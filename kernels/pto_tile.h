@@ -269,16 +269,18 @@ PTO_INLINE void TEXTRACT_L0B(PTO_L0B_PTR(T) dst, const PTO_L1_PTR(T) src, int64_
 // accumulation, for T in fp16 / bf16 / fp32 (products exact in fp32 for the
 // 16-bit types, summed in fp32). INIT != 0 overwrites c (first k step),
 // INIT == 0 accumulates. c is an M x N fp32 tile.
-template <typename T, int M, int K, int N>
-PTO_INLINE void TMMAD(PTO_L0C_PTR(float) c, const PTO_L0A_PTR(T) a, const PTO_L0B_PTR(T) b, int64_t vm,
+// TC is float, or int32_t for int8 operands (int8 x int8 accumulates exactly in int32).
+template <typename T, int M, int K, int N, typename TC>
+PTO_INLINE void TMMAD(PTO_L0C_PTR(TC) c, const PTO_L0A_PTR(T) a, const PTO_L0B_PTR(T) b, int64_t vm,
                       int64_t vk, int64_t vn, int init);
 
 // L0C -> GM (pipe FIX): writes the vm x vn valid region of the M x N fp32 L0C
 // tile to the box at gm[offset] (row stride `row_stride`), cast to TD (fp32,
 // fp16 or bf16, round to nearest even). ATOMIC != 0 adds into GM (split_k
 // partial sums, fp32 only).
-template <typename TD, int M, int N, int ATOMIC = 0>
-PTO_INLINE void TFIXPIPE(PTO_GM_PTR(TD) gm, const PTO_L0C_PTR(float) c, int64_t offset, int64_t row_stride,
+// TC as for TMMAD; TD is int32 exactly when TC is (an int8 matmul's result moves out as it is).
+template <typename TD, int M, int N, int ATOMIC = 0, typename TC = float>
+PTO_INLINE void TFIXPIPE(PTO_GM_PTR(TD) gm, const PTO_L0C_PTR(TC) c, int64_t offset, int64_t row_stride,
                          int64_t vm, int64_t vn);
 
 #if defined(PTO_HOST)

@@ -120,8 +120,12 @@ LeafCallFn resolve_one(leaf::Fn fn, const std::vector<leaf::TParam>& tp) {
       return pick_type(tp[0].v, [&](auto T) {
         return pick<2>(tp[5].v, [&](auto TR) -> LeafCallFn { return &run_textract_l0b<LEAFK_T(T), LEAFK_V(TR)>; });
       });
-    case F::TMMAD: return pick_float(tp[0].v, [&](auto T) -> LeafCallFn { return &run_tmmad<LEAFK_T(T)>; });
+    case F::TMMAD:
+      if (tp[0].v == 4) return &run_tmmad<int8_t>;  // int8 x int8 -> int32 L0C
+      return pick_float(tp[0].v, [&](auto T) -> LeafCallFn { return &run_tmmad<LEAFK_T(T)>; });
     case F::TFIXPIPE:
+      if (tp[0].v == 3)  // int32 out: an int8 matmul's int32 L0C
+        return pick<2>(tp[3].v, [&](auto A) -> LeafCallFn { return &run_tfixpipe<int32_t, LEAFK_V(A)>; });
       return pick_float(tp[0].v, [&](auto T) {
         return pick<2>(tp[3].v, [&](auto A) -> LeafCallFn { return &run_tfixpipe<LEAFK_T(T), LEAFK_V(A)>; });
       });

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "compiler/frontend/dim_simplify.h"
+#include "compiler/frontend/elaborate_call.h"
 #include "compiler/frontend/elaborator.h"
 #include "compiler/frontend/suggest.h"
 
@@ -66,14 +67,6 @@ bool differs_in_meaning(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-struct Elaborator::Call {
-  const Expr& e;
-  const OpSpec& spec;
-  std::string fn;                  // the name as written
-  int fo = 0, fl = 1;              // its position in the statement
-  std::vector<std::string> names;  // parameter names
-  std::vector<const Expr*> args;   // bound arguments by parameter (nullptr: not given)
-};
 
 EV Elaborator::unknown_function(const Expr& e) {
   const std::string& fn = e.name;
@@ -193,7 +186,10 @@ EV Elaborator::call(const Expr& e) {
     case OpForm::View: return call_view(c);
     case OpForm::Concat: return call_concat(c);
     case OpForm::Full: return call_full(c);
-    case OpForm::Composite: return c.fn == "clip" ? call_clip(c) : call_var(c);
+    case OpForm::Composite:
+      if (c.fn == "clip") return call_clip(c);
+      if (c.fn == "var") return call_var(c);
+      return call_quant(c);  // quantize, dequantize, scaled_mm (elaborate_quant.cpp)
     case OpForm::Internal: break;
   }
   return EV::poison();
@@ -520,6 +516,7 @@ EV Elaborator::call_cast(const Call& c) {
   auto dt = dtype_arg(args[1], DType::fp32);
   if (!a.ok() || !dt) return EV::poison();
   if (!check_nz(a, *args[0], fn)) return EV::poison();
+  if (args[2] || args[3]) return cast_with_modes(c, a, *dt);  // elaborate_quant.cpp
   const Value x = p_.values[size_t(a.value)];
   Op op;
   op.kind = OpKind::Cast;
@@ -534,13 +531,17 @@ EV Elaborator::call_matmul(const Call& c) {
   const auto& args = c.args;
   EV a = tensor_arg(c, args[0], "its left operand");
   EV b = tensor_arg(c, args[1], "its right operand");
-  auto od = dtype_arg(args[2], DType::fp32);
-  auto ta = bool_arg(c, 3, false), tb = bool_arg(c, 4, false);
-  if (!a.ok() || !b.ok() || !od || !ta || !tb) return EV::poison();
+  if (!a.ok() || !b.ok()) return EV::poison();
   const Value x = p_.values[size_t(a.value)], y = p_.values[size_t(b.value)];
+  const bool int8_mm = x.dtype == DType::int8 && y.dtype == DType::int8;
+  // int8 x int8 accumulates in int32 and gives int32 (PyPTO's DT_INT32), the default out_dtype then.
+  auto od = dtype_arg(args[2], int8_mm ? DType::int32 : DType::fp32);
+  auto ta = bool_arg(c, 3, false), tb = bool_arg(c, 4, false);
+  if (!od || !ta || !tb) return EV::poison();
   for (const auto* v : {&x, &y})
-    if (v->dtype != DType::fp16 && v->dtype != DType::bf16 && v->dtype != DType::fp32) {
-      err(fo, fl, "matmul takes fp16, bf16 or fp32 operands, got " + std::string(dtype_name(v->dtype)));
+    if (v->dtype != DType::fp16 && v->dtype != DType::bf16 && v->dtype != DType::fp32 && v->dtype != DType::int8) {
+      err(fo, fl, "matmul takes fp16, bf16, fp32 or int8 operands, got " + std::string(dtype_name(v->dtype)),
+          v->dtype == DType::uint8 ? "the cube multiplies signed int8; cast to int8 or to fp16" : "");
       return EV::poison();
     }
   if (x.dtype != y.dtype) {
@@ -550,7 +551,12 @@ EV Elaborator::call_matmul(const Call& c) {
         "insert cast(" + text_of(x.dtype == to ? *args[1] : *args[0]) + ", " + std::string(dtype_name(to)) + ")");
     return EV::poison();
   }
-  if (!dtype_is_float(*od)) {
+  if (int8_mm && *od != DType::int32) {
+    err(args[2]->off, args[2]->len, "an int8 matmul gives int32 (exact int32 accumulation); out_dtype must be int32",
+        "write out_dtype=int32, then cast or dequantize the result");
+    return EV::poison();
+  }
+  if (!int8_mm && !dtype_is_float(*od)) {
     err(args[2]->off, args[2]->len, "matmul out_dtype must be fp32, fp16 or bf16");
     return EV::poison();
   }

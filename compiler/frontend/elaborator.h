@@ -123,6 +123,13 @@ class Elaborator {
   EV call_full(const Call& c);
   EV call_clip(const Call& c);
   EV call_var(const Call& c);
+  // --- casts with a rounding mode, quantisation (elaborate_quant.cpp)
+  EV cast_with_modes(const Call& c, const EV& a, DType to);
+  EV call_quant(const Call& c);
+  EV call_quantize(const Call& c, bool dequant);
+  EV call_scaled_mm(const Call& c);
+  EV rounded_cast(const EV& a, DType to, int mode, bool saturate, const Expr& ea, int op_off, int op_len);
+  EV per_axis_operand(const Call& c, const Expr* e, const Value& x, int axis, const std::string& what);
   EV tensor_arg(const Call& c, const Expr* x, const std::string& what);
   std::optional<bool> bool_arg(const Call& c, size_t k, bool dflt);
   std::optional<DType> dtype_arg(const Expr* x, DType dflt);

@@ -44,7 +44,8 @@ void Builder::expand_matmul(const Op& op) {
     if (out != DType::fp32) {
       error(op, "split_k sums partial matmuls in GM and needs out_dtype=fp32 (this matmul gives " +
                     std::string(dtype_name(out)) + ")",
-            "add out_dtype=fp32 and cast afterwards, or set split_k: false");
+            out == DType::int32 ? std::string("an int8 matmul gives int32: set split_k: false")
+                                : "add out_dtype=fp32 and cast afterwards, or set split_k: false");
       return;
     }
     chunk = std::min(kA, kB);
@@ -191,7 +192,8 @@ void Builder::expand_matmul(const Op& op) {
             mm.trans_a = op.trans_a;
             mm.trans_b = op.trans_b;
             if (l0c < 0) {
-              l0c = new_tile(MemKind::L0C, DType::fp32, {mL0, nL0}, cvalid);
+              // int8 x int8 accumulates exactly in int32 L0C (same 4 bytes as fp32).
+              l0c = new_tile(MemKind::L0C, adt == DType::int8 ? DType::int32 : DType::fp32, {mL0, nL0}, cvalid);
             } else {
               mm.accumulate = true;
             }

@@ -592,16 +592,28 @@ __aicore__ inline void TEXTRACT_L0B(__cb__ T* dst, const __cbuf__ T* src, int64_
   }
 }
 
-template <typename T, int M, int K, int N>
-__aicore__ inline void TMMAD(__cc__ float* c, const __ca__ T* a, const __cb__ T* b, int64_t vm, int64_t vk,
+// TC: float, or int32_t for int8 operands (the cube accumulates int8 x int8 in int32).
+template <typename T, int M, int K, int N, typename TC>
+__aicore__ inline void TMMAD(__cc__ TC* c, const __ca__ T* a, const __cb__ T* b, int64_t vm, int64_t vk,
                              int64_t vn, int init) {
   // cmatrixInitVal = 1 starts from zero (first k step), 0 accumulates into L0C.
-  mmad(c, (__ca__ T*)a, (__cb__ T*)b, (uint16_t)vm, (uint16_t)vk, (uint16_t)vn, 0, false, false, init != 0);
+  if constexpr (__is_same(T, int8_t))
+    mmad((__cc__ int32_t*)c, (__ca__ int8_t*)a, (__cb__ int8_t*)b, (uint16_t)vm, (uint16_t)vk, (uint16_t)vn, 0, false,
+         false, init != 0);
+  else
+    mmad((__cc__ float*)c, (__ca__ T*)a, (__cb__ T*)b, (uint16_t)vm, (uint16_t)vk, (uint16_t)vn, 0, false, false,
+         init != 0);
 }
 
-template <typename TD, int M, int N, int ATOMIC>
-__aicore__ inline void TFIXPIPE(__gm__ TD* gm, const __cc__ float* c, int64_t offset, int64_t row_stride, int64_t vm,
+template <typename TD, int M, int N, int ATOMIC, typename TC>
+__aicore__ inline void TFIXPIPE(__gm__ TD* gm, const __cc__ TC* c, int64_t offset, int64_t row_stride, int64_t vm,
                                 int64_t vn) {
+  if constexpr (__is_same(TD, int32_t)) {
+    // An int8 matmul: int32 L0C out as it is (NZ -> ND, no quantisation).
+    copy_matrix_cc_to_gm(gm + offset, (__cc__ int32_t*)c, 0, (uint16_t)vn, (uint16_t)vm, (uint32_t)row_stride,
+                         (uint16_t)((M + 15) / 16 * 16), 0, NoQuant, 0, false, true);
+    return;
+  }
   if constexpr (ATOMIC) {
     set_atomic_f32();
     set_atomic_add();

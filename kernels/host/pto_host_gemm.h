@@ -145,5 +145,26 @@ inline void gemm_f32(float* a, const float* bp, float* c, int64_t ldc, int64_t v
   }
 }
 
+// --- quant: int8 x int8 -> int32 -------------------------------------------------
+// c[vm x vn] (row stride N, int32) (=|+=) a[vm x vk] (row stride K) * b[vk x vn]
+// (row stride N), exact: every product and partial sum fits int32 for
+// K <= 131072 (|a * b| <= 2^14). The inner j loop vectorises (int16 products
+// widened to int32); a row of c stays in cache across the k loop.
+inline void tmmad_i8(int64_t M, int64_t K, int64_t N, int32_t* c, const int8_t* a, const int8_t* b, int64_t vm,
+                     int64_t vk, int64_t vn, int init) {
+  (void)M;
+  for (int64_t i = 0; i < vm; ++i) {
+    int32_t* ci = c + i * N;
+    if (init) memset(ci, 0, size_t(vn) * sizeof(int32_t));
+    const int8_t* ai = a + i * K;
+    for (int64_t k = 0; k < vk; ++k) {
+      const int32_t x = ai[k];
+      if (x == 0) continue;
+      const int8_t* bk = b + k * N;
+      for (int64_t j = 0; j < vn; ++j) ci[j] += x * int32_t(bk[j]);
+    }
+  }
+}
+
 }  // namespace host
 }  // namespace pto

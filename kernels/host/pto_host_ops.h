@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <type_traits>
+
 #include "pto_host_cvt.h"
 #include "pto_host_gemm.h"
 
@@ -839,7 +841,12 @@ namespace host {
 template <typename T>
 inline void tmmad(int64_t M, int64_t K, int64_t N, float* c, const T* a, const T* b, int64_t vm, int64_t vk, int64_t vn, int init) {
   using E = pto::host::Elem<T>;
-  static_assert(E::is_float, "TMMAD takes fp16, bf16 or fp32 operands");
+  if constexpr (std::is_same_v<T, int8_t>) {
+    // int8 x int8: L0C holds int32 (the cube's exact accumulation), in the same 4-byte cells.
+    pto::host::tmmad_i8(M, K, N, reinterpret_cast<int32_t*>(c), a, b, vm, vk, vn, init);
+    return;
+  } else {
+  static_assert(E::is_float, "TMMAD takes fp16, bf16, fp32 or int8 operands");
   pto::host::check_tile<float>(c, int64_t(M) * N, "TMMAD c");
   pto::host::check_tile<T>(a, int64_t(M) * K, "TMMAD a");
   pto::host::check_tile<T>(b, int64_t(K) * N, "TMMAD b");
@@ -862,12 +869,14 @@ inline void tmmad(int64_t M, int64_t K, int64_t N, float* c, const T* a, const T
     }
   }
   pto::host::gemm_f32(af, bp, c, N, vm, vn, vk, init != 0);
+  }
 }
 }  // namespace host
 }  // namespace pto
-template <typename T, int M, int K, int N>
-inline void TMMAD(float* c, const T* a, const T* b, int64_t vm, int64_t vk, int64_t vn, int init) {
-  pto::host::tmmad<T>(M, K, N, c, a, b, vm, vk, vn, init);
+// TC: float, or int32_t for int8 operands (L0C holds what the cube accumulates).
+template <typename T, int M, int K, int N, typename TC>
+inline void TMMAD(TC* c, const T* a, const T* b, int64_t vm, int64_t vk, int64_t vn, int init) {
+  pto::host::tmmad<T>(M, K, N, reinterpret_cast<float*>(c), a, b, vm, vk, vn, init);
 }
 
 namespace pto {
@@ -879,6 +888,18 @@ inline void tfixpipe(int64_t M, int64_t N, TD* gm, const float* c, int64_t offse
   TD* d = gm + offset;
   pto::host::trace_gm(d, vm, vn * int64_t(sizeof(TD)), row_stride * int64_t(sizeof(TD)),
                       ATOMIC ? pto::host::kGmAtomicAdd : pto::host::kGmWrite);
+  if constexpr (std::is_same_v<TD, int32_t>) {
+    // Only an int8 matmul gives int32: L0C holds int32 already, moved as it is.
+    const int32_t* ci = reinterpret_cast<const int32_t*>(c);
+    for (int64_t i = 0; i < vm; ++i) {
+      if constexpr (ATOMIC) {
+        for (int64_t j = 0; j < vn; ++j) pto::host::atomic_add(d + i * row_stride + j, ci[i * N + j]);
+      } else {
+        memcpy(d + i * row_stride, ci + i * N, size_t(vn) * sizeof(int32_t));
+      }
+    }
+    return;
+  } else {
   for (int64_t i = 0; i < vm; ++i) {
     const float* x = c + i * N;
     TD* o = d + i * row_stride;
@@ -888,10 +909,11 @@ inline void tfixpipe(int64_t M, int64_t N, TD* gm, const float* c, int64_t offse
       E::store_row(x, o, vn);
     }
   }
+  }
 }
 }  // namespace host
 }  // namespace pto
-template <typename TD, int M, int N, int ATOMIC>
-inline void TFIXPIPE(TD* gm, const float* c, int64_t offset, int64_t row_stride, int64_t vm, int64_t vn) {
-  pto::host::tfixpipe<TD, ATOMIC>(M, N, gm, c, offset, row_stride, vm, vn);
+template <typename TD, int M, int N, int ATOMIC, typename TC>
+inline void TFIXPIPE(TD* gm, const TC* c, int64_t offset, int64_t row_stride, int64_t vm, int64_t vn) {
+  pto::host::tfixpipe<TD, ATOMIC>(M, N, gm, reinterpret_cast<const float*>(c), offset, row_stride, vm, vn);
 }

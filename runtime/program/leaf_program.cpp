@@ -40,6 +40,7 @@ namespace {
 using K = TParamKind;
 using O = OperandKind;
 constexpr int kFixed = 100;  // operand dtype rule: kFixed + ElemType
+constexpr int kAcc = 200;    // the L0C accumulator: int32 for int8 operands / an int32 FixPipe, else fp32
 
 struct Sig {
   FnSignature s;
@@ -48,7 +49,7 @@ struct Sig {
 
 const std::vector<Sig>& signatures() {
   static const std::vector<Sig> t = [] {
-    const int B = kFixed + int(ElemType::boolean), I32 = kFixed + int(ElemType::i32), F32 = kFixed + int(ElemType::f32);
+    const int B = kFixed + int(ElemType::boolean), I32 = kFixed + int(ElemType::i32);
     std::vector<Sig> v(kNumFns);
     auto set = [&](Fn f, std::vector<K> tp, std::vector<O> op, std::vector<int> rule) {
       v[size_t(f)] = Sig{FnSignature{std::move(tp), std::move(op)}, std::move(rule)};
@@ -72,8 +73,8 @@ const std::vector<Sig>& signatures() {
     set(Fn::TLOAD_L1, {K::DType, K::Int, K::Int, K::Int}, {O::Buf, O::Gm, O::Int, O::Int, O::Int, O::Int, O::Int, O::Int}, {0, 0, -1, -1, -1, -1, -1, -1});
     set(Fn::TEXTRACT_L0A, {K::DType, K::Int, K::Int, K::Int, K::Int, K::Int}, {O::Buf, O::Buf, O::Int, O::Int}, {0, 0, -1, -1});
     set(Fn::TEXTRACT_L0B, {K::DType, K::Int, K::Int, K::Int, K::Int, K::Int}, {O::Buf, O::Buf, O::Int, O::Int}, {0, 0, -1, -1});
-    set(Fn::TMMAD, {K::DType, K::Int, K::Int, K::Int}, {O::Buf, O::Buf, O::Buf, O::Int, O::Int, O::Int, O::Int}, {F32, 0, 0, -1, -1, -1, -1});
-    set(Fn::TFIXPIPE, {K::DType, K::Int, K::Int, K::Int}, {O::Gm, O::Buf, O::Int, O::Int, O::Int, O::Int}, {0, F32, -1, -1, -1, -1});
+    set(Fn::TMMAD, {K::DType, K::Int, K::Int, K::Int}, {O::Buf, O::Buf, O::Buf, O::Int, O::Int, O::Int, O::Int}, {kAcc, 0, 0, -1, -1, -1, -1});
+    set(Fn::TFIXPIPE, {K::DType, K::Int, K::Int, K::Int}, {O::Gm, O::Buf, O::Int, O::Int, O::Int, O::Int}, {0, kAcc, -1, -1, -1, -1});
     return v;
   }();
   return t;
@@ -425,13 +426,17 @@ void verify_leaf_program(const LeafProgram& p) {
             v.fail(std::string(name) + ": tile extent " + std::to_string(in.tparams[t].v) + " is implausible");
         }
         if ((in.fn == Fn::TMMAD) && ElemType(in.tparams[0].v) != ElemType::f32 && ElemType(in.tparams[0].v) != ElemType::f16 &&
-            ElemType(in.tparams[0].v) != ElemType::bf16)
-          v.fail("TMMAD on a non-float type");
+            ElemType(in.tparams[0].v) != ElemType::bf16 && ElemType(in.tparams[0].v) != ElemType::i8)
+          v.fail("TMMAD on a type other than fp32, fp16, bf16 and int8");
         for (size_t o = 0; o < in.operands.size(); ++o) {
           const Operand& x = in.operands[o];
           if (x.kind != sig.s.operands[o]) v.fail(std::string(name) + ": operand " + std::to_string(o) + " of the wrong kind");
           int rule = sig.dtype_rule[o];
           int want = rule < 0 ? -1 : rule >= kFixed ? rule - kFixed : int(in.tparams[size_t(rule)].v);
+          if (rule == kAcc) {
+            const ElemType t0 = ElemType(in.tparams[0].v);
+            want = int(t0 == ElemType::i8 || t0 == ElemType::i32 ? ElemType::i32 : ElemType::f32);
+          }
           ElemType have = ElemType::f32;
           switch (x.kind) {
             case O::Buf:

@@ -594,3 +594,49 @@ def cond_loop_begin_end(i, d):
         y[b] = r(acc * 0.5, "fp32")
         z[b] = acc if (b % 2 == 1 and B > 1) else -acc
     return {"y": y, "z": z}
+
+
+# --- quant: cast modes, int8 matmul, quantisation -----------------------------------------------
+
+def _sat(v, dt):
+    lo, hi = {"int8": (-128, 127), "uint8": (0, 255), "int32": (-2**31, 2**31 - 1)}[dt]
+    return np.clip(v, lo, hi)
+
+
+def _half_away(v):
+    return np.sign(v) * np.floor(np.abs(v) + 0.5)
+
+
+@ref(kinds={"x": "half", "h": "half", "n": "normal"})
+def cast_modes(i, d):
+    x, h, n = i["x"], i["h"], i["n"]
+    h3 = r(h * L(0.3, "fp16"), "fp16")
+    return {"rint8": _sat(np.round(x), "int8"), "round32": r(_half_away(x), "int32"),
+            "floor8": _sat(np.floor(x), "int8"), "ceilu8": _sat(np.ceil(x), "uint8"),
+            "trunc32": r(np.trunc(x), "int32"), "none8": _sat(np.trunc(x), "int8"),
+            "wrap8": r(_half_away(x), "int8"), "hround8": _sat(_half_away(h3), "int8"),
+            "nsat8": _sat(n, "int8"), "ffloor": np.floor(r(x * L(0.7, "fp32"), "fp32"))}
+
+
+@ref(kinds={"x": "wide", "w": "wide", "v": "wide", "p": "wide", "q": "wide", "at": "wide", "wt": "wide"})
+def mm_int8_nz(i, d):
+    x = i["x"].astype(np.int64)
+    pb, qb = np.maximum(i["p"], 100).astype(np.int64), np.maximum(i["q"], 100).astype(np.int64)
+    yb = pb @ qb
+    assert yb.min() > 2 ** 24  # the sums fp32 could not hold exactly
+    return {"y": r(x @ i["w"].astype(np.int64), "int32"), "yv": r(x @ i["v"].astype(np.int64), "int32"),
+            "yb": r(yb, "int32"), "yt": r(i["at"].T.astype(np.int64) @ i["wt"].T.astype(np.int64), "int32")}
+
+
+@ref(kinds={"st": "positive", "sc": "positive", "zc": "positive", "sw": "positive", "w": "wide"})
+def quant_scales(i, d):
+    f = "fp32"
+    x = r(i["x"] * 40.0, f)
+    zc = r(i["zc"] * 50.0, f)
+    qt = _sat(np.round(r(x * i["st"][:, None], f)), "int8")
+    qc = _sat(np.round(r(r(x * i["sc"], f) + zc, f)), "uint8")
+    dt = r(qt * i["st"][:, None], f)
+    dc = r(r(qc + zc, f) * i["sc"], f)
+    c = (qt.astype(np.int64) @ i["w"].astype(np.int64)).astype(np.float64)
+    y = r(r(r(c, f) * i["st"][:, None], f) * i["sw"][None, :], f)
+    return {"qt": qt, "qc": qc, "dt": dt, "dc": dc, "y": r(y, "bf16")}

@@ -285,6 +285,8 @@ class Gen:
             return Red(op, a, ax - rank if neg else ax, True, dtype), T(
                 [1 if i == ax else e for i, e in enumerate(ta.shape)], dtype,
                 ["f" if i == ax else k for i, k in enumerate(ta.vkey)], mag, ta.full)
+        if choice == "cast" and dtype in ("int8", "uint8") and rank == 2 and r.random() < 0.2:
+            return self.quantize_expr(ctx, shape, dtype)
         if choice == "cast":
             if fl:
                 src = r.choice([d for d in FLOATS if d != dtype] + ["int32", "int8", "uint8", "bool"])
@@ -301,9 +303,13 @@ class Gen:
             mag = ta.mag
             if dtype in WRAP:
                 mag = min(mag, WRAP[dtype])
+            if src in FLOATS and dtype in INTS and r.random() < 0.4:
+                return self.quant_cast(a, ta, dtype)
             return Cast(a, dtype), T(ta.shape, dtype, ta.vkey, mag, ta.full)
         if choice == "mm" and fl and rank in (2, 3) and not ctx.gear_mm_off and vkey[-1] == "f":
             return self.matmul(ctx, shape, dtype, vkey)
+        if choice == "mm" and dtype == "int32" and rank == 2 and not ctx.gear_mm_off and vkey[-1] == "f":
+            return self.matmul(ctx, shape, dtype, vkey, ind="int8")  # int8 x int8 -> int32 (quant)
         if choice == "tr" and rank >= 2 and all(k == "f" for k in vkey):
             d0, d1 = rank - 2, rank - 1
             if rank > 2 and r.random() < 0.5:
@@ -411,10 +417,10 @@ class Gen:
                                                                                  mag + tc.mag, False)
         return Bin(op, a, b, dtype, r.random() < 0.2), T(oshape, dtype, okey, mag, ta.full and tb.full)
 
-    def matmul(self, ctx, shape, dtype, vkey):
+    def matmul(self, ctx, shape, dtype, vkey, ind=None):
         r = self.r
         rank = len(shape)
-        ind = r.choice(["fp16", "fp16", "bf16", "fp32"])
+        ind = ind or r.choice(["fp16", "fp16", "bf16", "fp32"])
         K = r.choice([16, 24, 32, 48, 64, 100, 128, 200])
         Mx, Nx = shape[-2], shape[-1]
         G = shape[0] if rank == 3 else None
@@ -457,7 +463,7 @@ class Gen:
             ctx.split_k = False
         if r.random() < 0.3:
             self.label(ctx)
-        mag = 9.0 * K if ind in FLOATS else 9.0 * K
+        mag = 9.0 * K if ind in FLOATS else 128.0 * 128.0 * K
         out = Matmul(a, b, dtype, trans_a, trans_b)
         if mag > MAG[dtype]:
             return Un("tanh", out, dtype), T(shape, dtype, vkey, 1.0, False)
@@ -870,6 +876,98 @@ class Gen:
         # seeds share the host-twin cache (the seed is in the spec's header comment)
         return Program(self.seed, "fz", self.dims, self.dimval, self.inputs, self.outputs,
                        self.tensors, opts, body, self.kinds)
+
+
+# --- quant: casts with PyPTO's rounding modes and saturation ----------------------------------
+
+QCAST_MODES = ["CAST_RINT", "CAST_ROUND", "CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC", "CAST_NONE"]
+_INT_RANGE = {"int8": (-128, 127), "uint8": (0, 255), "int32": (-2 ** 31, 2 ** 31 - 1)}
+
+
+class QCast(M.Cast):
+    """cast(a, dtype, mode=..., satmode=...) from a float: round by the mode, clip when saturating, then wrap."""
+
+    def __init__(self, a, dtype, mode, sat):
+        super().__init__(a, dtype)
+        self.mode, self.sat = mode, sat
+
+    def text(self):
+        return f"cast({self.a.text()}, {self.dtype}, mode={self.mode}, satmode={'ON' if self.sat else 'OFF'})"
+
+    def ev(self, env):
+        v = self.a.ev(env)
+        x = M.np.nan_to_num(v.a, nan=0.0)
+        np = M.np
+        f = {"CAST_RINT": np.round, "CAST_FLOOR": np.floor, "CAST_CEIL": np.ceil, "CAST_TRUNC": np.trunc,
+             "CAST_NONE": np.trunc, "CAST_ROUND": lambda t: np.sign(t) * np.floor(np.abs(t) + 0.5)}[self.mode]
+        with np.errstate(all="ignore"):
+            y = f(x)
+            if self.sat:
+                lo, hi = _INT_RANGE[self.dtype]
+                y = np.clip(y, lo, hi)
+            r = M.rnd(y, self.dtype)
+        out = np.full(v.a.shape, np.nan)
+        box = tuple(slice(0, n) for n in v.valid)
+        out[box] = r[box]
+        return M.Value(out, v.valid)
+
+
+def _quant_cast(self, a, ta, dtype):
+    """A rounding-mode cast of exact input values (ties are the same everywhere); int32 only saturates when
+    the values cannot pass 2^31 (fp32 saturates int32 at 2147483520, not modelled)."""
+    sat = self.r.random() < 0.6 and (dtype != "int32" or ta.mag < 2.0 ** 30)
+    mag = min(ta.mag + 1, WRAP[dtype])
+    return QCast(a, dtype, self.r.choice(QCAST_MODES), sat), T(ta.shape, dtype, ta.vkey, mag, ta.full)
+
+
+Gen.quant_cast = _quant_cast
+
+
+class Quantize(M.Node):
+    """quantize(x, scale, otype, -2, zero_points): saturate(rint(x * scale + zp)), a scale per column ([1, C])."""
+
+    def __init__(self, a, scale, zp, dtype):
+        self.a, self.scale, self.zp, self.dtype = a, scale, zp, dtype
+
+    def children(self):
+        return [self.a, self.scale] + ([self.zp] if self.zp is not None else [])
+
+    def replace_child(self, i, new):
+        if i == 0:
+            self.a = new
+        elif i == 1:
+            self.scale = new
+        else:
+            self.zp = new
+
+    def text(self):
+        zp = f", {self.zp.text()}" if self.zp is not None else ""
+        return f"quantize({self.a.text()}, {self.scale.text()}, {self.dtype}, -2{zp})"
+
+    def ev(self, env):
+        np = M.np
+        v = self.a.ev(env)
+        y = M.rnd(v.a * self.scale.ev(env).a, "fp32")
+        if self.zp is not None:
+            y = M.rnd(y + self.zp.ev(env).a, "fp32")
+        lo, hi = _INT_RANGE[self.dtype]
+        with np.errstate(all="ignore"):
+            r = np.clip(np.round(np.nan_to_num(y, nan=0.0)), lo, hi)
+        out = np.full(v.a.shape, np.nan)
+        box = tuple(slice(0, n) for n in v.valid)
+        out[box] = r[box]
+        return M.Value(out, v.valid)
+
+
+def _quantize_expr(self, ctx, shape, dtype):
+    """quantize of a window input by a per-column scale (and, half the time, zero points) of the window's columns."""
+    a, ta = self.window_input(ctx, list(shape), "fp32")
+    sc, _ = self.window_input(ctx, [1, shape[-1]], "fp32")
+    zp = self.window_input(ctx, [1, shape[-1]], "fp32")[0] if self.r.random() < 0.5 else None
+    return Quantize(a, sc, zp, dtype), T(ta.shape, dtype, ta.vkey, 255.0, ta.full)
+
+
+Gen.quantize_expr = _quantize_expr
 
 
 def _prod(xs):

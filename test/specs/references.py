@@ -173,6 +173,38 @@ def ref_flash_decode_carry(i, d):
     return {"o": np.stack([online_softmax_attention(q[b], k[b], v[b], 128, 0.125) for b in range(q.shape[0])])}
 
 
+# --- quant: GLM-4.5 attention pre-quant prolog (PyPTO's golden, op by op) -------------------------
+
+def _rms_bias(x, g, b, coff):
+    """fp32 RMSNorm with bias over the last axis, PyPTO's order: x*x*coff, sum, + eps, sqrt, x / ., * g, + b."""
+    ss = f32(f32(f32(x * x) * lit(coff)).sum(axis=-1, keepdims=True))
+    return f32(f32(f32(x / f32(np.sqrt(f32(ss + lit(1e-5))))) * g) + b)
+
+
+def ref_attention_prequant_prolog(i, d):
+    bf = lambda v: rnd(v, "bf16")
+    xf = f32(i["residual_input"] + i["x"])
+    xnorm = bf(_rms_bias(xf, i["x_gamma"], i["x_bias"], 1.0 / 5120))
+    # npu_quantize: int8(saturate(rint(x * scale + offset))), a scale per hidden channel.
+    xq = np.clip(np.round(f32(f32(xnorm * i["x_scale"]) + i["x_offset"])), -128, 127)
+    mm = rnd(xq.astype(np.int64) @ i["weight"].astype(np.int64), "int32")
+    mmb = bf(f32(f32(rnd(mm + i["quant_bias"], "int32")) * i["deq_scale"]))
+    T = mmb.shape[0]
+    heads = mmb.reshape(T, 14, 128)
+    qn = bf(_rms_bias(heads[:, 0:12, :], i["q_gamma"], i["q_bias"], 1.0 / 128))
+    kn = bf(_rms_bias(heads[:, 12:13, :], i["k_gamma"], i["k_bias"], 1.0 / 128))
+    c, s = i["cos"], i["sin"]
+
+    def rope(t):
+        t1, t2 = t[..., 0:32], t[..., 32:64]
+        o1 = bf(f32(f32(t1 * c) - f32(t2 * s)))
+        o2 = bf(f32(f32(t2 * c) + f32(t1 * s)))
+        return np.concatenate([o1, o2, t[..., 64:128]], axis=-1)
+
+    return {"q": rope(qn).reshape(T, 1536), "k": rope(kn).reshape(T, 128),
+            "v": heads[:, 13, :], "residual": bf(xf)}
+
+
 class Ref:
     """fn: the reference; small: static dims of the small copy; dynamic: run-time sizes of dynamic dims;
     scale: per-input factor on the standard-normal inputs (e.g. 1/sqrt(K) for weights, so that
@@ -208,6 +240,10 @@ REFERENCES = {
     "labels_reuse": Ref(ref_labels_reuse),
     "flash_decode_carry": Ref(ref_flash_decode_carry, dynamic={"B": 3, "S": 4 * 128 + 45}),
     "flash_decode_carry_static": Ref(ref_flash_decode_carry, dynamic={"B": 3}),
+    # Real shapes; 11 tokens: a whole tile of 8 and a tail of 3. x_scale spreads the int8 values over the
+    # whole range (some saturate); deq_scale keeps the dequantised values O(1).
+    "attention_prequant_prolog": Ref(ref_attention_prequant_prolog, dynamic={"T": 11},
+                                     scale={"x_scale": 30.0, "deq_scale": 0.002}),
     "flash_decode_cond": Ref(ref_flash_decode_carry, dynamic={"B": 3, "S": 4 * 128 + 45}),
     # samples/tuning/: four tuning steps of one RMSNorm, all computing the same numbers.
     "rmsnorm_0_baseline": Ref(ref_rmsnorm, dynamic={"T": 37}),
