@@ -81,6 +81,16 @@ constexpr OpSpec kOps[] = {
      "variance over one axis, divided by N - correction"},
     {"argmax", K::Argmax, F::Reduce, O::Numeric, R::Int32, "input dim keepdim", 2, "int32 index of the first maximum"},
     {"argmin", K::Argmin, F::Reduce, O::Numeric, R::Int32, "input dim keepdim", 2, "int32 index of the first minimum"},
+    // --- catalog: PyPTO's composition ops, written by the front end as the ops above (elaborate_catalog.cpp) ---
+    {"zeros", std::nullopt, F::Composite, O::Any, R::Attribute, "size dtype", 1, "a tensor of 0: zeros(16, 64, dtype=fp32)"},
+    {"ones", std::nullopt, F::Composite, O::Any, R::Attribute, "size dtype", 1, "a tensor of 1: ones([16, 64], dtype=fp32)"},
+    {"unsqueeze", std::nullopt, F::Composite, O::Any, R::Operand, "input dim", 2, "a size-1 axis inserted at dim"},
+    {"expand_clone", std::nullopt, F::Composite, O::Any, R::Operand, "input shape valid_shape", 2,
+     "size-1 axes stretched to shape, a copy"},
+    {"permute", std::nullopt, F::Composite, O::Any, R::Operand, "input perm", 2, "axes reordered: result axis i is perm[i]"},
+    {"softmax", std::nullopt, F::Composite, O::Float, R::Operand, "input dim", 2, "exp(x - amax) / sum over dim, in fp32"},
+    {"rms_norm", std::nullopt, F::Composite, O::Float, R::Operand, "input gamma epsilon", 1,
+     "x / sqrt(mean(x * x) + epsilon) * gamma over the last axis, in fp32"},
 };
 
 // docs/zh/api/operation/ of hicann/pypto (pypto-NAME.md; experimental-NAME is
@@ -94,7 +104,7 @@ constexpr PyptoOp kPypto[] = {
     {"cbrt", ""}, {"ceil", "ceil"}, {"ceil_div", ""}, {"clip", "clip"}, {"clone", ""}, {"concat", "concat"},
     {"conv", ""}, {"cos", "cos"}, {"cosh", ""}, {"cumprod", ""}, {"cumsum", ""}, {"deinterleave", ""},
     {"dequantize", ""}, {"div", "div"}, {"eq", "eq"}, {"erf", "erf"}, {"erfc", ""}, {"exp", "exp"},
-    {"exp2", "exp2"}, {"expand_clone", ""}, {"expand_exp_dif", ""}, {"gather_in_l1", ""}, {"gather_in_ub", ""},
+    {"exp2", "exp2"}, {"expand_clone", "expand_clone"}, {"expand_exp_dif", ""}, {"gather_in_l1", ""}, {"gather_in_ub", ""},
     {"get_operation_options", ""}, {"online_softmax", ""}, {"online_softmax_update", ""},
     {"set_operation_options", ""}, {"transposed_batchmatmul", ""}, {"expm1", "expm1"}, {"fillpad", ""},
     {"floor", "floor"}, {"floor_div", ""}, {"fmod", ""}, {"full", "full"}, {"gather", ""}, {"gathermask", ""},
@@ -103,15 +113,15 @@ constexpr PyptoOp kPypto[] = {
     {"isfinite", "isfinite"}, {"isnan", ""}, {"le", "le"}, {"log", "log"}, {"log10", ""}, {"log1p", "log1p"},
     {"log2", "log2"}, {"logical_and", "logical_and"}, {"logical_not", "logical_not"}, {"lrelu", ""}, {"lt", "lt"},
     {"matmul", "matmul"}, {"maximum", "maximum"}, {"minimum", "minimum"}, {"mul", "mul"}, {"ne", "ne"},
-    {"neg", "neg"}, {"normal", ""}, {"one_hot", ""}, {"ones", ""}, {"pack", ""}, {"pad", ""}, {"permute", ""},
+    {"neg", "neg"}, {"normal", ""}, {"one_hot", ""}, {"ones", "ones"}, {"pack", ""}, {"pad", ""}, {"permute", "permute"},
     {"pow", "pow"}, {"prelu", ""}, {"prod", "prod"}, {"quant_mx", ""}, {"quantize", ""},
-    {"reciprocal", "reciprocal"}, {"relu", "relu"}, {"remainder", ""}, {"reshape", "reshape"}, {"rms_norm", ""},
+    {"reciprocal", "reciprocal"}, {"relu", "relu"}, {"remainder", ""}, {"reshape", "reshape"}, {"rms_norm", "rms_norm"},
     {"round", "round"}, {"rsqrt", "rsqrt"}, {"scaled_mm", ""}, {"scatter", ""}, {"scatter_", ""},
     {"scatter_update", ""}, {"sigmoid", "sigmoid"}, {"sign", "sign"}, {"signbit", ""}, {"sin", "sin"},
-    {"sinh", ""}, {"softmax", ""}, {"sqrt", "sqrt"}, {"sub", "sub"}, {"sum", "sum"}, {"tan", ""},
+    {"sinh", ""}, {"softmax", "softmax"}, {"sqrt", "sqrt"}, {"sub", "sub"}, {"sum", "sum"}, {"tan", ""},
     {"tanh", "tanh"}, {"topk", ""}, {"transpose", "transpose"}, {"tril", ""}, {"triu", ""}, {"trunc", "trunc"},
-    {"uniform", ""}, {"unpack", ""}, {"unsqueeze", ""}, {"var", "var"}, {"view", "view"}, {"where", "where"},
-    {"zeros", ""},
+    {"uniform", ""}, {"unpack", ""}, {"unsqueeze", "unsqueeze"}, {"var", "var"}, {"view", "view"}, {"where", "where"},
+    {"zeros", "zeros"},
 };
 
 }  // namespace

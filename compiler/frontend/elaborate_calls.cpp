@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "compiler/frontend/dim_simplify.h"
+#include "compiler/frontend/elaborate_call.h"
 #include "compiler/frontend/elaborator.h"
 #include "compiler/frontend/suggest.h"
 
@@ -65,15 +66,6 @@ bool differs_in_meaning(std::string_view a, std::string_view b) {
 }
 
 }  // namespace
-
-struct Elaborator::Call {
-  const Expr& e;
-  const OpSpec& spec;
-  std::string fn;                  // the name as written
-  int fo = 0, fl = 1;              // its position in the statement
-  std::vector<std::string> names;  // parameter names
-  std::vector<const Expr*> args;   // bound arguments by parameter (nullptr: not given)
-};
 
 EV Elaborator::unknown_function(const Expr& e) {
   const std::string& fn = e.name;
@@ -136,6 +128,8 @@ EV Elaborator::unknown_function(const Expr& e) {
 EV Elaborator::call(const Expr& e) {
   const OpSpec* spec = find_op(e.name);
   if (!spec) return unknown_function(e);
+  // PyPTO's zeros(*size, dtype=None) / ones: variadic sizes do not bind by the parameter list.
+  if (spec->form == OpForm::Composite && (e.name == "zeros" || e.name == "ones")) return call_zeros_ones(e, *spec);
   Call c{e, *spec, e.name, e.op_off, int(e.name.size()), split_params(spec->params), {}};
   const std::string& fn = c.fn;
   c.args.assign(c.names.size(), nullptr);
@@ -193,7 +187,7 @@ EV Elaborator::call(const Expr& e) {
     case OpForm::View: return call_view(c);
     case OpForm::Concat: return call_concat(c);
     case OpForm::Full: return call_full(c);
-    case OpForm::Composite: return c.fn == "clip" ? call_clip(c) : call_var(c);
+    case OpForm::Composite: return call_composite(c);
     case OpForm::Internal: break;
   }
   return EV::poison();

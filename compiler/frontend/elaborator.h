@@ -123,6 +123,15 @@ class Elaborator {
   EV call_full(const Call& c);
   EV call_clip(const Call& c);
   EV call_var(const Call& c);
+  // --- PyPTO's composition ops (elaborate_catalog.cpp): written as existing ops
+  EV call_composite(const Call& c);
+  EV call_zeros_ones(const Expr& e, const OpSpec& spec);
+  EV call_unsqueeze(const Call& c);
+  EV call_expand_clone(const Call& c);
+  EV call_permute(const Call& c);
+  EV call_softmax(const Call& c);
+  EV call_rms_norm(const Call& c);
+  int reduce_keepdim(OpKind k, int value, int axis, int loc_off, int loc_len);
   EV tensor_arg(const Call& c, const Expr* x, const std::string& what);
   std::optional<bool> bool_arg(const Call& c, size_t k, bool dflt);
   std::optional<DType> dtype_arg(const Expr* x, DType dflt);

@@ -594,3 +594,49 @@ def cond_loop_begin_end(i, d):
         y[b] = r(acc * 0.5, "fp32")
         z[b] = acc if (b % 2 == 1 and B > 1) else -acc
     return {"y": y, "z": z}
+
+
+# --- PyPTO's composition ops (specs/README.md "PyPTO's composition ops"), as PyPTO's operator.py ---------
+
+def _softmax(x, dim, dt):
+    f = "fp32"
+    xf = r(x, f)
+    m = xf.max(dim, keepdims=True)
+    e = r(np.exp(r(xf - m, f)), f)
+    s = r(e.sum(dim, keepdims=True), f)
+    return r(r(e / s, f), dt)
+
+
+def _rms_norm(x, g, eps, dt):
+    f = "fp32"
+    xf = r(x, f)
+    n = x.shape[-1]
+    s = r(r(r(xf * xf, f) * L(1.0 / n, f), f).sum(-1, keepdims=True), f)
+    y = r(xf / r(np.sqrt(r(s + L(eps, f), f)), f), f)
+    if g is not None:
+        y = r(y * r(g, f).reshape([1] * (x.ndim - 1) + [n]), f)
+    return r(y, dt)
+
+
+@ref()
+def catalog_compose(i, d):
+    x, h, g, s, k, x3, f = i["x"], i["h"], i["g"], i["s"], i["k"], i["x3"], "fp32"
+    M, N = x.shape
+    return {"sm0": _softmax(x, -1, f), "sm1": _softmax(x, 0, f), "smh": _softmax(h, 1, "fp16"),
+            "rn": _rms_norm(x, g, 1e-5, f), "rh": _rms_norm(h, None, 1e-6, "fp16"),
+            "ex": np.broadcast_to(s[:, None], (M, N)) + 0.0,
+            "ek": r(np.broadcast_to(k, (M, N)) + 1, "int32"),
+            "us": r(x * 2, f)[:, None, :], "pm": x3.transpose(2, 0, 1), "pt": r(x3 + 1, f).transpose(1, 0, 2)}
+
+
+@ref(dims={"B": 29})
+def catalog_compose_dyn(i, d):
+    x, g, c = i["x"], i["g"], i["c"]
+    B, N = x.shape
+    return {"p": _softmax(x, -1, "bf16"), "q": _rms_norm(x, g, 1e-6, "bf16"),
+            "e": r(np.broadcast_to(c, (B, N)) * 2, "fp32")}
+
+
+@ref()
+def reshape_trailing_one(i, d):
+    return {"us": r(i["x"] * 2, "fp32")[:, :, None]}
