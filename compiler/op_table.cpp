@@ -91,13 +91,25 @@ constexpr OpSpec kOps[] = {
     {"softmax", std::nullopt, F::Composite, O::Float, R::Operand, "input dim", 2, "exp(x - amax) / sum over dim, in fp32"},
     {"rms_norm", std::nullopt, F::Composite, O::Float, R::Operand, "input gamma epsilon", 1,
      "x / sqrt(mean(x * x) + epsilon) * gamma over the last axis, in fp32"},
+    {"tril", std::nullopt, F::Composite, O::Any, R::Operand, "input diagonal", 1,
+     "x where column - row <= diagonal, else 0 (last two axes)"},
+    {"triu", std::nullopt, F::Composite, O::Any, R::Operand, "input diagonal", 1,
+     "x where column - row >= diagonal, else 0 (last two axes)"},
+    {"arange", std::nullopt, F::Composite, O::Numeric, R::Attribute, "start end step", 1,
+     "start, start + step, ... below end: int32 for integers, else fp32"},
+    {"one_hot", std::nullopt, F::Composite, O::Integer, R::Int32, "input num_classes", 2,
+     "int32 [..., num_classes], 1 at each element's class"},
+    {"topk", std::nullopt, F::Composite, O::Numeric, R::Operand, "input k dim largest", 2,
+     "v, i = topk(x, k): the k largest (smallest) along the last axis, sorted, with int32 indices"},
+    {"argsort", std::nullopt, F::Composite, O::Numeric, R::Int32, "input dim descending", 1,
+     "int32 indices of a stable sort along dim"},
 };
 
 // docs/zh/api/operation/ of hicann/pypto (pypto-NAME.md; experimental-NAME is
 // written NAME here, as a port calls it).
 constexpr PyptoOp kPypto[] = {
     {"abs", "abs"}, {"acos", ""}, {"acosh", ""}, {"add", "add"}, {"amax", "amax"}, {"amin", "amin"},
-    {"arange", ""}, {"argmax", "argmax"}, {"argmin", "argmin"}, {"argsort", ""}, {"asin", ""}, {"asinh", ""},
+    {"arange", "arange"}, {"argmax", "argmax"}, {"argmin", "argmin"}, {"argsort", "argsort"}, {"asin", ""}, {"asinh", ""},
     {"assemble", "NAME[...] = x"}, {"atan", ""}, {"atan2", ""}, {"atanh", ""}, {"atomic_add", ""}, {"axpy_", ""},
     {"bitwise_and", "bitwise_and"}, {"bitwise_left_shift", ""}, {"bitwise_not", "bitwise_not"},
     {"bitwise_or", "bitwise_or"}, {"bitwise_right_shift", ""}, {"bitwise_xor", "bitwise_xor"}, {"cast", "cast"},
@@ -113,13 +125,13 @@ constexpr PyptoOp kPypto[] = {
     {"isfinite", "isfinite"}, {"isnan", ""}, {"le", "le"}, {"log", "log"}, {"log10", ""}, {"log1p", "log1p"},
     {"log2", "log2"}, {"logical_and", "logical_and"}, {"logical_not", "logical_not"}, {"lrelu", ""}, {"lt", "lt"},
     {"matmul", "matmul"}, {"maximum", "maximum"}, {"minimum", "minimum"}, {"mul", "mul"}, {"ne", "ne"},
-    {"neg", "neg"}, {"normal", ""}, {"one_hot", ""}, {"ones", "ones"}, {"pack", ""}, {"pad", ""}, {"permute", "permute"},
+    {"neg", "neg"}, {"normal", ""}, {"one_hot", "one_hot"}, {"ones", "ones"}, {"pack", ""}, {"pad", ""}, {"permute", "permute"},
     {"pow", "pow"}, {"prelu", ""}, {"prod", "prod"}, {"quant_mx", ""}, {"quantize", ""},
     {"reciprocal", "reciprocal"}, {"relu", "relu"}, {"remainder", ""}, {"reshape", "reshape"}, {"rms_norm", "rms_norm"},
     {"round", "round"}, {"rsqrt", "rsqrt"}, {"scaled_mm", ""}, {"scatter", ""}, {"scatter_", ""},
     {"scatter_update", ""}, {"sigmoid", "sigmoid"}, {"sign", "sign"}, {"signbit", ""}, {"sin", "sin"},
     {"sinh", ""}, {"softmax", "softmax"}, {"sqrt", "sqrt"}, {"sub", "sub"}, {"sum", "sum"}, {"tan", ""},
-    {"tanh", "tanh"}, {"topk", ""}, {"transpose", "transpose"}, {"tril", ""}, {"triu", ""}, {"trunc", "trunc"},
+    {"tanh", "tanh"}, {"topk", "topk"}, {"transpose", "transpose"}, {"tril", "tril"}, {"triu", "triu"}, {"trunc", "trunc"},
     {"uniform", ""}, {"unpack", ""}, {"unsqueeze", "unsqueeze"}, {"var", "var"}, {"view", "view"}, {"where", "where"},
     {"zeros", "zeros"},
 };

@@ -16,6 +16,7 @@ struct Elaborator::Call {
   int fo = 0, fl = 1;              // its position in the statement
   std::vector<std::string> names;  // parameter names
   std::vector<const Expr*> args;   // bound arguments by parameter (nullptr: not given)
+  bool two_targets = false;        // the whole right-hand side of `v, i = ...`
 };
 
 }  // namespace ptoc::fe

@@ -186,8 +186,17 @@ void Elaborator::assign(const Stmt& s) {
   }
   if (local_tensor_decl(s)) return;
   bool name_ok = check_binding_name(a.target, at(a.target_off), a.target_len, "value");
+  if (!a.more_targets.empty()) {
+    assign_two(s, name_ok);
+    return;
+  }
   EV v = expr(*a.value);
   Binding b;
+  if (v.value2 >= 0) {
+    err(a.value->off, a.value->len, "'" + text_of(*a.value) + "' has two results (values, indices)",
+        "bind both: '" + a.target + ", " + a.target + "_idx = " + text_of(*a.value) + "'");
+    v = EV::poison();
+  }
   if (v.is_scalar()) {
     err(a.value->off, a.value->len, "'" + text_of(*a.value) + "' is a scalar; a statement binds a tensor value",
         "make a tensor with full([shape], value, dtype)");

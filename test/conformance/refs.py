@@ -640,3 +640,31 @@ def catalog_compose_dyn(i, d):
 @ref()
 def reshape_trailing_one(i, d):
     return {"us": r(i["x"] * 2, "fp32")[:, :, None]}
+
+
+@ref(kinds={"k": "small"})
+def reshape_trailing_one_bcast(i, d):
+    return {"o": np.broadcast_to(i["k"][:, None] + 1, (i["k"].shape[0], 8)).astype(np.float64)}
+
+
+def _topk(x, k, largest):
+    """Stable selection: the lower index first among equal values (x holds no NaN)."""
+    order = np.argsort(-x if largest else x, axis=-1, kind="stable")[..., :k]
+    return np.take_along_axis(x, order, -1), order.astype(np.float64)
+
+
+@ref(kinds={"q": "small", "k": "small"})
+def catalog_index(i, d):
+    x, t, q, k = i["x"], i["t"], i["q"], i["k"]
+    M, N = x.shape
+    tv, ti = _topk(x, 5, True)
+    sv, si = _topk(t, 3, False)
+    qv, qi = _topk(q, 4, True)
+    mv, mi = _topk(np.where(x > -0.5, -np.inf, x), 10, True)
+    rows, cols = np.arange(M)[:, None], np.arange(N)[None, :]
+    tr = np.where(cols - rows <= -2, x, 0) + np.where(cols - rows >= 3, r(x * 2, "fp32"), 0)
+    oh = (k[:, None] == np.arange(6)[None, :]).astype(np.float64)
+    return {"tv": tv, "ti": ti, "sv": sv, "si": si, "qv": qv, "qi": qi, "mv": mv, "mi": mi,
+            "as1": np.argsort(q, -1, kind="stable").astype(np.float64),
+            "as0": np.argsort(-q, 0, kind="stable").astype(np.float64),
+            "tr": r(tr, "fp32"), "oh": oh, "ar": np.arange(1, 4.5, 0.5), "ai": np.arange(5) * 3.0}

@@ -153,3 +153,48 @@ TEST_CASE("misused composition ops get located, worded errors", "[frontend][cata
   // No vec_tile: the first vector op of the composition names itself.
   expect_error(spec("  - \"y[0:16, :] = softmax(x[0:16, :], -1)\"\n"), "softmax", "no vec_tile in force for 'amax'");
 }
+
+TEST_CASE("topk binds two results; index ops check PyPTO's rules", "[frontend][catalog]") {
+  const std::string t24 = "  - {vec_tile: [16, 64]}\n";
+  auto p = ok(spec(t24 + "  - \"v, i = topk(x[0:16, :], 3)\"\n  - \"y[0:16, 0:3] = v + cast(i, fp32)\"\n"));
+  int argmaxes = 0;
+  for (const auto& op : p.ops) argmaxes += op.kind == ptoc::OpKind::Argmax;
+  CHECK(argmaxes == 3);  // one selection step per k
+  bool named_i = false;
+  for (const auto& v : p.values) named_i |= v.name == "i" && v.dtype == ptoc::DType::int32;
+  CHECK(named_i);
+  expect_error(spec(t24 + "  - \"t = topk(x[0:16, :], 3)\"\n  - \"y[0:16, :] = x[0:16, :]\"\n"), "topk",
+               "'topk' has two results (values, indices)", "v, i = topk");
+  expect_error(spec(t24 + "  - \"t = topk(x[0:16, :], 3) + 1\"\n  - \"y[0:16, :] = x[0:16, :]\"\n"), "topk",
+               "'topk' has two results (values, indices)");
+  expect_error(spec(t24 + "  - \"a, b = exp(x)\"\n  - \"y[0:16, :] = x[0:16, :]\"\n"), "exp(x)",
+               "'exp' has one result but two names are bound", "only topk");
+  expect_error(spec(t24 + "  - \"a, b, c = topk(x, 2)\"\n  - \"y[0:16, :] = x[0:16, :]\"\n"), "c = topk",
+               "too many names: a call has at most two results");
+  expect_error(spec(t24 + "  - \"a, 3 = topk(x, 2)\"\n  - \"y[0:16, :] = x[0:16, :]\"\n"), "3 = topk",
+               "expected a name after ',' in the targets");
+  expect_error(spec(t24 + "  - \"a, b = topk(x, 65)\"\n  - \"y[0:16, :] = x[0:16, :]\"\n"), "65)",
+               "topk k must be in 1..64 (the last axis), got 65");
+  expect_error(spec(t24 + "  - \"a, b = topk(x, 2, 0)\"\n  - \"y[0:16, :] = x[0:16, :]\"\n"), "0)\"",
+               "topk sorts the last axis only (PyPTO's rule), not axis 0", "argsort");
+  expect_error(spec("  - {vec_tile: [16, 32]}\n  - \"a, b = topk(x, 2)\"\n  - \"y[0:16, :] = x[0:16, :]\"\n"),
+               "topk(x", "topk needs the last axis whole in the vec_tile: the tile has 32, the axis 64",
+               "k <= TileShape[-1]");
+  expect_error(spec(t24 + "  - \"a, b = topk(x[0:16, 0:40] > 0, 2)\"\n  - \"y[0:16, :] = x[0:16, :]\"\n"), "topk(",
+               "'topk' does not take bool operands");
+  expect_error(spec(t24 + "  - \"y[0:16, :] = cast(argsort(x, 0), fp32)\"\n"), "argsort",
+               "argsort needs a static, whole axis 0, 'x' has shape [B, 64]");
+  expect_error(spec(t24 + "  - \"y[0:16, :] = tril(x[0:16, :], B)\"\n"), "B)", "tril diagonal must be a constant integer, got 'B'");
+  expect_error(spec(t24 + "  - \"y[0:16, :] = tril(x[0:16, 0])\"\n"), "tril",
+               "'tril' needs a value of rank 2 or more, 'x[0:16, 0]' has rank 1");
+  expect_error(spec(t24 + "  - \"y[0:16, :] = one_hot(x[0:16, :], 4)\"\n"), "one_hot",
+               "'one_hot' takes integer operands (int32, int8, uint8), 'x[0:16, :]' is fp32");
+  expect_error(spec(t24 + "  - \"y[0:16, :] = one_hot(n[0:16, 0], 0)\"\n"), "0)\"",
+               "one_hot num_classes must be in 1..65536, got 0");
+  expect_error(spec("  - {vec_tile: [16]}\n  - \"y[0, :] = arange(4, 1)\"\n"), "arange",
+               "(end - start) / step must be > 0");
+  expect_error(spec("  - {vec_tile: [16]}\n  - \"y[0, :] = arange(0, 4, 0)\"\n"), "0)\"",
+               "arange step must not be 0");
+  expect_error(spec("  - {vec_tile: [16]}\n  - \"y[0, :] = arange(0, x)\"\n"), "x)",
+               "arange takes numbers, got the tensor 'x'");
+}
