@@ -103,6 +103,10 @@ constexpr OpSpec kOps[] = {
      "v, i = topk(x, k): the k largest (smallest) along the last axis, sorted, with int32 indices"},
     {"argsort", std::nullopt, F::Composite, O::Numeric, R::Int32, "input dim descending", 1,
      "int32 indices of a stable sort along dim"},
+    {"cumsum", std::nullopt, F::Composite, O::Numeric, R::Operand, "input dim", 2,
+     "inclusive prefix sum along dim (a log-step scan)"},
+    {"cumprod", std::nullopt, F::Composite, O::Numeric, R::Operand, "input dim", 2,
+     "inclusive prefix product along dim (a log-step scan)"},
 };
 
 // docs/zh/api/operation/ of hicann/pypto (pypto-NAME.md; experimental-NAME is
@@ -114,7 +118,7 @@ constexpr PyptoOp kPypto[] = {
     {"bitwise_and", "bitwise_and"}, {"bitwise_left_shift", ""}, {"bitwise_not", "bitwise_not"},
     {"bitwise_or", "bitwise_or"}, {"bitwise_right_shift", ""}, {"bitwise_xor", "bitwise_xor"}, {"cast", "cast"},
     {"cbrt", ""}, {"ceil", "ceil"}, {"ceil_div", ""}, {"clip", "clip"}, {"clone", ""}, {"concat", "concat"},
-    {"conv", ""}, {"cos", "cos"}, {"cosh", ""}, {"cumprod", ""}, {"cumsum", ""}, {"deinterleave", ""},
+    {"conv", ""}, {"cos", "cos"}, {"cosh", ""}, {"cumprod", "cumprod"}, {"cumsum", "cumsum"}, {"deinterleave", ""},
     {"dequantize", ""}, {"div", "div"}, {"eq", "eq"}, {"erf", "erf"}, {"erfc", ""}, {"exp", "exp"},
     {"exp2", "exp2"}, {"expand_clone", "expand_clone"}, {"expand_exp_dif", ""}, {"gather_in_l1", ""}, {"gather_in_ub", ""},
     {"get_operation_options", ""}, {"online_softmax", ""}, {"online_softmax_update", ""},

@@ -9,6 +9,8 @@
 //   rms_norm          -> PyPTO's operator.py: cast fp32, sum(x*x*(1/n)), + eps, sqrt, div, * gamma, cast back
 //   arange, tril, triu, one_hot -> an index ramp (iota: full 0, then concat([v, v + len]) doublings)
 //                        with comparisons and where
+//   cumsum, cumprod   -> a log-step (Hillis-Steele) scan: y = y + concat([identity, y[..:n-s]]) for
+//                        s = 1, 2, 4, ...; whole values, so tiles, tails and split axes need nothing new
 //   topk, argsort     -> k selection steps: the first extreme not yet taken (amax, eq, argmax of the
 //                        candidates), so ties go to the lower index and -inf is ranked like any value
 #include <algorithm>
@@ -33,6 +35,7 @@ EV Elaborator::call_composite(const Call& c) {
   if (c.fn == "one_hot") return call_one_hot(c);
   if (c.fn == "topk") return call_topk(c);
   if (c.fn == "argsort") return call_argsort(c);
+  if (c.fn == "cumsum" || c.fn == "cumprod") return call_scan(c);
   err(c.fo, c.fl, "internal: composite op '" + c.fn + "' has no elaboration");
   return EV::poison();
 }
@@ -757,6 +760,62 @@ void Elaborator::assign_two(const Stmt& s, bool first_name_ok) {
   if (v2.name.empty()) v2.name = a.more_targets[0].text;
   (*names_)[a.target] = Binding::of(v.value, false);
   (*names_)[a.more_targets[0].text] = Binding::of(v.value2, false);
+}
+
+// cumsum(input, dim), cumprod(input, dim): inclusive scans along dim (static extent n), written as
+// ceil(log2 n) steps y = y op concat([identity, y[0:n-s]], dim). Integers are exact; floats add in the
+// scan's order (each element is a tree of partial sums), which can differ from a left-to-right sum in
+// the last bits. Padding past the valid extent never reaches a valid element: a prefix looks left only.
+EV Elaborator::call_scan(const Call& c) {
+  EV a = tensor_arg(c, c.args[0], "its input");
+  if (!a.ok() || !check_nz(a, *c.args[0], c.fn)) return EV::poison();
+  const Value x = p_.values[size_t(a.value)];
+  if (!check_operand_dtype(c.spec, x.dtype, *c.args[0], c.fo, c.fl, c.fn)) return EV::poison();
+  auto ax = axis_arg(c.args[1], x.shape.size(), "dim");
+  if (!ax) return EV::poison();
+  const size_t d = size_t(*ax);
+  auto n = x.shape[d].as_const();
+  if (!n) {
+    err(c.fo, c.fl, "'" + c.fn + "' needs a static extent on axis " + std::to_string(*ax) + ", '" +
+                        text_of(*c.args[0]) + "' has " + x.shape[d].str(),
+        "scan a block of static size (a loop over blocks can carry the running total)");
+    return EV::poison();
+  }
+  const bool sum = c.fn == "cumsum";
+  int y = a.value;
+  for (int64_t st = 1; st < *n; st *= 2) {
+    const Value yv = p_.values[size_t(y)];
+    Shape hs = yv.shape, hv = yv.valid;
+    hs[d] = DimExpr(*n - st);
+    hv[d] = simplify(min_in(DimExpr(*n - st), yv.valid[d], ranges(), sym_ranges(), divisible_));
+    Op w;
+    w.kind = OpKind::View;
+    w.inputs = {y};
+    w.shape = hs;
+    w.offsets.assign(hs.size(), DimExpr(0));
+    int hi = emit(w, x.dtype, hs, hv, c.fo, c.fl);
+    Shape ps = yv.shape;
+    ps[d] = DimExpr(st);
+    Op f;
+    f.kind = OpKind::Full;
+    f.shape = ps;
+    f.fill = sum ? 0.0 : 1.0;
+    f.dtype = x.dtype;
+    int pad = emit(f, x.dtype, ps, ps, c.fo, c.fl);
+    Shape cs = yv.shape, cv = yv.valid;
+    for (size_t i = 0; i < cs.size(); ++i)
+      if (i != d) cv[i] = combine_valid(ps[i], hv[i]);
+    cv[d] = simplify(DimExpr(st) + hv[d]);
+    Op cat;
+    cat.kind = OpKind::Concat;
+    cat.inputs = {pad, hi};
+    cat.axes = {int(d)};
+    int shifted = emit(cat, x.dtype, cs, cv, c.fo, c.fl);
+    EV r = binary(sum ? OpKind::Add : OpKind::Mul, EV::tensor(y), EV::tensor(shifted), c.e, c.e, c.fo, c.fl, c.fn);
+    if (!r.ok()) return EV::poison();
+    y = r.value;
+  }
+  return EV::tensor(y);
 }
 
 }  // namespace ptoc::fe

@@ -141,6 +141,7 @@ class Elaborator {
   EV call_one_hot(const Call& c);
   EV call_topk(const Call& c);
   EV call_argsort(const Call& c);
+  EV call_scan(const Call& c);  // cumsum, cumprod
   // k selection steps along `axis`: {values, int32 indices}, each with extent k on the axis.
   std::optional<std::pair<int, int>> select_k(const Call& c, int value, int axis, int64_t k, bool largest);
   bool tuple_target_ = false;  // the statement binds two names: a two-result call may stand here

@@ -668,3 +668,12 @@ def catalog_index(i, d):
             "as1": np.argsort(q, -1, kind="stable").astype(np.float64),
             "as0": np.argsort(-q, 0, kind="stable").astype(np.float64),
             "tr": r(tr, "fp32"), "oh": oh, "ar": np.arange(1, 4.5, 0.5), "ai": np.arange(5) * 3.0}
+
+
+@ref(dims={"B": 21}, kinds={"q": "small"})
+def catalog_scan(i, d):
+    x, q, z, f = i["x"], i["q"], i["z"], "fp32"
+    zc = np.concatenate([np.cumsum(z[b:b + 8], 0) for b in range(0, z.shape[0], 8)], 0)
+    y = r(r(x * L(0.01, f), f) + 1, f)
+    return {"c1": r(np.cumsum(x, 1), f), "c0": r(np.cumsum(x, 0), f), "qi": r(np.cumsum(q, 1), "int32"),
+            "p1": r(np.cumprod(y, 1), f), "zc": r(zc, f)}

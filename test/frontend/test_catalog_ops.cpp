@@ -198,3 +198,20 @@ TEST_CASE("topk binds two results; index ops check PyPTO's rules", "[frontend][c
   expect_error(spec("  - {vec_tile: [16]}\n  - \"y[0, :] = arange(0, x)\"\n"), "x)",
                "arange takes numbers, got the tensor 'x'");
 }
+
+TEST_CASE("cumsum and cumprod are log-step scans over a static axis", "[frontend][catalog]") {
+  auto p = ok(spec(kTile + "  - \"y[0:16, :] = cumsum(x[0:16, :], 1)\"\n"));
+  int adds = 0, concats = 0;
+  for (const auto& op : p.ops) {
+    adds += op.kind == ptoc::OpKind::Add;
+    concats += op.kind == ptoc::OpKind::Concat;
+  }
+  CHECK(adds == 6);  // 64 columns: shifts 1, 2, 4, 8, 16, 32
+  CHECK(concats == 6);
+  expect_error(spec(kTile + "  - \"y[0:16, :] = cumsum(x, 0)\"\n"), "cumsum",
+               "'cumsum' needs a static extent on axis 0, 'x' has B", "carry the running total");
+  expect_error(spec(kTile + "  - \"y[0:16, :] = cast(cumprod(x[0:16, :] > 0, 1), fp32)\"\n"), "cumprod",
+               "'cumprod' does not take bool operands");
+  expect_error(spec(kTile + "  - \"y[0:16, :] = cumsum(x[0:16, :])\"\n"), "cumsum(",
+               "'cumsum' is missing its argument 'dim'");
+}
