@@ -653,18 +653,24 @@ def _topk(x, k, largest):
     return np.take_along_axis(x, order, -1), order.astype(np.float64)
 
 
-@ref(kinds={"q": "small", "k": "small"})
+@ref(kinds={"q": "small", "k": "small", "i8": "small", "u8": "small"})
 def catalog_index(i, d):
-    x, t, q, k = i["x"], i["t"], i["q"], i["k"]
+    x, t, q, k, tb, i8, u8 = i["x"], i["t"], i["q"], i["k"], i["tb"], i["i8"], i["u8"]
     M, N = x.shape
     tv, ti = _topk(x, 5, True)
     sv, si = _topk(t, 3, False)
     qv, qi = _topk(q, 4, True)
     mv, mi = _topk(np.where(x > -0.5, -np.inf, x), 10, True)
+    bv, bi = _topk(tb, 2, True)
+    i8v, _ = _topk(i8, 3, False)
+    rr, cc = np.arange(M)[:, None], np.arange(N)[None, :]
     rows, cols = np.arange(M)[:, None], np.arange(N)[None, :]
     tr = np.where(cols - rows <= -2, x, 0) + np.where(cols - rows >= 3, r(x * 2, "fp32"), 0)
     oh = (k[:, None] == np.arange(6)[None, :]).astype(np.float64)
-    return {"tv": tv, "ti": ti, "sv": sv, "si": si, "qv": qv, "qi": qi, "mv": mv, "mi": mi,
+    return {"tv": tv, "ti": ti, "sv": sv, "si": si, "qv": qv, "qi": qi, "mv": mv, "mi": mi, "bv": bv, "bi": bi, "i8v": i8v,
+            "i8s": np.argsort(-i8, -1, kind="stable").astype(np.float64),
+            "bt": np.where(cc - rr >= 1, x > 0, False).astype(np.float64),
+            "ohu": (u8[:, None] == np.arange(6)[None, :]).astype(np.float64),
             "as1": np.argsort(q, -1, kind="stable").astype(np.float64),
             "as0": np.argsort(-q, 0, kind="stable").astype(np.float64),
             "tr": r(tr, "fp32"), "oh": oh, "ar": np.arange(1, 4.5, 0.5), "ai": np.arange(5) * 3.0}
