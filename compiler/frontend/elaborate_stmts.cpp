@@ -166,6 +166,9 @@ void Elaborator::poison_bound_names(const std::vector<Stmt>& stmts) {
         (p_.find_tensor(st.assign.target) < 0 ||
          p_.tensors[size_t(p_.find_tensor(st.assign.target))].role == TensorRole::Input))
       (*names_)[st.assign.target] = Binding::poisoned();
+    if (st.kind == Stmt::Kind::Assign && !st.assign.subscript)
+      for (const auto& m : st.assign.more_targets)
+        if (!p_.find_dim(m.text) && p_.find_tensor(m.text) < 0) (*names_)[m.text] = Binding::poisoned();
     // Scope bodies and if branches are spliced in place; loop bodies are local.
     if (st.kind == Stmt::Kind::Scope || st.kind == Stmt::Kind::If) {
       poison_bound_names(st.body);
