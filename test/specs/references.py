@@ -224,6 +224,7 @@ REFERENCES = {
     "flash_decode_cond": Ref(ref_flash_decode_carry, dynamic={"B": 3, "S": 4 * 128 + 45}),
     # logits of order 1 (hidden scaled by 1/sqrt(H)): distinct sigmoid scores, as a real router sees
     "moe_router": Ref(ref_moe_router, dynamic={"T": 37}, scale={"hidden_states": 0.014}),
+    "moe_router_blocks": Ref(ref_moe_router, dynamic={"T": 37}, scale={"hidden_states": 0.014}),
     # samples/tuning/: four tuning steps of one RMSNorm, all computing the same numbers.
     "rmsnorm_0_baseline": Ref(ref_rmsnorm, dynamic={"T": 37}),
     "rmsnorm_1_loop": Ref(ref_rmsnorm, dynamic={"T": 37}),
