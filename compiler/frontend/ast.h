@@ -59,6 +59,12 @@ struct AssignAst {
   int target_off = 0, target_len = 1;
   bool subscript = false;
   std::vector<Slice> slices;
+  // `v, i = topk(x, 8)`: the names after the first, for a call with two results.
+  struct Name {
+    std::string text;
+    int off = 0, len = 1;
+  };
+  std::vector<Name> more_targets;
   int eq_off = 0;
   ExprPtr value;
 };

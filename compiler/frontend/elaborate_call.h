@@ -1,6 +1,6 @@
-// One function call being elaborated: the op-table row it binds to and its
-// arguments by parameter (shared by elaborate_calls.cpp and the composite
-// ops' files such as elaborate_quant.cpp).
+// Internal to the elaborator: one function call of a statement string with its
+// arguments bound to the op table's parameters (elaborate_calls.cpp binds them;
+// the per-form functions there and in elaborate_catalog.cpp / elaborate_quant.cpp read them).
 #pragma once
 #include <string>
 #include <vector>
@@ -16,6 +16,7 @@ struct Elaborator::Call {
   int fo = 0, fl = 1;              // its position in the statement
   std::vector<std::string> names;  // parameter names
   std::vector<const Expr*> args;   // bound arguments by parameter (nullptr: not given)
+  bool two_targets = false;        // the whole right-hand side of `v, i = ...`
 };
 
 }  // namespace ptoc::fe

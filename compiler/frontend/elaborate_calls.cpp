@@ -49,7 +49,7 @@ constexpr ForeignName kForeign[] = {
     {"equal", "eq", ""},            {"not_equal", "ne", ""},     {"absolute", "abs", ""},
     {"negative", "neg", ""},        {"exponential", "exp", ""},  {"select", "where", ""},
     {"maximum_", "maximum", ""},    {"variance", "var", ""},     {"product", "prod", ""},
-    {"sort", "", "PyPTO sorts with argsort and topk, which ptoc does not support yet"},
+    {"sort", "", "PyPTO sorts with argsort and topk: argsort(x, dim) or 'v, i = topk(x, k)'"},
     {"square", "", "write x * x"},
     {"softplus", "", "write log1p(exp(x))"},
 };
@@ -128,8 +128,15 @@ EV Elaborator::unknown_function(const Expr& e) {
 
 EV Elaborator::call(const Expr& e) {
   const OpSpec* spec = find_op(e.name);
-  if (!spec) return unknown_function(e);
+  if (!spec) {
+    tuple_target_ = false;
+    return unknown_function(e);
+  }
+  // PyPTO's zeros(*size, dtype=None) / ones: variadic sizes do not bind by the parameter list.
+  if (spec->form == OpForm::Composite && (e.name == "zeros" || e.name == "ones")) return call_zeros_ones(e, *spec);
   Call c{e, *spec, e.name, e.op_off, int(e.name.size()), split_params(spec->params), {}};
+  c.two_targets = tuple_target_;
+  tuple_target_ = false;  // arguments are single values
   const std::string& fn = c.fn;
   c.args.assign(c.names.size(), nullptr);
   size_t positional = 0;
@@ -186,10 +193,7 @@ EV Elaborator::call(const Expr& e) {
     case OpForm::View: return call_view(c);
     case OpForm::Concat: return call_concat(c);
     case OpForm::Full: return call_full(c);
-    case OpForm::Composite:
-      if (c.fn == "clip") return call_clip(c);
-      if (c.fn == "var") return call_var(c);
-      return call_quant(c);  // quantize, dequantize, scaled_mm (elaborate_quant.cpp)
+    case OpForm::Composite: return call_composite(c);
     case OpForm::Internal: break;
   }
   return EV::poison();

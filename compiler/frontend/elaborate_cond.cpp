@@ -27,6 +27,8 @@ void rebound_names(const std::vector<Stmt>& stmts, std::vector<std::string>& out
   for (const auto& s : stmts) {
     if (s.kind == Stmt::Kind::Assign && !s.assign.subscript) {
       if (std::find(out.begin(), out.end(), s.assign.target) == out.end()) out.push_back(s.assign.target);
+      for (const auto& m : s.assign.more_targets)  // `v, i = topk(...)`
+        if (std::find(out.begin(), out.end(), m.text) == out.end()) out.push_back(m.text);
     }
     if (s.kind == Stmt::Kind::Scope || s.kind == Stmt::Kind::If) {
       rebound_names(s.body, out);

@@ -166,6 +166,9 @@ void Elaborator::poison_bound_names(const std::vector<Stmt>& stmts) {
         (p_.find_tensor(st.assign.target) < 0 ||
          p_.tensors[size_t(p_.find_tensor(st.assign.target))].role == TensorRole::Input))
       (*names_)[st.assign.target] = Binding::poisoned();
+    if (st.kind == Stmt::Kind::Assign && !st.assign.subscript)
+      for (const auto& m : st.assign.more_targets)
+        if (!p_.find_dim(m.text) && p_.find_tensor(m.text) < 0) (*names_)[m.text] = Binding::poisoned();
     // Scope bodies and if branches are spliced in place; loop bodies are local.
     if (st.kind == Stmt::Kind::Scope || st.kind == Stmt::Kind::If) {
       poison_bound_names(st.body);
@@ -186,8 +189,17 @@ void Elaborator::assign(const Stmt& s) {
   }
   if (local_tensor_decl(s)) return;
   bool name_ok = check_binding_name(a.target, at(a.target_off), a.target_len, "value");
+  if (!a.more_targets.empty()) {
+    assign_two(s, name_ok);
+    return;
+  }
   EV v = expr(*a.value);
   Binding b;
+  if (v.value2 >= 0) {
+    err(a.value->off, a.value->len, "'" + text_of(*a.value) + "' has two results (values, indices)",
+        "bind both: '" + a.target + ", " + a.target + "_idx = " + text_of(*a.value) + "'");
+    v = EV::poison();
+  }
   if (v.is_scalar()) {
     err(a.value->off, a.value->len, "'" + text_of(*a.value) + "' is a scalar; a statement binds a tensor value",
         "make a tensor with full([shape], value, dtype)");

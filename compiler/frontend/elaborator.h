@@ -24,6 +24,7 @@ struct EV {
   double scalar = 0;     // Scalar
   bool is_int = false;   // Scalar: an integer literal or static dim
   bool nz = false;       // Tensor: read from an NZ-format tensor (matmul operands only)
+  int value2 = -1;       // Tensor: the second result of a two-result call (topk's indices)
   static EV poison() { return {}; }
   static EV tensor(int v, bool nz = false) { EV e; e.k = K::Tensor; e.value = v; e.nz = nz; return e; }
   static EV number(double d, bool is_int) { EV e; e.k = K::Scalar; e.scalar = d; e.is_int = is_int; return e; }
@@ -130,6 +131,27 @@ class Elaborator {
   EV call_scaled_mm(const Call& c);
   EV rounded_cast(const EV& a, DType to, int mode, bool saturate, const Expr& ea, int op_off, int op_len);
   EV per_axis_operand(const Call& c, const Expr* e, const Value& x, int axis, const std::string& what);
+  // --- PyPTO's composition ops (elaborate_catalog.cpp): written as existing ops
+  EV call_composite(const Call& c);
+  EV call_zeros_ones(const Expr& e, const OpSpec& spec);
+  EV call_unsqueeze(const Call& c);
+  EV call_expand_clone(const Call& c);
+  EV call_permute(const Call& c);
+  EV call_softmax(const Call& c);
+  EV call_rms_norm(const Call& c);
+  int reduce_keepdim(OpKind k, int value, int axis, int loc_off, int loc_len);
+  // Index ops written as existing ops (elaborate_catalog.cpp): 0..n-1 along `axis` of a rank-`rank`
+  // value with size 1 elsewhere, as log2(n) doublings concat([v, v + len]); n static.
+  int iota(int axis, int64_t n, size_t rank, DType dt, const Expr& at, int loc_off, int loc_len);
+  EV call_tril_triu(const Call& c);
+  EV call_arange(const Call& c);
+  EV call_one_hot(const Call& c);
+  EV call_topk(const Call& c);
+  EV call_argsort(const Call& c);
+  EV call_scan(const Call& c);  // cumsum, cumprod
+  // k selection steps along `axis`: {values, int32 indices}, each with extent k on the axis.
+  std::optional<std::pair<int, int>> select_k(const Call& c, int value, int axis, int64_t k, bool largest);
+  bool tuple_target_ = false;  // the statement binds two names: a two-result call may stand here
   EV tensor_arg(const Call& c, const Expr* x, const std::string& what);
   std::optional<bool> bool_arg(const Call& c, size_t k, bool dflt);
   std::optional<DType> dtype_arg(const Expr* x, DType dflt);
@@ -162,6 +184,7 @@ class Elaborator {
   void stmt(const Stmt& s);
   void stmt_unguarded(const Stmt& s);
   void assign(const Stmt& s);
+  void assign_two(const Stmt& s, bool first_name_ok);  // `v, i = topk(...)` (elaborate_catalog.cpp)
   void assemble(const Stmt& s);
   void loop(const Stmt& s);
   void flush_run();

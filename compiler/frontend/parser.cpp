@@ -34,6 +34,14 @@ class Parser {
       a.slices = slices();
       expect("]", "to close the subscript");
     }
+    while (!a.subscript && is_op(",")) {  // `v, i = topk(...)`
+      next();
+      const Token& m = peek();
+      if (m.kind != Token::Kind::Name)
+        fail(m, "expected a name after ',' in the targets", "two results bind as 'v, i = topk(x, 8, -1)'");
+      a.more_targets.push_back({m.text, m.off, m.len});
+      next();
+    }
     if (!is_op("=")) {
       if (is_op("=="))
         fail(peek(), "expected '=' but found '=='", "a statement assigns with a single '='");

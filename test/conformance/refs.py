@@ -640,3 +640,90 @@ def quant_scales(i, d):
     c = (qt.astype(np.int64) @ i["w"].astype(np.int64)).astype(np.float64)
     y = r(r(r(c, f) * i["st"][:, None], f) * i["sw"][None, :], f)
     return {"qt": qt, "qc": qc, "dt": dt, "dc": dc, "y": r(y, "bf16")}
+# --- PyPTO's composition ops (specs/README.md "PyPTO's composition ops"), as PyPTO's operator.py ---------
+
+def _softmax(x, dim, dt):
+    f = "fp32"
+    xf = r(x, f)
+    m = xf.max(dim, keepdims=True)
+    e = r(np.exp(r(xf - m, f)), f)
+    s = r(e.sum(dim, keepdims=True), f)
+    return r(r(e / s, f), dt)
+
+
+def _rms_norm(x, g, eps, dt):
+    f = "fp32"
+    xf = r(x, f)
+    n = x.shape[-1]
+    s = r(r(r(xf * xf, f) * L(1.0 / n, f), f).sum(-1, keepdims=True), f)
+    y = r(xf / r(np.sqrt(r(s + L(eps, f), f)), f), f)
+    if g is not None:
+        y = r(y * r(g, f).reshape([1] * (x.ndim - 1) + [n]), f)
+    return r(y, dt)
+
+
+@ref()
+def catalog_compose(i, d):
+    x, h, g, s, k, x3, f = i["x"], i["h"], i["g"], i["s"], i["k"], i["x3"], "fp32"
+    M, N = x.shape
+    return {"sm0": _softmax(x, -1, f), "sm1": _softmax(x, 0, f), "smh": _softmax(h, 1, "fp16"),
+            "rn": _rms_norm(x, g, 1e-5, f), "rh": _rms_norm(h, None, 1e-6, "fp16"),
+            "ex": np.broadcast_to(s[:, None], (M, N)) + 0.0,
+            "ek": r(np.broadcast_to(k, (M, N)) + 1, "int32"),
+            "us": r(x * 2, f)[:, None, :], "pm": x3.transpose(2, 0, 1), "pt": r(x3 + 1, f).transpose(1, 0, 2)}
+
+
+@ref(dims={"B": 29})
+def catalog_compose_dyn(i, d):
+    x, g, c = i["x"], i["g"], i["c"]
+    B, N = x.shape
+    return {"p": _softmax(x, -1, "bf16"), "q": _rms_norm(x, g, 1e-6, "bf16"),
+            "e": r(np.broadcast_to(c, (B, N)) * 2, "fp32")}
+
+
+@ref()
+def reshape_trailing_one(i, d):
+    return {"us": r(i["x"] * 2, "fp32")[:, :, None]}
+
+
+@ref(kinds={"k": "small"})
+def reshape_trailing_one_bcast(i, d):
+    return {"o": np.broadcast_to(i["k"][:, None] + 1, (i["k"].shape[0], 8)).astype(np.float64)}
+
+
+def _topk(x, k, largest):
+    """Stable selection: the lower index first among equal values (x holds no NaN)."""
+    order = np.argsort(-x if largest else x, axis=-1, kind="stable")[..., :k]
+    return np.take_along_axis(x, order, -1), order.astype(np.float64)
+
+
+@ref(kinds={"q": "small", "k": "small", "i8": "small", "u8": "small"})
+def catalog_index(i, d):
+    x, t, q, k, tb, i8, u8 = i["x"], i["t"], i["q"], i["k"], i["tb"], i["i8"], i["u8"]
+    M, N = x.shape
+    tv, ti = _topk(x, 5, True)
+    sv, si = _topk(t, 3, False)
+    qv, qi = _topk(q, 4, True)
+    mv, mi = _topk(np.where(x > -0.5, -np.inf, x), 10, True)
+    bv, bi = _topk(tb, 2, True)
+    i8v, _ = _topk(i8, 3, False)
+    rr, cc = np.arange(M)[:, None], np.arange(N)[None, :]
+    rows, cols = np.arange(M)[:, None], np.arange(N)[None, :]
+    tr = np.where(cols - rows <= -2, x, 0) + np.where(cols - rows >= 3, r(x * 2, "fp32"), 0)
+    oh = (k[:, None] == np.arange(6)[None, :]).astype(np.float64)
+    return {"tv": tv, "ti": ti, "sv": sv, "si": si, "qv": qv, "qi": qi, "mv": mv, "mi": mi, "bv": bv, "bi": bi, "i8v": i8v,
+            "i8s": np.argsort(-i8, -1, kind="stable").astype(np.float64),
+            "bt": np.where(cc - rr >= 1, x > 0, False).astype(np.float64),
+            "ohu": (u8[:, None] == np.arange(6)[None, :]).astype(np.float64),
+            "as1": np.argsort(q, -1, kind="stable").astype(np.float64),
+            "as0": np.argsort(-q, 0, kind="stable").astype(np.float64),
+            "tr": r(tr, "fp32"), "oh": oh, "ar": np.arange(1, 4.5, 0.5), "ai": np.arange(5) * 3.0}
+
+
+@ref(dims={"B": 21}, kinds={"q": "small"})
+def catalog_scan(i, d):
+    x, q, z, f = i["x"], i["q"], i["z"], "fp32"
+    zc = np.concatenate([np.cumsum(z[b:b + 8], 0) for b in range(0, z.shape[0], 8)], 0)
+    y = r(r(x * L(0.01, f), f) + 1, f)
+    return {"c1": r(np.cumsum(x, 1), f), "c0": r(np.cumsum(x, 0), f), "qi": r(np.cumsum(q, 1), "int32"),
+            "p1": r(np.cumprod(y, 1), f), "zc": r(zc, f)}

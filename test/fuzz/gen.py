@@ -15,6 +15,7 @@ import random
 import yaml
 
 import model as M
+import model_catalog as MC
 from model import (Assemble, Bin, Bind, Block, Cast, Concat, Const, Full, Loop, Matmul, Raw, Red, Ref,
                    Reshape, Slice, Transpose, Un, View, Where)
 
@@ -108,6 +109,7 @@ class Gen:
         # The constructs added after the first seeds were recorded draw from their own stream, so that
         # every seed without them still generates the program it always did.
         self.r_lang = random.Random(f"lang{seed}")
+        self.r_cat = random.Random(f"catalog{seed}")
         self.dims, self.dimval = {}, {}
         self.inputs, self.outputs, self.tensors = {}, {}, {}
         self.options = {}
@@ -650,10 +652,68 @@ class Gen:
         self.outputs[out] = {"dtype": p.t.dtype, "shape": [ctx.axes[0].tensor_extent]}
         ctx.stmts.append(Assemble(out, [ctx.axes[0].start], Ref(name, p.t.dtype)))
 
+    # ------------------------------------------------------------ PyPTO's composition ops
+    def catalog_stmt(self, ctx):
+        """One of softmax / rms_norm / cumsum / cumprod / tril / triu on a fresh input window, bound and
+        assembled into an output. The op's axis is whole in the window ("f") and static."""
+        r = self.r
+        shape = [a.extent for a in ctx.axes]
+        vkey = [a.vkey for a in ctx.axes]
+        rank = len(shape)
+        full_axes = [i for i in range(rank) if vkey[i] == "f" and isinstance(shape[i], int) and shape[i] > 1]
+        dt = self.dtype
+        ops = ["cumsum", "cumprod", "tril", "triu"] + (["softmax", "rms_norm"] if dt in FLOATS else [])
+        op = r.choice(ops)
+        if op in ("tril", "triu") and rank < 2:
+            op = "cumsum"
+        if op == "rms_norm" and (rank - 1) not in full_axes:
+            op = "cumsum"
+        if op in ("cumsum", "cumprod", "softmax") and not full_axes:
+            return
+        self.vec_tile(ctx, shape)
+        a, ta = self.window_input(ctx, list(shape), dt)
+        if ta.shape != tuple(shape):
+            return
+        if op in ("cumsum", "cumprod", "softmax"):
+            ax = r.choice(full_axes)
+            dim = ax - rank if r.random() < 0.5 else ax
+            if op == "softmax":
+                node, mag = MC.Softmax(a, dim, dt), 1.0
+            elif op == "cumsum":
+                node, mag = MC.Scan("cumsum", a, dim, dt), ta.mag * shape[ax]
+            else:
+                # factors in [0.5, 1.5]: products stay finite and well scaled
+                f = self.fresh("t")
+                if dt in FLOATS:
+                    ctx.stmts.append(Bind(f, Bin("+", Un("tanh", a, dt), Const(1, dt), dt)))
+                    a = Ref(f, dt)
+                    mag = 2.0 ** min(shape[ax], 8)
+                    if shape[ax] > 8:
+                        return
+                else:
+                    return
+                node = MC.Scan("cumprod", a, dim, dt)
+            if mag > MAG[dt]:
+                return
+        elif op == "rms_norm":
+            node, mag = MC.RmsNorm(a, r.choice([1e-6, 1e-5]), dt), float(shape[-1]) ** 0.5 + 1
+        else:
+            node, mag = MC.TriMask(op, a, r.choice([0, 1, -1, 3]), dt), ta.mag
+        name = self.fresh("t")
+        ctx.stmts.append(Bind(name, node))
+        pv = PV(Ref(name, dt), T(shape, dt, vkey, mag, ta.full))
+        ctx.pool.append(pv)
+        self.assemble_value(ctx, pv)
+
     # ------------------------------------------------------------ programs
     def body_stmts(self, ctx, n):
         for _ in range(n):
             self.stmt(ctx)
+        # PyPTO's composition ops draw from their own stream: seeds recorded before them are unchanged
+        if self.r_cat.random() < 0.3 and "catalog" not in self.avoid:
+            main, self.r = self.r, self.r_cat
+            self.catalog_stmt(ctx)
+            self.r = main
         if not any(isinstance(s, Assemble) for s in _walk(ctx.stmts)):
             cands = [p for p in ctx.pool if p.t.dtype != "bool" and len(p.t.shape) == len(ctx.axes)]
             if not cands:

@@ -214,6 +214,19 @@ class Ref:
         self.fn, self.small, self.dynamic, self.scale = fn, small or {}, dynamic or {}, scale or {}
 
 
+def ref_moe_router(i, d):
+    """GLM-4.5 router (PyPTO's glm_gate.py + glm_select_experts.py with one expert group): top-k by
+    sigmoid(logits) + bias, stable on ties (the lower expert first), the unbiased scores renormalised."""
+    logits = matmul(i["hidden_states"], i["gate_weight"].T)
+    scores = f32(sigmoid(logits))
+    biased = f32(scores + f32(i["e_score_bias"])[None, :])
+    k = d["K"]
+    ids = np.argsort(-biased, axis=-1, kind="stable")[:, :k]
+    picked = np.take_along_axis(scores, ids, -1)
+    weights = f32(picked / f32(picked.sum(-1, keepdims=True)))
+    return {"router_logits": logits, "topk_weights": weights, "topk_ids": ids.astype(np.float64)}
+
+
 # Keyed by the spec's `name:`.
 REFERENCES = {
     "softmax": Ref(ref_softmax, dynamic={"B": 37}),
@@ -245,6 +258,9 @@ REFERENCES = {
     "attention_prequant_prolog": Ref(ref_attention_prequant_prolog, dynamic={"T": 11},
                                      scale={"x_scale": 30.0, "deq_scale": 0.002}),
     "flash_decode_cond": Ref(ref_flash_decode_carry, dynamic={"B": 3, "S": 4 * 128 + 45}),
+    # logits of order 1 (hidden scaled by 1/sqrt(H)): distinct sigmoid scores, as a real router sees
+    "moe_router": Ref(ref_moe_router, dynamic={"T": 37}, scale={"hidden_states": 0.014}),
+    "moe_router_blocks": Ref(ref_moe_router, dynamic={"T": 37}, scale={"hidden_states": 0.014}),
     # samples/tuning/: four tuning steps of one RMSNorm, all computing the same numbers.
     "rmsnorm_0_baseline": Ref(ref_rmsnorm, dynamic={"T": 37}),
     "rmsnorm_1_loop": Ref(ref_rmsnorm, dynamic={"T": 37}),

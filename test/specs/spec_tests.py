@@ -5,7 +5,8 @@
   spec_tests.py conform PTOC SPEC [options]  evaluate a small-shape copy with `ptoc eval` and compare
                                              with the NumPy reference in references.py; with
                                              --run-bundle PTORUN also compile with `ptoc SPEC -o` and
-                                             run the bundle with ptorun, and compare that too;
+                                             run the bundle with ptorun, and compare that too
+                                             (--ptorun-check: ptorun runs with --check);
                                              --eval-only: any spec, no reference (ptorun vs eval)
   spec_tests.py golden  PTOC SPEC [--update] `ptoc SPEC --emit ir` equals test/specs/golden/<spec>.ir
                                              (--update rewrites the golden file: read the diff!)
@@ -239,7 +240,7 @@ def cmd_conform(a):
         if r.returncode != 0:
             fail(f"ptoc -o exited {r.returncode}")
         rb = outs("run")
-        r = run([a.run_bundle, bundle, *args,
+        r = run([a.run_bundle, bundle, *args, *(["--check"] if a.ptorun_check else []),
                  *sum((["--output", f"{o}={p}"] for o, p in rb.items()), [])])
         print(r.stdout + r.stderr)
         if r.returncode != 0:
@@ -290,6 +291,8 @@ def main():
     f.add_argument("ptoc")
     f.add_argument("spec")
     f.add_argument("--run-bundle", metavar="PTORUN", help="also compile a bundle and run it with this ptorun")
+    f.add_argument("--ptorun-check", action="store_true",
+                   help="with --run-bundle: run ptorun with --check (it compares with its evaluator itself)")
     f.add_argument("--seed", type=int, default=1)
     f.add_argument("--keep", metavar="DIR", help="work in DIR and keep the files")
     f.add_argument("--eval-only", action="store_true",
