@@ -280,8 +280,33 @@ class Evaluator {
     }
   }
 
+  // Run-time values of a node: elements of int32 inputs bound to their symbols, index checked.
+  void bind_loads(const LoopNode& n) {
+    for (const ScalarLoad& l : n.loads) {
+      if (l.tensor < 0 || size_t(l.tensor) >= gm_.size() || l.index.size() != gm_[size_t(l.tensor)].shape.size())
+        throw EvalError(fmt::format("run-time value {}: malformed load", l.text));
+      const Gm& g = gm_[size_t(l.tensor)];
+      int64_t flat = 0;
+      for (size_t ax = 0; ax < l.index.size(); ++ax) {
+        int64_t i = ev(l.index[ax]);
+        if (i < 0 || i >= g.shape[ax]) {
+          cur_ = nullptr;
+          std::string iter;
+          for (const auto& [v, x] : loop_stack_) iter += fmt::format("{}{}={}", iter.empty() ? "" : ", ", v, x);
+          throw EvalError(fmt::format("{}:{}:{}: run-time value {}: index {} on axis {} of tensor '{}' is outside "
+                                      "its bound {}{}",
+                                      p_.file, l.loc.line, l.loc.col, l.text, i, ax, p_.tensors[size_t(l.tensor)].name,
+                                      g.shape[ax], iter.empty() ? "" : " (at " + iter + ")"));
+        }
+        flat = flat * g.shape[ax] + i;
+      }
+      env_[l.sym] = int64_t((*g.data)[size_t(flat)]);
+    }
+  }
+
   void run_nodes(const std::vector<LoopNode>& nodes) {
     for (const auto& n : nodes) {
+      bind_loads(n);
       if (n.kind == LoopNode::Kind::Root) {
         const auto& ops = p_.roots.at(size_t(n.root)).ops;
         for (size_t pos = 0; pos < ops.size(); ++pos) {

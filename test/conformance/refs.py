@@ -553,6 +553,21 @@ def reduce_pypto(i, d):
 
 # --- carried values and local tensors (specs/README.md "Carried values", "Local tensors") -----------
 
+@ref(dims={"B": 5})
+def runtime_values_paged(i, d):
+    # specs/README.md "Run-time values": seq_len bounds the block loop, block_table places each block.
+    seq, bt, pool = i["seq_len"].astype(np.int64), i["block_table"].astype(np.int64), i["pool"]
+    B, D = seq.shape[0], pool.shape[1]
+    total = np.zeros((B, 1, D))
+    for b in range(B):
+        acc = np.zeros((1, D))
+        for j in range(-(-seq[b] // 16)):
+            blk = pool[bt[b, j] * 16:bt[b, j] * 16 + min(16, seq[b] - j * 16)]
+            acc = r(acc + r(blk.sum(axis=0, keepdims=True), "fp32"), "fp32")
+        total[b] = acc
+    return {"total": total}
+
+
 @ref(dims={"B": 3, "T": 37})
 def carry_running_sum(i, d):
     x = i["x"]

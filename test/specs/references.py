@@ -173,6 +173,18 @@ def ref_flash_decode_carry(i, d):
     return {"o": np.stack([online_softmax_attention(q[b], k[b], v[b], 128, 0.125) for b in range(q.shape[0])])}
 
 
+def ref_flash_decode_paged(i, d):
+    # Gather each sequence's K/V from its pages, then the same online softmax (one state update per block).
+    q, kc, vc = i["q"], i["k_cache"], i["v_cache"]
+    seq, bt = i["seq_len"].astype(np.int64), i["block_table"].astype(np.int64)
+    out = []
+    for b in range(q.shape[0]):
+        rows = np.concatenate([np.arange(bt[b, j] * 128, bt[b, j] * 128 + 128) for j in range(-(-seq[b] // 128))])
+        rows = rows[:seq[b]]
+        out.append(online_softmax_attention(q[b], kc[rows], vc[rows], 128, 0.08838834764831845))
+    return {"o": np.stack(out)}
+
+
 class Ref:
     """fn: the reference; small: static dims of the small copy; dynamic: run-time sizes of dynamic dims;
     scale: per-input factor on the standard-normal inputs (e.g. 1/sqrt(K) for weights, so that
@@ -209,6 +221,7 @@ REFERENCES = {
     "flash_decode_carry": Ref(ref_flash_decode_carry, dynamic={"B": 3, "S": 4 * 128 + 45}),
     "flash_decode_carry_static": Ref(ref_flash_decode_carry, dynamic={"B": 3}),
     "flash_decode_cond": Ref(ref_flash_decode_carry, dynamic={"B": 3, "S": 4 * 128 + 45}),
+    "flash_decode_paged": Ref(ref_flash_decode_paged, dynamic={"B": 3}),
     # samples/tuning/: four tuning steps of one RMSNorm, all computing the same numbers.
     "rmsnorm_0_baseline": Ref(ref_rmsnorm, dynamic={"T": 37}),
     "rmsnorm_1_loop": Ref(ref_rmsnorm, dynamic={"T": 37}),
