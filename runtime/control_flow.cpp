@@ -99,6 +99,7 @@ struct ControlFlow::Impl {
   std::vector<Frame> stack;
   std::map<const LoopNode*, ExprProgram> loop_code;  // begin, end, step -> out[0..2]
   std::map<const LoopNode*, ExprProgram> load_code;  // every index of every load, in order
+  std::set<std::string> load_texts;                  // the tensors run-time values are read from, quoted
   std::set<const LoopNode*> divisible_checked;
 
   // A root instance taken from the walk but not yet placed in a device task.
@@ -172,9 +173,18 @@ struct ControlFlow::Impl {
           throw ControlFlowError("run-time value " + l.text + " (" + spec_pos(l.loc) + "): the data of input '" +
                                  p.tensors[size_t(l.tensor)].name + "' was not given to the control flow");
         st.slot(l.sym);
+        load_texts.insert("'" + p.tensors[size_t(l.tensor)].name + "'");
       }
       for (auto& g : n.gears) check_loads(g.body);
     }
+  }
+
+  // ", the run-time values read from 'block_table', 'seq_len'": what an offset may have been read from.
+  std::string runtime_values_hint() const {
+    if (load_texts.empty()) return "";
+    std::string s;
+    for (auto& t : load_texts) s += (s.empty() ? "" : ", ") + t;
+    return ", the run-time values read from " + s;
   }
 
   // "b=3, j=1": the enclosing loop variables of the walk, for messages.
@@ -508,7 +518,10 @@ struct ControlFlow::Impl {
     box(ext);
     m << ", root function '" << rf.name << "'";
     if (std::string lv = env_text(env, rf.loop_vars); !lv.empty()) m << " at " << lv;
-    m << "); the dims bound for this run (" << bound_dims_text() << ") do not fit the tensor's shape: check the --dim values against the input shapes";
+    m << "); the dims bound for this run (" << bound_dims_text() << ") do not fit the tensor's shape";
+    m << (load_texts.empty() ? ": check the --dim values against the input shapes"
+                             : ", or a run-time value is outside it: check" + runtime_values_hint().substr(1) +
+                                   " and the --dim values against the input shapes");
     throw ControlFlowError(m.str());
   }
 
@@ -535,8 +548,8 @@ struct ControlFlow::Impl {
         << "': axis " << w.axis << " offset " << start << " extent " << extent << " but the bound is " << bound;
       m << " (root function '" << rf.name << "'";
       if (std::string lv = env_text(current_env(), rf.loop_vars); !lv.empty()) m << " at " << lv;
-      m << "; dims " << bound_dims_text() << "): a window must start inside its source; check the loop bound and the --dim values against the "
-           "input shapes";
+      m << "; dims " << bound_dims_text() << "): a window must start inside its source; check the loop bound"
+        << runtime_values_hint() << " and the --dim values against the input shapes";
       throw ControlFlowError(m.str());
     }
   }

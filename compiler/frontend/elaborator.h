@@ -199,6 +199,9 @@ class Elaborator {
   // --- run-time values: elements of int32 inputs in dim expressions (elaborate_index.cpp)
   // `T[i, j]` in a dim expression: the symbol the control flow binds to that element at run time.
   std::optional<DimExpr> scalar_read(const Expr& e, DimUse use);
+  // The symbol of element `index` of int32 input `t`, registered as a load of the current node.
+  DimExpr load_symbol(int t, std::vector<DimExpr> index, int loc_off);
+  EV call_index_select(const Expr& e);  // index_select(x, 0, idx): rows of GM tensor x by run-time values
   // While set, run-time values go to this list (a loop's or a branch's header) instead of the current run.
   std::vector<ScalarLoad>* load_sink_ = nullptr;
   std::map<std::string, std::string> load_syms_;  // "tensor[index text]" -> its symbol

@@ -553,6 +553,13 @@ def reduce_pypto(i, d):
 
 # --- carried values and local tensors (specs/README.md "Carried values", "Local tensors") -----------
 
+@ref(dims={"B": 3})
+def index_select_rows(i, d):
+    # rows of the table by index (NumPy fancy indexing), scaled in fp16; a row sum in fp32.
+    e = i["table"][i["ids"].astype(np.int64)]
+    return {"rows": r(e * 2, "fp16"), "rowsum": r(e.sum(axis=-1, keepdims=True), "fp32")}
+
+
 @ref(dims={"B": 5})
 def runtime_values_paged(i, d):
     # specs/README.md "Run-time values": seq_len bounds the block loop, block_table places each block.
