@@ -150,3 +150,40 @@ TEST_CASE("run-time values in a cond condition are read by the branch loops", "[
     }
   CHECK(branches == 2);
 }
+
+TEST_CASE("index_select(x, 0, idx) is one-row views at run-time offsets, concatenated", "[frontend][index]") {
+  const std::string head =
+      "ptoc: 1\nname: t\ndims:\n  B: {dynamic: true, max: 8}\n  V: 100\n  N: 3\n  D: 64\n"
+      "inputs:\n  table: {dtype: fp16, shape: [V, D]}\n  ids: {dtype: int32, shape: [B, N]}\n"
+      "  one: {dtype: int32, shape: [N]}\n  w: {dtype: fp32, shape: [N]}\n"
+      "outputs:\n  y: {dtype: fp16, shape: [B, N, D]}\nbody:\n  - vec_tile: [16, 64]\n"
+      "  - loop: {var: b, count: B}\n    body:\n";
+  auto with = [&](const std::string& stmt) { return head + "      - \"" + stmt + "\"\n      - \"y[b, :, :] = e\"\n"; };
+  auto r = run(with("e = index_select(table, 0, ids[b, :])"));
+  INFO(r.rendered);
+  REQUIRE(r.prog);
+  int views = 0, concats = 0;
+  for (const auto& op : r.prog->ops) {
+    if (op.kind == ptoc::OpKind::View) {
+      CHECK(op.shape[0].str() == "1");
+      CHECK(op.offsets[0].str() == "ids__" + std::to_string(views));
+      ++views;
+    }
+    if (op.kind == ptoc::OpKind::Concat) {
+      ++concats;
+      CHECK(op.inputs.size() == 3);
+    }
+  }
+  CHECK(views == 3);
+  CHECK(concats == 1);
+  const std::string ir = ptoc::print_ir(*r.prog);
+  CHECK_THAT(ir, Catch::Contains("reads ids__2 = ids[b, 2]"));
+  REQUIRE(run(with("e = index_select(table, 0, one)")).prog);
+
+  expect_error(with("e = index_select(table, 1, one)"), "1, one)", "index_select along dim 1 is not supported yet");
+  expect_error(with("e = index_select(table * 2, 0, one)"), "table * 2", "index_select reads rows of a GM tensor; 'table * 2' is a computed value");
+  expect_error(with("e = index_select(table, 0, w)"), "w)", "index_select's index 'w' must be an int32 input tensor");
+  expect_error(with("e = index_select(table, 0, ids)"), "ids)", "index_select's index must select one row of 'ids' (rank 2); write ids[b, :]");
+  expect_error(with("e = index_select(table, 0, ids[b, 0:2])"), "0:2", "index_select's index is a rank-1 int32 input or one row of one");
+  expect_error(with("e = index_select(table, 0)"), "index_select(", "index_select takes three arguments, got 2");
+}

@@ -2,7 +2,8 @@
 table outside its tensor stops ptorun and ptoc eval with the located message and exit 1, a negative
 page is caught by the window check before any memory is touched, an input the control flow reads
 that is neither given nor declared with values: is a usage error (exit 2), and a --timing-only run
-draws the generated values exactly as a run with numbers does (same root instances, same time).
+draws the generated values exactly as a run with numbers does (same root instances, same time);
+index_select's index past its table stops ptorun and ptoc eval before any row is read.
 
     runtime_values_cli.py PTOC PTORUN
 """
@@ -86,6 +87,22 @@ def main():
     rc, out, err = run([ptorun, bare_bundle, "--dim", "B=3", "--timing-only"])
     expect(rc == 2 and "input 'seq_len' holds run-time values the control flow reads: give it with --input "
            "seq_len=FILE.npy, or declare 'values: [lo, hi]' for it in the spec" in err, "no values: and no --input", err)
+    # index_select: an index outside the table stops both, before any row is read.
+    isel = os.path.join(HERE, "..", "conformance", "specs", "index_select_rows.yaml")
+    isb = os.path.join(work, "is.bundle")
+    rc, _, err = run([ptoc, isel, "-o", isb])
+    expect(rc == 0, "compile index_select_rows", err)
+    ids = np.arange(24, dtype=np.int32).reshape(2, 12)
+    ids[1, 5] = 100
+    big = save("ids_big", ids)
+    rc, out, err = run([ptorun, isb, "--input", "ids=" + big])
+    expect(rc == 1 and "index_select_rows.yaml:19:14: out-of-bounds read of tensor 'table': axis 0 offset 100 extent 1 "
+           "spans [100, 101) but the bound is 100" in err and "check the run-time values read from 'ids'" in err,
+           "ptorun: index_select index past the table", err)
+    rc, out, err = run([ptoc, "eval", isel, "--input", "ids=" + big, "--output", "rows=" + os.path.join(work, "r.npy"),
+                        "--output", "rowsum=" + os.path.join(work, "s.npy")])
+    expect(rc == 1 and "the window [100, 101) on axis 0 of 'table' is outside its extent 100: its offset is computed "
+           "from the run-time value ids[b, 5] (at b=1)" in err, "ptoc eval: index_select index past the table", err)
     print("ok")
 
 
