@@ -553,6 +553,15 @@ def reduce_pypto(i, d):
 
 # --- carried values and local tensors (specs/README.md "Carried values", "Local tensors") -----------
 
+@ref(dims={"B": 7})
+def scatter_rows_runtime(i, d):
+    # rows written in batch order: a later row wins a slot two rows name.
+    cache = np.zeros((40, i["x"].shape[1]))
+    for b, s in enumerate(i["slot"].astype(np.int64)):
+        cache[s] = r(i["x"][b] * 2, "fp32")
+    return {"cache": cache}
+
+
 @ref(dims={"B": 3})
 def index_select_rows(i, d):
     # rows of the table by index (NumPy fancy indexing), scaled in fp16; a row sum in fp32.
