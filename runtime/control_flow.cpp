@@ -98,7 +98,11 @@ struct ControlFlow::Impl {
   };
   std::vector<Frame> stack;
   std::map<const LoopNode*, ExprProgram> loop_code;  // begin, end, step -> out[0..2]
-  std::map<const LoopNode*, ExprProgram> load_code;  // every index of every load, in order
+  struct LoadCode {
+    ExprProgram code;      // every index of every load, in order
+    bool chained = false;  // an index uses an earlier load of the node: evaluate load by load
+  };
+  std::map<const LoopNode*, LoadCode> load_code;
   std::set<std::string> load_texts;                  // the tensors run-time values are read from, quoted
   std::set<const LoopNode*> divisible_checked;
 
@@ -202,9 +206,14 @@ struct ControlFlow::Impl {
     if (n.loads.empty()) return;
     auto it = load_code.find(&n);
     if (it == load_code.end()) {
-      ExprProgram code;
+      LoadCode lc;
+      ExprProgram& code = lc.code;
+      std::set<std::string> earlier;
       for (auto& l : n.loads) {
         for (auto& e : l.index) {
+          std::vector<std::string> syms;
+          e.collect_symbols(syms);
+          for (auto& x : syms) lc.chained = lc.chained || earlier.count(x);
           try {
             code.add(e, st);
           } catch (const UnboundInExpr& u) {
@@ -214,17 +223,21 @@ struct ControlFlow::Impl {
         }
         // Later loads may index by earlier ones: bind the symbol before compiling them.
         st.bound[size_t(st.slot(l.sym))] = 1;
+        earlier.insert(l.sym);
       }
-      it = load_code.emplace(&n, std::move(code)).first;
+      it = load_code.emplace(&n, std::move(lc)).first;
     }
-    std::vector<int64_t> idx(size_t(it->second.outputs()));
+    std::vector<int64_t> idx(size_t(it->second.code.outputs()));
     size_t k = 0;
-    for (auto& l : n.loads) {
-      // Evaluated load by load, so an index that uses an earlier load sees its value.
-      try {
-        it->second.run(st.value.data(), idx.data());
-      } catch (const DimEvalError& e) {
-        throw ControlFlowError("run-time value " + l.text + ": " + e.what());
+    for (size_t li = 0; li < n.loads.size(); ++li) {
+      const ScalarLoad& l = n.loads[li];
+      // Once for the node; load by load when an index uses an earlier load, so that it sees its value.
+      if (li == 0 || it->second.chained) {
+        try {
+          it->second.code.run(st.value.data(), idx.data());
+        } catch (const DimEvalError& e) {
+          throw ControlFlowError("run-time value " + l.text + ": " + e.what());
+        }
       }
       const TensorData& d = *opt.host_values[size_t(l.tensor)];
       int64_t flat = 0;

@@ -87,6 +87,19 @@ def main():
     rc, out, err = run([ptorun, bare_bundle, "--dim", "B=3", "--timing-only"])
     expect(rc == 2 and "input 'seq_len' holds run-time values the control flow reads: give it with --input "
            "seq_len=FILE.npy, or declare 'values: [lo, hi]' for it in the spec" in err, "no values: and no --input", err)
+    # A run-time value indexed by another (a page permutation through the block table): read in order.
+    nested = os.path.join(work, "nested.yaml")
+    with open(nested, "w") as f:
+        f.write(text.replace("block_table[b, j] * 16", "perm[block_table[b, j]] * 16")
+                .replace("  pool: {dtype: fp32", "  perm: {dtype: int32, shape: [NB], values: [0, 11]}\n  pool: {dtype: fp32")
+                .replace("name: runtime_values_paged", "name: rv_nested"))
+    rc, out, err = run([ptoc, nested, "--emit", "ir"])
+    expect(rc == 0 and "reads perm__2 = perm[block_table__1]" in out, "a nested run-time value", out + err)
+    nb = os.path.join(work, "nested.bundle")
+    rc, out, err = run([ptoc, nested, "-o", nb])
+    rc2, out2, err2 = run([ptorun, nb, "--dim", "B=6", "--check"])
+    expect(rc == 0 and rc2 == 0 and re.search(r"check total\s+ok", out2), "nested: ptorun --check", err + out2 + err2)
+
     # index_select: an index outside the table stops both, before any row is read.
     isel = os.path.join(HERE, "..", "conformance", "specs", "index_select_rows.yaml")
     isb = os.path.join(work, "is.bundle")
