@@ -99,7 +99,7 @@ int eval(const EvalArgs& a) {
       auto shape = concrete_shape(t, env);
       std::cerr << fmt::format("ptoc eval: note: input {} not given; filled with seeded random values (seed {}, {} {})\n",
                                t.name, a.seed, dtype_name(t.dtype), shape_text(shape));
-      inputs.emplace(t.name, random_tensor(t.dtype, shape, a.seed, t.name));
+      inputs.emplace(t.name, random_input(t, shape, a.seed));
     }
 
     std::map<std::string, TensorData> outputs = evaluate(p, inputs, env);

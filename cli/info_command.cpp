@@ -33,6 +33,7 @@ std::string join_dims(const std::vector<DimExpr>& v) {
 void print_control(std::ostream& os, const CompiledProgram& p, const std::vector<LoopNode>& nodes, int indent) {
   std::string pad(size_t(indent), ' ');
   for (auto& n : nodes) {
+    for (auto& l : n.loads) os << pad << "read " << l.sym << " = " << l.text << " (from GM)\n";
     if (n.kind == LoopNode::Kind::Root) {
       const RootFunction* r = n.root >= 0 && size_t(n.root) < p.roots.size() ? &p.roots[size_t(n.root)] : nullptr;
       os << pad << "call func" << (r ? r->index : n.root) << " " << (r ? r->name : "?") << "\n";

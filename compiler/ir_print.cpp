@@ -145,6 +145,8 @@ std::string op_line(const Program& p, const Op& op) {
 void print_nodes(const Program& p, const std::vector<LoopNode>& nodes, int depth, std::ostringstream& os) {
   std::string ind(size_t(depth) * 2, ' ');
   for (const auto& n : nodes) {
+    // Run-time values read before the node (specs/README.md "Run-time values").
+    for (const auto& l : n.loads) os << ind << "reads " << l.sym << " = " << l.text << "\n";
     if (n.kind == LoopNode::Kind::Root) {
       const RootTemplate& r = p.roots[size_t(n.root)];
       os << ind << "root func" << r.index << " " << r.name << " (" << r.ops.size() << " ops)\n";

@@ -39,7 +39,20 @@ std::string env_text(const DimExpr::Env& env, const std::vector<std::string>& va
   return s;
 }
 
+void collect_load_tensors(const std::vector<LoopNode>& list, std::set<int>& out) {
+  for (auto& n : list) {
+    for (auto& l : n.loads) out.insert(l.tensor);
+    for (auto& g : n.gears) collect_load_tensors(g.body, out);
+  }
+}
+
 }  // namespace
+
+std::vector<int> host_value_tensors(const CompiledProgram& p) {
+  std::set<int> s;
+  collect_load_tensors(p.control, s);
+  return {s.begin(), s.end()};
+}
 
 // ---------------------------------------------------------------- the generator
 
@@ -85,6 +98,12 @@ struct ControlFlow::Impl {
   };
   std::vector<Frame> stack;
   std::map<const LoopNode*, ExprProgram> loop_code;  // begin, end, step -> out[0..2]
+  struct LoadCode {
+    ExprProgram code;      // every index of every load, in order
+    bool chained = false;  // an index uses an earlier load of the node: evaluate load by load
+  };
+  std::map<const LoopNode*, LoadCode> load_code;
+  std::set<std::string> load_texts;                  // the tensors run-time values are read from, quoted
   std::set<const LoopNode*> divisible_checked;
 
   // A root instance taken from the walk but not yet placed in a device task.
@@ -140,7 +159,104 @@ struct ControlFlow::Impl {
                                         : uint64_t(g.shape.back()) * uint64_t(g.esize);
     }
     tracker.reset(p.tensors.size(), pitch, layout.base);
+    check_loads(p.control);
     stack.push_back(Frame{&p.control, 0});
+  }
+
+  // A bundle's loads name int32 inputs of the right rank, and the caller gave their data.
+  void check_loads(const std::vector<LoopNode>& list) {
+    for (auto& n : list) {
+      for (auto& l : n.loads) {
+        if (l.tensor < 0 || size_t(l.tensor) >= p.tensors.size() || p.tensors[size_t(l.tensor)].role != GmTensor::Role::Input ||
+            p.tensors[size_t(l.tensor)].dtype != DType::int32 ||
+            l.index.size() != p.tensors[size_t(l.tensor)].shape.size() || l.sym.empty())
+          throw ControlFlowError("run-time value " + l.text + ": the load names no int32 input of rank " +
+                                 std::to_string(l.index.size()) + " (tensor #" + std::to_string(l.tensor) + ")");
+        const TensorData* d = size_t(l.tensor) < opt.host_values.size() ? opt.host_values[size_t(l.tensor)] : nullptr;
+        if (!d || d->dtype != DType::int32 || d->shape != layout.geometry[size_t(l.tensor)].shape)
+          throw ControlFlowError("run-time value " + l.text + " (" + spec_pos(l.loc) + "): the data of input '" +
+                                 p.tensors[size_t(l.tensor)].name + "' was not given to the control flow");
+        st.slot(l.sym);
+        load_texts.insert("'" + p.tensors[size_t(l.tensor)].name + "'");
+      }
+      for (auto& g : n.gears) check_loads(g.body);
+    }
+  }
+
+  // ", the run-time values read from 'block_table', 'seq_len'": what an offset may have been read from.
+  std::string runtime_values_hint() const {
+    if (load_texts.empty()) return "";
+    std::string s;
+    for (auto& t : load_texts) s += (s.empty() ? "" : ", ") + t;
+    return ", the run-time values read from " + s;
+  }
+
+  // "b=3, j=1": the enclosing loop variables of the walk, for messages.
+  std::string walk_vars() const {
+    std::string s;
+    for (auto& f : stack)
+      if (f.loop && f.loop->var.rfind("_IF_", 0) != 0)
+        s += (s.empty() ? "" : ", ") + f.loop->var + "=" + std::to_string(st.value[size_t(f.var)]);
+    return s;
+  }
+
+  // Reads the node's run-time values from the host-ready tensors, every index checked against its
+  // tensor (an index outside it never reads memory), and binds their symbols.
+  void bind_loads(const LoopNode& n) {
+    if (n.loads.empty()) return;
+    auto it = load_code.find(&n);
+    if (it == load_code.end()) {
+      LoadCode lc;
+      ExprProgram& code = lc.code;
+      std::set<std::string> earlier;
+      for (auto& l : n.loads) {
+        for (auto& e : l.index) {
+          std::vector<std::string> syms;
+          e.collect_symbols(syms);
+          for (auto& x : syms) lc.chained = lc.chained || earlier.count(x);
+          try {
+            code.add(e, st);
+          } catch (const UnboundInExpr& u) {
+            throw ControlFlowError("run-time value " + l.text + ": its index uses '" + u.symbol +
+                                   "', which is not bound there");
+          }
+        }
+        // Later loads may index by earlier ones: bind the symbol before compiling them.
+        st.bound[size_t(st.slot(l.sym))] = 1;
+        earlier.insert(l.sym);
+      }
+      it = load_code.emplace(&n, std::move(lc)).first;
+    }
+    std::vector<int64_t> idx(size_t(it->second.code.outputs()));
+    size_t k = 0;
+    for (size_t li = 0; li < n.loads.size(); ++li) {
+      const ScalarLoad& l = n.loads[li];
+      // Once for the node; load by load when an index uses an earlier load, so that it sees its value.
+      if (li == 0 || it->second.chained) {
+        try {
+          it->second.code.run(st.value.data(), idx.data());
+        } catch (const DimEvalError& e) {
+          throw ControlFlowError("run-time value " + l.text + ": " + e.what());
+        }
+      }
+      const TensorData& d = *opt.host_values[size_t(l.tensor)];
+      int64_t flat = 0;
+      for (size_t ax = 0; ax < l.index.size(); ++ax, ++k) {
+        const int64_t i = idx[k];
+        if (i < 0 || i >= d.shape[ax]) {
+          std::string pos = spec_pos(l.loc);
+          std::string vars = walk_vars();
+          throw ControlFlowError((pos.empty() ? "" : pos + ": ") + "run-time value " + l.text + ": index " +
+                                 std::to_string(i) + " on axis " + std::to_string(ax) + " of tensor '" +
+                                 p.tensors[size_t(l.tensor)].name + "' is outside its bound " +
+                                 std::to_string(d.shape[ax]) + (vars.empty() ? "" : " (at " + vars + ")"));
+        }
+        flat = flat * d.shape[ax] + i;
+      }
+      const int s = st.slot(l.sym);
+      st.value[size_t(s)] = int64_t(d.get(flat));
+      st.bound[size_t(s)] = 1;
+    }
   }
 
   static void collect_loop_vars(const std::vector<LoopNode>& list, std::set<std::string>& out) {
@@ -273,6 +389,7 @@ struct ControlFlow::Impl {
           continue;
         }
         const LoopNode& n = (*f.list)[f.i++];
+        bind_loads(n);
         if (n.kind == LoopNode::Kind::Root) {
           instantiate(n.root, out);
           return true;
@@ -414,7 +531,10 @@ struct ControlFlow::Impl {
     box(ext);
     m << ", root function '" << rf.name << "'";
     if (std::string lv = env_text(env, rf.loop_vars); !lv.empty()) m << " at " << lv;
-    m << "); the dims bound for this run (" << bound_dims_text() << ") do not fit the tensor's shape: check the --dim values against the input shapes";
+    m << "); the dims bound for this run (" << bound_dims_text() << ") do not fit the tensor's shape";
+    m << (load_texts.empty() ? ": check the --dim values against the input shapes"
+                             : ", or a run-time value is outside it: check" + runtime_values_hint().substr(1) +
+                                   " and the --dim values against the input shapes");
     throw ControlFlowError(m.str());
   }
 
@@ -441,8 +561,8 @@ struct ControlFlow::Impl {
         << "': axis " << w.axis << " offset " << start << " extent " << extent << " but the bound is " << bound;
       m << " (root function '" << rf.name << "'";
       if (std::string lv = env_text(current_env(), rf.loop_vars); !lv.empty()) m << " at " << lv;
-      m << "; dims " << bound_dims_text() << "): a window must start inside its source; check the loop bound and the --dim values against the "
-           "input shapes";
+      m << "; dims " << bound_dims_text() << "): a window must start inside its source; check the loop bound"
+        << runtime_values_hint() << " and the --dim values against the input shapes";
       throw ControlFlowError(m.str());
     }
   }

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/core/tensor_data.h"
 #include "runtime/program/compiled_program.h"
 #include "runtime/device_task.h"
 #include "runtime/gm_arena.h"
@@ -43,6 +44,9 @@ struct ControlFlowOptions {
   // Test only (PTORUN_TEST_DROP_EDGES=1): ignore the compiler's task-graph edges inside root
   // functions, so a test proves runtime_debug_mode 3 finds the hazards those edges should order.
   bool drop_compiler_edges = false;
+  // Host-ready tensors: per spec tensor, the data of an int32 input the control flow reads run-time
+  // values from (LoopNode::loads); null for the others. Not owned; must outlive the walk.
+  std::vector<const TensorData*> host_values;
   static ControlFlowOptions from(const Options& o);
 };
 
@@ -61,6 +65,9 @@ struct ControlFlowStats {
   uint64_t max_tasks_per_device_task = 0;
   uint64_t peak_workspace_bytes = 0;    // pool bytes held at once
 };
+
+// The spec tensors a program's control flow reads run-time values from (ascending, unique).
+std::vector<int> host_value_tensors(const CompiledProgram& p);
 
 class ControlFlow {
  public:

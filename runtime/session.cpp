@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fmt/format.h>
@@ -35,6 +36,8 @@ std::vector<TensorDecl> spec_tensors(const CompiledProgram& p) {
     d.shape = t.shape;
     d.format = t.format;
     d.l2_bypass = t.l2_bypass;
+    d.values_lo = t.values_lo;
+    d.values_hi = t.values_hi;
     v.push_back(std::move(d));
   }
   return v;
@@ -171,10 +174,17 @@ const RunResult& Session::run(const RunConfig& cfg) {
     check_gm_fits(demand, uint64_t(limits::get(limits::Id::gm_bytes)));
   }
   // Missing inputs are generated only when numbers are computed: a timing-only run of a large shape needs none.
-  if (cfg.numerics)
-    for (auto& d : decls)
-      if (d.role == TensorRole::Input && !m.inputs.count(d.name))
-        m.inputs[d.name] = random_tensor(d.dtype, concrete_shape(d, m.env), cfg.seed, d.name);
+  // The int32 inputs the control flow reads run-time values from are needed either way: a timing-only
+  // run draws them exactly as a run with numbers does, so both see the same trip counts.
+  const std::vector<int> host_read = host_value_tensors(p);
+  for (auto& d : decls) {
+    if (d.role != TensorRole::Input || m.inputs.count(d.name)) continue;
+    const bool read_by_control = std::count(host_read.begin(), host_read.end(), input_index(d.name)) > 0;
+    if (read_by_control && d.values_hi < d.values_lo)
+      throw UsageError("input '" + d.name + "' holds run-time values the control flow reads: give it with --input " +
+                       d.name + "=FILE.npy, or declare 'values: [lo, hi]' for it in the spec to have it generated");
+    if (cfg.numerics || read_by_control) m.inputs[d.name] = random_input(d, concrete_shape(d, m.env), cfg.seed);
+  }
 
   const std::string platform_name = cfg.platform.empty() ? p.target : cfg.platform;
   const Platform* platform = find_platform(platform_name);
@@ -182,6 +192,8 @@ const RunResult& Session::run(const RunConfig& cfg) {
     throw UsageError((cfg.platform.empty() ? "the bundle's target '" : "--platform '") + platform_name +
                      "' is not a known platform (known: " + platform_names() + ")");
   ControlFlowOptions cfo = ControlFlowOptions::from(options_);
+  cfo.host_values.assign(p.tensors.size(), nullptr);
+  for (int t : host_read) cfo.host_values[size_t(t)] = &m.inputs.at(p.tensors[size_t(t)].name);
   m.result = RunResult{};
   m.result.platform = platform;
   m.outputs.clear();

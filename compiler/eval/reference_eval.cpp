@@ -12,8 +12,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "runtime/program/bind_dims.h"
@@ -168,6 +170,7 @@ class Evaluator {
   std::map<std::string, TensorData> run(const std::map<std::string, TensorData>& inputs) {
     load_tensors(inputs);
     plan_frees();
+    collect_runtime_syms(p_.body);
     run_nodes(p_.body);
     std::map<std::string, TensorData> out;
     for (size_t i = 0; i < p_.tensors.size(); ++i) {
@@ -185,6 +188,7 @@ class Evaluator {
   const Program& p_;
   EvalOptions opts_;
   DimExpr::Env env_;
+  std::map<std::string, std::string> runtime_syms_;  // symbol of each run-time value -> its text (LoopNode::loads)
   std::vector<std::optional<Val>> vals_;
   std::vector<Gm> gm_;
   std::vector<std::vector<std::vector<int>>> free_after_;  // [root][op position] -> values to drop
@@ -280,8 +284,33 @@ class Evaluator {
     }
   }
 
+  // Run-time values of a node: elements of int32 inputs bound to their symbols, index checked.
+  void bind_loads(const LoopNode& n) {
+    for (const ScalarLoad& l : n.loads) {
+      if (l.tensor < 0 || size_t(l.tensor) >= gm_.size() || l.index.size() != gm_[size_t(l.tensor)].shape.size())
+        throw EvalError(fmt::format("run-time value {}: malformed load", l.text));
+      const Gm& g = gm_[size_t(l.tensor)];
+      int64_t flat = 0;
+      for (size_t ax = 0; ax < l.index.size(); ++ax) {
+        int64_t i = ev(l.index[ax]);
+        if (i < 0 || i >= g.shape[ax]) {
+          cur_ = nullptr;
+          std::string iter;
+          for (const auto& [v, x] : loop_stack_) iter += fmt::format("{}{}={}", iter.empty() ? "" : ", ", v, x);
+          throw EvalError(fmt::format("{}:{}:{}: run-time value {}: index {} on axis {} of tensor '{}' is outside "
+                                      "its bound {}{}",
+                                      p_.file, l.loc.line, l.loc.col, l.text, i, ax, p_.tensors[size_t(l.tensor)].name,
+                                      g.shape[ax], iter.empty() ? "" : " (at " + iter + ")"));
+        }
+        flat = flat * g.shape[ax] + i;
+      }
+      env_[l.sym] = int64_t((*g.data)[size_t(flat)]);
+    }
+  }
+
   void run_nodes(const std::vector<LoopNode>& nodes) {
     for (const auto& n : nodes) {
+      bind_loads(n);
       if (n.kind == LoopNode::Kind::Root) {
         const auto& ops = p_.roots.at(size_t(n.root)).ops;
         for (size_t pos = 0; pos < ops.size(); ++pos) {
@@ -774,6 +803,28 @@ class Evaluator {
 
   // A window at `offsets`; only the part inside the source's valid region
   // (and inside `valid=` when given) is read, the rest is padding.
+  // The text of the first run-time value `e` uses ("ids[b, 5]"), or "".
+  std::string runtime_value_in(const DimExpr& e) const {
+    if (runtime_syms_.empty() || e.is_const()) return "";
+    std::vector<std::string> syms;
+    e.collect_symbols(syms);
+    for (const auto& x : syms)
+      if (auto it = runtime_syms_.find(x); it != runtime_syms_.end()) return it->second;
+    return "";
+  }
+  std::string source_name(const Op& op) const {
+    const Value& v = p_.values.at(size_t(op.inputs.at(0)));
+    if (v.def_op >= 0 && p_.ops[size_t(v.def_op)].kind == OpKind::TensorRef)
+      return p_.tensors.at(size_t(p_.ops[size_t(v.def_op)].tensor)).name;
+    return v.name.empty() ? "its source" : v.name;
+  }
+  void collect_runtime_syms(const std::vector<LoopNode>& nodes) {
+    for (const auto& n : nodes) {
+      for (const auto& l : n.loads) runtime_syms_.emplace(l.sym, l.text);
+      for (const auto& g : n.gears) collect_runtime_syms(g.body);
+    }
+  }
+
   Val view(const Op& op) {
     const Val& a = in(op, 0);
     Shape off = ev(op.offsets), win = ev(op.shape);
@@ -786,7 +837,14 @@ class Evaluator {
         fail(fmt::format("slice start {} on axis {} is outside the source's extent {}", off[k], k, a.shape[k]));
       if (win[k] < 0) fail(fmt::format("slice on axis {} has negative extent {}", k, win[k]));
       int64_t v = std::clamp<int64_t>(a.valid[k] - off[k], 0, win[k]);
-      if (!op.valid.empty()) v = std::min(v, std::max<int64_t>(0, ev(op.valid.at(k))));
+      if (!op.valid.empty()) {
+        const int64_t want = std::max<int64_t>(0, ev(op.valid.at(k)));
+        // An offset read at run time (a block table, index_select's index) must keep the window inside.
+        if (std::string rv; want > v && !(rv = runtime_value_in(op.offsets[k])).empty())
+          fail(fmt::format("the window [{}, {}) on axis {} of '{}' is outside its extent {}: its offset is computed "
+                           "from the run-time value {}", off[k], off[k] + want, k, source_name(op), a.shape[k], rv));
+        v = std::min(v, want);
+      }
       valid[k] = v;
     }
     Val r = make(a.dtype, win, valid);

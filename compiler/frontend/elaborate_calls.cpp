@@ -127,6 +127,7 @@ EV Elaborator::unknown_function(const Expr& e) {
 }
 
 EV Elaborator::call(const Expr& e) {
+  if (e.name == "index_select") return call_index_select(e);  // lowered to views (elaborate_index.cpp)
   const OpSpec* spec = find_op(e.name);
   if (!spec) {
     tuple_target_ = false;

@@ -113,7 +113,12 @@ std::optional<DimExpr> Elaborator::condition01(const Expr& e) {
 }
 
 void Elaborator::runtime_if(const Stmt& s) {
-  auto c = condition01(*s.cond);
+  std::vector<ScalarLoad> cond_loads;  // run-time values in the condition: read by each branch loop
+  std::optional<DimExpr> c;
+  {
+    LoadSink sink(*this, &cond_loads);
+    c = condition01(*s.cond);
+  }
   if (!c) {
     poison_bound_names(s.body);
     poison_bound_names(s.else_body);
@@ -176,6 +181,7 @@ void Elaborator::runtime_if(const Stmt& s) {
     node.end = br.trip;
     node.step = DimExpr(1);
     node.loc = s.loc;
+    node.loads = cond_loads;
     node.gears.resize(1);
     node.gears[0].factor = 1;
     Seq inner;

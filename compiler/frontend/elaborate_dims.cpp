@@ -148,6 +148,7 @@ std::optional<DimExpr> Elaborator::dim(const Expr& e, DimUse use) {
       }
       return e.name == "min" ? min(*a, *b) : max(*a, *b);
     }
+    case K::Subscript: return scalar_read(e, use);
     case K::Compare:
     case K::BoolOp:
     case K::Not:
@@ -160,7 +161,8 @@ std::optional<DimExpr> Elaborator::dim(const Expr& e, DimUse use) {
       return std::nullopt;
     }
     default:
-      err(e.off, e.len, "expected a dim expression (integers, dims, loop variables, + - * // %, ceil_div, min, max)");
+      err(e.off, e.len, "expected a dim expression (integers, dims, loop variables, + - * // %, ceil_div, min, max, "
+                        "elements of int32 inputs)");
       return std::nullopt;
   }
 }

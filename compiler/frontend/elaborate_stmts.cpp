@@ -46,6 +46,8 @@ void Elaborator::flush_run() {
   LoopNode n;
   n.kind = LoopNode::Kind::Root;
   n.root = rt.index;
+  n.loads = std::move(seq_->loads);
+  seq_->loads.clear();
   seq_->nodes->push_back(std::move(n));
   p_.roots.push_back(std::move(rt));
   seq_->run.clear();
@@ -347,6 +349,8 @@ void Elaborator::loop(const Stmt& s) {
   }
   if (!l.factor.empty() && !check_binding_name(l.factor, l.factor_loc, int(l.factor.size()), "unroll factor")) return;
   std::optional<DimExpr> begin = DimExpr(0), end, step = DimExpr(1);
+  std::vector<ScalarLoad> header_loads;  // run-time values in the bounds: read at loop entry
+  LoadSink sink(*this, &header_loads);
   if (l.has_count) {
     end = dim_src(l.count, DimUse::Loop);
   } else {
@@ -354,6 +358,7 @@ void Elaborator::loop(const Stmt& s) {
     end = dim_src(l.end, DimUse::Loop);
     if (l.step.expr) step = dim_src(l.step, DimUse::Loop);
   }
+  load_sink_ = sink.saved;  // the body's run-time values go to its roots
   if (!begin || !end || !step) return;
   DimExpr b = simplify(*begin), e = simplify(*end), st = simplify(*step);
   if (!st.as_const() || *st.as_const() <= 0) {
@@ -446,6 +451,7 @@ void Elaborator::loop(const Stmt& s) {
   node.end = e;
   node.step = st;
   node.loc = s.loc;
+  node.loads = std::move(header_loads);
   std::vector<int64_t> gears = l.unroll;
   gears.push_back(1);
   std::sort(gears.rbegin(), gears.rend());

@@ -83,6 +83,7 @@ struct Seq {
   std::vector<int> run;            // ops of the current run (the next root)
   int runs = 0;
   std::map<int, int> tensor_refs;  // tensor -> TensorRef value in the current run
+  std::vector<ScalarLoad> loads;   // run-time values the current run reads (its root node's loads)
   Frame frame;
 };
 
@@ -224,6 +225,22 @@ class Elaborator {
     static const SymRanges empty;
     return seq_ ? seq_->frame.sym_ranges : empty;
   }
+
+  // --- run-time values: elements of int32 inputs in dim expressions (elaborate_index.cpp)
+  // `T[i, j]` in a dim expression: the symbol the control flow binds to that element at run time.
+  std::optional<DimExpr> scalar_read(const Expr& e, DimUse use);
+  // The symbol of element `index` of int32 input `t`, registered as a load of the current node.
+  DimExpr load_symbol(int t, std::vector<DimExpr> index, int loc_off);
+  EV call_index_select(const Expr& e);  // index_select(x, 0, idx): rows of GM tensor x by run-time values
+  // While set, run-time values go to this list (a loop's or a branch's header) instead of the current run.
+  std::vector<ScalarLoad>* load_sink_ = nullptr;
+  std::map<std::string, std::string> load_syms_;  // "tensor[index text]" -> its symbol
+  struct LoadSink {  // scoped redirection of the loads a header reads
+    Elaborator& el;
+    std::vector<ScalarLoad>* saved;
+    LoadSink(Elaborator& e, std::vector<ScalarLoad>* to) : el(e), saved(e.load_sink_) { el.load_sink_ = to; }
+    ~LoadSink() { el.load_sink_ = saved; }
+  };
 
   // --- reporting
   SrcLoc at(int off) const { return pos_ ? pos_->at(off) : cur_loc_; }

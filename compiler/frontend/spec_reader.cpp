@@ -1,6 +1,7 @@
 #include "compiler/frontend/spec_reader.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <regex>
 #include <set>
@@ -264,6 +265,30 @@ class Reader {
     }
   }
 
+  // `values: [lo, hi]` of an int32 input the control flow reads (specs/README.md, "Run-time values").
+  bool tensor_values(const YAML::Node& v, TensorRole role, const std::string& what, TensorDecl& d) {
+    const YAML::Node x = v["values"];
+    const SrcLoc loc = value_loc(v, "values");
+    if (role != TensorRole::Input) {
+      r_.error(loc, what + ": values: is for inputs only", "remove it; outputs and workspaces are computed");
+      return false;
+    }
+    std::optional<int64_t> lo, hi;
+    if (x.IsSequence() && x.size() == 2) lo = as_int(x[0]), hi = as_int(x[1]);
+    if (!lo || !hi || *lo > *hi) {
+      r_.error(loc, what + ": values must be [lo, hi], two integers with lo <= hi, got " + node_kind(x),
+               "for example 'values: [1, 1024]' (the range generated inputs are drawn from, both ends included)");
+      return false;
+    }
+    if (*lo < INT32_MIN || *hi > INT32_MAX) {
+      r_.error(loc, what + ": values [" + std::to_string(*lo) + ", " + std::to_string(*hi) + "] do not fit int32");
+      return false;
+    }
+    d.values_lo = *lo;
+    d.values_hi = *hi;
+    return true;
+  }
+
   void tensors(const YAML::Node& n, TensorRole role, const std::string& section, SpecAst& s) {
     if (!n.IsMap()) {
       r_.error(YamlSource::loc(n), section + " must be a mapping of name to {dtype, shape}, got " + node_kind(n));
@@ -280,7 +305,7 @@ class Reader {
       t.decl.name = it->first.Scalar();
       const YAML::Node v = it->second;
       const std::string what = "tensor '" + t.decl.name + "'";
-      if (!check_map(v, {"dtype", "shape", "format"}, what, r_, t.decl.loc)) continue;
+      if (!check_map(v, {"dtype", "shape", "format", "values"}, what, r_, t.decl.loc)) continue;
       bool ok = true;
       if (!v["dtype"]) {
         r_.error(t.decl.loc, what + " has no dtype", "add 'dtype: fp32' (fp32 fp16 bf16 int32 int8 uint8 bool)");
@@ -300,6 +325,13 @@ class Reader {
         } else {
           t.decl.dtype = *dt;
         }
+      }
+      if (v["values"] && ok && t.decl.dtype != DType::int32) {
+        r_.error(value_loc(v, "values"), what + ": values: is for int32 inputs (run-time values), not " +
+                                             std::string(dtype_name(t.decl.dtype)));
+        ok = false;
+      } else if (v["values"]) {
+        ok &= tensor_values(v, role, what, t.decl);
       }
       if (v["format"]) {
         const YAML::Node f = v["format"];

@@ -25,6 +25,8 @@ void collect_tensors(const Program& prog, const std::vector<TileRoot>& roots, Co
     g.shape = t.shape;
     g.format = t.format;
     g.l2_bypass = t.l2_bypass;
+    g.values_lo = t.values_lo;
+    g.values_hi = t.values_hi;
     out.tensors.push_back(std::move(g));
   }
   // GmRef::tensor of a temp = prog.tensors.size() + its position in the

@@ -62,8 +62,18 @@ void rename_in_nodes(Program& p, std::vector<LoopNode>& nodes, const std::string
   }
 }
 
+// Run-time values are read per node with indices over its loop variables: such loops stay apart.
+bool reads_runtime_values(const LoopNode& n) {
+  if (!n.loads.empty()) return true;
+  for (auto& g : n.gears)
+    for (auto& c : g.body)
+      if (reads_runtime_values(c)) return true;
+  return false;
+}
+
 bool mergeable(const Program& p, const LoopNode& a, const LoopNode& b) {
   if (a.kind != LoopNode::Kind::Loop || b.kind != LoopNode::Kind::Loop) return false;
+  if (reads_runtime_values(a) || reads_runtime_values(b)) return false;
   if (!a.begin.same(b.begin) || !a.end.same(b.end) || !a.step.same(b.step)) return false;
   if (a.gears.size() != b.gears.size()) return false;
   for (size_t i = 0; i < a.gears.size(); ++i)

@@ -205,6 +205,16 @@ TensorData random_tensor(DType dtype, const std::vector<int64_t>& shape, uint64_
   return t;
 }
 
+TensorData random_input(const TensorDecl& d, const std::vector<int64_t>& shape, uint64_t seed) {
+  if (d.values_hi < d.values_lo) return random_tensor(d.dtype, shape, seed, d.name);
+  TensorData t = TensorData::zeros(d.dtype, shape);
+  uint64_t state = seed ^ fnv1a(d.name);
+  for (int64_t s : shape) state = state * 0x100000001b3ull + uint64_t(s);
+  const uint64_t span = uint64_t(d.values_hi - d.values_lo) + 1;
+  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, double(d.values_lo + int64_t(splitmix64(state) % span)));
+  return t;
+}
+
 int64_t parse_integer(const std::string& text, const std::string& what) {
   try {
     size_t used = 0;

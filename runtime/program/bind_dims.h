@@ -28,6 +28,8 @@ std::vector<int64_t> concrete_shape(const TensorDecl& t, const DimExpr::Env& env
 // A deterministic pseudo-random input (uniform in [-1, 1) for floats, small integers otherwise)
 // for tensors the user did not give; depends only on (seed, tensor name, shape).
 TensorData random_tensor(DType dtype, const std::vector<int64_t>& shape, uint64_t seed, const std::string& name);
+// An input generated for `d`: uniform integers in its `values: [lo, hi]` when it declares them, else random_tensor.
+TensorData random_input(const TensorDecl& d, const std::vector<int64_t>& shape, uint64_t seed);
 
 // Parses "NAME=VALUE" switches; throws BindError with the offending text on malformed ones.
 std::map<std::string, std::string> parse_assignments(const std::vector<std::string>& items, const std::string& flag);

@@ -116,6 +116,7 @@ std::string manifest_text(const CompiledProgram& p, bool& ok) {
     o.key("role").value(gm_role_name(t.role));
     o.key("root").value(t.root);
     o.key("shape").array(t.shape);
+    if (t.values_hi >= t.values_lo) o.key("values").begin_array().value(t.values_lo).value(t.values_hi).end_array();
     o.end_object();
   }
   o.end_array();
@@ -137,10 +138,28 @@ void put_region(JsonOut& o, const Region& r) {
   o.end_object();
 }
 
+// Run-time values of a node (absent when it reads none, so bundles without them are unchanged).
+void put_loads(JsonOut& o, const LoopNode& n) {
+  if (n.loads.empty()) return;
+  o.key("loads").begin_array();
+  for (auto& l : n.loads) {
+    o.begin_object();
+    o.key("index").array(l.index);
+    o.key("loc");
+    put_loc(o, l.loc);
+    o.key("sym").value(l.sym);
+    o.key("tensor").value(l.tensor);
+    o.key("text").value(l.text);
+    o.end_object();
+  }
+  o.end_array();
+}
+
 void put_loop(JsonOut& o, const LoopNode& n) {
   o.begin_object();
   if (n.kind == LoopNode::Kind::Root) {
     o.key("kind").value("root");
+    put_loads(o, n);
     o.key("root").value(n.root);
     o.end_object();
     return;
@@ -156,6 +175,7 @@ void put_loop(JsonOut& o, const LoopNode& n) {
   }
   o.end_array();
   o.key("kind").value("loop");
+  put_loads(o, n);
   o.key("loc");
   put_loc(o, n.loc);
   o.key("name").value(n.name);
@@ -380,8 +400,23 @@ Region region_from(const json& j) {
   return r;
 }
 
+void loads_from(const json& j, LoopNode& n) {
+  auto it = j.find("loads");
+  if (it == j.end()) return;
+  for (auto& l : *it) {
+    ScalarLoad x;
+    x.sym = l.at("sym").get<std::string>();
+    x.tensor = l.at("tensor").get<int>();
+    x.index = dims_from(l.at("index"));
+    x.text = l.at("text").get<std::string>();
+    x.loc = loc_from(l.at("loc"));
+    n.loads.push_back(std::move(x));
+  }
+}
+
 LoopNode loop_from(const json& j) {
   LoopNode n;
+  loads_from(j, n);
   if (j.at("kind").get<std::string>() == "root") {
     n.kind = LoopNode::Kind::Root;
     n.root = j.at("root").get<int>();
@@ -432,6 +467,10 @@ void manifest_from(const json& j, CompiledProgram& p, std::string& toolchain) {
     x.format = enum_from<Format>(t.at("format"), {{"ND", Format::ND}, {"NZ", Format::NZ}}, "format");
     x.l2_bypass = t.at("l2_bypass").get<bool>();
     x.root = t.at("root").get<int>();
+    if (auto v = t.find("values"); v != t.end() && v->is_array() && v->size() == 2) {
+      x.values_lo = (*v)[0].get<int64_t>();
+      x.values_hi = (*v)[1].get<int64_t>();
+    }
     p.tensors.push_back(std::move(x));
   }
   p.options = options_from(j.at("options"));

@@ -33,6 +33,9 @@ struct TensorDecl {
   std::vector<DimExpr> shape;  // over dims only
   Format format = Format::ND;
   bool l2_bypass = false;      // {cache_policy: {tensor: NAME, l2: bypass}}
+  // int32 inputs read by the control flow (`values: [lo, hi]`): the range ptorun and `ptoc eval`
+  // draw a generated input from. hi < lo: none declared.
+  int64_t values_lo = 0, values_hi = -1;
   SrcLoc loc;
 };
 
@@ -72,6 +75,17 @@ struct Options {
   int runtime_debug_mode;
 };
 
+// A run-time value: one element of an int32 input tensor (PyPTO's host-ready tensors), read from GM
+// by the control flow and bound to the symbol `sym`, which dim expressions of the node then use
+// (a loop bound, a view offset, a valid extent). The index may use the enclosing loop variables.
+struct ScalarLoad {
+  std::string sym;                 // an identifier: "<tensor>__<k>"
+  int tensor = -1;                 // index into the spec tensors (an int32 input)
+  std::vector<DimExpr> index;      // one per axis of the tensor
+  std::string text;                // as written ("seq_len[b]"), for messages
+  SrcLoc loc;
+};
+
 struct LoopNode;
 struct Gear {
   int64_t factor = 1;              // iterations this body covers
@@ -85,6 +99,9 @@ struct LoopNode {
   DimExpr begin, end, step = 1;    // trip count = ceil_div(end - begin, step)
   std::vector<Gear> gears;         // descending factors; the last has factor 1
   SrcLoc loc;
+  // Both kinds: run-time values read (in order) before the node runs: before a loop's bounds are
+  // evaluated, before each instance of a root. Their symbols stay bound for the node.
+  std::vector<ScalarLoad> loads;
 };
 
 }  // namespace ptoc

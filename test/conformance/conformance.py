@@ -102,7 +102,12 @@ def check_spec(a, spec, work):
     for t, ty in (doc.get("inputs") or {}).items():
         shape = [dim_value(e, dims) for e in ty["shape"]]
         named |= {e for e in ty["shape"] if isinstance(e, str)}
-        vals, arr = make_input(rng, ty["dtype"], shape, ref.kinds.get(t, "normal"))
+        if "values" in ty:  # run-time values: drawn from the range the spec declares
+            lo, hi = ty["values"]
+            vals = rng.integers(lo, hi + 1, shape).astype(np.float64)
+            arr = vals.astype(np.int32)
+        else:
+            vals, arr = make_input(rng, ty["dtype"], shape, ref.kinds.get(t, "normal"))
         inputs[t] = vals
         path = os.path.join(work, f"in_{t}.npy")
         np.save(path, arr)

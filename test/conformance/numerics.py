@@ -68,7 +68,10 @@ def gelu(x):
 
 def make_input(rng, dtype, shape, kind="normal"):
     """Seeded input values (float64, representable in dtype) and the array written to the .npy file."""
-    if dtype in FLOATS:
+    if kind.startswith("range:"):  # run-time values: integers in [lo, hi] (a spec's values: [lo, hi])
+        lo, hi = (int(x) for x in kind.split(":")[1:])
+        v = rng.integers(lo, hi + 1, shape).astype(np.float64)
+    elif dtype in FLOATS:
         v = rng.standard_normal(shape)
         if kind == "positive":
             v = np.abs(v) + 0.25

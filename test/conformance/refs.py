@@ -553,6 +553,37 @@ def reduce_pypto(i, d):
 
 # --- carried values and local tensors (specs/README.md "Carried values", "Local tensors") -----------
 
+@ref(dims={"B": 7})
+def scatter_rows_runtime(i, d):
+    # rows written in batch order: a later row wins a slot two rows name.
+    cache = np.zeros((40, i["x"].shape[1]))
+    for b, s in enumerate(i["slot"].astype(np.int64)):
+        cache[s] = r(i["x"][b] * 2, "fp32")
+    return {"cache": cache}
+
+
+@ref(dims={"B": 3})
+def index_select_rows(i, d):
+    # rows of the table by index (NumPy fancy indexing), scaled in fp16; a row sum in fp32.
+    e = i["table"][i["ids"].astype(np.int64)]
+    return {"rows": r(e * 2, "fp16"), "rowsum": r(e.sum(axis=-1, keepdims=True), "fp32")}
+
+
+@ref(dims={"B": 5})
+def runtime_values_paged(i, d):
+    # specs/README.md "Run-time values": seq_len bounds the block loop, block_table places each block.
+    seq, bt, pool = i["seq_len"].astype(np.int64), i["block_table"].astype(np.int64), i["pool"]
+    B, D = seq.shape[0], pool.shape[1]
+    total = np.zeros((B, 1, D))
+    for b in range(B):
+        acc = np.zeros((1, D))
+        for j in range(-(-seq[b] // 16)):
+            blk = pool[bt[b, j] * 16:bt[b, j] * 16 + min(16, seq[b] - j * 16)]
+            acc = r(acc + r(blk.sum(axis=0, keepdims=True), "fp32"), "fp32")
+        total[b] = acc
+    return {"total": total}
+
+
 @ref(dims={"B": 3, "T": 37})
 def carry_running_sum(i, d):
     x = i["x"]

@@ -12,6 +12,7 @@ rows, ending in a tail), an unroll gear's is k blocks.
 import copy
 import random
 
+import numpy as np
 import yaml
 
 import model as M
@@ -1072,7 +1073,74 @@ def _walk(stmts):
             yield from _walk(lst)
 
 
+class RuntimeValuesProgram(Program):
+    """A program whose control flow reads run-time values (specs/README.md "Run-time values"): per-row
+    lengths bound a dynamic loop over blocks, a block table places each block's view in a paged pool,
+    the last block's valid extent comes from the length; its NumPy reference is written here."""
+
+    def __init__(self, seed, R, MAXB, op, dtype, use_cond, **kw):
+        super().__init__(seed, **kw)
+        self.R, self.MAXB, self.op, self.dtype, self.use_cond = R, MAXB, op, dtype, use_cond
+
+    def doc(self):
+        d = super().doc()
+        R, op, dt = self.R, self.op, self.dtype
+        init = "-inf" if op == "amax" else "0"
+        comb = "maximum(acc, amax(blk, 0, keepdim=true))" if op == "amax" else "acc + sum(blk, 0, keepdim=true)"
+        inner = {"loop": {"var": "j", "count": f"ceil_div(seq_len[b], {R})", "name": "LOOP_BLK",
+                          "carry": {"acc": f"full([1, D], {init}, {dt})"}},
+                 "body": [f"blk = view(pool, [{R}, D], [block_table[b, j] * {R}, 0], "
+                          f"valid=[min({R}, seq_len[b] - j * {R}), D])",
+                          f"acc = {comb}"]}
+        write = "total[b, :, :] = acc"
+        tail = [write]
+        if self.use_cond:  # a run-time branch on a run-time value
+            tail = [{"cond": f"seq_len[b] > {R}", "then": [write], "else": ["total[b, :, :] = acc * 2"]}]
+        d["body"] = [{"vec_tile": [R, min(64, self.dimval["D"])]},
+                     {"loop": {"var": "b", "count": "B", "name": "LOOP_B"}, "body": [inner] + tail}]
+        return d
+
+    def expected(self, inputs):
+        seq, bt, pool = (inputs[n].astype(np.int64) if n != "pool" else inputs[n]
+                         for n in ("seq_len", "block_table", "pool"))
+        R, dt = self.R, self.dtype
+        B, D = seq.shape[0], pool.shape[1]
+        total = np.zeros((B, 1, D))
+        for b in range(B):
+            acc = np.full((1, D), -np.inf if self.op == "amax" else 0.0)
+            for j in range(-(-seq[b] // R)):
+                blk = pool[bt[b, j] * R:bt[b, j] * R + min(R, seq[b] - j * R)]
+                if self.op == "amax":
+                    acc = np.maximum(acc, blk.max(axis=0, keepdims=True))
+                else:
+                    acc = M.rnd(acc + M.rnd(blk.sum(axis=0, keepdims=True), dt), dt)
+            total[b] = acc if not self.use_cond or seq[b] > R else M.rnd(acc * 2, dt)
+        return {"total": total}
+
+
+def runtime_values_program(seed):
+    """One random RuntimeValuesProgram; the int32 inputs take the ranges their values: declare."""
+    r = random.Random(seed * 7919 + 13)
+    R, MAXB = r.choice([4, 8, 16]), r.choice([1, 2, 3, 4])
+    D, B = r.choice([16, 32, 64, 100]), r.randint(1, 6)
+    NB = r.randint(MAXB, 3 * MAXB + 2)
+    dtype = r.choice(["fp32", "fp32", "fp16"])
+    hi = R * MAXB
+    dims = {"B": {"dynamic": True, "max": 16}, "NB": NB, "MAXB": MAXB, "D": D}
+    inputs = {"seq_len": {"dtype": "int32", "shape": ["B"], "values": [0, hi]},
+              "block_table": {"dtype": "int32", "shape": ["B", "MAXB"], "values": [0, NB - 1]},
+              "pool": {"dtype": dtype, "shape": [f"NB * {R}", "D"]}}
+    kinds = {"seq_len": f"range:0:{hi}", "block_table": f"range:0:{NB - 1}"}
+    return RuntimeValuesProgram(seed, R, MAXB, r.choice(["sum", "amax"]), dtype, r.random() < 0.3,
+                                name=f"fuzz_rtv_{seed}", dims=dims, dimval={"B": B, "NB": NB, "MAXB": MAXB, "D": D},
+                                inputs=inputs, outputs={"total": {"dtype": dtype, "shape": ["B", 1, "D"]}},
+                                tensors={}, options={}, body=[], kinds=kinds)
+
+
 def generate(seed, avoid=()):
+    # Hook: one seed in 16 (by a hash of its own, so the other seeds' programs are unchanged) reads run-time values.
+    if "runtime_values" not in avoid and random.Random(seed ^ 0x5254560).random() < 1 / 16:
+        return runtime_values_program(seed)
     return Gen(seed, avoid).program()
 
 

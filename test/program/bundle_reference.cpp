@@ -46,17 +46,33 @@ json region_json(const Region& r) {
   return j;
 }
 
+// Run-time values of a node; absent when it reads none.
+void add_loads(json& j, const LoopNode& n) {
+  if (n.loads.empty()) return;
+  json loads = json::array();
+  for (auto& l : n.loads)
+    loads.push_back({{"sym", l.sym}, {"tensor", l.tensor}, {"index", dims_json(l.index)}, {"text", l.text},
+                     {"loc", loc_json(l.loc)}});
+  j["loads"] = loads;
+}
+
 json loop_json(const LoopNode& n) {
-  if (n.kind == LoopNode::Kind::Root) return {{"kind", "root"}, {"root", n.root}};
+  if (n.kind == LoopNode::Kind::Root) {
+    json j = {{"kind", "root"}, {"root", n.root}};
+    add_loads(j, n);
+    return j;
+  }
   json gears = json::array();
   for (auto& g : n.gears) {
     json body = json::array();
     for (auto& b : g.body) body.push_back(loop_json(b));
     gears.push_back({{"factor", g.factor}, {"body", body}});
   }
-  return {{"kind", "loop"}, {"var", n.var}, {"name", n.name}, {"factor_var", n.factor_var},
-          {"begin", n.begin.str()}, {"end", n.end.str()}, {"step", n.step.str()}, {"gears", gears},
-          {"loc", loc_json(n.loc)}};
+  json j = {{"kind", "loop"}, {"var", n.var}, {"name", n.name}, {"factor_var", n.factor_var},
+            {"begin", n.begin.str()}, {"end", n.end.str()}, {"step", n.step.str()}, {"gears", gears},
+            {"loc", loc_json(n.loc)}};
+  add_loads(j, n);
+  return j;
 }
 
 json manifest_json(const CompiledProgram& p) {
@@ -65,10 +81,13 @@ json manifest_json(const CompiledProgram& p) {
     dims.push_back({{"name", d.name}, {"dynamic", d.dynamic}, {"value", d.value}, {"max", d.max},
                     {"divisible_by", d.divisible_by}, {"loc", loc_json(d.loc)}});
   json tensors = json::array();
-  for (auto& t : p.tensors)
-    tensors.push_back({{"name", t.name}, {"role", gm_role_name(t.role)}, {"dtype", std::string(dtype_name(t.dtype))},
-                       {"shape", dims_json(t.shape)}, {"format", t.format == Format::NZ ? "NZ" : "ND"},
-                       {"l2_bypass", t.l2_bypass}, {"root", t.root}});
+  for (auto& t : p.tensors) {
+    json j = {{"name", t.name}, {"role", gm_role_name(t.role)}, {"dtype", std::string(dtype_name(t.dtype))},
+              {"shape", dims_json(t.shape)}, {"format", t.format == Format::NZ ? "NZ" : "ND"},
+              {"l2_bypass", t.l2_bypass}, {"root", t.root}};
+    if (t.values_hi >= t.values_lo) j["values"] = {t.values_lo, t.values_hi};
+    tensors.push_back(j);
+  }
   return {{"name", p.name},
           {"target", p.target},
           {"doc", p.doc},

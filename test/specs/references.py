@@ -205,6 +205,18 @@ def ref_attention_prequant_prolog(i, d):
             "v": heads[:, 13, :], "residual": bf(xf)}
 
 
+def ref_flash_decode_paged(i, d):
+    # Gather each sequence's K/V from its pages, then the same online softmax (one state update per block).
+    q, kc, vc = i["q"], i["k_cache"], i["v_cache"]
+    seq, bt = i["seq_len"].astype(np.int64), i["block_table"].astype(np.int64)
+    out = []
+    for b in range(q.shape[0]):
+        rows = np.concatenate([np.arange(bt[b, j] * 128, bt[b, j] * 128 + 128) for j in range(-(-seq[b] // 128))])
+        rows = rows[:seq[b]]
+        out.append(online_softmax_attention(q[b], kc[rows], vc[rows], 128, 0.08838834764831845))
+    return {"o": np.stack(out)}
+
+
 class Ref:
     """fn: the reference; small: static dims of the small copy; dynamic: run-time sizes of dynamic dims;
     scale: per-input factor on the standard-normal inputs (e.g. 1/sqrt(K) for weights, so that
@@ -261,6 +273,7 @@ REFERENCES = {
     # logits of order 1 (hidden scaled by 1/sqrt(H)): distinct sigmoid scores, as a real router sees
     "moe_router": Ref(ref_moe_router, dynamic={"T": 37}, scale={"hidden_states": 0.014}),
     "moe_router_blocks": Ref(ref_moe_router, dynamic={"T": 37}, scale={"hidden_states": 0.014}),
+    "flash_decode_paged": Ref(ref_flash_decode_paged, dynamic={"B": 3}),
     # samples/tuning/: four tuning steps of one RMSNorm, all computing the same numbers.
     "rmsnorm_0_baseline": Ref(ref_rmsnorm, dynamic={"T": 37}),
     "rmsnorm_1_loop": Ref(ref_rmsnorm, dynamic={"T": 37}),

@@ -211,7 +211,12 @@ def cmd_conform(a):
     for tname, t in (doc.get("inputs") or {}).items():
         shape = [dim_value(e, dims) for e in t["shape"]]
         bound |= {e for e in t["shape"] if isinstance(e, str)}
-        vals, arr = make_input(rng, t["dtype"], shape, ref.scale.get(tname, 1.0) if ref else 1.0)
+        if "values" in t:  # run-time values (block tables, lengths): the range the spec declares
+            lo, hi = t["values"]
+            vals = rng.integers(lo, hi + 1, shape).astype(np.float64)
+            arr = vals.astype(np.int32)
+        else:
+            vals, arr = make_input(rng, t["dtype"], shape, ref.scale.get(tname, 1.0) if ref else 1.0)
         inputs[tname] = vals
         path = os.path.join(work, f"in_{tname}.npy")
         np.save(path, arr)
