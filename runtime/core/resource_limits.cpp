@@ -28,6 +28,15 @@ const std::vector<Limit> kTable = {
      "static tile count of one root function (the tiler materialises every tile)"},
     {Id::gm_bytes, "gm_bytes", 0, 0, int64_t(1) << 50, "bytes",
      "GM bytes of one run; 0 means the memory the system reports available (MemAvailable)"},
+    {Id::bundle_bytes, "bundle_bytes", 4 * kGiB, 1, int64_t(1) << 40, "bytes",
+     "size of a bundle file read by ptorun (ptorun, ptorun info)"},
+    // The loop nest is walked recursively after this check (control flow, `ptorun info`); the
+    // front end nests at most yaml_depth (max 1000) bodies, so 1000 is every bundle ptoc writes.
+    {Id::loop_depth, "loop_depth", 1000, 1, 1000, "levels", "nesting of control-flow loops in a bundle"},
+    // The artifact writers build each file in memory: about 1 KiB per record all told, so the
+    // default keeps a profiled run near 1 GiB however many tasks it runs.
+    {Id::task_records, "task_records", 1000000, 1, int64_t(1) << 40, "records",
+     "profiled task records kept per round; later tasks are counted, not recorded (a warning says so)"},
 };
 
 using Values = std::array<std::atomic<int64_t>, size_t(Id::kCount)>;
