@@ -22,6 +22,8 @@ enum class Id {
   bundle_bytes,    // size of a bundle file read by ptorun
   loop_depth,      // nesting of control-flow loops in a bundle
   task_records,    // profiled task records kept per round (the artifacts' rows)
+  dump_bytes,      // total bytes of the --dump-after files of one compile
+  static_iterations,  // static-loop bodies unrolled in one spec, nested loops multiplied
   kCount
 };
 
