@@ -5,7 +5,7 @@
 # profiling modes, the regression specs, the hostile command-line cases and the crafted bundles.
 # Any report from either sanitizer fails the job: a release build hides undefined behaviour that
 # the next compiler version turns into a wrong number.
-#   scripts/sanitize.sh [--quick] [--build DIR]
+#   scripts/sanitize.sh [--quick] [--fuzz] [--build DIR]
 # --quick (what scripts/test.sh runs in CI): five library specs and one profiling mode; the default
 # (the long command) runs 21 library specs and every profiling mode.
 # Ends with "sanitize: N passed, N failed"; exit 1 when anything failed, 3 when the build failed.
@@ -13,10 +13,12 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 quick=0
+fuzz=0
 build=build-asan
 while (($#)); do
   case $1 in
     --quick) quick=1; shift ;;
+    --fuzz) fuzz=1; shift ;;
     --build) build=$2; shift 2 ;;
     *) echo "sanitize.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -129,6 +131,28 @@ done
 run "hostile cli" bash test/hardening/hostile_cli.sh "$ptoc" "$ptorun" "$root"
 
 run "crafted bundles" "$python" test/hardening/crafted_bundles.py "$ptoc" "$ptorun" "$root/$build/test/hardening/bundle_craft" "$root"
+
+# --fuzz: the libFuzzer smoke runs (test/fuzz/run_libfuzzer.sh, clang, its own build-fuzz/):
+# the bundle reader, the .npy reader and the front end, FUZZ_SECONDS (default 10) each, with the
+# dictionaries and seeds of test/fuzz. Skipped, and said so, without clang++ and its fuzzer runtime.
+if ((fuzz)); then
+  fuzz_build=$root/build-fuzz
+  if ! command -v clang++ >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
+    echo "sanitize: fuzz smoke skipped: no clang++ with libFuzzer (Debian: clang libclang-rt-dev)"
+  else
+    if [[ ! -f $fuzz_build/build.ninja ]]; then
+      CXX="ccache clang++" CC="ccache clang" meson setup "$fuzz_build" -Dfuzzing=true -Db_sanitize=address,undefined \
+        -Db_lundef=false --buildtype=debug -Doptimization=1 >/dev/null || failed=$((failed + 1))
+    fi
+    if ninja -C "$fuzz_build" test/fuzz/fuzz_bundle test/fuzz/fuzz_npy test/fuzz/fuzz_frontend >"$log/fuzz_build" 2>&1; then
+      run "libfuzzer smoke" test/fuzz/run_libfuzzer.sh --seconds "${FUZZ_SECONDS:-10}" --build "$fuzz_build" \
+        --ptoc "$root/build/cli/ptoc"
+      grep -h "^libfuzzer " "$log/out" || true
+    else
+      echo "FAIL: fuzz targets build"; tail -20 "$log/fuzz_build"; failed=$((failed + 1))
+    fi
+  fi
+fi
 
 echo "sanitize: $((SECONDS - t0)) s in all"
 echo "sanitize: $passed passed, $failed failed"
