@@ -18,6 +18,7 @@
 #include "compiler/codegen/host_build.h"
 #include "compiler/codegen/report_emit.h"
 #include "compiler/depfile.h"
+#include "runtime/core/resource_limits.h"
 #include "cli/ptoc_commands.h"
 #include "compiler/frontend/frontend.h"
 #include "compiler/pipeline.h"
@@ -85,10 +86,28 @@ int compile(const CompileArgs& a) {
     }
   }
   bool dump_failed = false;
+  // --dump-after=all on a huge spec writes one IR text per stage: their total is capped
+  // (dump_bytes); a dump past the cap is left out with a warning, the compile goes on.
+  int64_t dumped = 0;
+  bool dump_capped = false;
+  auto dump_stage = [&](const std::string& stage, const std::string& ir) {
+    const int64_t cap = limits::get(limits::Id::dump_bytes);
+    if (dumped + int64_t(ir.size()) > cap) {
+      if (!dump_capped)
+        std::cerr << "ptoc: warning: --dump-after: the dump after '" << stage << "' (" << ir.size()
+                  << " bytes) would pass the dump_bytes limit of " << cap << " bytes (" << dumped
+                  << " written); it and later dumps are left out: name one stage, or "
+                  << limits::raise_hint(limits::Id::dump_bytes) << "\n";
+      dump_capped = true;
+      return true;
+    }
+    dumped += int64_t(ir.size());
+    return emit_file(emit_dir / ("dump-after-" + stage + ".txt"), ir);
+  };
   PassTimer front_timer;
   std::optional<Program> prog = front_timer.run("front_end", [&] { return parse_spec(diags, fo); });
   if (prog && (a.dump_after == "front_end" || a.dump_after == "all"))
-    if (!emit_file(emit_dir / "dump-after-front_end.txt", print_ir(*prog))) return kEnvError;
+    if (!dump_stage("front_end", print_ir(*prog))) return kEnvError;
   if (!prog || diags.has_errors()) {
     diags.print(std::cerr);
     return kSpecError;
@@ -120,7 +139,7 @@ int compile(const CompileArgs& a) {
   if (!a.dump_after.empty()) {
     po.dump_after = a.dump_after;
     po.dump = [&](const std::string& stage, const std::string& ir) {
-      if (!emit_file(emit_dir / ("dump-after-" + stage + ".txt"), ir)) dump_failed = true;
+      if (!dump_stage(stage, ir)) dump_failed = true;
     };
   }
   std::optional<PipelineResult> res = run_pipeline(std::move(*prog), *plat, diags, po);

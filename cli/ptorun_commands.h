@@ -23,6 +23,7 @@ struct RunArgs {
   int jobs = 0;                       // host threads for numerics (0: all cores)
   std::string twin = "leaf";          // --twin: leaf (the bundle's leaf programs) | cce (its compiled twin)
   std::vector<std::string> sets;      // --set runtime.KEY=VALUE (stitch, sched mode, workspace)
+  bool quiet = false;                 // --quiet: no progress line on stderr
 };
 int run(const RunArgs& a);
 

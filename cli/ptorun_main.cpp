@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
                  "numerics by: leaf (default: the bundle's leaf programs on precompiled kernels) or cce (the "
                  "compiled host twin of a bundle built with ptoc --host-twin=cce)")
       ->check(CLI::IsMember({"leaf", "cce"}));
+  app.add_flag("-q,--quiet", r.quiet, "no progress line on stderr for long runs");
   app.add_option("--set", r.sets, "override a run-time knob (" + ptoc::run_time_knob_list() + ")")
       ->type_name("GROUP.KEY=VALUE");
   bool list_knobs = false;

@@ -4,6 +4,8 @@
 // ask for, writes the outputs, and with --check compares them with the
 // reference evaluator (the tolerance rule is documented in compiler/eval/run_check.cpp).
 #include <fmt/format.h>
+
+#include "cli/run_progress.h"
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -91,8 +93,13 @@ int run_impl(const RunArgs& a) {
   cfg.rounds = a.rounds;
   cfg.jobs = a.jobs;
   cfg.twin = a.twin;
+  if (a.twin == "cce")
+    std::cerr << "ptorun: note: --twin=cce loads and runs the host shared library stored in the bundle: use it only "
+                 "on bundles you trust (specs/README.md, Limits); the default leaf-program numerics run any bundle safely\n";
   cfg.seed = a.seed;
   cfg.keep_task_records = rq.any();
+  ProgressLine progress(std::cerr);
+  if (!a.quiet) cfg.on_progress = [&](int round, uint64_t done, int64_t ps) { progress.update(round, done, ps); };
   if (cfo_drops_edges())
     std::cerr << "ptorun: warning: PTORUN_TEST_DROP_EDGES=1: the compiler's task-graph edges are ignored (a test "
                  "switch: numbers may be wrong)\n";

@@ -1,5 +1,7 @@
 #include "runtime/executor.h"
 
+#include "runtime/gm_access_guard.h"
+
 #include <algorithm>
 #include <climits>
 #include <cstring>
@@ -48,11 +50,13 @@ void Executor::map_slabs(const std::vector<WorkspaceSlab>& slabs) {
 
 namespace {
 struct Recording {
+  GmGuardContext guard;
   const GmArena* arena;
   std::vector<GmAccess>* out;
 };
 void record_access(void* ctx, const void* addr, int64_t rows, int64_t row_bytes, int64_t row_stride, int kind) {
   auto* r = static_cast<Recording*>(ctx);
+  check_gm_window(r->guard, addr, rows, row_bytes, row_stride, kind);
   GmAccess a;
   a.addr = r->arena->virtual_of(addr);
   a.rows = uint64_t(rows);
@@ -84,12 +88,11 @@ void Executor::execute(const TaskInstance& t, std::vector<GmAccess>* record) con
   }
   for (size_t i = 0; i < t.gm.size(); ++i) slots[i] = arena_.host(t.gm[i]);
   PtoKernelArgs a{slots, t.args.data(), int64_t(t.args.size()), nullptr};
-  if (!record) {
-    twin_.run(leaf.kernel, &a);
-    return;
-  }
-  Recording rec{&arena_, record};
-  twin_.set_gm_trace(&record_access, &rec);
+  // Every GM window the call moves is checked against the arena first (gm_access_guard.h).
+  const GmGuardContext guard{&arena_, &p_.kernels.at(size_t(leaf.kernel)).name, t.root_instance, t.task};
+  Recording rec{guard, &arena_, record};
+  if (record) twin_.set_gm_trace(&record_access, &rec);
+  else twin_.set_gm_trace(&gm_guard_trace, const_cast<GmGuardContext*>(&guard));
   try {
     twin_.run(leaf.kernel, &a);
   } catch (...) {

@@ -249,6 +249,8 @@ const RunResult& Session::run(const RunConfig& cfg) {
     so.rounds = cfg.rounds;
     so.device_sched_mode = options_.device_sched_mode;
     so.keep_task_records = cfg.keep_task_records;
+    so.task_record_cap = uint64_t(limits::get(limits::Id::task_records));
+    so.on_progress = cfg.on_progress;
     // One control-flow walk per launch. A round's device tasks may still finish after the next
     // round started building, so the walks of the current and previous rounds stay alive.
     std::map<int, std::unique_ptr<ControlFlow>> walks;

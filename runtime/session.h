@@ -34,7 +34,10 @@ struct RunConfig {
   int jobs = 0;                 // host threads for numerics (0: all cores)
   std::string twin = "leaf";    // numerics by: "leaf" (the leaf programs) | "cce" (the compiled host twin)
   uint64_t seed = 0;            // fills inputs that were not set
-  bool keep_task_records = false;  // needed by the profiling writers
+  bool keep_task_records = false;  // needed by the profiling writers (at most the task_records limit per round)
+  // Progress of a long run, after each device task: round, tasks finished in it, simulated time.
+  // The runtime only reports; `ptorun` prints a line from it (cli/run_progress.h).
+  std::function<void(int round, uint64_t tasks_done, int64_t simulated_ps)> on_progress;
   // Sees every device task of the first round as the Control AICPU builds it (runtime_debug_mode 3).
   std::function<void(const DeviceTask&)> on_device_task;
   // Sees every device task of the first round after the host twin ran it, with the GM windows

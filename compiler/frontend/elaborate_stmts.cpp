@@ -2,6 +2,7 @@
 // (spec-language.md sections 4 and 5), and the declarations around them.
 #include <algorithm>
 
+#include "runtime/core/resource_limits.h"
 #include "runtime/core/checked_int.h"
 #include "compiler/frontend/dim_simplify.h"
 #include "compiler/frontend/elaborate.h"
@@ -395,6 +396,21 @@ void Elaborator::loop(const Stmt& s) {
     TileState outer = *ts_;
     Names* outer_names = names_;
     Frame saved = seq_->frame;
+    // A nest of static loops unrolls the product of their trips: 1024 x 1024 x 64 bodies of one
+    // statement run for minutes. The limit counts every body unrolled in the spec.
+    const int64_t cap = limits::get(limits::Id::static_iterations);
+    if (static_iterations_ > cap) return;  // already reported once
+    if (static_iterations_ > cap - *n) {
+      const int64_t before = static_iterations_;
+      static_iterations_ = cap + 1;
+      r_.error(l.kind_loc.valid() ? l.kind_loc : s.loc,
+               "static loops unroll more than " + std::to_string(cap) + " loop bodies in all (this loop of " +
+                   std::to_string(*n) + " iterations, " + std::to_string(before) +
+                   " unrolled before it, nests multiplied)",
+               "make an outer loop kind: dynamic, or " + limits::raise_hint(limits::Id::static_iterations));
+      return;
+    }
+    static_iterations_ += *n;
     for (int64_t i = 0; i < *n && !r_.full(); ++i) {
       int64_t value = *b.as_const() + i * step_v;
       Names local = *outer_names;

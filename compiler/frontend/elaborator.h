@@ -258,6 +258,7 @@ class Elaborator {
   std::map<std::string, int> loop_vars_ended_;  // variables of finished loops -> the loop's line
   std::map<std::string, int> branch_locals_;    // value names first bound in a run-time branch -> its line
   std::map<std::string, int> explicit_loop_names_;  // name -> statement index
+  int64_t static_iterations_ = 0;  // static-loop bodies unrolled so far, nests multiplied (static_iterations limit)
 
   // Current position in the walk.
   const Stmt* cur_ = nullptr;

@@ -28,6 +28,20 @@ const std::vector<Limit> kTable = {
      "static tile count of one root function (the tiler materialises every tile)"},
     {Id::gm_bytes, "gm_bytes", 0, 0, int64_t(1) << 50, "bytes",
      "GM bytes of one run; 0 means the memory the system reports available (MemAvailable)"},
+    {Id::bundle_bytes, "bundle_bytes", 4 * kGiB, 1, int64_t(1) << 40, "bytes",
+     "size of a bundle file read by ptorun (ptorun, ptorun info)"},
+    // The loop nest is walked recursively after this check (control flow, `ptorun info`); the
+    // front end nests at most yaml_depth (max 1000) bodies, so 1000 is every bundle ptoc writes.
+    {Id::loop_depth, "loop_depth", 1000, 1, 1000, "levels", "nesting of control-flow loops in a bundle"},
+    // The artifact writers build each file in memory: about 4 KiB per record all told (peak RSS
+    // 4.1 GB for 10^6 records, --runtime-debug-mode 1), so the default keeps a profiled run under
+    // 1 GB however many tasks it runs.
+    {Id::task_records, "task_records", 200000, 1, int64_t(1) << 40, "records",
+     "profiled task records kept per round; later tasks are counted, not recorded (a warning says so)"},
+    {Id::dump_bytes, "dump_bytes", 256 * kMiB, 1, int64_t(1) << 40, "bytes",
+     "total size of the --dump-after files of one compile; later dumps are left out with a warning"},
+    {Id::static_iterations, "static_iterations", 100000, 1, 100000000, "bodies",
+     "static-loop bodies unrolled in one spec, nested loops multiplied (each loop alone: at most 4096)"},
 };
 
 using Values = std::array<std::atomic<int64_t>, size_t(Id::kCount)>;

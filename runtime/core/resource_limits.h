@@ -19,6 +19,11 @@ enum class Id {
   stmt_bytes,      // length of one statement string or dim expression
   tiles_per_root,  // static tile count of one root function
   gm_bytes,        // GM bytes of one run (0: the memory the system reports available)
+  bundle_bytes,    // size of a bundle file read by ptorun
+  loop_depth,      // nesting of control-flow loops in a bundle
+  task_records,    // profiled task records kept per round (the artifacts' rows)
+  dump_bytes,      // total bytes of the --dump-after files of one compile
+  static_iterations,  // static-loop bodies unrolled in one spec, nested loops multiplied
   kCount
 };
 

@@ -31,6 +31,11 @@ void write_artifacts(const ArtifactRequest& rq, const sim::Trace& trace, const C
   if (trace.rounds.empty()) return;
   // The per-launch files hold the last round, as PyPTO overwrites them after every launch.
   const sim::RoundTrace& last = trace.rounds.back();
+  for (const sim::RoundTrace& r : trace.rounds)
+    if (r.summary.task_records_dropped)
+      log << "[WARN] round " << r.round << ": task num larger than the task_records limit of " << r.tasks.size()
+          << ", the excess part (" << r.summary.task_records_dropped
+          << " tasks) will not be recorded; raise it with --limit task_records=N\n";
   std::vector<ordered_json> aicpu_view;
   if (rq.device_perf) aicpu_view = write_perf_data(trace, rq.folder, log);
   if (rq.swimlane) {

@@ -12,11 +12,14 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "runtime/core/atomic_file.h"
 #include "runtime/core/dim_expr_parse.h"
 #include "runtime/core/json_out.h"
+#include "runtime/core/resource_limits.h"
+#include "runtime/program/bundle_verify.h"
 #include "runtime/program/knobs.h"
 #include "runtime/program/task_instances.h"
 
@@ -414,6 +417,33 @@ void loads_from(const json& j, LoopNode& n) {
   }
 }
 
+// The loop nest's depth, walked with an explicit stack before anything recurses over it
+// (loop_from, the control flow, `ptorun info`): a crafted nest 20 000 deep is refused here.
+void check_loop_depth(const json& control) {
+  const int64_t cap = limits::get(limits::Id::loop_depth);
+  std::vector<std::pair<const json*, int64_t>> stack;
+  if (!control.is_array()) throw std::runtime_error("'control' is not a list of loop nodes");
+  for (const json& n : control) stack.emplace_back(&n, 1);
+  while (!stack.empty()) {
+    auto [n, depth] = stack.back();
+    stack.pop_back();
+    if (depth > cap)
+      throw std::runtime_error("the control-flow loop nest is deeper than the loop_depth limit of " +
+                               std::to_string(cap) + " levels; " + limits::raise_hint(limits::Id::loop_depth));
+    if (!n->is_object()) throw std::runtime_error("a control-flow node is not an object");
+    auto g = n->find("gears");
+    if (g == n->end()) continue;
+    if (!g->is_array()) throw std::runtime_error("a loop's 'gears' is not a list");
+    for (const json& gear : *g) {
+      if (!gear.is_object()) throw std::runtime_error("a gear is not an object");
+      auto b = gear.find("body");
+      if (b == gear.end()) continue;
+      if (!b->is_array()) throw std::runtime_error("a gear's 'body' is not a list");
+      for (const json& c : *b) stack.emplace_back(&c, depth + 1);
+    }
+  }
+}
+
 LoopNode loop_from(const json& j) {
   LoopNode n;
   loads_from(j, n);
@@ -560,6 +590,7 @@ void roots_from(const json& j, CompiledProgram& p, const std::string& who) {
     x.tasks = expand_root(cr);
     p.roots.push_back(std::move(x));
   }
+  check_loop_depth(j.at("control"));
   for (auto& n : j.at("control")) p.control.push_back(loop_from(n));
 }
 
@@ -695,6 +726,32 @@ void leaf_programs_from(const uint8_t* d, uint64_t n, CompiledProgram& p) {
   if (at != n) throw std::runtime_error("trailing bytes");
 }
 
+// Every byte of the file is covered: the header and table by their checksum, each section by
+// its own, and the rest must be what pack_sections writes, so nothing can hide in it. Sections
+// sit in table order, each at the next multiple of 64 after the previous one ends; the padding
+// bytes are zero and the file ends where the last section does (no trailing bytes).
+void check_layout(const std::vector<uint8_t>& b, const std::vector<BundleSection>& sections, size_t table_end,
+                  const std::string& who) {
+  auto align = [](uint64_t x) { return (x + kSectionAlign - 1) / kSectionAlign * kSectionAlign; };
+  uint64_t end = table_end;
+  for (const BundleSection& s : sections) {
+    const uint64_t expect = align(end);
+    if (s.offset != expect)
+      throw BundleError(who + "corrupted bundle: section '" + s.name + "' starts at byte " + std::to_string(s.offset) +
+                        ", the layout puts it at " + std::to_string(expect) +
+                        " (sections follow each other in table order, 64-byte aligned)");
+    for (uint64_t i = end; i < s.offset; ++i)
+      if (b[i] != 0)
+        throw BundleError(who + "corrupted bundle: padding byte " + std::to_string(i) + " before section '" + s.name +
+                          "' is not 0");
+    end = s.offset + s.length;
+  }
+  if (b.size() > end)
+    throw BundleError(who + "corrupted bundle: " + std::to_string(b.size() - end) +
+                      " trailing bytes after the last section (the file should end at byte " + std::to_string(end) +
+                      ")");
+}
+
 }  // namespace
 
 std::vector<uint8_t> pack_bundle(const CompiledProgram& p, const std::string& manifest, const std::string& roots,
@@ -781,8 +838,13 @@ LoadedBundle decode_bundle(const std::vector<uint8_t>& b, const std::string& pat
                         std::to_string(s.offset + s.length) + ", the file has " + std::to_string(b.size()));
     if (XXH64(b.data() + s.offset, s.length, 0) != s.checksum)
       throw BundleError(who + "corrupted bundle: checksum mismatch in section '" + s.name + "'");
+    if (get_u64(b, e + 40) != 0)
+      throw BundleError(who + "corrupted bundle: section '" + s.name + "': the reserved field of its table entry is not 0");
+    for (const BundleSection& o : lb.sections)
+      if (o.name == s.name) throw BundleError(who + "corrupted bundle: section '" + s.name + "' appears twice");
     lb.sections.push_back(std::move(s));
   }
+  check_layout(b, lb.sections, table_end, who);
   auto find = [&](const std::string& name, bool required) -> const BundleSection* {
     for (auto& s : lb.sections)
       if (s.name == name) return &s;
@@ -830,17 +892,36 @@ LoadedBundle decode_bundle(const std::vector<uint8_t>& b, const std::string& pat
   }
   if (auto* s = find("device_bin", false))
     lb.device_binaries.assign(b.begin() + long(s->offset), b.begin() + long(s->offset + s->length));
+  if (std::string bad = verify_program_indices(lb.program); !bad.empty())
+    throw BundleError(who + "corrupted bundle: " + bad + "; recompile the spec");
   return lb;
 }
 
 LoadedBundle read_bundle(const std::string& path) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec))
+  const int64_t cap = limits::get(limits::Id::bundle_bytes);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw BundleError(path + ": cannot open the bundle: " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode))
     throw BundleError(path + ": is a directory, not a bundle: give the file `ptoc SPEC -o FILE` wrote");
+  // A device has no size and may never end (/dev/zero); pipes are read up to the cap, as specs are.
+  if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+    throw BundleError(path + ": is a device, not a bundle: give the file `ptoc SPEC -o FILE` wrote");
+  auto too_big = [&](const std::string& size) {
+    return BundleError(path + ": " + size + " bytes, more than the bundle size limit of " + std::to_string(cap) +
+                       " bytes; " + limits::raise_hint(limits::Id::bundle_bytes));
+  };
+  if (S_ISREG(st.st_mode) && st.st_size > cap) throw too_big("the file has " + std::to_string(st.st_size));
   std::ifstream f(path, std::ios::binary);
   if (!f) throw BundleError(path + ": cannot open the bundle: " + std::strerror(errno));
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (f.bad()) throw BundleError(path + ": cannot read the bundle");
+  std::vector<uint8_t> bytes;
+  if (S_ISREG(st.st_mode)) bytes.reserve(size_t(st.st_size));
+  char buf[1 << 16];
+  while (f) {
+    f.read(buf, sizeof buf);
+    bytes.insert(bytes.end(), buf, buf + f.gcount());
+    if (int64_t(bytes.size()) > cap) throw too_big("more than " + std::to_string(cap));
+  }
+  if (f.bad()) throw BundleError(path + ": cannot read the bundle: " + std::strerror(errno));
   return decode_bundle(bytes, path);
 }
 

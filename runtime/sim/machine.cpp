@@ -481,6 +481,7 @@ class Machine {
     const int seq = cur().seq;
     const int64_t done = now_;
     if (o_.on_device_task_done) o_.on_device_task_done(round_, cur());
+    if (o_.on_progress) o_.on_progress(round_, rt_->summary.tasks, done);
     // Only cores that ran a leaf task of this device task stamp its AICore stages (PyPTO records them in
     // the leaf-task loop of the AICore entry); an idle core's lane has RCV_MODEL only.
     for (int c = 0; c < ncores_; ++c) {
@@ -740,6 +741,8 @@ class Machine {
     cs.last_end_in_dt = now_;
     if (o_.task_sink) {
       o_.task_sink(r, dt);
+    } else if (o_.keep_task_records && o_.task_record_cap && rt_->tasks.size() >= o_.task_record_cap) {
+      rt_->summary.task_records_dropped++;
     } else if (o_.keep_task_records) {
       r.succ_begin = uint32_t(rt_->succ_ids.size());
       for (uint32_t s : dt.tasks[r.task_index].succ) rt_->succ_ids.push_back(dt.tasks[s].task_id);

@@ -40,6 +40,11 @@ struct SimOptions {
   int device_sched_mode = -1;      // -1: the program's Options::device_sched_mode
   int max_inflight_devtasks = 2;   // device tasks built but not finished that Control may hold (ready-queue depth)
   bool keep_task_records = true;   // RoundTrace::tasks (ignored when task_sink is set)
+  // Stored mode keeps at most this many records per round (memory stays bounded on long profiled
+  // runs); the rest are counted in RoundSummary::task_records_dropped. 0: no cap.
+  uint64_t task_record_cap = 0;
+  // Called after each device task finished: tasks finished so far in this round, simulated time.
+  std::function<void(int round, uint64_t tasks_done, int64_t now_ps)> on_progress;
   TaskRecordSink task_sink;        // streaming: records go here instead of RoundTrace::tasks
   TaskStartHook on_task_start;
   DeviceTaskDoneHook on_device_task_done;

@@ -124,6 +124,9 @@ struct RoundSummary {
   // Stage stamps of device tasks past Trace::devtask_stage_cap were not recorded (PyPTO's
   // "Dev task num larger than: N, the excess part will not be recorded").
   bool devtask_stages_dropped = false;
+  // Task records past SimOptions::task_record_cap (the task_records limit) were not kept: the
+  // artifacts hold the first task_record_cap tasks of the round in execEnd order.
+  uint64_t task_records_dropped = 0;
 };
 
 struct RoundTrace {

@@ -103,6 +103,68 @@ for sig in TERM INT; do
   fi
 done
 
+# Bundles as ptorun reads them: a device, the size limit (issue 12; crafted contents are
+# test/hardening/crafted_bundles.py).
+"$PTOC" t.yaml -o t.bundle >/dev/null 2>&1
+expect 1 "/dev/zero: is a device, not a bundle" "$PTORUN" /dev/zero
+expect 1 "/dev/zero: is a device, not a bundle" "$PTORUN" info /dev/zero
+expect 1 "more than the bundle size limit of 1024 bytes; raise the limit with --limit bundle_bytes=N" \
+  "$PTORUN" t.bundle --dim B=32 --limit bundle_bytes=1K
+# A pipe is read up to the cap, as a spec is.
+expect 0 "" bash -c 'cat "$1" | "$2" info /dev/stdin' _ t.bundle "$PTORUN"
+# --twin=cce loads code from the bundle: it says so, whatever comes next.
+expect 1 "use it only on bundles you trust" "$PTORUN" t.bundle --dim B=32 --twin=cce
+
+# Profiled task records past the task_records limit: counted, not recorded, with a warning.
+expect 0 "" "$PTORUN" t.bundle --dim B=160 --runtime-debug-mode 1 --output-dir prof --limit task_records=3
+if ! grep -qF "[WARN] round 0: task num larger than the task_records limit of 3, the excess part (7 tasks) will not be recorded" out.txt; then
+  echo "FAIL: no task_records warning"; cat out.txt; fails=$((fails + 1))
+elif [[ $(grep -o '"execStart"' prof/output_*/tilefwk_L1_prof_data.json | wc -l) -ne 3 ]]; then
+  echo "FAIL: the capped run folder does not hold 3 task records"; fails=$((fails + 1))
+else
+  echo "ok: task_records cap"
+fi
+expect 0 "" "$PTORUN" t.bundle --dim B=160 --runtime-debug-mode 1 --output-dir prof2
+if grep -qF "[WARN]" out.txt; then echo "FAIL: a warning under the task_records limit"; fails=$((fails + 1)); fi
+
+# Nested static loops multiply: refused at the loop that passes static_iterations, with a hint.
+cat >nested.yaml <<'YAML'
+ptoc: 1
+name: nested
+dims: {H: 16}
+inputs: {x: {dtype: fp32, shape: [64, H]}}
+outputs: {y: {dtype: fp32, shape: [64, H]}}
+body:
+  - {vec_tile: [1, 16]}
+  - loop: {var: i, count: 64, kind: static}
+    body:
+      - loop: {var: j, count: 1024, kind: static}
+        body:
+          - loop: {var: k, count: 1024, kind: static}
+            body:
+              - "y[i:i + 1, :] = x[i:i + 1, :] + 1.0"
+YAML
+expect 1 "nested.yaml:12:47: error: static loops unroll more than 100000 loop bodies in all (this loop of 1024 iterations, 99392 unrolled before it" \
+  "$PTOC" check nested.yaml
+if [[ $(grep -c "error:" err.txt) -ne 1 ]]; then echo "FAIL: static_iterations reported more than once"; cat err.txt; fails=$((fails + 1)); fi
+expect 1 "more than 10 loop bodies" "$PTOC" check nested.yaml --limit static_iterations=10
+
+# --dump-after=all past dump_bytes: the later dumps are left out with a warning, the compile goes on.
+expect 0 "would pass the dump_bytes limit of 2048 bytes" "$PTOC" t.yaml -o d.bundle --dump-after=all --emit-dir dumps \
+  --limit dump_bytes=2K
+total=$(cat dumps/dump-after-*.txt 2>/dev/null | wc -c)
+if [[ $total -gt 2048 ]]; then echo "FAIL: $total dump bytes past the 2048 cap"; fails=$((fails + 1)); fi
+
+# The progress line: one every two seconds after the first two, never with --quiet. 2M tasks run
+# for a few seconds; the line is required only when the run really took 2.5 s or more.
+expect 0 "" "$PTORUN" t.bundle --dim B=32000000 --timing-only
+secs=$(grep -o 'host [0-9.]* s' out.txt | awk '{print int($2 * 10)}')
+if [[ ${secs:-0} -ge 25 ]] && ! grep -qE "^ptorun: progress: [0-9]+ tasks done \(round 0\), simulated [0-9.]+ us, [0-9]+ tasks/s, [0-9]+ s$" err.txt; then
+  echo "FAIL: no progress line on a run of $secs/10 s"; cat err.txt; fails=$((fails + 1))
+fi
+expect 0 "" "$PTORUN" t.bundle --dim B=32000000 --timing-only --quiet
+if grep -q "progress" err.txt; then echo "FAIL: a progress line with --quiet"; fails=$((fails + 1)); fi
+
 if [[ $fails -ne 0 ]]; then
   echo "$fails failures"
   exit 1

@@ -1,0 +1,96 @@
+#include "runtime/program/bundle_verify.h"
+
+#include <utility>
+#include <vector>
+
+namespace ptoc::runtime {
+
+namespace {
+
+std::string num(size_t v) { return std::to_string(v); }
+std::string num(int64_t v) { return std::to_string(v); }
+
+// One task against the classes, kernels and tensors.
+std::string verify_task(const CompiledProgram& p, const Task& t) {
+  const int c = p.class_index(t);
+  if (c < 0 || size_t(c) >= p.leaves.size())
+    return "leaf class #" + num(int64_t(c)) + " out of range (" + num(p.leaves.size()) + " classes)";
+  const LeafFunction& l = p.leaves[size_t(c)];
+  if (l.kernel >= 0) {
+    const Kernel& k = p.kernels[size_t(l.kernel)];
+    // Fewer than the kernel reads would make it read past the slot array; more are never read.
+    if (t.gm.size() < size_t(k.num_gm))
+      return num(t.gm.size()) + " GM slots for kernel '" + k.name + "', which reads " + num(int64_t(k.num_gm));
+    if (t.args.size() < size_t(k.num_args))
+      return num(t.args.size()) + " arguments for kernel '" + k.name + "', which reads " + num(int64_t(k.num_args));
+  }
+  for (int g : t.gm)
+    if (g < 0 || size_t(g) >= p.tensors.size())
+      return "GM slot tensor #" + num(int64_t(g)) + " out of range (" + num(p.tensors.size()) + " tensors)";
+  for (const auto* v : {&t.reads, &t.writes})
+    for (const Region& r : *v) {
+      if (r.tensor < 0 || size_t(r.tensor) >= p.tensors.size())
+        return "region tensor #" + num(int64_t(r.tensor)) + " out of range (" + num(p.tensors.size()) + " tensors)";
+      const GmTensor& x = p.tensors[size_t(r.tensor)];
+      if (r.offset.size() != x.shape.size() || r.extent.size() != x.shape.size())
+        return "a region of tensor '" + x.name + "' has rank " + num(r.offset.size()) + "/" + num(r.extent.size()) +
+               ", the tensor has rank " + num(x.shape.size());
+    }
+  return "";
+}
+
+}  // namespace
+
+std::string verify_program_indices(const CompiledProgram& p) {
+  for (size_t i = 0; i < p.leaves.size(); ++i) {
+    const LeafFunction& l = p.leaves[i];
+    if (l.id != int(i)) return "leaf class #" + num(i) + " has id " + num(int64_t(l.id));
+    if (l.kernel < -1 || (l.kernel >= 0 && size_t(l.kernel) >= p.kernels.size()))
+      return "leaf class #" + num(i) + ": kernel #" + num(int64_t(l.kernel)) + " out of range (" +
+             num(p.kernels.size()) + " kernels)";
+  }
+  for (size_t i = 0; i < p.tensors.size(); ++i) {
+    const GmTensor& t = p.tensors[i];
+    const bool temp = t.role == GmTensor::Role::Temp;
+    if (temp ? (t.root < 0 || size_t(t.root) >= p.roots.size()) : t.root < -1 || t.root >= int64_t(p.roots.size()))
+      return "tensor '" + t.name + "' (#" + num(i) + "): owning root #" + num(int64_t(t.root)) + " out of range (" +
+             num(p.roots.size()) + " roots)";
+  }
+  for (size_t r = 0; r < p.roots.size(); ++r) {
+    const RootFunction& f = p.roots[r];
+    const std::string who = "root function '" + f.name + "' (#" + num(r) + ")";
+    for (int t : f.temps)
+      if (t < 0 || size_t(t) >= p.tensors.size() || p.tensors[size_t(t)].role != GmTensor::Role::Temp)
+        return who + ": temp #" + num(int64_t(t)) + " is not a temp tensor (" + num(p.tensors.size()) + " tensors)";
+    for (size_t i = 0; i < f.tasks.size(); ++i) {
+      if (std::string bad = verify_task(p, f.tasks[i]); !bad.empty()) return who + " task " + num(i) + ": " + bad;
+      for (int s : f.tasks[i].succ)
+        if (s <= int(i) || size_t(s) >= f.tasks.size())
+          return who + " task " + num(i) + ": successor " + num(int64_t(s)) + " out of range (" +
+                 num(f.tasks.size()) + " tasks, topologically ordered)";
+    }
+    for (const WindowCheck& w : f.window_checks)
+      if (w.axis < 0 || w.axis > 64) return who + ": window check axis " + num(int64_t(w.axis)) + " out of range";
+  }
+  // The nest's depth was bounded when it was read (check_loop_depth); walk it with a stack anyway.
+  std::vector<std::pair<const LoopNode*, std::string>> stack;
+  for (const LoopNode& n : p.control) stack.emplace_back(&n, "control");
+  while (!stack.empty()) {
+    auto [n, where] = stack.back();
+    stack.pop_back();
+    if (n->kind == LoopNode::Kind::Root) {
+      if (n->root < 0 || size_t(n->root) >= p.roots.size())
+        return "the loop nest (" + where + ") calls root #" + num(int64_t(n->root)) + ", out of range (" +
+               num(p.roots.size()) + " roots)";
+      continue;
+    }
+    if (n->gears.empty()) return "loop '" + n->name + "' has no gears";
+    for (const Gear& g : n->gears) {
+      if (g.factor < 1) return "loop '" + n->name + "': gear factor " + num(g.factor) + " is not positive";
+      for (const LoopNode& c : g.body) stack.emplace_back(&c, "loop '" + n->name + "'");
+    }
+  }
+  return "";
+}
+
+}  // namespace ptoc::runtime

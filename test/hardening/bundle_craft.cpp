@@ -1,0 +1,219 @@
+// Crafts a hostile bundle from a valid one, as an attacker would: one field changed, then every
+// checksum recomputed (and the sections laid out again where their sizes change), so that only
+// the reader's own checks stand between the file and a run (issue 12). Used by crafted_bundles.py.
+//   bundle_craft IN OUT MUTATION
+// MUTATIONS (below) lists them; "none" re-packs IN unchanged and must give IN's bytes.
+#include <xxhash.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace {
+
+using json = nlohmann::json;
+using Bytes = std::vector<uint8_t>;
+
+uint64_t get(const Bytes& b, size_t at, int n) {
+  uint64_t v = 0;
+  for (int i = 0; i < n; ++i) v |= uint64_t(b[at + size_t(i)]) << (8 * i);
+  return v;
+}
+void put(Bytes& b, size_t at, uint64_t v, int n) {
+  for (int i = 0; i < n; ++i) b[at + size_t(i)] = uint8_t(v >> (8 * i));
+}
+
+struct Section {
+  std::string name;
+  std::string data;
+};
+
+std::vector<Section> unpack(const Bytes& b) {
+  std::vector<Section> out;
+  const uint32_t n = uint32_t(get(b, 12, 4));
+  for (uint32_t i = 0; i < n; ++i) {
+    const size_t e = 16 + 48 * size_t(i);
+    Section s;
+    s.name.assign(reinterpret_cast<const char*>(b.data() + e), strnlen(reinterpret_cast<const char*>(b.data() + e), 16));
+    const uint64_t off = get(b, e + 16, 8), len = get(b, e + 24, 8);
+    s.data.assign(reinterpret_cast<const char*>(b.data() + off), size_t(len));
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+// The writer's layout (runtime/program/bundle.cpp, pack_sections): every checksum recomputed.
+Bytes pack(const Bytes& head, const std::vector<Section>& ss) {
+  const size_t table_end = 16 + 48 * ss.size() + 8;
+  auto align = [](size_t x) { return (x + 63) / 64 * 64; };
+  std::vector<size_t> off;
+  size_t pos = align(table_end);
+  for (auto& s : ss) {
+    off.push_back(pos);
+    pos = align(pos + s.data.size());
+  }
+  Bytes out(ss.empty() ? table_end : off.back() + ss.back().data.size(), 0);
+  std::memcpy(out.data(), head.data(), 12);
+  put(out, 12, ss.size(), 4);
+  for (size_t i = 0; i < ss.size(); ++i) {
+    const size_t e = 16 + 48 * i;
+    std::memcpy(out.data() + e, ss[i].name.data(), std::min<size_t>(ss[i].name.size(), 15));
+    put(out, e + 16, off[i], 8);
+    put(out, e + 24, ss[i].data.size(), 8);
+    put(out, e + 32, XXH64(ss[i].data.data(), ss[i].data.size(), 0), 8);
+    std::memcpy(out.data() + off[i], ss[i].data.data(), ss[i].data.size());
+  }
+  put(out, table_end - 8, XXH64(out.data(), table_end - 8, 0), 8);
+  return out;
+}
+
+// Recomputes the header checksum and each section's, in place (the layout left as it is).
+void fix_checksums(Bytes& b) {
+  const uint32_t n = uint32_t(get(b, 12, 4));
+  for (uint32_t i = 0; i < n; ++i) {
+    const size_t e = 16 + 48 * size_t(i);
+    const uint64_t off = get(b, e + 16, 8), len = get(b, e + 24, 8);
+    if (off <= b.size() && len <= b.size() - off) put(b, e + 32, XXH64(b.data() + off, len, 0), 8);
+  }
+  const size_t table_end = 16 + 48 * size_t(n) + 8;
+  put(b, table_end - 8, XXH64(b.data(), table_end - 8, 0), 8);
+}
+
+Section& find(std::vector<Section>& ss, const std::string& name) {
+  for (auto& s : ss)
+    if (s.name == name) return s;
+  throw std::runtime_error("no section " + name);
+}
+
+// A change to one JSON section, written back with nlohmann's dump (key order as the writer's).
+void edit(std::vector<Section>& ss, const std::string& name, const std::function<void(json&)>& f) {
+  Section& s = find(ss, name);
+  json j = json::parse(s.data);
+  f(j);
+  s.data = j.dump(name == "roots" ? -1 : 1);
+}
+
+json& first_root(json& j) { return j.at("roots").at(0); }
+
+// The loop nest `depth` loops deep around root 0, as text (a recursive dump would overflow here).
+std::string deep_control(int depth) {
+  const std::string open =
+      "{\"begin\":\"0\",\"end\":\"2\",\"factor_var\":\"\",\"gears\":[{\"body\":[";
+  const std::string close = "],\"factor\":1}],\"kind\":\"loop\",\"loc\":[1,1],\"name\":\"l\",\"step\":\"1\",\"var\":\"i\"}";
+  std::string s;
+  s.reserve(size_t(depth) * (open.size() + close.size()) + 64);
+  for (int i = 0; i < depth; ++i) s += open;
+  s += "{\"kind\":\"root\",\"root\":0}";
+  for (int i = 0; i < depth; ++i) s += close;
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::cerr << "usage: bundle_craft IN OUT MUTATION\n";
+    return 2;
+  }
+  std::ifstream f(argv[1], std::ios::binary);
+  Bytes in((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const std::string m = argv[3];
+  std::vector<Section> ss = unpack(in);
+  Bytes out;
+  bool repack = true;
+  try {
+    if (m == "none") {
+    } else if (m == "arg_offset") {  // every argument of the first template: 100000000
+      edit(ss, "roots", [](json& j) {
+        for (auto& a : first_root(j).at("templates").at(0).at("args")) a = "100000000";
+      });
+    } else if (m == "successor") {
+      edit(ss, "roots", [](json& j) { first_root(j).at("instances").at(0).at(4) = json::array({999999}); });
+    } else if (m == "class") {
+      edit(ss, "roots", [](json& j) { first_root(j).at("templates").at(0).at("class") = 4242; });
+    } else if (m == "gm_slots") {  // one GM slot fewer than the kernel reads
+      edit(ss, "roots", [](json& j) {
+        auto& g = first_root(j).at("templates").at(0).at("gm");
+        g.erase(g.size() - 1);
+      });
+    } else if (m == "deltas") {  // an instance with one delta too many
+      edit(ss, "roots", [](json& j) {
+        for (auto& r : first_root(j).at("instances"))
+          if (r.at(0).get<int>() >= 0) {
+            r.at(5).push_back(7);
+            break;
+          }
+      });
+    } else if (m == "region_tensor") {
+      edit(ss, "roots", [](json& j) { first_root(j).at("templates").at(0).at("reads").at(0).at("tensor") = 77; });
+    } else if (m == "control_root") {
+      edit(ss, "roots", [](json& j) { j.at("control") = json::array({json{{"kind", "root"}, {"root", 99}}}); });
+    } else if (m == "depth") {  // control flow 20 000 loops deep
+      Section& s = find(ss, "roots");
+      json j = json::parse(s.data);
+      j.at("control") = json::array();
+      std::string t = j.dump(-1);
+      const std::string key = "\"control\":[]";
+      t.replace(t.find(key), key.size(), "\"control\":[" + deep_control(20000) + "]");
+      s.data = t;
+    } else if (m == "leaf_kernel") {
+      edit(ss, "leaves", [](json& j) { j.at(0).at("kernel") = 99; });
+    } else if (m == "leaf_id") {
+      edit(ss, "leaves", [](json& j) { j.at(0).at("id") = 5; });
+    } else if (m == "temp_root") {
+      edit(ss, "manifest", [](json& j) {
+        for (auto& t : j.at("tensors"))
+          if (t.at("role") == "temp") {
+            t.at("root") = 50;
+            return;
+          }
+        j.at("tensors").at(0).at("root") = 50;
+      });
+    } else if (m == "kernel_count") {  // the leaf_programs section's kernel count
+      Section& s = find(ss, "leaf_programs");
+      s.data[0] = char(uint8_t(s.data[0]) + 1);
+    } else if (m == "leaf_program_truncated") {
+      Section& s = find(ss, "leaf_programs");
+      s.data.resize(s.data.size() - 3);
+    } else if (m == "roots_truncated") {
+      Section& s = find(ss, "roots");
+      s.data.resize(s.data.size() / 2);
+    } else {
+      repack = false;
+    }
+    out = pack(in, ss);
+    if (!repack) {  // byte-level changes after a faithful re-pack
+      if (m == "padding") {  // flip the first padding byte after the section table (24 + 48 N is never 64-aligned)
+        out[16 + 48 * size_t(get(out, 12, 4)) + 8] ^= 0x5a;
+      } else if (m == "trailing") {
+        out.insert(out.end(), 4096, uint8_t(0xab));
+      } else if (m == "truncated_file") {
+        out.resize(out.size() - 100);
+      } else if (m == "section_count") {
+        put(out, 12, 65, 4);
+      } else if (m == "reserved") {
+        put(out, 16 + 40, 1, 8);
+      } else if (m == "overlap") {  // the second section's offset moved onto the first
+        put(out, 16 + 48 + 16, get(out, 16 + 16, 8), 8);
+      } else {
+        std::cerr << "bundle_craft: unknown mutation " << m << "\n";
+        return 2;
+      }
+      fix_checksums(out);
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "bundle_craft: " << m << ": " << e.what() << "\n";
+    return 2;
+  }
+  std::ofstream o(argv[2], std::ios::binary);
+  o.write(reinterpret_cast<const char*>(out.data()), std::streamsize(out.size()));
+  return o ? 0 : 2;
+}

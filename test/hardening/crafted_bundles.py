@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Crafted bundles (issue 12): a valid bundle, one field changed at a time with every checksum
+recomputed (bundle_craft), must be refused by `ptorun` and `ptorun info` with exit 1 and a message
+naming what is wrong; never run, never crash. The unchanged re-pack must be byte-identical and run.
+  crafted_bundles.py PTOC PTORUN BUNDLE_CRAFT SOURCE_ROOT"""
+import os
+import subprocess
+import sys
+import tempfile
+
+ptoc, ptorun, craft, src = sys.argv[1:5]
+
+# mutation -> text the refusal must contain; "run" marks refusals that only a run can find (the
+# task arguments are data the GM guard checks at every move), so `ptorun info` accepts them.
+CASES = {
+    "arg_offset": ("lies outside every GM tensor of the run", "run"),
+    "successor": ("successor 999999 out of range", ""),
+    "class": ("leaf class #4242 out of range", ""),
+    "gm_slots": ("GM slots for kernel", ""),
+    "deltas": ("deltas for a template of", ""),
+    "region_tensor": ("region tensor #77 out of range", ""),
+    "control_root": ("calls root #99, out of range", ""),
+    "depth": ("deeper than the loop_depth limit of 1000 levels", ""),
+    "leaf_kernel": ("kernel #99 out of range", ""),
+    "leaf_id": ("leaf class #0 has id 5", ""),
+    "temp_root": ("owning root #50 out of range", ""),
+    "kernel_count": ("its kernel count differs from the kernels section", ""),
+    "leaf_program_truncated": ("section 'leaf_programs' is refused", ""),
+    "roots_truncated": ("section 'roots' is not valid JSON", ""),
+    "padding": ("padding byte", ""),
+    "trailing": ("4096 trailing bytes after the last section", ""),
+    "truncated_file": ("truncated bundle: section", ""),
+    "section_count": ("implausible section count 65", ""),
+    "reserved": ("reserved field of its table entry is not 0", ""),
+    "overlap": ("the layout puts it at", ""),
+}
+
+failures = []
+
+
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=120)
+
+
+with tempfile.TemporaryDirectory(prefix="harden-crafted-") as d:
+    env_cache = dict(os.environ, XDG_CACHE_HOME=os.path.join(d, "cache"))
+    good = os.path.join(d, "good.bundle")
+    r = subprocess.run([ptoc, os.path.join(src, "specs/softmax.yaml"), "-o", good], capture_output=True, text=True,
+                       env=env_cache)
+    if r.returncode != 0:
+        sys.exit("ptoc failed: " + r.stderr)
+    same = os.path.join(d, "same.bundle")
+    r = run([craft, good, same, "none"])
+    if r.returncode != 0 or open(good, "rb").read() != open(same, "rb").read():
+        failures.append("re-pack without a change is not byte-identical: " + r.stderr)
+    r = run([ptorun, same, "--dim", "B=37", "--check"])
+    if r.returncode != 0:
+        failures.append("the unchanged re-pack does not run: " + r.stderr)
+    for m, (text, when) in CASES.items():
+        bad = os.path.join(d, m + ".bundle")
+        r = run([craft, good, bad, m])
+        if r.returncode != 0:
+            failures.append(f"{m}: bundle_craft failed: {r.stderr.strip()}")
+            continue
+        cmds = [[ptorun, bad, "--dim", "B=37"]] + ([] if when == "run" else [[ptorun, "info", bad]])
+        for cmd in cmds:
+            r = run(cmd)
+            what = " ".join(["ptorun"] + cmd[1:]).replace(d + "/", "")
+            if r.returncode != 1 or text not in r.stderr or "internal error" in r.stderr:
+                failures.append(f"{m}: `{what}` exit {r.returncode}, stderr: {r.stderr.strip()[:400]!r} "
+                                f"(expected exit 1 and {text!r})")
+            else:
+                print(f"ok {m}: {what}: {r.stderr.strip().splitlines()[-1][:160]}")
+
+for f in failures:
+    print("FAIL " + f)
+n = len(CASES) + 1
+print(f"{n - len({f.split(':')[0] for f in failures})} passed, {len({f.split(':')[0] for f in failures})} failed")
+sys.exit(1 if failures else 0)
