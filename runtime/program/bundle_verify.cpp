@@ -78,6 +78,17 @@ std::string verify_program_indices(const CompiledProgram& p) {
   while (!stack.empty()) {
     auto [n, where] = stack.back();
     stack.pop_back();
+    // Run-time values are read from GM by the control flow: the tensor must be an int32 tensor with
+    // one index per axis (the indices themselves are bounds-checked when read).
+    for (const ScalarLoad& l : n->loads) {
+      if (l.tensor < 0 || size_t(l.tensor) >= p.tensors.size())
+        return "the loop nest (" + where + ") reads run-time value '" + l.text + "' from tensor #" +
+               num(int64_t(l.tensor)) + ", out of range (" + num(p.tensors.size()) + " tensors)";
+      const GmTensor& t = p.tensors[size_t(l.tensor)];
+      if (t.dtype != DType::int32 || l.index.size() != t.shape.size())
+        return "the loop nest (" + where + ") reads run-time value '" + l.text + "' from tensor '" + t.name +
+               "' with " + num(l.index.size()) + " indices: it needs an int32 tensor and one index per axis";
+    }
     if (n->kind == LoopNode::Kind::Root) {
       if (n->root < 0 || size_t(n->root) >= p.roots.size())
         return "the loop nest (" + where + ") calls root #" + num(int64_t(n->root)) + ", out of range (" +

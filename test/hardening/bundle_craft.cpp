@@ -156,6 +156,12 @@ int main(int argc, char** argv) {
       edit(ss, "roots", [](json& j) { first_root(j).at("templates").at(0).at("reads").at(0).at("tensor") = 77; });
     } else if (m == "control_root") {
       edit(ss, "roots", [](json& j) { j.at("control") = json::array({json{{"kind", "root"}, {"root", 99}}}); });
+    } else if (m == "load_tensor") {  // a run-time value read from a tensor that does not exist
+      edit(ss, "roots", [](json& j) {
+        j.at("control").at(0)["loads"] =
+            json::array({json{{"sym", "x__0"}, {"tensor", 99}, {"index", json::array()}, {"text", "x[0]"},
+                              {"loc", json::array({1, 1})}}});
+      });
     } else if (m == "depth") {  // control flow 20 000 loops deep
       Section& s = find(ss, "roots");
       json j = json::parse(s.data);

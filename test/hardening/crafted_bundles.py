@@ -20,6 +20,7 @@ CASES = {
     "deltas": ("deltas for a template of", ""),
     "region_tensor": ("region tensor #77 out of range", ""),
     "control_root": ("calls root #99, out of range", ""),
+    "load_tensor": ("reads run-time value 'x[0]' from tensor #99, out of range", ""),
     "depth": ("deeper than the loop_depth limit of 1000 levels", ""),
     "leaf_kernel": ("kernel #99 out of range", ""),
     "leaf_id": ("leaf class #0 has id 5", ""),
