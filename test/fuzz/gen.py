@@ -853,10 +853,16 @@ class Gen:
             body.append(Raw({"vec_tile": [1, min(c.extent, 256)]}))
             body.append(Assemble(out, [0, 0], Bin("+", Ref(ws, dt), Const(0, dt), dt)))
         if not self.outputs:
-            # every operator has an output: one copy of an input (ptoc check accepts none at all)
-            if not self.inputs:
+            # every operator has an output: one copy of an input (ptoc check accepts none at all), of
+            # static shape: a top-level statement over a whole dynamic tensor is an error (tiles need
+            # static shapes inside a root function: test/conformance/bad/toplevel_dynamic_whole.yaml)
+            def static(ty):
+                return all(not isinstance(self.dims.get(e) if isinstance(e, str) else e, dict) for e in ty["shape"])
+            statics = [(n, ty) for n, ty in self.inputs.items() if static(ty)]
+            if not statics:
                 self.new_input([16, 16], self.dtype)
-            n, ty = next(iter(self.inputs.items()))
+                statics = [(n, ty) for n, ty in self.inputs.items() if static(ty)]
+            n, ty = statics[0]
             shape = [self.ext(e) for e in ty["shape"]]
             out = self.fresh("out")
             self.outputs[out] = {"dtype": ty["dtype"], "shape": list(ty["shape"])}
