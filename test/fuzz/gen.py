@@ -62,6 +62,8 @@ class Program:
         self.seed, self.name, self.dims, self.dimval = seed, name, dims, dimval
         self.inputs, self.outputs, self.tensors, self.options, self.body = inputs, outputs, tensors, options, body
         self.kinds = kinds
+        # command-line switches of this run: `ptoc SPEC -o B <ptoc_args>`, `ptorun B --check <ptorun_args>`
+        self.ptoc_args, self.ptorun_args = [], []
 
     def doc(self):
         d = {"ptoc": 1, "name": self.name, "dims": self.dims, "inputs": self.inputs, "outputs": self.outputs}
@@ -874,8 +876,44 @@ class Gen:
         opts = self.options_()
         # one operator name for every seed: kernel sources carry it, so equal kernels of different
         # seeds share the host-twin cache (the seed is in the spec's header comment)
-        return Program(self.seed, "fz", self.dims, self.dimval, self.inputs, self.outputs,
+        prog = Program(self.seed, "fz", self.dims, self.dimval, self.inputs, self.outputs,
                        self.tensors, opts, body, self.kinds)
+        prog.ptoc_args, prog.ptorun_args = command_line_args(self.seed, self.avoid)
+        return prog
+
+
+def command_line_args(seed, avoid=()):
+    """Switches of one run, from their own RNG (the spec of a seed does not depend on them): `--set`
+    overrides of the knob table (runtime/program/knobs.cpp) on ptoc and, for run-time knobs, on ptorun;
+    `--no-families`; rarely `--host-twin=cce` + `ptorun --twin=cce` (a g++ compile of the kernels).
+    The numbers must not depend on any of them: `ptorun --check` compares with the evaluator."""
+    r = random.Random(seed * 7919 + 17)
+    ptoc, ptorun = [], []
+
+    def runtime_set():
+        k = r.choice(["stitch_function_max_num", "device_sched_mode", "max_workspace_kb"])
+        v = {"stitch_function_max_num": r.choice([1, 2, 3, 7, 1024]), "device_sched_mode": r.randint(0, 3),
+             "max_workspace_kb": r.choice([0, 1, 64, 4096])}[k]
+        return f"runtime.{k}={v}"
+
+    if r.random() < 0.2:
+        for _ in range(r.randint(1, 2)):
+            ptoc += ["--set", runtime_set()]
+        if r.random() < 0.3:
+            ptoc += ["--set", f"debug.runtime_debug_mode={r.choice([0, 1])}"]
+    if r.random() < 0.2:
+        for _ in range(r.randint(1, 3)):
+            ptorun += ["--set", runtime_set()]
+    if r.random() < 0.15:
+        # 3: the dependency check from the bytes each task touched (fuzz.py fails on an unordered pair)
+        modes = [0, 1, 3] if "debug4" in avoid else [0, 1, 3, 4]
+        ptorun += ["--set", f"debug.runtime_debug_mode={r.choice(modes)}"]
+    if r.random() < 0.1:
+        ptoc.append("--no-families")
+    if r.random() < 0.01:
+        ptoc.append("--host-twin=cce")
+        ptorun.append("--twin=cce")
+    return ptoc, ptorun
 
 
 def _prod(xs):
