@@ -15,6 +15,7 @@ import random
 import yaml
 
 import model as M
+from model import BITWISE  # noqa: E402
 from model import (Assemble, Bin, Bind, Block, Cast, Concat, Const, Full, Loop, Matmul, Raw, Red, Ref,
                    Reshape, Slice, Transpose, Un, View, Where)
 
@@ -258,7 +259,7 @@ class Gen:
             return Where(r.choice(COMPARE), a, b, x, y, dtype), T(shape, dtype, vkey, max(tx.mag, ty.mag),
                                                                   tx.full and ty.full)
         if choice == "un":
-            ops = ANY_UNARY + (FLOAT_UNARY if fl else [])
+            ops = ANY_UNARY + (FLOAT_UNARY if fl else ["bitwise_not"])
             op = r.choice(ops)
             # ops with a jump (floor, ...) read exact input values: one ulp of an earlier op must not move a result
             a, ta = (self.leaf(ctx, shape, dtype, vkey, bcast_ok) if op in STEP_OPS
@@ -276,8 +277,24 @@ class Gen:
             if ta.shape != tuple(big):
                 return a, ta
             ops = ["sum", "amax", "amin"] + (["mean"] if fl else [])
+            # prod of few small factors (exact in float64 for integers); var over a static valid extent
+            if big[ax] <= 16 and (fl or ta.mag <= 2 and ta.mag ** big[ax] <= MAG[dtype]):
+                ops.append("prod")
+            te = ctx.axes[ax].tensor_extent
+            static_axis = not isinstance(self.dims.get(te) if isinstance(te, str) else te, dict)
+            if (fl and bkey[ax] == "f" and static_axis and big[ax] >= 2
+                    and (2 * ta.mag) ** 2 * big[ax] <= MAG[dtype]):
+                ops.append("var")
             op = r.choice(ops)
             mag = ta.mag * (big[ax] if op == "sum" else 1)
+            if op == "prod" and fl:
+                # factors in [0.75, 1.25]: the product stays normal and finite (no subnormal rounding)
+                a = Bin("+", Bin("*", Un("tanh", a, dtype), Const(0.25, dtype), dtype), Const(1, dtype), dtype)
+                mag = 1.25 ** big[ax]
+            elif op == "prod":
+                mag = max(ta.mag, 1.0) ** big[ax]
+            if op == "var":
+                mag = (2 * ta.mag) ** 2 * big[ax]
             if op == "sum" and mag > MAG[dtype]:
                 op = "amax"
                 mag = ta.mag
@@ -368,6 +385,8 @@ class Gen:
             mag = mag + 1
         elif op == "neg" and dt == "uint8":
             op = "abs"
+        elif op == "bitwise_not":
+            mag = mag + 1
         if dt in WRAP:
             mag = min(mag, WRAP[dt])
         return Un(op, a, dt), T(ta.shape, dt, ta.vkey, mag, ta.full)
@@ -391,8 +410,11 @@ class Gen:
             op = "maximum"
         if dtype == "uint8" and op == "-":
             op = "maximum"
+        if dtype in INTS and r.random() < 0.3:
+            op = r.choice(BITWISE)
         mag = {"+": ta.mag + tb.mag, "-": ta.mag + tb.mag, "*": ta.mag * tb.mag,
-               "/": ta.mag, "maximum": max(ta.mag, tb.mag), "minimum": max(ta.mag, tb.mag)}[op]
+               "/": ta.mag, "maximum": max(ta.mag, tb.mag), "minimum": max(ta.mag, tb.mag)}.get(
+                   op, 2 * max(ta.mag, tb.mag) + 1)  # bitwise: below the next power of two
         if op == "/" and dtype in FLOATS:
             # a / (|b| + 1): finite and well conditioned
             if isinstance(b, Const):
@@ -401,7 +423,7 @@ class Gen:
                 b = Bin("+", Un("abs", b, dtype), Const(1, dtype), dtype)
         if dtype in WRAP:
             mag = min(mag, WRAP[dtype])
-        if isinstance(b, Const) and r.random() < 0.3:
+        if isinstance(b, Const) and r.random() < 0.3 and op not in BITWISE:  # a bitwise literal comes second
             a, b = b, a
             ta, tb = tb, ta
         oshape = _bshape(ta.shape, tb.shape)
