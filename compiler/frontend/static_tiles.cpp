@@ -56,6 +56,25 @@ void check_static_tile_shapes(const Program& p, Reporter& r) {
       for (int v : op.inputs)
         if (v >= 0) vs.push_back(v);
       bool reported = false;
+      // argmax / argmin keep the reduced axis whole in vec_tile (tile_expand_vector's rule, PyPTO's too).
+      if ((op.kind == OpKind::Argmax || op.kind == OpKind::Argmin) && op.vec_tile && !op.inputs.empty() &&
+          op.inputs[0] >= 0 && op.axes.size() == 1) {
+        const auto& in = p.values[size_t(op.inputs[0])].shape;
+        int a = op.axes[0] < 0 ? op.axes[0] + int(in.size()) : op.axes[0];
+        const auto& t = op.vec_tile->shape;
+        auto extent = a >= 0 && a < int(in.size()) ? in[size_t(a)].substitute(env).as_const() : std::nullopt;
+        // A tile of the output's rank (keepdim=false) gets the whole axis added.
+        const bool whole_added = t.size() + 1 == in.size() && !op.keepdim;
+        if (extent && !whole_added && t.size() == in.size() && t[size_t(a)] < *extent) {
+          r.error(op.loc,
+                  std::string(op_kind_name(op.kind)) + " over axis " + std::to_string(a) + " (extent " +
+                      std::to_string(*extent) + ") is split by vec_tile (" + std::to_string(t[size_t(a)]) +
+                      " on that axis)",
+                  "keep the reduced axis whole in vec_tile");
+          if (op.output >= 0) reported_values.insert(op.output);
+          continue;
+        }
+      }
       for (int v : vs) {
         const Value& val = p.values[size_t(v)];
         for (size_t d = 0; d < val.shape.size() && !reported; ++d) {
