@@ -12,6 +12,7 @@
 #include "compiler/frontend/options.h"
 #include "compiler/frontend/reporter.h"
 #include "compiler/frontend/spec_reader.h"
+#include "compiler/frontend/static_tiles.h"
 #include "compiler/frontend/tile_budget.h"
 
 namespace ptoc {
@@ -28,6 +29,7 @@ std::optional<Program> parse_spec(DiagEngine& diags, const FrontendOptions& opts
     for (const auto& item : opts.sets) fe::apply_set(item, ast->options, r);
     auto prog = fe::elaborate(*ast, diags.file(), opts.target, r);
     if (prog) fe::check_tile_budget(*prog, r);
+    if (prog) fe::check_static_tile_shapes(*prog, r);
     r.flush();  // diagnostics in file order
     if (diags.has_errors()) return std::nullopt;
     return prog;

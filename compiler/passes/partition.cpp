@@ -16,7 +16,9 @@
 // choice (supernode copy-outs and first readers, scopes, depth) is checked for a
 // path between the two groups, so no merge can close a cycle (issue 11 B3).
 #include <algorithm>
+#include <climits>
 #include <numeric>
+#include <queue>
 
 #include "compiler/passes/buffer_liveness.h"
 #include "compiler/passes/tile_build.h"
@@ -32,6 +34,39 @@ struct Groups {
   std::vector<int64_t> scope;  // per root
   std::vector<int> stamp;
   int epoch = 0;
+  // A topological order of the group roots (ord[root]; at[pos] = root or -1), kept through every
+  // unite once order() built it: a path from x to y only runs through roots ordered between them,
+  // so indirect_path looks only there. Without it every merge test walked the whole graph, and
+  // workspaces touched by every iteration of a static loop make it dense (fuzz seed 8000565:
+  // partition 12 s).
+  bool ordered = false;
+  std::vector<int> ord, at;
+  std::vector<int> window;  // scratch of unite
+
+  // Kahn over the roots (lowest id first); leaves `ordered` false if the graph has a cycle.
+  void order() {
+    const int n = int(parent.size());
+    std::vector<int> indeg(size_t(n), 0);
+    ord.assign(size_t(n), -1);
+    at.clear();
+    std::priority_queue<int, std::vector<int>, std::greater<>> ready;
+    int roots = 0;
+    for (int i = 0; i < n; ++i)
+      if (find(i) == i) {
+        ++roots;
+        indeg[size_t(i)] = int(pred[size_t(i)].size());
+        if (indeg[size_t(i)] == 0) ready.push(i);
+      }
+    while (!ready.empty()) {
+      int x = ready.top();
+      ready.pop();
+      ord[size_t(x)] = int(at.size());
+      at.push_back(x);
+      for (int s : succ[size_t(x)])
+        if (--indeg[size_t(s)] == 0) ready.push(s);
+    }
+    ordered = int(at.size()) == roots;
+  }
 
   int find(int x) {
     while (parent[x] != x) x = parent[x] = parent[parent[x]];
@@ -39,6 +74,31 @@ struct Groups {
   }
   // Merge b into a (both roots); returns the new root.
   int unite(int a, int b) {
+    // Callers unite only roots with no path between them but a direct edge, so the order stays
+    // topological as Pearce-Kelly keeps it: of the roots ordered between the two (x first, y last),
+    // those that reach y, then the merged root, then those x reaches, in the slots they held.
+    int lo = -1, hi = -1;
+    std::vector<int> reach_y, from_x;
+    if (ordered) {
+      lo = std::min(ord[size_t(a)], ord[size_t(b)]);
+      hi = std::max(ord[size_t(a)], ord[size_t(b)]);
+      const int x = at[size_t(lo)], y = at[size_t(hi)];
+      auto walk = [&](int start, bool back, std::vector<int>& out) {
+        ++epoch;
+        std::vector<int> stack;
+        for (int v : back ? pred[size_t(start)] : succ[size_t(start)]) stack.push_back(v);
+        while (!stack.empty()) {
+          int v = stack.back();
+          stack.pop_back();
+          if (stamp[size_t(v)] == epoch || ord[size_t(v)] <= lo || ord[size_t(v)] >= hi) continue;
+          stamp[size_t(v)] = epoch;
+          out.push_back(v);
+          for (int w : back ? pred[size_t(v)] : succ[size_t(v)]) stack.push_back(w);
+        }
+      };
+      walk(y, true, reach_y);
+      walk(x, false, from_x);
+    }
     if (members[a].size() < members[b].size()) std::swap(a, b);
     parent[b] = a;
     std::vector<int> m;
@@ -65,10 +125,33 @@ struct Groups {
     succ[b].clear();
     pred[b].clear();
     if (scope[a] < 0) scope[a] = scope[b];
+    if (ordered) {
+      auto by_ord = [&](int p, int q) { return ord[size_t(p)] < ord[size_t(q)]; };
+      std::sort(reach_y.begin(), reach_y.end(), by_ord);
+      std::sort(from_x.begin(), from_x.end(), by_ord);
+      window.clear();
+      window.push_back(lo);
+      window.push_back(hi);
+      for (int v : reach_y) window.push_back(ord[size_t(v)]);
+      for (int v : from_x) window.push_back(ord[size_t(v)]);
+      std::sort(window.begin(), window.end());  // the slots, in order
+      size_t k = 0;
+      auto place = [&](int v) {
+        at[size_t(window[k])] = v;
+        ord[size_t(v)] = window[k++];
+      };
+      for (int v : reach_y) place(v);
+      place(a);
+      for (int v : from_x) place(v);
+      at[size_t(window[k])] = -1;
+      ord[size_t(b)] = -1;
+    }
     return a;
   }
   // A path from `from` to `to` other than the direct edge.
   bool indirect_path(int from, int to) {
+    if (ordered && ord[size_t(from)] > ord[size_t(to)]) return false;
+    const int bound = ordered ? ord[size_t(to)] : INT_MAX;
     ++epoch;
     std::vector<int> stack;
     for (int s : succ[from])
@@ -77,7 +160,7 @@ struct Groups {
       int x = stack.back();
       stack.pop_back();
       if (x == to) return true;
-      if (stamp[x] == epoch) continue;
+      if (stamp[x] == epoch || (ordered && ord[size_t(x)] > bound)) continue;
       stamp[x] = epoch;
       for (int s : succ[x]) stack.push_back(s);
     }
@@ -125,11 +208,13 @@ void join_unless_cycle(Groups& g, const std::vector<OpEdge>& edges, const std::v
       g.pred[c].insert(a);
     }
   }
+  g.order();
   for (auto [x, y] : joins) {
     int a = g.find(x), c = g.find(y);
     if (a == c || g.indirect_path(a, c) || g.indirect_path(c, a)) continue;
     g.unite(a, c);
   }
+  g.ordered = false;
   for (auto& s : g.succ) s.clear();
   for (auto& p : g.pred) p.clear();
 }
@@ -311,6 +396,7 @@ void partition(Builder& b) {
       g.pred[c].insert(a);
     }
   }
+  g.order();
   int groups = 0;
   for (int i = 0; i < n; ++i)
     if (g.find(i) == i) {

@@ -169,27 +169,42 @@ void Builder::expand_reduction(const Op& op) {
     // A mean whose valid extent on the axis is known only at run time divides by a count taken the
     // way the sums are: partial sums of a tile of ones with each input tile's valid box, combined.
     const bool count_mean = op.kind == OpKind::Mean && !xvalid[a].as_const();
+    // fp16/bf16 sums keep their partials in fp32, combined then rounded once, as a whole-axis
+    // TREDUCE (fp32 accumulator) and the reference evaluator do: fp16 partials lose the result
+    // to cancellation (fuzz seed 7000779). amax/amin are exact in any dtype.
+    const DType pdt = part_kind == OpKind::Sum && (dt == DType::fp16 || dt == DType::bf16) ? DType::fp32 : dt;
     auto PS = *S;
     PS[a] = n;
-    int ptensor = new_temp(dt, PS, "partial");
+    int ptensor = new_temp(pdt, PS, "partial");
     GmLoc ploc{ptensor, {}, {}};
     for (size_t e = 0; e < PS.size(); ++e) {
       ploc.base.push_back(DimExpr(0));
       ploc.map.push_back(int(e));
     }
     GmLoc cloc = ploc;
-    if (count_mean) cloc.tensor = new_temp(dt, PS, "count");
-    // Partial reduction `kind` over axis a of tile `src` (valid box `ib`) stored at box `ib` of `loc`.
-    auto partial = [&](int src, const Box& ib, const std::vector<int64_t>& off, const GmLoc& loc, OpKind kind) {
+    if (count_mean) cloc.tensor = new_temp(pdt, PS, "count");
+    // Partial reduction `kind` over axis a of tile `src` (valid box `ib`, dtype `sdt`) stored at box `ib` of `loc`.
+    auto partial = [&](int src, DType sdt, const Box& ib, const std::vector<int64_t>& off, const GmLoc& loc,
+                       OpKind kind) {
+      if (sdt != pdt) {
+        TileOp c;
+        c.kind = TileOpKind::Vec;
+        c.vop = OpKind::Cast;
+        c.dtype = pdt;
+        c.srcs = {src};
+        c.dst = new_tile(MemKind::UB, pdt, T, ib.valid);
+        src = c.dst;
+        emit(std::move(c));
+      }
       TileOp t;
       t.kind = TileOpKind::Vec;
       t.vop = kind;
-      t.dtype = dt;
+      t.dtype = pdt;
       t.axes = {a};
       t.srcs = {src};
       auto pvalid = ib.valid;
       pvalid[a] = DimExpr(1);
-      t.dst = new_tile(MemKind::UB, dt, Tk, pvalid);
+      t.dst = new_tile(MemKind::UB, pdt, Tk, pvalid);
       int pt = t.dst;
       emit(std::move(t));
       Box pb = ib;
@@ -207,16 +222,16 @@ void Builder::expand_reduction(const Op& op) {
       TileOp in;
       in.kind = TileOpKind::CopyIn;
       in.gm = gm_ref(loc, cb);
-      in.dst = new_tile(MemKind::UB, dt, CT, cb.valid);
+      in.dst = new_tile(MemKind::UB, pdt, CT, cb.valid);
       int src = in.dst;
       emit(std::move(in));
       TileOp t;
       t.kind = TileOpKind::Vec;
       t.vop = kind;
-      t.dtype = dt;
+      t.dtype = pdt;
       t.axes = {a};
       t.srcs = {src};
-      t.dst = new_tile(MemKind::UB, dt, to_out(Tk), ob.valid);
+      t.dst = new_tile(MemKind::UB, pdt, to_out(Tk), ob.valid);
       int res = t.dst;
       emit(std::move(t));
       return res;
@@ -228,17 +243,17 @@ void Builder::expand_reduction(const Op& op) {
         ones.kind = TileOpKind::Vec;
         ones.vop = OpKind::Full;
         ones.fill = 1;
-        ones.dtype = dt;
-        ones.dst = new_tile(MemKind::UB, dt, T, ib.valid);
+        ones.dtype = pdt;
+        ones.dst = new_tile(MemKind::UB, pdt, T, ib.valid);
         ones.source_op = cur_op;
         int o = ones.dst;
         emit(std::move(ones));
-        partial(o, ib, off, cloc, OpKind::Sum);
+        partial(o, pdt, ib, off, cloc, OpKind::Sum);
       });
     }
     for_each_tile(*S, *T0, [&](const std::vector<int64_t>& off, const std::vector<int64_t>&) {
       Box ib = value_box(x, off, T);
-      partial(get_tile(x, ib), ib, off, ploc, part_kind);
+      partial(get_tile(x, ib), dt, ib, off, ploc, part_kind);
     });
     auto CT = T;
     CT[a] = n;
@@ -260,21 +275,31 @@ void Builder::expand_reduction(const Op& op) {
         TileOp m;
         m.kind = TileOpKind::Vec;
         m.vop = OpKind::Div;
-        m.dtype = dt;
+        m.dtype = pdt;
         m.srcs = {res, count};
-        m.dst = new_tile(MemKind::UB, dt, to_out(Tk), ob.valid);
+        m.dst = new_tile(MemKind::UB, pdt, to_out(Tk), ob.valid);
         res = m.dst;
         emit(std::move(m));
       } else if (op.kind == OpKind::Mean) {
         TileOp m;
         m.kind = TileOpKind::Vec;
         m.vop = OpKind::Mul;
-        m.dtype = dt;
+        m.dtype = pdt;
         m.scalar = 1.0 / double(*xvalid[a].as_const());
         m.srcs = {res};
-        m.dst = new_tile(MemKind::UB, dt, to_out(Tk), ob.valid);
+        m.dst = new_tile(MemKind::UB, pdt, to_out(Tk), ob.valid);
         res = m.dst;
         emit(std::move(m));
+      }
+      if (pdt != dt) {  // rounded once, to the value's dtype
+        TileOp c;
+        c.kind = TileOpKind::Vec;
+        c.vop = OpKind::Cast;
+        c.dtype = dt;
+        c.srcs = {res};
+        c.dst = new_tile(MemKind::UB, dt, to_out(Tk), ob.valid);
+        res = c.dst;
+        emit(std::move(c));
       }
       vals[w].tiles[ooff] = res;
     });

@@ -508,7 +508,7 @@ TEST_CASE("an integer index drops its axis (view + reshape)", "[frontend][elabor
 
 TEST_CASE("an input's name may be rebound; later reads see the new value", "[frontend][elaborate]") {
   Program p = ok(fe_test::spec(R"Y(  - {vec_tile: [16, 64]}
-  - "h = cast(h, fp32)"
+  - "h = cast(h[0:16, :], fp32)"
   - "y[0:16, :] = h[0:16, :] + x[0:16, :]"
 )Y"));
   auto adds = ops_of(p, 0, OpKind::Add);

@@ -17,6 +17,7 @@ import yaml
 
 import model as M
 import model_catalog as MC
+from model import BITWISE  # noqa: E402
 from model import (Assemble, Bin, Bind, Block, Cast, Concat, Const, Full, Loop, Matmul, Raw, Red, Ref,
                    Reshape, Slice, Transpose, Un, View, Where)
 
@@ -64,6 +65,8 @@ class Program:
         self.seed, self.name, self.dims, self.dimval = seed, name, dims, dimval
         self.inputs, self.outputs, self.tensors, self.options, self.body = inputs, outputs, tensors, options, body
         self.kinds = kinds
+        # command-line switches of this run: `ptoc SPEC -o B <ptoc_args>`, `ptorun B --check <ptorun_args>`
+        self.ptoc_args, self.ptorun_args = [], []
 
     def doc(self):
         d = {"ptoc": 1, "name": self.name, "dims": self.dims, "inputs": self.inputs, "outputs": self.outputs}
@@ -259,7 +262,7 @@ class Gen:
             return Where(r.choice(COMPARE), a, b, x, y, dtype), T(shape, dtype, vkey, max(tx.mag, ty.mag),
                                                                   tx.full and ty.full)
         if choice == "un":
-            ops = ANY_UNARY + (FLOAT_UNARY if fl else [])
+            ops = ANY_UNARY + (FLOAT_UNARY if fl else ["bitwise_not"])
             op = r.choice(ops)
             # ops with a jump (floor, ...) read exact input values: one ulp of an earlier op must not move a result
             a, ta = (self.leaf(ctx, shape, dtype, vkey, bcast_ok) if op in STEP_OPS
@@ -277,8 +280,24 @@ class Gen:
             if ta.shape != tuple(big):
                 return a, ta
             ops = ["sum", "amax", "amin"] + (["mean"] if fl else [])
+            # prod of few small factors (exact in float64 for integers); var over a static valid extent
+            if big[ax] <= 16 and (fl or ta.mag <= 2 and ta.mag ** big[ax] <= MAG[dtype]):
+                ops.append("prod")
+            te = ctx.axes[ax].tensor_extent
+            static_axis = not isinstance(self.dims.get(te) if isinstance(te, str) else te, dict)
+            if (fl and bkey[ax] == "f" and static_axis and big[ax] >= 2
+                    and (2 * ta.mag) ** 2 * big[ax] <= MAG[dtype]):
+                ops.append("var")
             op = r.choice(ops)
             mag = ta.mag * (big[ax] if op == "sum" else 1)
+            if op == "prod" and fl:
+                # factors in [0.75, 1.25]: the product stays normal and finite (no subnormal rounding)
+                a = Bin("+", Bin("*", Un("tanh", a, dtype), Const(0.25, dtype), dtype), Const(1, dtype), dtype)
+                mag = 1.25 ** big[ax]
+            elif op == "prod":
+                mag = max(ta.mag, 1.0) ** big[ax]
+            if op == "var":
+                mag = (2 * ta.mag) ** 2 * big[ax]
             if op == "sum" and mag > MAG[dtype]:
                 op = "amax"
                 mag = ta.mag
@@ -375,6 +394,8 @@ class Gen:
             mag = mag + 1
         elif op == "neg" and dt == "uint8":
             op = "abs"
+        elif op == "bitwise_not":
+            mag = mag + 1
         if dt in WRAP:
             mag = min(mag, WRAP[dt])
         return Un(op, a, dt), T(ta.shape, dt, ta.vkey, mag, ta.full)
@@ -398,8 +419,11 @@ class Gen:
             op = "maximum"
         if dtype == "uint8" and op == "-":
             op = "maximum"
+        if dtype in INTS and r.random() < 0.3:
+            op = r.choice(BITWISE)
         mag = {"+": ta.mag + tb.mag, "-": ta.mag + tb.mag, "*": ta.mag * tb.mag,
-               "/": ta.mag, "maximum": max(ta.mag, tb.mag), "minimum": max(ta.mag, tb.mag)}[op]
+               "/": ta.mag, "maximum": max(ta.mag, tb.mag), "minimum": max(ta.mag, tb.mag)}.get(
+                   op, 2 * max(ta.mag, tb.mag) + 1)  # bitwise: below the next power of two
         if op == "/" and dtype in FLOATS:
             # a / (|b| + 1): finite and well conditioned
             if isinstance(b, Const):
@@ -408,7 +432,7 @@ class Gen:
                 b = Bin("+", Un("abs", b, dtype), Const(1, dtype), dtype)
         if dtype in WRAP:
             mag = min(mag, WRAP[dtype])
-        if isinstance(b, Const) and r.random() < 0.3:
+        if isinstance(b, Const) and r.random() < 0.3 and op not in BITWISE:  # a bitwise literal comes second
             a, b = b, a
             ta, tb = tb, ta
         oshape = _bshape(ta.shape, tb.shape)
@@ -920,10 +944,16 @@ class Gen:
             body.append(Raw({"vec_tile": [1, min(c.extent, 256)]}))
             body.append(Assemble(out, [0, 0], Bin("+", Ref(ws, dt), Const(0, dt), dt)))
         if not self.outputs:
-            # every operator has an output: one copy of an input (ptoc check accepts none at all)
-            if not self.inputs:
+            # every operator has an output: one copy of an input (ptoc check accepts none at all), of
+            # static shape: a top-level statement over a whole dynamic tensor is an error (tiles need
+            # static shapes inside a root function: test/conformance/bad/toplevel_dynamic_whole.yaml)
+            def static(ty):
+                return all(not isinstance(self.dims.get(e) if isinstance(e, str) else e, dict) for e in ty["shape"])
+            statics = [(n, ty) for n, ty in self.inputs.items() if static(ty)]
+            if not statics:
                 self.new_input([16, 16], self.dtype)
-            n, ty = next(iter(self.inputs.items()))
+                statics = [(n, ty) for n, ty in self.inputs.items() if static(ty)]
+            n, ty = statics[0]
             shape = [self.ext(e) for e in ty["shape"]]
             out = self.fresh("out")
             self.outputs[out] = {"dtype": ty["dtype"], "shape": list(ty["shape"])}
@@ -935,8 +965,44 @@ class Gen:
         opts = self.options_()
         # one operator name for every seed: kernel sources carry it, so equal kernels of different
         # seeds share the host-twin cache (the seed is in the spec's header comment)
-        return Program(self.seed, "fz", self.dims, self.dimval, self.inputs, self.outputs,
+        prog = Program(self.seed, "fz", self.dims, self.dimval, self.inputs, self.outputs,
                        self.tensors, opts, body, self.kinds)
+        prog.ptoc_args, prog.ptorun_args = command_line_args(self.seed, self.avoid)
+        return prog
+
+
+def command_line_args(seed, avoid=()):
+    """Switches of one run, from their own RNG (the spec of a seed does not depend on them): `--set`
+    overrides of the knob table (runtime/program/knobs.cpp) on ptoc and, for run-time knobs, on ptorun;
+    `--no-families`; rarely `--host-twin=cce` + `ptorun --twin=cce` (a g++ compile of the kernels).
+    The numbers must not depend on any of them: `ptorun --check` compares with the evaluator."""
+    r = random.Random(seed * 7919 + 17)
+    ptoc, ptorun = [], []
+
+    def runtime_set():
+        k = r.choice(["stitch_function_max_num", "device_sched_mode", "max_workspace_kb"])
+        v = {"stitch_function_max_num": r.choice([1, 2, 3, 7, 1024]), "device_sched_mode": r.randint(0, 3),
+             "max_workspace_kb": r.choice([0, 1, 64, 4096])}[k]
+        return f"runtime.{k}={v}"
+
+    if r.random() < 0.2:
+        for _ in range(r.randint(1, 2)):
+            ptoc += ["--set", runtime_set()]
+        if r.random() < 0.3:
+            ptoc += ["--set", f"debug.runtime_debug_mode={r.choice([0, 1])}"]
+    if r.random() < 0.2:
+        for _ in range(r.randint(1, 3)):
+            ptorun += ["--set", runtime_set()]
+    if r.random() < 0.15:
+        # 3: the dependency check from the bytes each task touched (fuzz.py fails on an unordered pair)
+        modes = [0, 1, 3] if "debug4" in avoid else [0, 1, 3, 4]
+        ptorun += ["--set", f"debug.runtime_debug_mode={r.choice(modes)}"]
+    if r.random() < 0.1:
+        ptoc.append("--no-families")
+    if r.random() < 0.01:
+        ptoc.append("--host-twin=cce")
+        ptorun.append("--twin=cce")
+    return ptoc, ptorun
 
 
 # --- quant: casts with PyPTO's rounding modes and saturation ----------------------------------

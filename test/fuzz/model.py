@@ -136,6 +136,18 @@ class View(Node):
 
 
 BIN_TEXT = {"+": "+", "-": "-", "*": "*", "/": "/"}
+BITWISE = ("bitwise_and", "bitwise_or", "bitwise_xor")
+
+
+def bitwise(op, x, y):
+    """Two's complement on the (sign-extended) integer values; NaN padding stays NaN; rnd() wraps."""
+    x, y = np.broadcast_arrays(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
+    bad = np.isnan(x) | np.isnan(y)
+    xi = np.where(bad, 0, x).astype(np.int64)
+    yi = np.where(bad, 0, y).astype(np.int64)
+    r = {"bitwise_and": xi & yi, "bitwise_or": xi | yi, "bitwise_xor": xi ^ yi}[op].astype(np.float64)
+    r[bad] = np.nan
+    return r
 
 
 class Bin(Node):
@@ -152,7 +164,7 @@ class Bin(Node):
             self.b = new
 
     def text(self):
-        if self.op in ("maximum", "minimum") or self.fn_form:
+        if self.op in ("maximum", "minimum") or self.op in BITWISE or self.fn_form:
             name = {"+": "add", "-": "sub", "*": "mul", "/": "div"}.get(self.op, self.op)
             return f"{name}({self.a.text()}, {self.b.text()})"
         return f"({self.a.text()} {self.op} {self.b.text()})"
@@ -195,6 +207,8 @@ class Bin(Node):
                 r = np.maximum(x, y)
             elif self.op == "minimum":
                 r = np.minimum(x, y)
+            elif self.op in BITWISE:
+                r = bitwise(self.op, x, y)
             else:
                 raise ModelError(self.op)
         r = rnd(r, self.dtype)
@@ -209,6 +223,7 @@ UNARY = {
     "sigmoid": sigmoid, "tanh": np.tanh, "gelu": gelu, "silu": lambda x: x * sigmoid(x),
     "sin": np.sin, "cos": np.cos, "erf": np.vectorize(math.erf, otypes=[np.float64]), "floor": np.floor,
     "ceil": np.ceil, "trunc": np.trunc, "sign": np.sign,
+    "bitwise_not": lambda x: -x - 1.0,  # ~x of a two's complement integer (uint8: 255 - x after the wrap)
 }
 COMPARE = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
            "ge": np.greater_equal}
@@ -271,6 +286,14 @@ class Red(Node):
         k = ", keepdim=true" if self.keepdim else ""
         return f"{self.op}({self.a.text()}, {self.axis}{k})"
 
+    def var(self, data, ax):
+        """var(x, dim) as the front end composes it (correction 1): every step rounded to the dtype."""
+        n = data.shape[ax]
+        m = rnd(data.sum(axis=ax, keepdims=True) / n, self.dtype)
+        d = rnd(data - m, self.dtype)
+        sq = rnd(d * d, self.dtype)
+        return rnd(sq.sum(axis=ax, keepdims=True), self.dtype) / (n - 1)
+
     def ev(self, env):
         v = self.a.ev(env)
         ax = self.axis % v.a.ndim
@@ -281,6 +304,10 @@ class Red(Node):
                 r = data.sum(axis=ax, keepdims=True)
             elif self.op == "mean":
                 r = data.sum(axis=ax, keepdims=True) / data.shape[ax]
+            elif self.op == "prod":
+                r = data.prod(axis=ax, keepdims=True)
+            elif self.op == "var":
+                r = self.var(data, ax)
             elif self.op == "amax":
                 r = data.max(axis=ax, keepdims=True)
             else:

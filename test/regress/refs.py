@@ -164,3 +164,12 @@ def delta_two_chunks_one_root(i, d):
         dS = r(knh.T @ uh, F)
         S = r(r(S * 0.9, F) + dS, F)
     return {"o": o, "m": m, "st": r(S + 0, F)}
+
+
+@ref()
+def split_sum_half_partials(i, d):
+    x = i["x"]
+    g = np.concatenate([r(x[:, 0:64] + 100, H), r(x[:, 64:128] - 100, H)], axis=1)
+    gb = r(g, "bf16")
+    return {"s": r(g.sum(-1, keepdims=True), H), "m": r(g.sum(-1, keepdims=True) / g.shape[1], H),
+            "sb": r(gb.sum(-1, keepdims=True), "bf16")}
