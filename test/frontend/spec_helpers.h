@@ -54,6 +54,26 @@ inline ptoc::SrcLoc find_pos(const std::string& text, std::string needle) {
   return {line, col};
 }
 
+// The spec fails with an error containing `message` at the position of `needle` (see find_pos),
+// and, when `hint` is given, a hint containing it.
+inline void expect_error(const std::string& yaml, const std::string& needle, const std::string& message,
+                         const std::string& hint = {}) {
+  INFO(yaml);
+  auto r = run(yaml);
+  INFO(r.rendered);
+  CHECK_FALSE(r.prog.has_value());
+  const ptoc::SrcLoc want = find_pos(yaml, needle);
+  bool found = false;
+  for (const auto& d : r.diags) {
+    if (d.severity != ptoc::Diagnostic::Severity::Error || d.message.find(message) == std::string::npos) continue;
+    CHECK(d.loc.line == want.line);
+    CHECK(d.loc.col == want.col);
+    if (!hint.empty()) CHECK_THAT(d.hint, Catch::Contains(hint));
+    found = true;
+  }
+  CHECK(found);
+}
+
 // Exit status of `ptoc check` on the text (written to a temporary file), stderr captured.
 inline int check_status(const std::string& yaml, std::string* err = nullptr,
                         const std::vector<std::string>& sets = {}, const std::string& target = {}) {

@@ -5,6 +5,7 @@
 #include "spec_helpers.h"
 
 using fe_test::find_pos;
+using fe_test::expect_error;
 using fe_test::run;
 using fe_test::spec;
 
@@ -29,23 +30,6 @@ ptoc::Program ok(const std::string& yaml) {
   return *r.prog;
 }
 
-void expect_error(const std::string& yaml, const std::string& needle, const std::string& message,
-                  const std::string& hint = "") {
-  auto r = run(yaml);
-  INFO(yaml);
-  INFO(r.rendered);
-  CHECK_FALSE(r.prog.has_value());
-  const ptoc::SrcLoc want = find_pos(yaml, needle);
-  bool found = false;
-  for (const auto& d : r.diags) {
-    if (d.severity != ptoc::Diagnostic::Severity::Error || d.message.find(message) == std::string::npos) continue;
-    CHECK(d.loc.line == want.line);
-    CHECK(d.loc.col == want.col);
-    if (!hint.empty()) CHECK_THAT(d.hint, Catch::Contains(hint));
-    found = true;
-  }
-  CHECK(found);
-}
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include "spec_helpers.h"
 
 using fe_test::find_pos;
+using fe_test::expect_error;
 using fe_test::run;
 
 namespace {
@@ -32,23 +33,6 @@ std::string spec(const std::string& body, const std::string& decls = "") {
          "body:\n  - {vec_tile: [16, 64]}\n  - {cube_tile: {m: [16, 16], k: [32, 64], n: [32, 32]}}\n" + body;
 }
 
-void expect_error(const std::string& yaml, const std::string& needle, const std::string& message,
-                  const std::string& hint = {}) {
-  INFO(yaml);
-  auto r = run(yaml);
-  INFO(r.rendered);
-  CHECK_FALSE(r.prog.has_value());
-  ptoc::SrcLoc want = find_pos(yaml, needle);
-  bool found = false;
-  for (const auto& d : r.diags) {
-    if (d.severity != ptoc::Diagnostic::Severity::Error || d.message.find(message) == std::string::npos) continue;
-    CHECK(d.loc.line == want.line);
-    CHECK(d.loc.col == want.col);
-    if (!hint.empty()) CHECK_THAT(d.hint, Catch::Contains(hint));
-    found = true;
-  }
-  CHECK(found);
-}
 
 // The op kinds of the program, in order, without tensor references and the final assemble.
 std::vector<std::string> kinds(const ptoc::Program& p) {
