@@ -130,6 +130,14 @@ void Executor::chain_accumulations(const DeviceTask& dt) {
   }
 }
 
+namespace {
+bool declares_read(const TaskInstance& t, int tensor) {
+  for (const GmAccess& d : t.accesses)
+    if (!d.write && d.tensor == tensor) return true;
+  return false;
+}
+}  // namespace
+
 // Names the tensor of each observed access: a spec tensor by address, else a temp of the task's
 // root instance (the temp whose base is the closest below).
 void Executor::attribute(const DeviceTask& dt) {
@@ -143,6 +151,10 @@ void Executor::attribute(const DeviceTask& dt) {
         --it;
         if (a.addr - it->first < std::max<uint64_t>(layout_.geometry[size_t(it->second)].bytes, 1)) {
           a.tensor = it->second;
+          // An empty read (a tile whose valid extent is 0, past a dynamic tail) has an address but moves
+          // nothing; it lies wherever the offset arithmetic put it, possibly in the next tensor of the
+          // arena. It stands for a lost extent only in a tensor this task is compiled to read.
+          if ((a.rows == 0 || a.row_bytes == 0) && !a.write && !declares_read(t, a.tensor)) a.tensor = -1;
           continue;
         }
       }
