@@ -353,9 +353,9 @@ struct ControlFlow::Impl {
       emit(w.extent, what + " (extent)");
       emit(w.bound, what + " (bound)");
     }
-    if (rf.tasks.size() > 0xFFFF)
+    if (rf.tasks.size() > kMaxTasksPerRoot)
       throw ControlFlowError("root function '" + rf.name + "' has " + std::to_string(rf.tasks.size()) +
-                             " tasks; a task id holds at most 65535");
+                             " tasks; a task id holds at most " + std::to_string(kMaxTasksPerRoot));
     rc.nout = n;
     rc.ready = true;
     roots[size_t(r)] = std::move(rc);

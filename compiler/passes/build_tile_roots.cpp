@@ -102,6 +102,14 @@ std::vector<TileRoot> build_tile_roots(const Program& prog, const Platform& plat
       tiling::finalize_subgraphs(tr, b.family_graph.get(), b.iso_fresh);
       stats.ms_edges += ms(t0);
     }
+    // One task per subgraph, and a task's id keeps its index in 16 bits (runtime/control_flow.cpp):
+    // a root past that is refused here, at its first op, rather than by ptorun at load.
+    if (tr.subgraphs.size() > kMaxTasksPerRoot && !rt.ops.empty())
+      diags.error(prog.ops[size_t(rt.ops.front())].loc,
+                  "root function '" + rt.name + "' has " + std::to_string(tr.subgraphs.size()) +
+                      " leaf tasks, more than the " + std::to_string(kMaxTasksPerRoot) + " a root function can hold",
+                  "put the statements in a loop over blocks (each iteration is a root instance of its own) "
+                  "or use larger tiles");
     stats.subgraphs += int64_t(tr.subgraphs.size());
     temps += int(tr.temps.size());
     out.push_back(std::move(tr));

@@ -101,6 +101,9 @@ struct WindowCheck {
   SrcLoc loc;                      // the statement
 };
 
+// A task id keeps the task's index in its root function in 16 bits (runtime/control_flow.cpp).
+inline constexpr size_t kMaxTasksPerRoot = 0xFFFF;
+
 struct RootFunction {
   int index = -1;                  // function magic (func{index}_{order})
   std::string name;
