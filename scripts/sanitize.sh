@@ -112,7 +112,7 @@ run "compile softmax" "$ptoc" specs/softmax.yaml -o "$tmp/s.bundle" --emit cce,g
 modes=(1 3 4)
 ((quick)) && modes=(1)
 for mode in "${modes[@]}"; do
-  run "ptorun mode $mode" "$ptorun" "$tmp/s.bundle" --check --runtime-debug-mode $mode --dump-device-perf \
+  run "ptorun mode $mode" "$ptorun" "$tmp/s.bundle" --dim B=37 --check --runtime-debug-mode $mode --dump-device-perf \
     --pmu-event-type 2 --output-dir "$tmp/out$mode"
 done
 run "ptorun info" "$ptorun" info "$tmp/s.bundle"

@@ -1,17 +1,16 @@
 #!/usr/bin/env bash
 # Sets up (scripts/setup.sh), then runs every test, and ends with "N passed, N failed".
-# PTOC_SANITIZE=1 adds the sanitizer job (scripts/sanitize.sh --quick: an ASan+UBSan build of
-# ptoc, ptorun and the runtime's unit tests, run over the unit tests, five library specs, profiling,
-# the regression specs, the hostile CLI cases and the crafted bundles) to the count. It is off until
-# a run on an idle machine has shown it clean and measured it (its build could not finish on the
-# loaded machine of the session that wrote it).
+# Then the sanitizer job (scripts/sanitize.sh --quick: an ASan+UBSan build of ptoc, ptorun and the
+# runtime's unit tests, run over those unit tests, five library specs, profiling, the regression
+# specs, the hostile CLI cases and the crafted bundles), counted in the total; PTOC_SANITIZE=0 skips it.
+# Measured on this 2-core machine: 61 checks, 0 reports; its tests run in about 80 s after the build.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh || exit $?
 meson test -C build --print-errorlogs --num-processes "$(nproc)" "$@"
 status=$?
 san_passed=0 san_failed=0
-if [[ ${PTOC_SANITIZE:-0} == 1 ]]; then
+if [[ ${PTOC_SANITIZE:-1} == 1 ]]; then
   scripts/sanitize.sh --quick | tee build/sanitize.log
   san=${PIPESTATUS[0]}
   line=$(grep -E '^sanitize: [0-9]+ passed, [0-9]+ failed$' build/sanitize.log | tail -1)
