@@ -22,6 +22,15 @@
 
 namespace ptoc::fe {
 
+// The first argument of an index op or scan: a tensor in ND layout whose dtype the op's row accepts
+// (each check reports its own located error).
+EV Elaborator::catalog_input(const Call& c) {
+  EV a = tensor_arg(c, c.args[0], "its input");
+  if (!a.ok() || !check_nz(a, *c.args[0], c.fn)) return EV::poison();
+  if (!check_operand_dtype(c.spec, p_.values[size_t(a.value)].dtype, *c.args[0], c.fo, c.fl, c.fn)) return EV::poison();
+  return a;
+}
+
 EV Elaborator::call_composite(const Call& c) {
   if (c.fn == "clip") return call_clip(c);
   if (c.fn == "var") return call_var(c);
@@ -260,10 +269,9 @@ EV Elaborator::call_permute(const Call& c) {
 
 // softmax(input, dim), as PyPTO's operator.py: in fp32, exp(x - amax) / sum, cast back.
 EV Elaborator::call_softmax(const Call& c) {
-  EV a = tensor_arg(c, c.args[0], "its input");
-  if (!a.ok() || !check_nz(a, *c.args[0], c.fn)) return EV::poison();
+  EV a = catalog_input(c);
+  if (!a.ok()) return EV::poison();
   const Value x = p_.values[size_t(a.value)];
-  if (!check_operand_dtype(c.spec, x.dtype, *c.args[0], c.fo, c.fl, c.fn)) return EV::poison();
   auto ax = axis_arg(c.args[1], x.shape.size(), "dim");
   if (!ax) return EV::poison();
   const Expr& e = *c.args[0];
@@ -294,10 +302,9 @@ EV Elaborator::call_softmax(const Call& c) {
 // x = cast(input, fp32); r = sqrt(sum(x * x * (1 / n), -1, keepdim) + epsilon); y = x / r;
 // y = y * cast(reshape(gamma, [1, ..., C]), fp32); cast back. n is the last axis's (static) size.
 EV Elaborator::call_rms_norm(const Call& c) {
-  EV a = tensor_arg(c, c.args[0], "its input");
-  if (!a.ok() || !check_nz(a, *c.args[0], c.fn)) return EV::poison();
+  EV a = catalog_input(c);
+  if (!a.ok()) return EV::poison();
   const Value x = p_.values[size_t(a.value)];
-  if (!check_operand_dtype(c.spec, x.dtype, *c.args[0], c.fo, c.fl, c.fn)) return EV::poison();
   const size_t rank = x.shape.size();
   const int last = int(rank) - 1;
   auto n = x.shape.back().as_const();
@@ -504,10 +511,9 @@ EV Elaborator::call_arange(const Call& c) {
 // one_hot(input, num_classes): [..., C] with 1 where the class equals the element; int32 (PyPTO gives
 // int64, which ptoc has not). Elements outside 0..C-1 give an all-zero row.
 EV Elaborator::call_one_hot(const Call& c) {
-  EV a = tensor_arg(c, c.args[0], "its input");
-  if (!a.ok() || !check_nz(a, *c.args[0], c.fn)) return EV::poison();
+  EV a = catalog_input(c);
+  if (!a.ok()) return EV::poison();
   const Value x = p_.values[size_t(a.value)];
-  if (!check_operand_dtype(c.spec, x.dtype, *c.args[0], c.fo, c.fl, c.fn)) return EV::poison();
   auto nc = const_int(*c.args[1], "num_classes");
   if (!nc) return EV::poison();
   if (*nc < 1 || *nc > 65536) {
@@ -634,10 +640,9 @@ EV Elaborator::call_topk(const Call& c) {
     err(c.fo, c.fl, "'topk' has two results (values, indices)", "bind both: 'v, i = topk(...)'");
     return EV::poison();
   }
-  EV a = tensor_arg(c, c.args[0], "its input");
-  if (!a.ok() || !check_nz(a, *c.args[0], c.fn)) return EV::poison();
+  EV a = catalog_input(c);
+  if (!a.ok()) return EV::poison();
   const Value x = p_.values[size_t(a.value)];
-  if (!check_operand_dtype(c.spec, x.dtype, *c.args[0], c.fo, c.fl, c.fn)) return EV::poison();
   const size_t rank = x.shape.size();
   const int last = int(rank) - 1;
   if (c.args[2]) {
@@ -685,10 +690,9 @@ EV Elaborator::call_topk(const Call& c) {
 // argsort(input, dim=-1, descending=true): int32 indices of a stable sort along dim (PyPTO: "stable
 // sort" on ties); the axis static, whole in the value and in the vec_tile, at most 256 long.
 EV Elaborator::call_argsort(const Call& c) {
-  EV a = tensor_arg(c, c.args[0], "its input");
-  if (!a.ok() || !check_nz(a, *c.args[0], c.fn)) return EV::poison();
+  EV a = catalog_input(c);
+  if (!a.ok()) return EV::poison();
   const Value x = p_.values[size_t(a.value)];
-  if (!check_operand_dtype(c.spec, x.dtype, *c.args[0], c.fo, c.fl, c.fn)) return EV::poison();
   const size_t rank = x.shape.size();
   int axis = int(rank) - 1;
   if (c.args[1]) {
@@ -768,10 +772,9 @@ void Elaborator::assign_two(const Stmt& s, bool first_name_ok) {
 // scan's order (each element is a tree of partial sums), which can differ from a left-to-right sum in
 // the last bits. Padding past the valid extent never reaches a valid element: a prefix looks left only.
 EV Elaborator::call_scan(const Call& c) {
-  EV a = tensor_arg(c, c.args[0], "its input");
-  if (!a.ok() || !check_nz(a, *c.args[0], c.fn)) return EV::poison();
+  EV a = catalog_input(c);
+  if (!a.ok()) return EV::poison();
   const Value x = p_.values[size_t(a.value)];
-  if (!check_operand_dtype(c.spec, x.dtype, *c.args[0], c.fo, c.fl, c.fn)) return EV::poison();
   auto ax = axis_arg(c.args[1], x.shape.size(), "dim");
   if (!ax) return EV::poison();
   const size_t d = size_t(*ax);

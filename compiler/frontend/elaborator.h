@@ -134,6 +134,7 @@ class Elaborator {
   EV per_axis_operand(const Call& c, const Expr* e, const Value& x, int axis, const std::string& what);
   // --- PyPTO's composition ops (elaborate_catalog.cpp): written as existing ops
   EV call_composite(const Call& c);
+  EV catalog_input(const Call& c);  // input 0, checked: a tensor, ND, a dtype the op accepts
   EV call_zeros_ones(const Expr& e, const OpSpec& spec);
   EV call_unsqueeze(const Call& c);
   EV call_expand_clone(const Call& c);

@@ -12,6 +12,7 @@
 
 #include "cli/ptoc_commands.h"
 #include "compiler/frontend/frontend.h"
+#include "compiler/ir.h"
 
 namespace fe_test {
 
@@ -32,6 +33,25 @@ inline Result run(const std::string& yaml, ptoc::FrontendOptions opts = {}) {
   r.rendered = os.str();
   r.errors = d.error_count();
   return r;
+}
+
+// The program of a spec that must elaborate without errors.
+inline ptoc::Program ok(const std::string& yaml, ptoc::FrontendOptions opts = {}) {
+  auto r = run(yaml, opts);
+  INFO(r.rendered);
+  REQUIRE(r.prog.has_value());
+  REQUIRE(r.errors == 0);
+  return std::move(*r.prog);
+}
+
+// The op kinds of the program, in order, as their spec names, without tensor references and assembles:
+// what a composite op was written as.
+inline std::vector<std::string> kinds(const ptoc::Program& p) {
+  std::vector<std::string> v;
+  for (const auto& op : p.ops)
+    if (op.kind != ptoc::OpKind::TensorRef && op.kind != ptoc::OpKind::Assemble)
+      v.emplace_back(ptoc::op_kind_name(op.kind));
+  return v;
 }
 
 // Position of `needle` in `text`, where an '@' inside the needle marks the

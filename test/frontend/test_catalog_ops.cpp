@@ -7,28 +7,13 @@
 using fe_test::find_pos;
 using fe_test::expect_error;
 using fe_test::run;
+using fe_test::ok;
+using fe_test::kinds;
 using fe_test::spec;
 
 namespace {
 
 const std::string kTile = "  - {vec_tile: [16, 64]}\n";
-
-// The op kinds of the program, in order, as their spec names.
-std::vector<std::string> kinds(const ptoc::Program& p) {
-  std::vector<std::string> v;
-  for (const auto& op : p.ops)
-    if (op.kind != ptoc::OpKind::TensorRef && op.kind != ptoc::OpKind::Assemble)
-      v.emplace_back(ptoc::op_kind_name(op.kind));
-  return v;
-}
-
-ptoc::Program ok(const std::string& yaml) {
-  auto r = run(yaml);
-  INFO(r.rendered);
-  REQUIRE(r.prog.has_value());
-  REQUIRE(r.errors == 0);
-  return *r.prog;
-}
 
 
 }  // namespace

@@ -7,15 +7,9 @@
 
 using namespace ptoc;
 using fe_test::run;
+using fe_test::ok;
 
 namespace {
-
-Program ok(const std::string& yaml, FrontendOptions o = {}) {
-  auto r = run(yaml, o);
-  INFO(r.rendered);
-  REQUIRE(r.prog.has_value());
-  return std::move(*r.prog);
-}
 
 std::string shape(const std::vector<DimExpr>& s) {
   std::string r;

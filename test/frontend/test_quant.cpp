@@ -8,6 +8,7 @@
 using fe_test::find_pos;
 using fe_test::expect_error;
 using fe_test::run;
+using fe_test::kinds;
 
 namespace {
 
@@ -33,15 +34,6 @@ std::string spec(const std::string& body, const std::string& decls = "") {
          "body:\n  - {vec_tile: [16, 64]}\n  - {cube_tile: {m: [16, 16], k: [32, 64], n: [32, 32]}}\n" + body;
 }
 
-
-// The op kinds of the program, in order, without tensor references and the final assemble.
-std::vector<std::string> kinds(const ptoc::Program& p) {
-  std::vector<std::string> v;
-  for (const auto& op : p.ops)
-    if (op.kind != ptoc::OpKind::TensorRef && op.kind != ptoc::OpKind::Assemble)
-      v.emplace_back(ptoc::op_kind_name(op.kind));
-  return v;
-}
 
 std::vector<std::string> ops_of(const std::string& stmt) {
   auto r = run(spec("  - \"" + stmt + "\"\n"));
