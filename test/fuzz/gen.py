@@ -114,6 +114,7 @@ class Gen:
         # every seed without them still generates the program it always did.
         self.r_lang = random.Random(f"lang{seed}")
         self.r_cat = random.Random(f"catalog{seed}")
+        self.r_logic = random.Random(f"logic{seed}")
         self.dims, self.dimval = {}, {}
         self.inputs, self.outputs, self.tensors = {}, {}, {}
         self.options = {}
@@ -259,8 +260,13 @@ class Gen:
             y, ty = self.expr(ctx, shape, dtype, vkey, depth - 1)
             if not all(t.shape == tuple(shape) and t.vkey == tuple(vkey) for t in (ta, tb, tx, ty)):
                 return self.leaf(ctx, shape, dtype, vkey, bcast_ok)
-            return Where(r.choice(COMPARE), a, b, x, y, dtype), T(shape, dtype, vkey, max(tx.mag, ty.mag),
-                                                                  tx.full and ty.full)
+            # logical_not / logical_and / logical_or over the condition, from their own stream (seeds keep
+            # their programs otherwise)
+            lr = self.r_logic.random()
+            logic = (None if lr < 0.6 else ("logical_not",) if lr < 0.7 else
+                     (self.r_logic.choice(["logical_and", "logical_or"]), self.r_logic.choice(list(COMPARE))))
+            return Where(r.choice(COMPARE), a, b, x, y, dtype, logic), T(shape, dtype, vkey, max(tx.mag, ty.mag),
+                                                                         tx.full and ty.full)
         if choice == "un":
             ops = ANY_UNARY + (FLOAT_UNARY if fl else ["bitwise_not"])
             op = r.choice(ops)

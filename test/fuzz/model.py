@@ -232,8 +232,10 @@ COMPARE = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equa
 class Where(Node):
     """where(cmp(a, b), x, y), all four of one shape: the comparison in the operands' dtype."""
 
-    def __init__(self, cmp, a, b, x, y, dtype):
-        self.cmp, self.a, self.b, self.x, self.y, self.dtype = cmp, a, b, x, y, dtype
+    def __init__(self, cmp, a, b, x, y, dtype, logic=None):
+        # logic: None, ("logical_not",) or ("logical_and" | "logical_or", cmp2): cmp2(b, a) is the second
+        # condition, so the logical ops are generated over the same exact operands.
+        self.cmp, self.a, self.b, self.x, self.y, self.dtype, self.logic = cmp, a, b, x, y, dtype, logic
 
     def children(self):
         return [self.a, self.b, self.x, self.y]
@@ -241,14 +243,28 @@ class Where(Node):
     def replace_child(self, i, new):
         setattr(self, "abxy"[i], new)
 
+    def cond_text(self):
+        c = f"{self.cmp}({self.a.text()}, {self.b.text()})"
+        if not self.logic:
+            return c
+        if self.logic[0] == "logical_not":
+            return f"logical_not({c})"
+        return f"{self.logic[0]}({c}, {self.logic[1]}({self.b.text()}, {self.a.text()}))"
+
     def text(self):
-        return f"where({self.cmp}({self.a.text()}, {self.b.text()}), {self.x.text()}, {self.y.text()})"
+        return f"where({self.cond_text()}, {self.x.text()}, {self.y.text()})"
 
     def ev(self, env):
         va, vb, vx, vy = (n.ev(env) for n in (self.a, self.b, self.x, self.y))
         valid = [min(w) for w in zip(va.valid, vb.valid, vx.valid, vy.valid)]
         with np.errstate(all="ignore"):
-            r = np.where(COMPARE[self.cmp](va.a, vb.a), vx.a, vy.a)
+            c = COMPARE[self.cmp](va.a, vb.a)
+            if self.logic and self.logic[0] == "logical_not":
+                c = np.logical_not(c)
+            elif self.logic:
+                c2 = COMPARE[self.logic[1]](vb.a, va.a)
+                c = np.logical_and(c, c2) if self.logic[0] == "logical_and" else np.logical_or(c, c2)
+            r = np.where(c, vx.a, vy.a)
         return Value(rnd(r, self.dtype), valid)
 
 
