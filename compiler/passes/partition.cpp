@@ -8,7 +8,8 @@
 //    group or consumer with a unique producer group), same core type, scope
 //    rules, no cycle, and only when the merged group still fits the buffers;
 // 4. cuts: a tile edge left between two groups becomes a GM round trip (the
-//    value's home, or a temp when the home was written again before the reader),
+//    value's home, or a temp when the home was written again before the reader or
+//    when the reload's order against the home's other stores would close a cycle),
 //    a copied-in tile is loaded again instead (expansion shares a load only
 //    between two writes of its bytes, so the reload reads the same bytes).
 // GM hazards are ordered by program position (TileOp::seq), and a reload's
@@ -20,6 +21,7 @@
 #include <numeric>
 #include <queue>
 
+#include "compiler/passes/affine_box.h"
 #include "compiler/passes/buffer_liveness.h"
 #include "compiler/passes/tile_build.h"
 
@@ -523,23 +525,56 @@ void partition(Builder& b) {
   int64_t cuts = 0;
   // Writes per spec tensor by program position, and where each tile was stored: a cut may read a
   // value back from its home only if nothing else wrote that tensor between the store and the reader.
-  std::map<int, std::vector<std::pair<double, int>>> writes_of;  // tensor -> (seq, stored tile)
+  struct HomeWrite {
+    double seq;
+    int tile, op;
+  };
+  std::map<int, std::vector<HomeWrite>> writes_of;  // tensor -> its stores, by program position
   for (int i = 0; i < n; ++i) {
     const TileOp& op = r.ops[i];
     if ((op.kind == TileOpKind::CopyOut || op.kind == TileOpKind::FixOut) && op.gm.tensor >= 0 &&
         op.gm.tensor < int(b.prog.tensors.size()))
-      writes_of[op.gm.tensor].push_back({op.seq, op.srcs.empty() ? -1 : op.srcs[0]});
+      writes_of[op.gm.tensor].push_back({op.seq, op.srcs.empty() ? -1 : op.srcs[0], i});
   }
-  for (auto& [t, v] : writes_of) std::sort(v.begin(), v.end());
+  for (auto& [t, v] : writes_of)
+    std::sort(v.begin(), v.end(), [](const HomeWrite& x, const HomeWrite& y) { return x.seq < y.seq || (x.seq == y.seq && x.op < y.op); });
   auto home_clobbered = [&](int tile, const GmRef& where, double reader_seq) {
     auto it = writes_of.find(where.tensor);
     if (it == writes_of.end()) return false;
     double stored = -1;
-    for (auto& [sq, t] : it->second)
-      if (t == tile) stored = std::max(stored, sq);
+    for (auto& w : it->second)
+      if (w.tile == tile) stored = std::max(stored, w.seq);
     if (stored < 0) return false;  // stored by this cut, just after its producer
-    for (auto& [sq, t] : it->second)
-      if (sq > stored && sq < reader_seq && t != tile) return true;
+    for (auto& w : it->second)
+      if (w.seq > stored && w.seq < reader_seq && w.tile != tile) return true;
+    return false;
+  };
+  auto boxes_overlap = [](const GmRef& x, const GmRef& y) {
+    if (x.view.size() != y.view.size()) return true;
+    for (size_t d = 0; d < x.view.size(); ++d)
+      if (x.view[d].str() != y.view[d].str()) return true;
+    std::vector<std::pair<std::string, int64_t>> xo, yo;
+    std::vector<std::optional<int64_t>> xe, ye;
+    for (auto& e : x.offset) xo.push_back(gm_split(e));
+    for (auto& e : y.offset) yo.push_back(gm_split(e));
+    for (auto& e : x.extent) xe.push_back(gm_extent_bound(e));
+    for (auto& e : y.extent) ye.push_back(gm_extent_bound(e));
+    return affine_boxes_overlap(xo, xe, yo, ye);
+  };
+  auto reaches = [&](int from, int to) { return g.succ[size_t(from)].count(to) > 0 || g.indirect_path(from, to); };
+  // Reading a cut value back from its home orders the reload after the home's earlier stores and
+  // before its later ones (GM RAW/WAR). A later store in the producer's group, or in any group
+  // that reaches the reader's, would close a cycle through the tile edge producer -> reader (fuzz
+  // seed 9100175: `y = t7` then `y = t7 + 1`, both in t7's group); so would an earlier store made
+  // by a group the reader reaches. Then the value goes through a temp of its own.
+  auto home_read_cycles = [&](const GmRef& where, double load_seq, int gw, int gr) {
+    auto it = writes_of.find(where.tensor);
+    if (it == writes_of.end()) return false;
+    for (auto& w : it->second) {
+      const int gx = group_of[size_t(w.op)];
+      if (gx == gr || !boxes_overlap(r.ops[size_t(w.op)].gm, where)) continue;
+      if (w.seq > load_seq ? (gx == gw || reaches(gx, gr)) : (gx != gw && reaches(gr, gx))) return true;
+    }
     return false;
   };
   for (int i = 0; i < n; ++i) {
@@ -588,7 +623,8 @@ void partition(Builder& b) {
           sp = spilled.emplace(t, where).first;
         }
         GmRef where = sp->second;
-        if (home_clobbered(t, where, r.ops[i].seq)) {
+        if (where.tensor < int(b.prog.tensors.size()) &&
+            (home_clobbered(t, where, r.ops[i].seq) || home_read_cycles(where, r.ops[i].seq - 0.5, gw, gr))) {
           // Its home (a spec tensor it was assembled into) was written again before this reader:
           // store the tile once more, into a temp of its own, right after its producer.
           auto tp = spilled_tmp.find(t);

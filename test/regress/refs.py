@@ -130,6 +130,17 @@ def invariant_store_cycle(i, d):
     return {"y": r(ws + 0, F)}
 
 
+@ref()
+def home_reload_later_write(i, d):
+    t7 = np.abs(i["s"])
+    return {"y": r(t7 + 1, H), "z": r(r(i["x"] * 2, H) - t7, H)}
+
+
+@ref()
+def home_reload_same_write(i, d):
+    return {"y": np.abs(i["s"])}
+
+
 # Issue 11 B3's shape: two gated-delta-rule chunks in one root function (b3_delta_two_chunks.yaml,
 # one line here per statement there).
 @ref()
