@@ -350,53 +350,73 @@ void partition(Builder& b) {
         u(rs[i], ws[0]);
     }
   }
-  // All joins at once when they close no cycle (the common case); otherwise one by one, checked.
-  const std::vector<int> needed_only = g.parent;
-  for (auto [x, y] : optional_joins) u(x, y);
-  const bool checked_joins = groups_form_cycle(g, edges, n);
-  if (checked_joins) g.parent = needed_only;
-  g.members.assign(n, {});
-  g.succ.assign(n, {});
-  g.pred.assign(n, {});
-  g.scope.assign(n, -1);
-  g.stamp.assign(n, 0);
-  for (int i = 0; i < n; ++i) {
-    int root = g.find(i);
-    g.members[root].push_back(i);
-    if (g.scope[root] < 0) g.scope[root] = osc(i).id;
-  }
-  if (checked_joins) {
-    join_unless_cycle(g, edges, optional_joins);
-    for (int i = 0; i < n; ++i)
-      if (g.find(i) == i) g.scope[i] = osc(g.members[i].front()).id;
-  }
   // A dropped load edge L -> R becomes a reload just before R when the groups differ: the reload
   // inherits L's GM hazards (writes of those bytes before L come before it, writes after L come
   // after it), so the group graph gets them now and merging never closes a cycle through them.
-  std::vector<OpEdge> kept;
   std::vector<std::vector<int>> gm_pred(n), gm_succ(n);
   for (auto& e : edges)
     if (!e.local) {
       if (is_loader(e.to)) gm_pred[size_t(e.to)].push_back(e.from);
       if (is_loader(e.from)) gm_succ[size_t(e.from)].push_back(e.to);
     }
-  for (auto& e : edges) {
-    if (!(e.local && is_loader(e.from) && g.find(e.from) != g.find(e.to))) {
-      kept.push_back(e);
-      continue;
-    }
+  auto inherit = [&](const OpEdge& e, std::vector<OpEdge>& out) {
     for (int w : gm_pred[size_t(e.from)])
-      if (w != e.to) kept.push_back({w, e.to, false});
+      if (w != e.to) out.push_back({w, e.to, false});
     for (int w : gm_succ[size_t(e.from)])
-      if (w != e.to) kept.push_back({e.to, w, false});
-  }
-  edges = std::move(kept);
-  for (auto& e : edges) {
-    int a = g.find(e.from), c = g.find(e.to);
-    if (a != c) {
-      g.succ[a].insert(c);
-      g.pred[c].insert(a);
+      if (w != e.to) out.push_back({e.to, w, false});
+  };
+  const std::vector<int> needed_only = g.parent;
+  const std::vector<OpEdge> op_level = std::move(edges);
+  // The optional joins, checked against `check`; then the group graph with the reloads' hazards.
+  auto join_supernodes = [&](const std::vector<OpEdge>& check) {
+    // All joins at once when they close no cycle (the common case); otherwise one by one, checked.
+    g.parent = needed_only;
+    for (auto [x, y] : optional_joins) u(x, y);
+    const bool checked_joins = groups_form_cycle(g, check, n);
+    if (checked_joins) g.parent = needed_only;
+    g.ordered = false;
+    g.members.assign(n, {});
+    g.succ.assign(n, {});
+    g.pred.assign(n, {});
+    g.scope.assign(n, -1);
+    g.stamp.assign(n, 0);
+    for (int i = 0; i < n; ++i) {
+      int root = g.find(i);
+      g.members[root].push_back(i);
+      if (g.scope[root] < 0) g.scope[root] = osc(i).id;
     }
+    if (checked_joins) {
+      join_unless_cycle(g, check, optional_joins);
+      for (int i = 0; i < n; ++i)
+        if (g.find(i) == i) g.scope[i] = osc(g.members[i].front()).id;
+    }
+    edges.clear();
+    for (auto& e : op_level) {
+      if (e.local && is_loader(e.from) && g.find(e.from) != g.find(e.to))
+        inherit(e, edges);
+      else
+        edges.push_back(e);
+    }
+    for (auto& e : edges) {
+      int a = g.find(e.from), c = g.find(e.to);
+      if (a != c) {
+        g.succ[a].insert(c);
+        g.pred[c].insert(a);
+      }
+    }
+    g.order();
+  };
+  join_supernodes(op_level);
+  if (!g.ordered) {
+    // A join kept a load's first reader with the load while another reader, left apart, inherits
+    // the load's hazards (a carried m read by maximum(m, cm) and again by where(m == mn, ...), its
+    // store at the body's end joined with maximum): check the joins as if every reader reloaded.
+    std::vector<OpEdge> check;
+    for (auto& e : op_level) {
+      check.push_back(e);
+      if (e.local && is_loader(e.from)) inherit(e, check);
+    }
+    join_supernodes(check);
   }
   g.order();
   int groups = 0;

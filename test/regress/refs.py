@@ -141,6 +141,29 @@ def home_reload_same_write(i, d):
     return {"y": np.abs(i["s"])}
 
 
+@ref(dims={"S": 100})
+def carry_where_reload(i, d):
+    q, k, v = i["q"], i["k"], i["v"]
+    Q, D = q.shape
+    m = np.full((1, Q), -np.inf)
+    l = np.zeros((1, Q))
+    acc = np.zeros((D, Q))
+    for j in range(0, d["S"], 32):
+        kj, vj = k[j:j + 32], v[j:j + 32]  # the last block is a tail: its rows are not there
+        ss = r(r(mm(kj, q.T), F) * 0.25, F)
+        cm = ss.max(axis=0, keepdims=True)
+        e32 = r(np.exp(r(ss - cm, F)), F)
+        cl = r(e32.sum(axis=0, keepdims=True), F)
+        co = r(mm(r(vj, "bf16").T, r(e32, "bf16")), F)
+        mn = np.maximum(m, cm)
+        a = np.where(m == mn, 1.0, r(np.exp(r(m - mn, F)), F))
+        b = r(np.exp(r(cm - mn, F)), F)
+        l = r(r(a * l, F) + r(b * cl, F), F)
+        acc = r(r(acc * a, F) + r(co * b, F), F)
+        m = mn
+    return {"o": acc, "lo": l}
+
+
 # Issue 11 B3's shape: two gated-delta-rule chunks in one root function (b3_delta_two_chunks.yaml,
 # one line here per statement there).
 @ref()
