@@ -16,7 +16,7 @@ void add_spec_options(CLI::App& app, ptoc::driver::SpecArgs& s, bool positional_
   auto* opt = app.add_option("spec", s.spec, "operator spec (YAML)");
   if (positional_required) opt->required();
   app.add_option("--set", s.sets, "override a knob, e.g. --set runtime.stitch_function_max_num=64 (--list-knobs)")
-      ->type_name("GROUP.KEY=VALUE");
+      ->type_name("GROUP.KEY=VALUE")->allow_extra_args(false);
   app.add_option("--target", s.target, "ascend910b1 (default), ascend910_9391, ascend950pr, ascend950dt");
   app.add_flag("--no-loop-merge", s.no_loop_merge, "do not merge adjacent independent loops with equal bounds");
   // Debug: the explicit tiling path for every root (the family path must give the same bytes).
@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   add_spec_options(app, compile_args.spec, false);
   app.add_option("-o,--output", compile_args.output, "bundle to write");
   app.add_option("--emit", compile_args.emit, "also write: ir (to stdout without --emit-dir), cce, graph, report")
-      ->delimiter(',');
+      ->delimiter(',')->allow_extra_args(false);
   app.add_option("--emit-dir", compile_args.emit_dir, "folder for --emit files");
   app.add_option("-j,--jobs", compile_args.jobs, "parallel host-twin compiles (default: all cores)");
   app.add_option("--host-twin", compile_args.host_twin,
@@ -66,20 +66,20 @@ int main(int argc, char** argv) {
 
   std::vector<std::string> limit_items;
   app.add_option("--limit", limit_items, "raise or lower a resource limit (see specs/README.md, Limits), e.g. --limit spec_bytes=64M")
-      ->type_name("NAME=VALUE");
+      ->type_name("NAME=VALUE")->allow_extra_args(false);
 
   auto* check_cmd = app.add_subcommand("check", "check a spec and print a one-line summary");
   SpecArgs check_args;
   add_spec_options(*check_cmd, check_args, true);
-  check_cmd->add_option("--limit", limit_items, "as ptoc --limit")->type_name("NAME=VALUE");
+  check_cmd->add_option("--limit", limit_items, "as ptoc --limit")->type_name("NAME=VALUE")->allow_extra_args(false);
 
   auto* eval_cmd = app.add_subcommand("eval", "compute a spec's outputs with the reference evaluator");
   EvalArgs eval_args;
   add_spec_options(*eval_cmd, eval_args.spec, true);
-  eval_cmd->add_option("--limit", limit_items, "as ptoc --limit")->type_name("NAME=VALUE");
-  eval_cmd->add_option("--input", eval_args.inputs, "input tensor from a .npy file")->type_name("NAME=FILE.npy");
-  eval_cmd->add_option("--output", eval_args.outputs, "write an output tensor")->type_name("NAME=FILE.npy");
-  eval_cmd->add_option("--dim", eval_args.dims, "bind a dynamic dim")->type_name("NAME=VALUE");
+  eval_cmd->add_option("--limit", limit_items, "as ptoc --limit")->type_name("NAME=VALUE")->allow_extra_args(false);
+  eval_cmd->add_option("--input", eval_args.inputs, "input tensor from a .npy file")->type_name("NAME=FILE.npy")->allow_extra_args(false);
+  eval_cmd->add_option("--output", eval_args.outputs, "write an output tensor")->type_name("NAME=FILE.npy")->allow_extra_args(false);
+  eval_cmd->add_option("--dim", eval_args.dims, "bind a dynamic dim")->type_name("NAME=VALUE")->allow_extra_args(false);
   eval_cmd->add_option("--seed", eval_args.seed, "seed for inputs not given (default 0)");
 
   // Make's and compilers' spelling -MD / -MF (single dash, two letters) maps onto --MD / --MF.

@@ -27,9 +27,9 @@ int main(int argc, char** argv) {
 
   RunArgs r;
   app.add_option("bundle", r.bundle, "bundle written by ptoc");
-  app.add_option("--input", r.inputs, "input tensor (missing inputs are filled from --seed)")->type_name("NAME=FILE.npy");
-  app.add_option("--output", r.outputs, "write an output tensor")->type_name("NAME=FILE.npy");
-  app.add_option("--dim", r.dims, "bind a dynamic dim")->type_name("NAME=VALUE");
+  app.add_option("--input", r.inputs, "input tensor (missing inputs are filled from --seed)")->type_name("NAME=FILE.npy")->allow_extra_args(false);
+  app.add_option("--output", r.outputs, "write an output tensor")->type_name("NAME=FILE.npy")->allow_extra_args(false);
+  app.add_option("--dim", r.dims, "bind a dynamic dim")->type_name("NAME=VALUE")->allow_extra_args(false);
   app.add_option("--seed", r.seed, "seed for generated inputs (default 0)");
   app.add_flag("--check", r.check, "compare with the reference evaluator; fail past the dtype's tolerance");
   app.add_option("--backend", r.backend, "auto (default), sim, ascend")->check(CLI::IsMember({"auto", "sim", "ascend"}));
@@ -48,13 +48,13 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"leaf", "cce"}));
   app.add_flag("-q,--quiet", r.quiet, "no progress line on stderr for long runs");
   app.add_option("--set", r.sets, "override a run-time knob (" + ptoc::run_time_knob_list() + ")")
-      ->type_name("GROUP.KEY=VALUE");
+      ->type_name("GROUP.KEY=VALUE")->allow_extra_args(false);
   bool list_knobs = false;
   app.add_flag("--list-knobs", list_knobs, "print every knob: type, values, default, whether --set may change it");
 
   std::vector<std::string> limit_items;
   app.add_option("--limit", limit_items, "raise or lower a resource limit (see specs/README.md, Limits), e.g. --limit gm_bytes=64G")
-      ->type_name("NAME=VALUE");
+      ->type_name("NAME=VALUE")->allow_extra_args(false);
 
   std::string info_bundle, analyze_path, pmu_path;
   auto* info_cmd = app.add_subcommand("info", "print a readable summary of a bundle");

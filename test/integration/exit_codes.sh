@@ -31,6 +31,15 @@ expect 2 "ptorun unknown input" "$ptorun" "$tmp/ok.bundle" --input "no_such=$tmp
 expect 2 "ptorun unknown flag" "$ptorun" "$tmp/ok.bundle" --no-such-flag
 expect 2 "ptorun compile-time knob" "$ptorun" "$tmp/ok.bundle" --set codegen.enable_pmu_trace=1
 expect 2 "ptorun knob out of range" "$ptorun" "$tmp/ok.bundle" --set runtime.device_sched_mode=9
+# Options that take NAME=VALUE take one value each time: the spec or bundle may follow them.
+expect 0 "ptoc --set before the spec" "$ptoc" --set runtime.stitch_function_max_num=64 "$spec" -o "$tmp/set.bundle"
+expect 0 "ptoc --emit before the spec" "$ptoc" --emit ir "$spec"
+expect 0 "ptoc --limit before the spec" "$ptoc" --limit spec_bytes=64M "$spec" -o "$tmp/lim.bundle"
+expect 0 "ptorun --set before the bundle" "$ptorun" --set runtime.stitch_function_max_num=64 "$tmp/ok.bundle" --timing-only
+out=$("$ptorun" info "$tmp/ok.bundle" | awk '$2 == "output" {print $1; exit}')
+expect 0 "ptorun --output before the bundle" "$ptorun" --output "$out=$tmp/o.npy" "$tmp/ok.bundle"
+if [ -s "$tmp/o.npy" ]; then echo "ok   --output before the bundle wrote $out"; else echo "FAIL --output before the bundle wrote nothing"; fails=$((fails+1)); fi
+expect 0 "ptorun --set twice" "$ptorun" "$tmp/ok.bundle" --timing-only --set runtime.stitch_function_max_num=64 --set runtime.device_sched_mode=0
 # The C API, same table.
 "$probe" "$tmp/ok.bundle" "$tmp/corrupt.bundle" "$tmp" > "$tmp/capi" 2>&1
 for line in "corrupt 1" "directory 1" "missing 1" "good 0" "unknown_dim 2" "unknown_input 2"; do
