@@ -88,30 +88,42 @@ def effect_stitch(t):
 def effect_stitch_published(t):
     """The stitch curve against PyPTO's published glm_attention figures (performance.md, Stitch tuning)."""
     # Published (hardware, glm_attention): stitch 1 / 128 / 512 kernel 1230 / 180 / 150 us, end to end
-    # 1590 / 803 / 977 us: kernel 6.8x slower at stitch 1 than at 128, end to end 1.98x; 512 vs 128 end to
-    # end 1.22x while the kernel still falls. PyPTO runs one device task at a time (aicore_manager.h
-    # FillParallelDevtaskCtx: devtasks share the schedulers only inside a parallel-for loop; the
-    # control's AiCoreFree() early submit is a stub returning false), so the model keeps device tasks in
-    # order; what the control overlaps is building task k+1 while k runs. decode_attention B=512: 512 roots.
-    b = t.compile('specs/decode_attention.yaml')
-    runs = {s: t.run(b, dims=['B=512'], sets=['runtime.stitch_function_max_num=%d' % s]) for s in (1, 128, 512)}
+    # 1590 / 803 / 977 us: kernel 6.83x slower at stitch 1 than at 128, end to end 1.98x; 512 vs 128 end to
+    # end 1.22x while the kernel still falls. PyPTO runs one device task at a time (DeviceTaskCtrl::Finish
+    # spins until every scheduler is through the device task unless it comes from a parallel-for;
+    # aicore_manager.h FillParallelDevtaskCtx; the control's AiCoreFree() early submit returns false), so
+    # the model keeps device tasks in order. The ratio 1 / 128 depends on the workload's shape (how many
+    # roots run side by side at stitch 128, how long one root's chain is), so it is compared on the case
+    # PyPTO measured: glm_attention_stitch.yaml, glm_attention.py's config at the commit that published
+    # the figures (8 sequences of 16K tokens, 512-token KV tiles, 8 tiles a root: 48 root instances).
+    g = t.compile('glm_attention_stitch.yaml')
+    glm = {s: t.run(g, dims=['B=8'], sets=['runtime.stitch_function_max_num=%d' % s]) for s in (1, 128)}
 
     def kernel_us(r):
         spans = r.task_spans()
         return (max(e for _, e, *_ in spans) - min(s for s, _, *_ in spans)) / TICKS_PER_US
 
+    k = {s: kernel_us(r) for s, r in glm.items()}
+    e = {s: r.e2e_us for s, r in glm.items()}
+    row('glm stitch 1 vs 128', '%.1f us' % k[1], '%.1f us' % k[128], 'kernel span (%.2fx; published 1230 -> 180 us, 6.83x)' % (k[1] / k[128]))
+    row('glm stitch 1 vs 128', '%.1f us' % e[1], '%.1f us' % e[128], 'end-to-end (%.2fx; published 1590 -> 803 us, 1.98x)' % (e[1] / e[128]))
+    check(glm[1].device_tasks == glm[1].roots == 48 and glm[128].device_tasks == 1,
+          'glm shape: %d roots in %d / %d device tasks, expected 48 in 48 / 1' % (glm[1].roots, glm[1].device_tasks, glm[128].device_tasks))
+    check(6.83 / 2 <= k[1] / k[128] <= 6.83 * 2, 'kernel ratio stitch 1 / 128 not within 2x of the published 6.83x')
+    check(180 / 2 <= k[128] <= 180 * 2, 'kernel span at stitch 128 (%.1f us) not within 2x of the published 180 us' % k[128])
+    check(1.98 / 2 <= e[1] / e[128] <= 1.98 * 2, 'end-to-end stitch 1 / 128 (%.2fx) not within 2x of the published 1.98x' % (e[1] / e[128]))
+    # 512 vs 128 needs more than 128 roots in the model (its device tasks are cut by root count only; the
+    # published case differs at 512 through its workspace, sized by the stitch setting): decode_attention
+    # B=512, 512 roots.
+    b = t.compile('specs/decode_attention.yaml')
+    runs = {s: t.run(b, dims=['B=512'], sets=['runtime.stitch_function_max_num=%d' % s]) for s in (1, 128, 512)}
     k = {s: kernel_us(r) for s, r in runs.items()}
     e = {s: r.e2e_us for s, r in runs.items()}
-    row('stitch 1 vs 128', '%.1f us' % k[1], '%.1f us' % k[128], 'kernel span (%.2fx; published 6.83x)' % (k[1] / k[128]))
-    row('stitch 1 vs 128', '%.1f us' % e[1], '%.1f us' % e[128], 'end-to-end (%.2fx; published 1.98x)' % (e[1] / e[128]))
-    row('stitch 128 vs 512', '%.1f us' % k[128], '%.1f us' % k[512], 'kernel span (%.2fx; published 0.83x)' % (k[512] / k[128]))
-    row('stitch 128 vs 512', '%.1f us' % e[128], '%.1f us' % e[512], 'end-to-end (%.2fx; published 1.22x)' % (e[512] / e[128]))
-    check(6.83 / 2 <= k[1] / k[128] <= 6.83 * 2, 'kernel ratio stitch 1 / 128 not within 2x of the published 6.83x')
+    row('decode stitch 1 vs 128', '%.1f us' % e[1], '%.1f us' % e[128], 'end-to-end (%.2fx; not glm\'s shape)' % (e[1] / e[128]))
+    row('decode stitch 128 vs 512', '%.1f us' % k[128], '%.1f us' % k[512], 'kernel span (%.2fx; published 0.83x)' % (k[512] / k[128]))
+    row('decode stitch 128 vs 512', '%.1f us' % e[128], '%.1f us' % e[512], 'end-to-end (%.2fx; published 1.22x)' % (e[512] / e[128]))
     check(k[512] <= k[128], 'the kernel span does not keep falling from stitch 128 to 512')
     check(1.0 < e[512] / e[128] <= 1.22 * 1.5, 'end-to-end 512 / 128 outside (1.0, 1.83] around the published 1.22x')
-    if not e[1] / e[128] <= 1.98 * 2:
-        raise Gap('end-to-end stitch 1 / 128 is %.2fx, the published 1.98x: the model lacks the ~360 us that '
-                  'glm_attention spends outside its kernels even at stitch 1 (1590 - 1230 us); see RESULTS.md' % (e[1] / e[128]))
 
 
 def effect_vec_tiles(t):
