@@ -296,11 +296,33 @@ def effect_gemm_l2_views(t):
     check(rows.e2e_us > naive.e2e_us, 'rounds that stream all of B are not slower than rounds that share it')
     # Direction and a band around the guide's 1.31x: at least 1.08x, at most 1.6x.
     check(1.08 <= ratio <= 1.6, 'views vs one root %.2fx, outside [1.08, 1.6] around the guide\'s 1.31x' % ratio)
-    # The guide's absolute figures: one root within 15 % of 2.1 ms; the views within 25 % of 1.6 ms (the
-    # model reaches 1.82 ms at best at the ini's L2 rate, and its rounds drift out of step with the views:
-    # runtime/sim/MODEL.md, part 3).
-    check(abs(naive.e2e_us / 2100 - 1) <= 0.15, 'one root %.1f us, not within 15 %% of the guide\'s 2.1 ms' % naive.e2e_us)
-    check(abs(views.e2e_us / 1600 - 1) <= 0.25, 'the views %.1f us, not within 25 %% of the guide\'s 1.6 ms' % views.e2e_us)
+    # Where the time goes, by the guide's own reasoning (hits at the L2 rate, misses at the HBM rate): from
+    # the run's own hit / miss / write lines (PMU 8, 512 B), the data time at the ini's per-core rates
+    # (AICoreMemoryRates: l2 110, ddr 32 B/cycle; 24 AICs at 1850 MHz, platform.cpp) and, the guide's
+    # aggregate form, at the published pools (L2 110 x 24 cores, HBM 1.6 TB/s). The aggregate form gives
+    # the guide's 2.1 / 1.6 ms within 7 %; the kernels take the per-core data time plus the task head and
+    # the 7 % of the cube the leaf schedule does not hide (runtime/sim/MODEL.md, part 5).
+    def data_us(run):
+        pmu = run.pmu_rows()
+        hit = run.pmu_sum('r0_read_cache_hit', pmu) * 512
+        slow = (run.pmu_sum('r0_read_cache_miss_allocate', pmu) + run.pmu_sum('write_cache_hit', pmu) +
+                run.pmu_sum('write_cache_miss_allocate', pmu)) * 512
+        per_core = (hit / 110 + slow / 32) / 1850 / 24
+        pooled = hit / (110 * 24 * 1850e6) * 1e6 + slow / 1.6e12 * 1e6
+        return per_core, pooled
+
+    for name, run, guide in (('one root', naive, 2100), ('768x1024 views', views, 1600)):
+        per_core, pooled = data_us(run)
+        row(name, '%.1f us' % per_core, '%.1f us' % run.aicore_us,
+            'data at per-core rates -> kernels (pools: %.1f us; guide %d)' % (pooled, guide))
+        check(abs(pooled / guide - 1) <= 0.07, '%s: the guide\'s reasoning on the run\'s hit rate gives %.1f us, '
+              'not within 7 %% of its %d us' % (name, pooled, guide))
+        check(per_core <= run.aicore_us <= 1.12 * per_core, '%s: kernels %.1f us, not within [1, 1.12] of the data '
+              'time at the per-core rates (%.1f us)' % (name, run.aicore_us, per_core))
+    # The guide's absolute figures (end to end): one root within 13 % of 2.1 ms; the views within 22 % of
+    # 1.6 ms (the per-core ddr rate, the head, the unhidden cube and the ~100 us outside the kernels).
+    check(abs(naive.e2e_us / 2100 - 1) <= 0.13, 'one root %.1f us, not within 13 %% of the guide\'s 2.1 ms' % naive.e2e_us)
+    check(abs(views.e2e_us / 1600 - 1) <= 0.22, 'the views %.1f us, not within 22 %% of the guide\'s 1.6 ms' % views.e2e_us)
 
 
 def effect_skinny_matmul(t):
