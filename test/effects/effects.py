@@ -88,30 +88,42 @@ def effect_stitch(t):
 def effect_stitch_published(t):
     """The stitch curve against PyPTO's published glm_attention figures (performance.md, Stitch tuning)."""
     # Published (hardware, glm_attention): stitch 1 / 128 / 512 kernel 1230 / 180 / 150 us, end to end
-    # 1590 / 803 / 977 us: kernel 6.8x slower at stitch 1 than at 128, end to end 1.98x; 512 vs 128 end to
-    # end 1.22x while the kernel still falls. PyPTO runs one device task at a time (aicore_manager.h
-    # FillParallelDevtaskCtx: devtasks share the schedulers only inside a parallel-for loop; the
-    # control's AiCoreFree() early submit is a stub returning false), so the model keeps device tasks in
-    # order; what the control overlaps is building task k+1 while k runs. decode_attention B=512: 512 roots.
-    b = t.compile('specs/decode_attention.yaml')
-    runs = {s: t.run(b, dims=['B=512'], sets=['runtime.stitch_function_max_num=%d' % s]) for s in (1, 128, 512)}
+    # 1590 / 803 / 977 us: kernel 6.83x slower at stitch 1 than at 128, end to end 1.98x; 512 vs 128 end to
+    # end 1.22x while the kernel still falls. PyPTO runs one device task at a time (DeviceTaskCtrl::Finish
+    # spins until every scheduler is through the device task unless it comes from a parallel-for;
+    # aicore_manager.h FillParallelDevtaskCtx; the control's AiCoreFree() early submit returns false), so
+    # the model keeps device tasks in order. The ratio 1 / 128 depends on the workload's shape (how many
+    # roots run side by side at stitch 128, how long one root's chain is), so it is compared on the case
+    # PyPTO measured: glm_attention_stitch.yaml, glm_attention.py's config at the commit that published
+    # the figures (8 sequences of 16K tokens, 512-token KV tiles, 8 tiles a root: 48 root instances).
+    g = t.compile('glm_attention_stitch.yaml')
+    glm = {s: t.run(g, dims=['B=8'], sets=['runtime.stitch_function_max_num=%d' % s]) for s in (1, 128)}
 
     def kernel_us(r):
         spans = r.task_spans()
         return (max(e for _, e, *_ in spans) - min(s for s, _, *_ in spans)) / TICKS_PER_US
 
+    k = {s: kernel_us(r) for s, r in glm.items()}
+    e = {s: r.e2e_us for s, r in glm.items()}
+    row('glm stitch 1 vs 128', '%.1f us' % k[1], '%.1f us' % k[128], 'kernel span (%.2fx; published 1230 -> 180 us, 6.83x)' % (k[1] / k[128]))
+    row('glm stitch 1 vs 128', '%.1f us' % e[1], '%.1f us' % e[128], 'end-to-end (%.2fx; published 1590 -> 803 us, 1.98x)' % (e[1] / e[128]))
+    check(glm[1].device_tasks == glm[1].roots == 48 and glm[128].device_tasks == 1,
+          'glm shape: %d roots in %d / %d device tasks, expected 48 in 48 / 1' % (glm[1].roots, glm[1].device_tasks, glm[128].device_tasks))
+    check(6.83 / 2 <= k[1] / k[128] <= 6.83 * 2, 'kernel ratio stitch 1 / 128 not within 2x of the published 6.83x')
+    check(180 / 2 <= k[128] <= 180 * 2, 'kernel span at stitch 128 (%.1f us) not within 2x of the published 180 us' % k[128])
+    check(1.98 / 2 <= e[1] / e[128] <= 1.98 * 2, 'end-to-end stitch 1 / 128 (%.2fx) not within 2x of the published 1.98x' % (e[1] / e[128]))
+    # 512 vs 128 needs more than 128 roots in the model (its device tasks are cut by root count only; the
+    # published case differs at 512 through its workspace, sized by the stitch setting): decode_attention
+    # B=512, 512 roots.
+    b = t.compile('specs/decode_attention.yaml')
+    runs = {s: t.run(b, dims=['B=512'], sets=['runtime.stitch_function_max_num=%d' % s]) for s in (1, 128, 512)}
     k = {s: kernel_us(r) for s, r in runs.items()}
     e = {s: r.e2e_us for s, r in runs.items()}
-    row('stitch 1 vs 128', '%.1f us' % k[1], '%.1f us' % k[128], 'kernel span (%.2fx; published 6.83x)' % (k[1] / k[128]))
-    row('stitch 1 vs 128', '%.1f us' % e[1], '%.1f us' % e[128], 'end-to-end (%.2fx; published 1.98x)' % (e[1] / e[128]))
-    row('stitch 128 vs 512', '%.1f us' % k[128], '%.1f us' % k[512], 'kernel span (%.2fx; published 0.83x)' % (k[512] / k[128]))
-    row('stitch 128 vs 512', '%.1f us' % e[128], '%.1f us' % e[512], 'end-to-end (%.2fx; published 1.22x)' % (e[512] / e[128]))
-    check(6.83 / 2 <= k[1] / k[128] <= 6.83 * 2, 'kernel ratio stitch 1 / 128 not within 2x of the published 6.83x')
+    row('decode stitch 1 vs 128', '%.1f us' % e[1], '%.1f us' % e[128], 'end-to-end (%.2fx; not glm\'s shape)' % (e[1] / e[128]))
+    row('decode stitch 128 vs 512', '%.1f us' % k[128], '%.1f us' % k[512], 'kernel span (%.2fx; published 0.83x)' % (k[512] / k[128]))
+    row('decode stitch 128 vs 512', '%.1f us' % e[128], '%.1f us' % e[512], 'end-to-end (%.2fx; published 1.22x)' % (e[512] / e[128]))
     check(k[512] <= k[128], 'the kernel span does not keep falling from stitch 128 to 512')
     check(1.0 < e[512] / e[128] <= 1.22 * 1.5, 'end-to-end 512 / 128 outside (1.0, 1.83] around the published 1.22x')
-    if not e[1] / e[128] <= 1.98 * 2:
-        raise Gap('end-to-end stitch 1 / 128 is %.2fx, the published 1.98x: the model lacks the ~360 us that '
-                  'glm_attention spends outside its kernels even at stitch 1 (1590 - 1230 us); see RESULTS.md' % (e[1] / e[128]))
 
 
 def effect_vec_tiles(t):
@@ -284,11 +296,58 @@ def effect_gemm_l2_views(t):
     check(rows.e2e_us > naive.e2e_us, 'rounds that stream all of B are not slower than rounds that share it')
     # Direction and a band around the guide's 1.31x: at least 1.08x, at most 1.6x.
     check(1.08 <= ratio <= 1.6, 'views vs one root %.2fx, outside [1.08, 1.6] around the guide\'s 1.31x' % ratio)
-    # The guide's absolute figures: one root within 15 % of 2.1 ms; the views within 25 % of 1.6 ms (the
-    # model reaches 1.82 ms at best at the ini's L2 rate, and its rounds drift out of step with the views:
-    # runtime/sim/MODEL.md, part 3).
-    check(abs(naive.e2e_us / 2100 - 1) <= 0.15, 'one root %.1f us, not within 15 %% of the guide\'s 2.1 ms' % naive.e2e_us)
-    check(abs(views.e2e_us / 1600 - 1) <= 0.25, 'the views %.1f us, not within 25 %% of the guide\'s 1.6 ms' % views.e2e_us)
+    # Where the time goes, by the guide's own reasoning (hits at the L2 rate, misses at the HBM rate): from
+    # the run's own hit / miss / write lines (PMU 8, 512 B), the data time at the ini's per-core rates
+    # (AICoreMemoryRates: l2 110, ddr 32 B/cycle; 24 AICs at 1850 MHz, platform.cpp) and, the guide's
+    # aggregate form, at the published pools (L2 110 x 24 cores, HBM 1.6 TB/s). The aggregate form gives
+    # the guide's 2.1 / 1.6 ms within 7 %; the kernels take the per-core data time plus the task head and
+    # the 7 % of the cube the leaf schedule does not hide (runtime/sim/MODEL.md, part 5).
+    def data_us(run):
+        pmu = run.pmu_rows()
+        hit = run.pmu_sum('r0_read_cache_hit', pmu) * 512
+        slow = (run.pmu_sum('r0_read_cache_miss_allocate', pmu) + run.pmu_sum('write_cache_hit', pmu) +
+                run.pmu_sum('write_cache_miss_allocate', pmu)) * 512
+        per_core = (hit / 110 + slow / 32) / 1850 / 24
+        pooled = hit / (110 * 24 * 1850e6) * 1e6 + slow / 1.6e12 * 1e6
+        return per_core, pooled
+
+    for name, run, guide in (('one root', naive, 2100), ('768x1024 views', views, 1600)):
+        per_core, pooled = data_us(run)
+        row(name, '%.1f us' % per_core, '%.1f us' % run.aicore_us,
+            'data at per-core rates -> kernels (pools: %.1f us; guide %d)' % (pooled, guide))
+        check(abs(pooled / guide - 1) <= 0.07, '%s: the guide\'s reasoning on the run\'s hit rate gives %.1f us, '
+              'not within 7 %% of its %d us' % (name, pooled, guide))
+        check(per_core <= run.aicore_us <= 1.12 * per_core, '%s: kernels %.1f us, not within [1, 1.12] of the data '
+              'time at the per-core rates (%.1f us)' % (name, run.aicore_us, per_core))
+    # The guide's absolute figures (end to end): one root within 13 % of 2.1 ms; the views within 22 % of
+    # 1.6 ms (the per-core ddr rate, the head, the unhidden cube and the ~100 us outside the kernels).
+    check(abs(naive.e2e_us / 2100 - 1) <= 0.13, 'one root %.1f us, not within 13 %% of the guide\'s 2.1 ms' % naive.e2e_us)
+    check(abs(views.e2e_us / 1600 - 1) <= 0.22, 'the views %.1f us, not within 22 %% of the guide\'s 1.6 ms' % views.e2e_us)
+
+
+def effect_l2_reuse_board(t):
+    """L2 reuse of a working set the board reuses (CANN asc-devkit data_copy, optimization point 3)."""
+    # Published (Atlas A2/A3, GM -> UB on 48 AIVs, msprof L2Cache counters): the 302 MB matrix read 4 times
+    # hits 0.005 %; read as 4 N-slices of 75.5 MB, each 4 times in a row, it hits 75.00 % (the most
+    # possible: 3 of 4 reads) and runs 2.30x faster (816.05 -> 354.56 us). So the L2 the board reuses holds
+    # a 75.5 MB working set: between 75.5 and 302 MB, the physical 192 MB the README gives. The model keeps
+    # 20 MiB for reuse (PyPTO's CostModel l2Size, chosen in part 2 because it gives the matmul guide's
+    # single-round hit ratios), so it cannot reuse the slices: a named gap (runtime/sim/MODEL.md, part 5).
+    # Only hit rates are compared: the example is a hand-written kernel, not PyPTO tasks.
+    def hit_rate(run):
+        pmu = run.pmu_rows()
+        h, m = run.pmu_sum('r0_read_cache_hit', pmu), run.pmu_sum('r0_read_cache_miss_allocate', pmu)
+        return h / max(1, h + m), (h + m) * 512
+
+    full = hit_rate(t.run(t.compile('l2_full_board.yaml'), pmu=8))
+    sliced = hit_rate(t.run(t.compile('l2_slices_board.yaml'), pmu=8))
+    row('whole matrix x4 vs 4 slices x4', '%.4f' % full[0], '%.4f' % sliced[0], 'L2 read hit rate (board 0.0001 -> 0.75)')
+    for name, (_, read) in (('whole matrix', full), ('slices', sliced)):
+        check(abs(read / (4 * 12288 * 12288 * 2) - 1) < 0.01, '%s: %.0f bytes read, not 4 x the matrix' % (name, read))
+    check(full[0] < 0.01, 'the whole matrix (302 MB) read 4 times hits %.4f, the board 0.00005' % full[0])
+    if sliced[0] < 0.70:
+        raise Gap('75.5 MB slices read 4 times in a row hit %.3f in the model, 0.75 on the board: the model keeps '
+                  '20 MiB of L2 for reuse (platform.cpp l2_reuse), the board at least 75.5 MB (MODEL.md part 5)' % sliced[0])
 
 
 def effect_skinny_matmul(t):
@@ -388,6 +447,7 @@ EFFECTS = {
     'l1_reuse': effect_l1_reuse,
     'sched_affinity': effect_sched_affinity,
     'cache_bypass': effect_cache_bypass,
+    'l2_reuse_board': effect_l2_reuse_board,
     'skinny_matmul': effect_skinny_matmul,
     'gemm_l2_views': effect_gemm_l2_views,
     'determinism': effect_determinism,
