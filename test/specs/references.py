@@ -280,3 +280,33 @@ REFERENCES = {
     "rmsnorm_2_tiles": Ref(ref_rmsnorm, dynamic={"T": 37}),
     "rmsnorm_3_stitch": Ref(ref_rmsnorm, dynamic={"T": 37}),
 }
+
+
+# --- opslstm: Arctic sum-LSTM cell (PyPTO models/arctic, test_sum_lstm.py's golden, op by op in fp32) --------
+
+def _rms_norm_pure(x, n):
+    """x / sqrt(sum(x * x * (1/n)) + 1e-6), no weight: Arctic's rms_norm_pure, one fp32 rounding per op."""
+    ss = f32(f32(f32(x * x) * lit(1.0 / n)).sum(axis=-1, keepdims=True))
+    return f32(x / f32(np.sqrt(f32(ss + lit(1e-6)))))
+
+
+def _gelu_sigmoid(x):
+    """The sigmoid form of GELU Arctic uses: x * sigmoid(1.702 x)."""
+    return f32(x * f32(sigmoid(f32(x * lit(1.702)))))
+
+
+def ref_sum_lstm(i, d):
+    H = d["H"]
+    fused = f32(i["states_4d"] + f32(i["z4_4d"] * lit(0.1)))
+    pre_f, pre_i, pre_o, pre_c = (fused[:, q * H:(q + 1) * H] for q in range(4))
+    f_gate, i_gate, o_gate = (f32(sigmoid(p)) for p in (pre_f, pre_i, pre_o))
+    c_act = _gelu_sigmoid(f32(f32(_rms_norm_pure(pre_c, H) * i["w_cell"]) + i["b_cell"]))
+    c_new = f32(f32(i["prev_cell"] * f_gate) + f32(c_act * i_gate))
+    h_act = _gelu_sigmoid(f32(f32(_rms_norm_pure(c_new, H) * i["w_state"]) + i["b_state"]))
+    return {"h_out": rnd(f32(h_act * o_gate), "fp16"), "c_out": rnd(c_new, "fp16")}
+
+
+REFERENCES.update({
+    # Real shapes; batch 7 = gears 4 + 2 + 1 (PyPTO's test: 32 = eight gears of 4).
+    "sum_lstm": Ref(ref_sum_lstm, dynamic={"B": 7}),
+})
