@@ -67,8 +67,10 @@ TEST_CASE("a static-loop variable may size a vec_tile entry", "[frontend][vec_ti
 }
 
 TEST_CASE("vec_tile entries that are not positive constants are located errors", "[frontend][vec_tile]") {
-  expect_error(gears("      - vec_tile: [T, 64]\n"), "T, 64]", "'T' is a dynamic dim; this must be static");
-  expect_error(gears("      - vec_tile: [i, 64]\n"), "i, 64]", "'i' is a dynamic loop variable; this must be static");
+  expect_error(gears("      - vec_tile: [T, 64]\n"), "T, 64]",
+               "'T' is a dynamic dim; a vec_tile entry must be a compile-time constant", "tile a block of that axis");
+  expect_error(gears("      - vec_tile: [\"min(i, 4)\", 64]\n"), "i, 4)",
+               "'i' is a dynamic loop variable; a vec_tile entry must be a compile-time constant", "unroll factor");
   expect_error(gears("      - vec_tile: [\"k - 2\", 64]\n"), "k - 2\"", "vec_tile entry 'k - 2' is 0; tile entries must be positive",
                "unroll factors");
   expect_error(gears("      - vec_tile: [\"k +\", 64]\n"), "\"k +@\"", "expected");
