@@ -105,11 +105,13 @@ void Elaborator::stmt_unguarded(const Stmt& s) {
       if (s.assign.subscript) assemble(s);
       else assign(s);
       break;
-    case Stmt::Kind::VecTile:
-      if (s.broken) ts_->vec.reset();
-      else ts_->vec = s.vec;
-      ts_->vec_broken = s.broken;
+    case Stmt::Kind::VecTile: {
+      std::optional<VecTile> v;
+      if (!s.broken) v = s.vec_exprs.empty() ? std::optional<VecTile>(s.vec) : vec_tile_of(s);
+      ts_->vec = v;
+      ts_->vec_broken = !v;
       break;
+    }
     case Stmt::Kind::CubeTile:
       if (s.broken) ts_->cube.reset();
       else ts_->cube = s.cube;

@@ -103,6 +103,9 @@ class Elaborator {
   std::optional<DimExpr> dim_src(const SrcExpr& e, DimUse use);
   std::optional<int64_t> const_int(const Expr& e, const std::string& what);
   std::optional<bool> condition(const Expr& e);
+  // A {vec_tile: ...} whose entries may be dim expressions (`[t_tile, 64]`): each evaluated to a positive
+  // constant, or reported (elaborate_vec_tile.cpp).
+  std::optional<VecTile> vec_tile_of(const Stmt& s);
 
   // --- expressions (elaborate_exprs.cpp)
   EV expr(const Expr& e);

@@ -49,6 +49,9 @@ struct Stmt {
   std::string text;  // Assign / If: the string as the YAML scalar holds it
   PosMapPtr pos;     // Assign / If: positions inside the string
   VecTile vec;       // VecTile
+  // VecTile: entries written as dim expressions (`[t_tile, 64]`, `["min(k, 4)", 128]`), index-aligned with
+  // vec.shape (whose entry is 0 until the elaborator evaluates it; a null expr is an integer entry).
+  std::vector<SrcExpr> vec_exprs;
   CubeTile cube;     // CubeTile
   bool broken = false;  // VecTile / CubeTile: reported invalid; the ops after it do not also say "no tile"
   LoopAst loop;      // Loop

@@ -528,6 +528,19 @@ class Reader {
     bool ok = true;
     for (auto e : v) {
       auto i = as_int(e);
+      if (!i && e.IsScalar() && !e.Scalar().empty()) {
+        // A dim expression over static dims, unroll factors and static-loop variables (PyPTO's
+        // set_vec_tile_shapes(t_tile, ...)): evaluated per elaboration (elaborate_vec_tile.cpp).
+        auto x = dim_src(e, "a vec_tile entry");
+        if (!x) {
+          ok = false;
+          continue;
+        }
+        s.vec_exprs.resize(s.vec.shape.size());
+        s.vec_exprs.push_back(std::move(*x));
+        s.vec.shape.push_back(0);
+        continue;
+      }
       if (!i || *i <= 0) {
         r_.error(YamlSource::loc(e), "vec_tile entries must be positive integers, got " + node_kind(e));
         ok = false;
@@ -535,6 +548,7 @@ class Reader {
       }
       s.vec.shape.push_back(*i);
     }
+    if (!s.vec_exprs.empty()) s.vec_exprs.resize(s.vec.shape.size());
     s.broken = !ok;
     return std::move(s);  // s is the caller's: a copy would copy the whole body
   }

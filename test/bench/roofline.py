@@ -41,6 +41,7 @@ SIZES = {
     'attention_prequant_prolog': {'T': 4096},
     'moe_router': {'T': 1024},  # PyPTO's glm_select_experts test runs 1026 tokens
     'moe_router_blocks': {'T': 1024},
+    'sum_lstm': {'B': 128},  # --quick: 32, PyPTO's test_sum_lstm batch
 }
 DTYPE_BYTES = {'fp16': 2, 'bf16': 2, 'fp32': 4, 'int8': 1, 'uint8': 1, 'int16': 2, 'int32': 4, 'int64': 8, 'bool': 1}
 NO_COMPUTE = {'tensor', 'view', 'assemble', 'reshape', 'matmul'}

@@ -758,3 +758,14 @@ def catalog_scan(i, d):
     y = r(r(x * L(0.01, f), f) + 1, f)
     return {"c1": r(np.cumsum(x, 1), f), "c0": r(np.cumsum(x, 0), f), "qi": r(np.cumsum(q, 1), "int32"),
             "p1": r(np.cumprod(y, 1), f), "zc": r(zc, f)}
+
+
+# opslstm: failing/reshape_drop_trailing_one*.yaml ([N, 1] -> [1, N]).
+@ref()
+def reshape_drop_trailing_one(i, d):
+    return {"y": r(i["s"].reshape(1, -1) + 0.0, "fp32")}
+
+
+@ref()
+def reshape_drop_trailing_one_crash(i, d):
+    return {"y": r(i["x"] * i["s"].reshape(1, -1), "fp32")}

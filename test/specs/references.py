@@ -222,8 +222,9 @@ class Ref:
     scale: per-input factor on the standard-normal inputs (e.g. 1/sqrt(K) for weights, so that
     activations stay O(1) and the comparison is not dominated by a few huge elements)."""
 
-    def __init__(self, fn, small=None, dynamic=None, scale=None):
+    def __init__(self, fn, small=None, dynamic=None, scale=None, int_atol=None):
         self.fn, self.small, self.dynamic, self.scale = fn, small or {}, dynamic or {}, scale or {}
+        self.int_atol = int_atol or {}  # integer outputs that may differ by this much (spec_tests.compare_output)
 
 
 def ref_moe_router(i, d):
@@ -280,3 +281,94 @@ REFERENCES = {
     "rmsnorm_2_tiles": Ref(ref_rmsnorm, dynamic={"T": 37}),
     "rmsnorm_3_stitch": Ref(ref_rmsnorm, dynamic={"T": 37}),
 }
+
+
+# --- opslstm: Arctic sum-LSTM cell (PyPTO models/arctic, test_sum_lstm.py's golden, op by op in fp32) --------
+
+def _rms_norm_pure(x, n):
+    """x / sqrt(sum(x * x * (1/n)) + 1e-6), no weight: Arctic's rms_norm_pure, one fp32 rounding per op."""
+    ss = f32(f32(f32(x * x) * lit(1.0 / n)).sum(axis=-1, keepdims=True))
+    return f32(x / f32(np.sqrt(f32(ss + lit(1e-6)))))
+
+
+def _gelu_sigmoid(x):
+    """The sigmoid form of GELU Arctic uses: x * sigmoid(1.702 x)."""
+    return f32(x * f32(sigmoid(f32(x * lit(1.702)))))
+
+
+def ref_sum_lstm(i, d):
+    H = d["H"]
+    fused = f32(i["states_4d"] + f32(i["z4_4d"] * lit(0.1)))
+    pre_f, pre_i, pre_o, pre_c = (fused[:, q * H:(q + 1) * H] for q in range(4))
+    f_gate, i_gate, o_gate = (f32(sigmoid(p)) for p in (pre_f, pre_i, pre_o))
+    c_act = _gelu_sigmoid(f32(f32(_rms_norm_pure(pre_c, H) * i["w_cell"]) + i["b_cell"]))
+    c_new = f32(f32(i["prev_cell"] * f_gate) + f32(c_act * i_gate))
+    h_act = _gelu_sigmoid(f32(f32(_rms_norm_pure(c_new, H) * i["w_state"]) + i["b_state"]))
+    return {"h_out": rnd(f32(h_act * o_gate), "fp16"), "c_out": rnd(c_new, "fp16")}
+
+
+REFERENCES.update({
+    # Real shapes; batch 7 = gears 4 + 2 + 1 (PyPTO's test: 32 = eight gears of 4).
+    "sum_lstm": Ref(ref_sum_lstm, dynamic={"B": 7}),
+})
+
+
+# --- opslstm: DeepSeek-V3.2 lightning-indexer prolog, quantised (PyPTO models/deepseek_v32_exp, the golden of
+# deepseekv32_lightning_indexer_prolog_quant.py, written op by op with one rounding per spec op) ----------------
+
+def _rope_half(x, cos, sin):
+    """x * cos + rotate_half(x) * sin in fp32 over the last axis (rotate_half: [-x2, x1]), to bf16."""
+    h = x.shape[-1] // 2
+    rot = np.concatenate([-x[..., h:], x[..., :h]], axis=-1)
+    return rnd(f32(f32(x * cos) + f32(rot * sin)), "bf16")
+
+
+def _quant_int8_per_row(x):
+    """PyPTO's prolog_quant: scale = 127 / amax|x| (fp32), int8(trunc(fp16(rint(x * scale)))) saturated, and the
+    dequant scale 1 / scale."""
+    sq = f32(127.0 / np.abs(x).max(axis=-1, keepdims=True))
+    q = np.clip(np.trunc(rnd(np.rint(f32(x * sq)), "fp16")), -128, 127)
+    return q, f32(1.0 / sq)
+
+
+def ref_lightning_indexer_prolog(i, d):
+    bf = lambda v: rnd(v, "bf16")
+    T, N, D, R, BS = i["x_in"].shape[0], d["N"], d["D"], d["R"], d["BS"]
+    cos, sin = i["cos_idx_rope_in"], i["sin_idx_rope_in"]
+    # Query: int8 x int8 -> int32, dequantised per token and per column, bf16, heads of 128.
+    q32 = rnd(i["q_norm_in"].astype(np.int64) @ i["w_qb_in"].astype(np.int64), "int32")
+    q = bf(f32(f32(f32(q32) * i["q_norm_scale_in"]) * i["w_qb_scale_in"].reshape(1, N * D))).reshape(T, N, D)
+    q = np.concatenate([_rope_half(q[..., :R], cos[:, None, :], sin[:, None, :]), q[..., R:]], axis=-1)
+    q = bf(q @ i["hadamard_q_in"])
+    q_int8, q_scale = _quant_int8_per_row(q)
+    # Key: fp32 projection, LayerNorm (mean first, then the variance of the differences), bf16.
+    k = f32(i["x_in"] @ i["wk_in"])
+    mean = f32(f32(k * lit(1.0 / D)).sum(-1, keepdims=True))
+    diff = f32(k - mean)
+    var = f32(f32(f32(diff * diff) * lit(1.0 / D)).sum(-1, keepdims=True))
+    kn = f32(diff / f32(np.sqrt(f32(var + lit(1e-6)))))
+    k = bf(f32(f32(kn * i["ln_gamma_k_in"]) + i["ln_beta_k_in"]))
+    k = np.concatenate([_rope_half(k[:, :R], cos, sin), k[:, R:]], axis=-1)
+    k = bf(k @ i["hadamard_k_in"])
+    k_int8, k_scale = _quant_int8_per_row(k)
+    # The paged caches: the inputs with row t written at slot k_cache_index[t], in token order.
+    kc, ks = i["k_int8_in"].copy(), i["k_scale_in"].copy()
+    for t, slot in enumerate(i["k_cache_index_in"].astype(np.int64)):
+        kc[slot // BS, slot % BS, 0, :] = k_int8[t]
+        ks[slot // BS, slot % BS, 0, 0] = rnd(k_scale[t, 0], "fp16")
+    # Head weights: bf16(x @ w_proj), scaled by 1 / (sqrt(N) sqrt(D)) in fp32, fp16.
+    w = rnd(f32(bf(i["x_in"] @ i["w_proj_in"]) * lit(1.0 / (np.sqrt(N) * np.sqrt(D)))), "fp16")
+    return {"q_int8_out": q_int8, "q_scale_out": rnd(q_scale, "fp16"), "k_int8_out": kc, "k_scale_out": ks,
+            "weights_out": w}
+
+
+REFERENCES.update({
+    # Real static shapes; 63 tokens = one instance of every gear (32 + 16 + 8 + 4 + 2 + 1); a 4-block cache
+    # (512 slots, the range k_cache_index_in draws from, repeats included: the later token wins).
+    "lightning_indexer_prolog": Ref(ref_lightning_indexer_prolog, dynamic={"T": 63, "NB": 4},
+                                    scale={"q_norm_scale_in": 0.001, "hadamard_q_in": 0.088,
+                                           "hadamard_k_in": 0.088, "wk_in": 0.0118, "w_proj_in": 0.0118},
+                                    # a bf16 Hadamard output at an exact rounding tie goes either way with the
+                                    # matmul's summation order, and moves its int8 by 1 (PyPTO's test: atol 1)
+                                    int_atol={"q_int8_out": 1, "k_int8_out": 1}),
+})

@@ -182,6 +182,20 @@ def make_input(rng, dtype, shape, scale=1.0):
     return vals, to_npy(vals, dtype)
 
 
+def compare_output(ref, name, got, want, dtype):
+    """dtypes.compare, except for an integer output the reference lists in `int_atol` (a quantised value one
+    rounding of an exact tie away: it may differ by that much, in at most 0.1 % of the elements)."""
+    import numpy as np
+    from dtypes import compare
+    atol = ref.int_atol.get(name) if ref is not None else None
+    if atol is None or np.shape(got) != np.shape(want):
+        return compare(got, want, dtype)
+    err = np.abs(np.asarray(got, np.float64) - np.asarray(want, np.float64))
+    off = int(np.count_nonzero(err))
+    ok = err.max(initial=0) <= atol and off <= max(1, err.size // 1000)
+    return ok, f"max abs err {err.max(initial=0):.3g} (allowed {atol}), {off} of {err.size} elements differ"
+
+
 def cmd_conform(a):
     import numpy as np
     import yaml
@@ -255,7 +269,7 @@ def cmd_conform(a):
     bad = False
     if a.run_bundle:
         for o, t in outputs.items():
-            ok, msg = compare(results["ptorun"][o], results["ptoc eval"][o], t["dtype"])
+            ok, msg = compare_output(ref, o, results["ptorun"][o], results["ptoc eval"][o], t["dtype"])
             print(f"{'ok  ' if ok else 'FAIL'} ptorun vs ptoc eval {o}: {msg}")
             bad |= not ok
     if a.eval_only:
@@ -269,7 +283,7 @@ def cmd_conform(a):
         if want[o].shape != shape:
             fail(f"reference for {o} has shape {want[o].shape}, spec says {shape}: fix references.py")
         for who, got in results.items():
-            ok, msg = compare(got[o], want[o], t["dtype"])
+            ok, msg = compare_output(ref, o, got[o], want[o], t["dtype"])
             print(f"{'ok  ' if ok else 'FAIL'} {who} {o} ({t['dtype']}{list(shape)}): {msg}")
             bad |= not ok
     if bad:

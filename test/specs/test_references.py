@@ -106,6 +106,23 @@ check(np.allclose(y, x / np.sqrt([[12.5], [1.0]]), rtol=1e-6), "row RMS normalis
 t = R.ref_tail_view({"x": np.array([[-1.0, 2.0], [-3.0, -4.0]])}, {})
 check(np.array_equal(t["rowmax"], [[2.0], [0.0]]), "relu then row max by hand")
 
+# opslstm: the sum-LSTM reference (fp32 op by op) against the cell's textbook form in float64 (PyPTO's golden:
+# gates = sigmoid of the quarters of states + 0.1 z4, c = c0 f + g(n(c~) wc + bc) i, h = g(n(c) ws + bs) o).
+H = 256
+st, z4, c0 = norm((5, 4 * H), "fp16"), norm((5, 4 * H), "fp16"), norm((5, H), "fp16")
+wc, bc, ws, bs = (norm((H,), "fp16") for _ in range(4))
+sg = lambda t: 1 / (1 + np.exp(-t))
+gl = lambda t: t * sg(1.702 * t)
+nm = lambda t: t / np.sqrt(np.mean(t * t, -1, keepdims=True) + 1e-6)
+fu = st + 0.1 * z4
+c64 = c0 * sg(fu[:, :H]) + gl(nm(fu[:, 3 * H:]) * wc + bc) * sg(fu[:, H:2 * H])
+h64 = gl(nm(c64) * ws + bs) * sg(fu[:, 2 * H:3 * H])
+got = R.ref_sum_lstm({"states_4d": st, "z4_4d": z4, "prev_cell": c0, "w_cell": wc, "b_cell": bc,
+                      "w_state": ws, "b_state": bs}, {"H": H})
+for o, want in (("h_out", h64), ("c_out", c64)):
+    ok, msg = compare(got[o], want, "fp16")
+    check(ok, f"sum_lstm {o} matches the float64 cell: " + msg)
+
 if failures:
     print(f"{len(failures)} failed")
     sys.exit(1)
