@@ -252,7 +252,7 @@ def ref_gated_delta_rule(i, d):
     return {"core_attn_out": out, "last_state_data": states}
 
 
-GATED_DELTA_RULE_SEQS = [173, 300]   # two sequences: 1 chunk + a 45-token tail, 2 chunks + a 44-token tail
+GATED_DELTA_RULE_SEQS = [173, 16 * 128 + 300]   # 1 chunk + a 45-token tail; a gear of 16 chunks, 2 more + a 44-token tail
 
 
 def gated_delta_rule_inputs(rng, d):
