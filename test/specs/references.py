@@ -254,13 +254,15 @@ def ref_gated_delta_rule(i, d):
 
 GATED_DELTA_RULE_SEQS = [173, 16 * 128 + 300]   # 1 chunk + a 45-token tail; a gear of 16 chunks, 2 more + a 44-token tail
 
+GATED_DELTA_RULE_ALIGNED = [256, 18 * 128]
 
-def gated_delta_rule_inputs(rng, d):
+
+def gated_delta_rule_inputs(rng, d, seqs=None):
     """PyPTO's helper inputs (mask, tril_mask, eye) and cumulative offsets; beta in (0, 1) and gates in
     [-0.05, 0] (log-decays, as the model's sigmoid beta and -softplus gate give) so that the state carried
     across chunks matters to the outputs; a non-zero initial state."""
     L = d["L"]
-    offs = np.concatenate([[0], np.cumsum(GATED_DELTA_RULE_SEQS)]).astype(np.float64)
+    offs = np.concatenate([[0], np.cumsum(seqs or GATED_DELTA_RULE_SEQS)]).astype(np.float64)
     T, NV, D = d["T"], d["NV"], d["D"]
     return {
         "mask": -np.tril(np.ones((L, L)), -1),
@@ -337,6 +339,10 @@ REFERENCES = {
     "gated_delta_rule": Ref(ref_gated_delta_rule, small={"NQK": 1, "NV": 2},
                             dynamic={"T": sum(GATED_DELTA_RULE_SEQS), "B": len(GATED_DELTA_RULE_SEQS)},
                             inputs=gated_delta_rule_inputs),
+    # PyPTO's aligned variant: whole chunks only (2, and a gear of 16 + 2).
+    "gated_delta_rule_aligned": Ref(ref_gated_delta_rule, small={"NQK": 1, "NV": 2},
+                                    dynamic={"T": sum(GATED_DELTA_RULE_ALIGNED), "B": len(GATED_DELTA_RULE_ALIGNED)},
+                                    inputs=lambda rng, d: gated_delta_rule_inputs(rng, d, GATED_DELTA_RULE_ALIGNED)),
     # samples/tuning/: four tuning steps of one RMSNorm, all computing the same numbers.
     "rmsnorm_0_baseline": Ref(ref_rmsnorm, dynamic={"T": 37}),
     "rmsnorm_1_loop": Ref(ref_rmsnorm, dynamic={"T": 37}),
