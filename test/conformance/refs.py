@@ -722,6 +722,16 @@ def reshape_trailing_one_bcast(i, d):
     return {"o": np.broadcast_to(i["k"][:, None] + 1, (i["k"].shape[0], 8)).astype(np.float64)}
 
 
+@ref()
+def reshape_move_one(i, d):  # opsdelta: found porting the gated delta rule
+    return {"y": i["x"].reshape(1, i["x"].shape[0], i["x"].shape[2])}
+
+
+@ref()
+def reshape_move_one_op(i, d):  # opsdelta
+    return {"y": i["x"].reshape(1, i["x"].shape[0], i["x"].shape[2])}
+
+
 def _topk(x, k, largest):
     """Stable selection: the lower index first among equal values (x holds no NaN)."""
     order = np.argsort(-x if largest else x, axis=-1, kind="stable")[..., :k]

@@ -59,7 +59,7 @@ TEST_CASE("every library spec evaluates on small inputs with consistent valid sh
         if (t.role == TensorRole::Input) {
           auto s = concrete_shape(t, env);
           elements += std::accumulate(s.begin(), s.end(), 1.0, [](double a, int64_t b) { return a * double(b); });
-          inputs.emplace(t.name, random_tensor(t.dtype, s, 1, t.name));
+          inputs.emplace(t.name, random_input(t, s, 1));  // values: [lo, hi] as ptorun and ptoc eval draw them
         }
       // The static giants (a 6144^3 GEMM, 884736-row skinny matmuls) are for the compiler, not this test.
       if (elements > 6e6) {

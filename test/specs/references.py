@@ -217,14 +217,75 @@ def ref_flash_decode_paged(i, d):
     return {"o": np.stack(out)}
 
 
+# --- opsdelta: Qwen3-Next chunked gated delta rule (specs/gated_delta_rule.yaml) ---------------------
+
+def gated_delta_rule_tokens(q, k, v, beta, g, s0):
+    """The gated delta rule one token at a time, in float64: for each token, after an L2 norm of q and k
+    and q scaled by 1/sqrt(D), S <- exp(g) S; S <- S + k (beta (v - S^T k))^T; o = S^T q, with S [Dk, Dv].
+    The spec computes the same thing in 128-token chunks (WY form, a triangular inverse); this recurrence
+    shares none of that algebra."""
+    S = s0.copy()
+    out = np.zeros_like(v)
+    for t in range(q.shape[0]):
+        qt = q[t] / np.sqrt((q[t] * q[t]).sum() + 1e-6) / np.sqrt(q.shape[1])
+        kt = k[t] / np.sqrt((k[t] * k[t]).sum() + 1e-6)
+        S = S * np.exp(g[t])
+        S = S + np.outer(kt, beta[t] * (v[t] - S.T @ kt))
+        out[t] = S.T @ qt
+    return out, S
+
+
+def ref_gated_delta_rule(i, d):
+    q, k, v, beta, g = i["query"], i["key"], i["value"], i["beta"], i["gate"]
+    offs = i["act_seq_len"].astype(np.int64)
+    nqk, nv = q.shape[1], v.shape[1]
+    out = np.zeros_like(v)
+    states = np.zeros_like(i["states"])
+    for b in range(len(offs) - 1):
+        lo, hi = offs[b], offs[b + 1]
+        for h in range(nv):
+            hk = h // (nv // nqk)
+            o, S = gated_delta_rule_tokens(q[lo:hi, hk], k[lo:hi, hk], v[lo:hi, h], beta[lo:hi, h],
+                                           g[lo:hi, h], i["states"][b, h].T)
+            out[lo:hi, h] = o
+            states[b, h] = S.T     # stored [Dv, Dk], as PyPTO's states
+    return {"core_attn_out": out, "last_state_data": states}
+
+
+GATED_DELTA_RULE_SEQS = [173, 16 * 128 + 300]   # 1 chunk + a 45-token tail; a gear of 16 chunks, 2 more + a 44-token tail
+
+GATED_DELTA_RULE_ALIGNED = [256, 18 * 128]
+
+
+def gated_delta_rule_inputs(rng, d, seqs=None):
+    """PyPTO's helper inputs (mask, tril_mask, eye) and cumulative offsets; beta in (0, 1) and gates in
+    [-0.05, 0] (log-decays, as the model's sigmoid beta and -softplus gate give) so that the state carried
+    across chunks matters to the outputs; a non-zero initial state."""
+    L = d["L"]
+    offs = np.concatenate([[0], np.cumsum(seqs or GATED_DELTA_RULE_SEQS)]).astype(np.float64)
+    T, NV, D = d["T"], d["NV"], d["D"]
+    return {
+        "mask": -np.tril(np.ones((L, L)), -1),
+        "tril_mask": np.tril(np.ones((L, L))),
+        "eye": np.tile(np.eye(16), (1, L // 16)),
+        "act_seq_len": offs,
+        "beta": rnd(rng.uniform(0.0, 1.0, (T, NV)), "fp32"),
+        "gate": rnd(rng.uniform(-0.05, 0.0, (T, NV)), "fp32"),
+        "states": rnd(rng.standard_normal((len(offs) - 1, NV, D, D)) * 0.1, "fp32"),
+    }
+
+
 class Ref:
     """fn: the reference; small: static dims of the small copy; dynamic: run-time sizes of dynamic dims;
     scale: per-input factor on the standard-normal inputs (e.g. 1/sqrt(K) for weights, so that
     activations stay O(1) and the comparison is not dominated by a few huge elements)."""
 
-    def __init__(self, fn, small=None, dynamic=None, scale=None, int_atol=None):
+    def __init__(self, fn, small=None, dynamic=None, scale=None, int_atol=None, inputs=None):
         self.fn, self.small, self.dynamic, self.scale = fn, small or {}, dynamic or {}, scale or {}
         self.int_atol = int_atol or {}  # integer outputs that may differ by this much (spec_tests.compare_output)
+        # inputs(rng, dims) -> {name: float64 values}: inputs that must hold particular values (constant
+        # masks, cumulative offsets); the rest are drawn as usual.
+        self.inputs = inputs
 
 
 def ref_moe_router(i, d):
@@ -275,6 +336,14 @@ REFERENCES = {
     "moe_router": Ref(ref_moe_router, dynamic={"T": 37}, scale={"hidden_states": 0.014}),
     "moe_router_blocks": Ref(ref_moe_router, dynamic={"T": 37}, scale={"hidden_states": 0.014}),
     "flash_decode_paged": Ref(ref_flash_decode_paged, dynamic={"B": 3}),
+    # Real D = L = 128; one query/key head shared by two value heads; sequences of 173 and 300 tokens.
+    "gated_delta_rule": Ref(ref_gated_delta_rule, small={"NQK": 1, "NV": 2},
+                            dynamic={"T": sum(GATED_DELTA_RULE_SEQS), "B": len(GATED_DELTA_RULE_SEQS)},
+                            inputs=gated_delta_rule_inputs),
+    # PyPTO's aligned variant: whole chunks only (2, and a gear of 16 + 2).
+    "gated_delta_rule_aligned": Ref(ref_gated_delta_rule, small={"NQK": 1, "NV": 2},
+                                    dynamic={"T": sum(GATED_DELTA_RULE_ALIGNED), "B": len(GATED_DELTA_RULE_ALIGNED)},
+                                    inputs=lambda rng, d: gated_delta_rule_inputs(rng, d, GATED_DELTA_RULE_ALIGNED)),
     # samples/tuning/: four tuning steps of one RMSNorm, all computing the same numbers.
     "rmsnorm_0_baseline": Ref(ref_rmsnorm, dynamic={"T": 37}),
     "rmsnorm_1_loop": Ref(ref_rmsnorm, dynamic={"T": 37}),

@@ -222,10 +222,17 @@ def cmd_conform(a):
     rng = np.random.default_rng(a.seed)
     inputs, args = {}, []
     bound = set()
+    given = ref.inputs(rng, dims) if ref and ref.inputs else {}
     for tname, t in (doc.get("inputs") or {}).items():
         shape = [dim_value(e, dims) for e in t["shape"]]
         bound |= {e for e in t["shape"] if isinstance(e, str)}
-        if "values" in t:  # run-time values (block tables, lengths): the range the spec declares
+        if tname in given:  # the reference says what this input must hold
+            from dtypes import to_npy
+            vals = np.asarray(given[tname], dtype=np.float64)
+            if list(vals.shape) != shape:
+                fail(f"references.py gives {tname} the shape {list(vals.shape)}, the spec says {shape}")
+            arr = to_npy(vals, t["dtype"])
+        elif "values" in t:  # run-time values (block tables, lengths): the range the spec declares
             lo, hi = t["values"]
             vals = rng.integers(lo, hi + 1, shape).astype(np.float64)
             arr = vals.astype(np.int32)

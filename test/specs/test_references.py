@@ -122,6 +122,38 @@ got = R.ref_sum_lstm({"states_4d": st, "z4_4d": z4, "prev_cell": c0, "w_cell": w
 for o, want in (("h_out", h64), ("c_out", c64)):
     ok, msg = compare(got[o], want, "fp16")
     check(ok, f"sum_lstm {o} matches the float64 cell: " + msg)
+# opsdelta: the gated delta rule's token recurrence equals the chunked (WY) form PyPTO's golden computes:
+# in-chunk cumsum of gates, the decay mask, (I - A)^-1 by a dense inverse, the state carried per chunk.
+def gdr_chunked(q, k, v, beta, g, s0, C=128):
+    n, D = q.shape
+    qn = q / np.sqrt((q * q).sum(-1, keepdims=True) + 1e-6) / np.sqrt(D)
+    kn = k / np.sqrt((k * k).sum(-1, keepdims=True) + 1e-6)
+    pad = (C - n % C) % C
+    P = lambda x: np.concatenate([x, np.zeros((pad,) + x.shape[1:])])
+    qn, kn, v, beta, g = P(qn), P(kn), P(v), P(beta), P(g)
+    S, outs = s0.copy(), []
+    for c in range(0, len(qn), C):
+        Q, K, V, Bt, G = qn[c:c + C], kn[c:c + C], v[c:c + C], beta[c:c + C], np.cumsum(g[c:c + C])
+        dec = np.tril(np.exp(np.tril(G[:, None] - G[None, :])))
+        A = -np.tril((K * Bt[:, None]) @ K.T * dec, -1)
+        Tm = np.linalg.inv(np.eye(C) - A)
+        vnew = Tm @ (V * Bt[:, None]) - Tm @ (K * Bt[:, None] * np.exp(G)[:, None]) @ S
+        outs.append((Q * np.exp(G)[:, None]) @ S + np.tril(Q @ K.T * dec) @ vnew)
+        S = S * np.exp(G[-1]) + (K * np.exp(G[-1] - G)[:, None]).T @ vnew
+    return np.concatenate(outs)[:n], S
+
+
+rng = np.random.default_rng(5)
+n, D = 300, 128
+q, k, v = (rng.standard_normal((n, D)) for _ in range(3))
+beta, g, s0 = rng.uniform(0, 1, n), rng.uniform(-0.05, 0, n), rng.standard_normal((D, D)) * 0.1
+o_tok, S_tok = R.gated_delta_rule_tokens(q, k, v, beta, g, s0)
+o_chk, S_chk = gdr_chunked(q, k, v, beta, g, s0)
+check(np.abs(o_tok - o_chk).max() < 1e-9 * np.abs(o_tok).max() and np.abs(S_tok - S_chk).max() < 1e-9 * np.abs(S_tok).max(),
+      "gated delta rule: token recurrence == chunked WY form (2 chunks + a 44-token tail)")
+o_cut = np.concatenate([R.gated_delta_rule_tokens(q[:128], k[:128], v[:128], beta[:128], g[:128], s0)[0],
+                        R.gated_delta_rule_tokens(q[128:], k[128:], v[128:], beta[128:], g[128:], 0 * s0)[0]])
+check(not compare(o_cut, o_tok, "fp32")[0], "gated delta rule: dropping the state between chunks fails the comparison")
 
 if failures:
     print(f"{len(failures)} failed")
