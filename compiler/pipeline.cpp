@@ -112,6 +112,8 @@ bool run_backend(PipelineResult& r, const Platform& plat, DiagEngine& diags, Pas
   step("leaf_classes", DumpForm::TileGraph,
        [&] { lc = classify_leaves(r.roots, out.tensors, opts.share_leaf_plans, r.plans); });
   const int np = int(r.plans.size());
+  const bool lazy = opts.families && opts.share_leaf_plans && opts.lazy_leaf_copies && !opts.dump;
+  auto is_lazy = [&](int i) { return lazy && lc.is_copy(i); };
   // Schedule, buffers, syncs and costs run on each class's representative, then are copied.
   step("schedule", DumpForm::TileGraph, [&] {
     for (LeafClass& c : lc.classes) schedule_leaf(r.roots[r.plans[c.rep].root], *lc.subgraph[c.rep], plat, true, r.plans[c.rep]);
@@ -142,10 +144,14 @@ bool run_backend(PipelineResult& r, const Platform& plat, DiagEngine& diags, Pas
   });
   step("leaf_copy", DumpForm::TileGraph, [&] {
     for (int i = 0; i < np; ++i)
-      if (lc.is_copy(i)) lc.copy_plan(r.roots, r.plans, i);
+      if (is_lazy(i))
+        lc.copy_summary(r.roots, r.plans, i);
+      else if (lc.is_copy(i))
+        lc.copy_plan(r.roots, r.plans, i);
   });
   step("kernel_args", DumpForm::TileGraph, [&] {
-    for (LeafPlan& p : r.plans) layout_kernel_args(r.roots[p.root], out.tensors, p);
+    for (int i = 0; i < np; ++i)
+      if (!is_lazy(i)) layout_kernel_args(r.roots[r.plans[i].root], out.tensors, r.plans[i]);
   });
   step("leaf_cost", DumpForm::TileGraph, [&] {
     for (LeafClass& c : lc.classes) estimate_leaf_cost(r.roots[r.plans[c.rep].root], plat, r.plans[c.rep]);
@@ -154,15 +160,22 @@ bool run_backend(PipelineResult& r, const Platform& plat, DiagEngine& diags, Pas
       const LeafPlan& rp = r.plans[lc.of(i).rep];
       LeafPlan& p = r.plans[i];
       p.pipe_cycles = rp.pipe_cycles;
-      p.step_start = rp.step_start;
-      p.step_end = rp.step_end;
+      if (!is_lazy(i)) {
+        p.step_start = rp.step_start;
+        p.step_end = rp.step_end;
+      }
       p.est_cycles = rp.est_cycles;
     }
   });
   step("leaf_dedup", DumpForm::TileGraph,
        [&] { dedup_leaves(prog.name, r.roots, out.tensors, r.plans, out, lc.class_of); });
   step("task_graph", DumpForm::TaskGraph, [&] {
-    build_task_graphs(prog, r.roots, r.plans, out);
+    LazyLeafFn lazy_leaf = [&](int i, std::vector<int>& step_ops, std::vector<int>& buffer_tiles) -> const LeafPlan* {
+      if (!is_lazy(i)) return nullptr;
+      lc.own_ids(r.roots, r.plans, i, step_ops, buffer_tiles);
+      return &r.plans[size_t(lc.of(i).rep)];
+    };
+    build_task_graphs(prog, r.roots, r.plans, out, lazy ? lazy_leaf : LazyLeafFn{});
     out.control = control_nest(prog, r.roots);
   });
   const CceOptions cce = cce_options(prog, plat, diags);
