@@ -206,6 +206,12 @@ std::optional<PipelineResult> run_pipeline(Program prog, const Platform& plat, D
   if (!run_backend(r, plat, diags, timer, opts)) return std::nullopt;
   timer.run("program_json", [&] {
     r.compiled.graph_blocks = emit_program_json_blocks(r);
+    const bool dumped = opts.dump && (opts.dump_after == "program_json" || opts.dump_after == "all");
+    if (!opts.program_json_text && !dumped) {
+      // The bundle stores only the blocks; program_json_text() assembles the rest when asked.
+      r.compiled.graph_from_blocks = true;
+      return;
+    }
     bool ok = true;
     r.compiled.graph_json = pjson::assemble_program_json(r.compiled, r.compiled.graph_blocks, ok);
     if (!ok) r.compiled.graph_json = emit_program_json_reference(r);  // not UTF-8: the reference's behaviour
