@@ -21,12 +21,15 @@
 //   buffer_plan         compiler/passes/buffer_plan.cpp            UB/L1/L0 addresses; overflow = located error
 //   insert_sync         compiler/passes/insert_sync.cpp            set_flag/wait_flag/pipe_barrier
 //   leaf_copy           compiler/passes/leaf_classes.cpp           each class's plan copied to its other leaves
+//                                                                  (lazy copies: only core, order and peak; the
+//                                                                  task graph reads the rest through the class)
 //   kernel_args         compiler/passes/kernel_args.cpp            GM slots and the int64 argument block
 //   leaf_cost           compiler/passes/leaf_cost.cpp              cycles per pipe and end to end
 //   leaf_dedup          compiler/passes/leaf_dedup.cpp             structural hash -> one kernel per distinct leaf
 //   task_graph          compiler/passes/task_graph.cpp             tasks, successors, regions; the loop nest
 //   cce_emit            compiler/codegen/cce_emit.cpp              kernel sources
-//   program_json        compiler/codegen/graph_emit.cpp            PyPTO's compute-graph view
+//   program_json        compiler/codegen/graph_emit.cpp            PyPTO's compute-graph view (its BLOCK_GRAPH part;
+//                                                                  the whole text only when asked for)
 //   host_twin_build     compiler/codegen/host_build.cpp            only with --host-twin=cce: the kernels compiled
 //                                                                  for the host (cached); by default ptorun runs
 //                                                                  the leaf programs and no compiler is invoked
