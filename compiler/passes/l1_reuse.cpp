@@ -22,11 +22,25 @@ struct Feature {
 
 std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg) {
   std::vector<Feature> out;
-  std::map<int, char> side;
+  // L1 tile -> the side of its last L0 load (a few dozen tiles: a flat list, not a map node per load).
+  std::vector<std::pair<int, char>> sides;
+  auto set_side = [&](int t, char c) {
+    for (auto& [tile, sc] : sides)
+      if (tile == t) {
+        sc = c;
+        return;
+      }
+    sides.emplace_back(t, c);
+  };
+  auto side_of = [&](int t) {
+    for (auto& [tile, sc] : sides)
+      if (tile == t) return sc;
+    return '?';
+  };
   for (int o : sg.ops) {
     const TileOp& op = r.ops[o];
-    if (op.kind == TileOpKind::L1ToL0A) side[op.srcs[0]] = 'L';
-    if (op.kind == TileOpKind::L1ToL0B) side[op.srcs[0]] = 'R';
+    if (op.kind == TileOpKind::L1ToL0A) set_side(op.srcs[0], 'L');
+    if (op.kind == TileOpKind::L1ToL0B) set_side(op.srcs[0], 'R');
   }
   for (int o : sg.ops) {
     const TileOp& op = r.ops[o];
@@ -54,7 +68,7 @@ std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg) {
     put('@', op.gm.extent);
     put('v', op.gm.view);
     k += op.trans_a || op.trans_b ? 'T' : 'N';
-    out.push_back({std::move(k), side.count(op.dst) ? side[op.dst] : '?', o, op.dst});
+    out.push_back({std::move(k), side_of(op.dst), o, op.dst});
   }
   return out;
 }
