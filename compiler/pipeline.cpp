@@ -21,12 +21,15 @@
 //   buffer_plan         compiler/passes/buffer_plan.cpp            UB/L1/L0 addresses; overflow = located error
 //   insert_sync         compiler/passes/insert_sync.cpp            set_flag/wait_flag/pipe_barrier
 //   leaf_copy           compiler/passes/leaf_classes.cpp           each class's plan copied to its other leaves
+//                                                                  (lazy copies: only core, order and peak; the
+//                                                                  task graph reads the rest through the class)
 //   kernel_args         compiler/passes/kernel_args.cpp            GM slots and the int64 argument block
 //   leaf_cost           compiler/passes/leaf_cost.cpp              cycles per pipe and end to end
 //   leaf_dedup          compiler/passes/leaf_dedup.cpp             structural hash -> one kernel per distinct leaf
 //   task_graph          compiler/passes/task_graph.cpp             tasks, successors, regions; the loop nest
 //   cce_emit            compiler/codegen/cce_emit.cpp              kernel sources
-//   program_json        compiler/codegen/graph_emit.cpp            PyPTO's compute-graph view
+//   program_json        compiler/codegen/graph_emit.cpp            PyPTO's compute-graph view (its BLOCK_GRAPH part;
+//                                                                  the whole text only when asked for)
 //   host_twin_build     compiler/codegen/host_build.cpp            only with --host-twin=cce: the kernels compiled
 //                                                                  for the host (cached); by default ptorun runs
 //                                                                  the leaf programs and no compiler is invoked
@@ -112,6 +115,8 @@ bool run_backend(PipelineResult& r, const Platform& plat, DiagEngine& diags, Pas
   step("leaf_classes", DumpForm::TileGraph,
        [&] { lc = classify_leaves(r.roots, out.tensors, opts.share_leaf_plans, r.plans); });
   const int np = int(r.plans.size());
+  const bool lazy = opts.families && opts.share_leaf_plans && opts.lazy_leaf_copies && !opts.dump;
+  auto is_lazy = [&](int i) { return lazy && lc.is_copy(i); };
   // Schedule, buffers, syncs and costs run on each class's representative, then are copied.
   step("schedule", DumpForm::TileGraph, [&] {
     for (LeafClass& c : lc.classes) schedule_leaf(r.roots[r.plans[c.rep].root], *lc.subgraph[c.rep], plat, true, r.plans[c.rep]);
@@ -142,10 +147,14 @@ bool run_backend(PipelineResult& r, const Platform& plat, DiagEngine& diags, Pas
   });
   step("leaf_copy", DumpForm::TileGraph, [&] {
     for (int i = 0; i < np; ++i)
-      if (lc.is_copy(i)) lc.copy_plan(r.roots, r.plans, i);
+      if (is_lazy(i))
+        lc.copy_summary(r.roots, r.plans, i);
+      else if (lc.is_copy(i))
+        lc.copy_plan(r.roots, r.plans, i);
   });
   step("kernel_args", DumpForm::TileGraph, [&] {
-    for (LeafPlan& p : r.plans) layout_kernel_args(r.roots[p.root], out.tensors, p);
+    for (int i = 0; i < np; ++i)
+      if (!is_lazy(i)) layout_kernel_args(r.roots[r.plans[i].root], out.tensors, r.plans[i]);
   });
   step("leaf_cost", DumpForm::TileGraph, [&] {
     for (LeafClass& c : lc.classes) estimate_leaf_cost(r.roots[r.plans[c.rep].root], plat, r.plans[c.rep]);
@@ -154,15 +163,22 @@ bool run_backend(PipelineResult& r, const Platform& plat, DiagEngine& diags, Pas
       const LeafPlan& rp = r.plans[lc.of(i).rep];
       LeafPlan& p = r.plans[i];
       p.pipe_cycles = rp.pipe_cycles;
-      p.step_start = rp.step_start;
-      p.step_end = rp.step_end;
+      if (!is_lazy(i)) {
+        p.step_start = rp.step_start;
+        p.step_end = rp.step_end;
+      }
       p.est_cycles = rp.est_cycles;
     }
   });
   step("leaf_dedup", DumpForm::TileGraph,
        [&] { dedup_leaves(prog.name, r.roots, out.tensors, r.plans, out, lc.class_of); });
   step("task_graph", DumpForm::TaskGraph, [&] {
-    build_task_graphs(prog, r.roots, r.plans, out);
+    LazyLeafFn lazy_leaf = [&](int i, std::vector<int>& step_ops, std::vector<int>& buffer_tiles) -> const LeafPlan* {
+      if (!is_lazy(i)) return nullptr;
+      lc.own_ids(r.roots, r.plans, i, step_ops, buffer_tiles);
+      return &r.plans[size_t(lc.of(i).rep)];
+    };
+    build_task_graphs(prog, r.roots, r.plans, out, lazy ? lazy_leaf : LazyLeafFn{});
     out.control = control_nest(prog, r.roots);
   });
   const CceOptions cce = cce_options(prog, plat, diags);
@@ -193,6 +209,12 @@ std::optional<PipelineResult> run_pipeline(Program prog, const Platform& plat, D
   if (!run_backend(r, plat, diags, timer, opts)) return std::nullopt;
   timer.run("program_json", [&] {
     r.compiled.graph_blocks = emit_program_json_blocks(r);
+    const bool dumped = opts.dump && (opts.dump_after == "program_json" || opts.dump_after == "all");
+    if (!opts.program_json_text && !dumped) {
+      // The bundle stores only the blocks; program_json_text() assembles the rest when asked.
+      r.compiled.graph_from_blocks = true;
+      return;
+    }
     bool ok = true;
     r.compiled.graph_json = pjson::assemble_program_json(r.compiled, r.compiled.graph_blocks, ok);
     if (!ok) r.compiled.graph_json = emit_program_json_reference(r);  // not UTF-8: the reference's behaviour

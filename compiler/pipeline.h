@@ -54,6 +54,15 @@ struct PipelineOptions {
   // Plan one leaf per structural class (LeafShaper key) and copy the plan to the
   // others; off: every leaf is planned on its own (tests compare the two).
   bool share_leaf_plans = true;
+  // With shared plans, a class's other leaves get no copy of its steps, buffers and arguments: the
+  // task graph reads them through the class (LeafClasses::own_ids). Off (or with a dump, which
+  // prints every plan, or with --no-families, the explicit path): each copy is materialised (tests
+  // compare the two).
+  bool lazy_leaf_copies = true;
+  // CompiledProgram::graph_json holds the whole program.json. Off: only its BLOCK_GRAPH functions
+  // are made (what the bundle stores) and graph_from_blocks is set, so program_json_text() builds
+  // the rest on demand (ptoc without --emit graph: the EXECUTE_GRAPH part is a line per task).
+  bool program_json_text = true;
   // --dump-after=STAGE (a name of pipeline_stages(), or "all"): `dump` receives the IR text after it.
   std::string dump_after;
   std::function<void(const std::string& stage, const std::string& text)> dump;

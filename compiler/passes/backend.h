@@ -1,6 +1,7 @@
 // Entry points of the backend passes, one per file in compiler/passes/.
 // compiler/pipeline.cpp runs them in order; tests call them one by one.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,6 +56,12 @@ void insert_sync(const TileRoot& root, LeafPlan& plan);
 // kernel_args.cpp: GM slots and the int64 argument block (offsets, extents,
 // tensor shapes, valid shapes) of one leaf.
 void layout_kernel_args(const TileRoot& root, const std::vector<GmTensor>& tensors, LeafPlan& plan);
+// What layout_kernel_args gives a leaf of the same structure as `rep`'s leaf (an unplanned copy of
+// its class, leaf_classes.h) whose steps run `step_ops` and whose buffers hold `buffer_tiles`: the
+// GM tensor per slot and the argument values; the positions are `rep`'s.
+void kernel_arg_values(const TileRoot& root, const std::vector<GmTensor>& tensors, const LeafArgs& rep,
+                       const std::vector<int>& step_ops, const std::vector<int>& buffer_tiles, std::vector<int>& gm,
+                       std::vector<DimExpr>& values);
 
 // leaf_cost.cpp: cycles of one tile op, and per pipe / end-to-end for a leaf
 // (a list schedule over the pipes that honours the inserted syncs).
@@ -72,8 +79,12 @@ void dedup_leaves(const std::string& spec_name, const std::vector<TileRoot>& roo
 
 // task_graph.cpp: one RootFunction per TileRoot, one Task per subgraph
 // (topological order, successors, predecessor counts, GM regions, args).
+// A leaf left unplanned (lazy leaf copies, leaf_classes.h) is described by `lazy`: it returns the
+// class representative's plan and fills the leaf's op per step and tile per buffer, or returns
+// nullptr for a leaf whose plan is complete.
+using LazyLeafFn = std::function<const LeafPlan*(int leaf, std::vector<int>& step_ops, std::vector<int>& buffer_tiles)>;
 void build_task_graphs(const Program& prog, const std::vector<TileRoot>& roots, const std::vector<LeafPlan>& plans,
-                       CompiledProgram& out);
+                       CompiledProgram& out, const LazyLeafFn& lazy = {});
 // The program's loop nest with LoopNode::root naming root functions (TileRoot order), not templates.
 std::vector<LoopNode> control_nest(const Program& prog, const std::vector<TileRoot>& roots);
 

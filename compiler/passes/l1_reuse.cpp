@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <unordered_map>
 
 #include "compiler/passes/breadth_merge.h"
 
@@ -21,23 +22,53 @@ struct Feature {
 
 std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg) {
   std::vector<Feature> out;
-  std::map<int, char> side;
+  // L1 tile -> the side of its last L0 load (a few dozen tiles: a flat list, not a map node per load).
+  std::vector<std::pair<int, char>> sides;
+  auto set_side = [&](int t, char c) {
+    for (auto& [tile, sc] : sides)
+      if (tile == t) {
+        sc = c;
+        return;
+      }
+    sides.emplace_back(t, c);
+  };
+  auto side_of = [&](int t) {
+    for (auto& [tile, sc] : sides)
+      if (tile == t) return sc;
+    return '?';
+  };
   for (int o : sg.ops) {
     const TileOp& op = r.ops[o];
-    if (op.kind == TileOpKind::L1ToL0A) side[op.srcs[0]] = 'L';
-    if (op.kind == TileOpKind::L1ToL0B) side[op.srcs[0]] = 'R';
+    if (op.kind == TileOpKind::L1ToL0A) set_side(op.srcs[0], 'L');
+    if (op.kind == TileOpKind::L1ToL0B) set_side(op.srcs[0], 'R');
   }
   for (int o : sg.ops) {
     const TileOp& op = r.ops[o];
     if (op.kind != TileOpKind::CopyIn || r.tiles[op.dst].mem != MemKind::L1) continue;
-    std::string k = std::to_string(op.gm.tensor);
-    for (auto& x : op.gm.offset) k += "|" + x.str();
-    k += "#";
-    for (auto& x : op.gm.extent) k += "|" + x.str();
-    k += "@";
-    for (auto& x : op.gm.view) k += "|" + x.str();
-    k += op.trans_a || op.trans_b ? "T" : "N";
-    out.push_back({k, side.count(op.dst) ? side[op.dst] : '?', o, op.dst});
+    // Equal keys <=> equal texts of every dim: a constant is its 8 bytes (no symbolic expression
+    // renders as a bare integer), anything else its text; rendering every constant was most of
+    // this pass on a GEMM (55 k L1 copies).
+    std::string k;
+    k.reserve(64);
+    auto put = [&](char tag, const std::vector<DimExpr>& dims) {
+      k += tag;
+      for (const DimExpr& x : dims) {
+        if (auto c = x.as_const()) {
+          k += 'c';
+          k.append(reinterpret_cast<const char*>(&*c), sizeof *c);
+        } else {
+          k += 's';
+          k += x.str();
+          k += '\0';
+        }
+      }
+    };
+    k.append(reinterpret_cast<const char*>(&op.gm.tensor), sizeof op.gm.tensor);
+    put('#', op.gm.offset);
+    put('@', op.gm.extent);
+    put('v', op.gm.view);
+    k += op.trans_a || op.trans_b ? 'T' : 'N';
+    out.push_back({std::move(k), side_of(op.dst), o, op.dst});
   }
   return out;
 }
@@ -56,7 +87,7 @@ void l1_reuse(Builder& b) {
   // Feature key -> the anchor subgraphs holding it that are still open, in the order they became
   // anchors. A closed anchor (full, or refused a merge) never opens again and leaves the lists as
   // they are walked: with every anchor tried for every later member, the walk was quadratic.
-  std::map<std::string, std::vector<int>> anchors;
+  std::unordered_map<std::string, std::vector<int>> anchors;  // looked up only, never walked
   const size_t nsg = r.subgraphs.size();
   std::vector<int64_t> limit(nsg, 0), count(nsg, 0);       // anchor -> its N, merged members
   std::vector<std::vector<Feature>> feats_of(nsg);         // anchor -> its L1 copies (refreshed on merge)

@@ -77,6 +77,27 @@ void LeafClasses::copy_plan(const std::vector<TileRoot>& roots, std::vector<Leaf
   p.peak = rp.peak;
 }
 
+void LeafClasses::copy_summary(const std::vector<TileRoot>& roots, std::vector<LeafPlan>& plans, int i) {
+  LeafClass& c = of(i);
+  prepare(roots, plans, c);
+  const LeafPlan& rp = plans[c.rep];
+  LeafPlan& p = plans[i];
+  p.core = rp.core;
+  p.interleaved = rp.interleaved;
+  p.peak = rp.peak;
+}
+
+void LeafClasses::own_ids(const std::vector<TileRoot>& roots, const std::vector<LeafPlan>& plans, int i,
+                          std::vector<int>& step_ops, std::vector<int>& buffer_tiles) {
+  LeafClass& c = of(i);
+  prepare(roots, plans, c);
+  const Subgraph& sg = *subgraph[size_t(i)];
+  step_ops.resize(c.step_pos.size());
+  for (size_t k = 0; k < step_ops.size(); ++k) step_ops[k] = sg.ops[size_t(c.step_pos[k])];
+  buffer_tiles.resize(c.buffer_local.size());
+  for (size_t b = 0; b < buffer_tiles.size(); ++b) buffer_tiles[b] = tiles_of[size_t(i)][size_t(c.buffer_local[b])];
+}
+
 int LeafClasses::local_tile(int i, int t) const {
   const std::vector<int>& rt = tiles_of[size_t(classes[size_t(class_of[size_t(i)])].rep)];
   return tiles_of[size_t(i)].at(size_t(std::find(rt.begin(), rt.end(), t) - rt.begin()));

@@ -28,6 +28,13 @@ struct LeafClasses {
 
   // Leaf i gets its class representative's plan (steps, buffers, peak), renamed to its own ids.
   void copy_plan(const std::vector<TileRoot>& roots, std::vector<LeafPlan>& plans, int i);
+  // Lazy copy: leaf i gets only what describes the leaf as a whole (core, order, peak); its steps,
+  // buffers and arguments stay empty and are read through `own_ids` (a GEMM's 1151 copies of
+  // ~340 steps each were a seventh of the compile's memory).
+  void copy_summary(const std::vector<TileRoot>& roots, std::vector<LeafPlan>& plans, int i);
+  // Leaf i's op per step and tile per buffer of its class representative's plan.
+  void own_ids(const std::vector<TileRoot>& roots, const std::vector<LeafPlan>& plans, int i,
+               std::vector<int>& step_ops, std::vector<int>& buffer_tiles);
   // The tile of leaf i that plays the part of the representative's tile `t`.
   int local_tile(int i, int t) const;
   // Leaf i's plan is a copy (it is not its class's representative).

@@ -158,7 +158,8 @@ void dedup_leaves(const std::string& spec_name, const std::vector<TileRoot>& roo
     lf.l0a_bytes = p.peak[int(MemKind::L0A)];
     lf.l0b_bytes = p.peak[int(MemKind::L0B)];
     lf.l0c_bytes = p.peak[int(MemKind::L0C)];
-    lf.num_ops = int(p.steps.size());
+    // A class's copies may carry no steps (lazy leaf copies): its first leaf has them all.
+    lf.num_ops = int((cls >= 0 ? plans[size_t(first_of_class[size_t(cls)])] : p).steps.size());
     lf.merge_info = sg ? sg->merge_info : "";
     p.leaf = int(i);
     // Leaves with equal records are one class, stored once (the structural class usually, but

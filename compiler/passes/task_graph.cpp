@@ -10,6 +10,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <climits>
 #include <queue>
 #include <stdexcept>
 
@@ -69,13 +70,43 @@ bool same_box(const Region& r, const GmRef& g) {
   return !texts_differ(r.offset, g.offset) && !texts_differ(r.extent, g.extent);
 }
 
-// Adds g unless an identical box is already there.
-void add_region(std::vector<Region>& v, const GmRef& g0, const std::vector<GmTensor>& tensors, SrcLoc loc) {
-  GmRef g = unview(g0, tensors.at(g0.tensor).shape);
-  for (const Region& r : v)
-    if (same_box(r, g)) return;
-  v.push_back(Region{g.tensor, std::move(g.offset), std::move(g.extent), loc});
+// A key that equal boxes (same_box) always share: the tensor, the ranks and the constant dims; a
+// symbolic dim adds only its position. Compared before same_box, it skips most distinct boxes (a
+// GEMM task reads 48 distinct blocks: 1 100 box comparisons per task).
+uint64_t box_key(int tensor, const std::vector<DimExpr>& offset, const std::vector<DimExpr>& extent) {
+  uint64_t h = XXH64(&tensor, sizeof tensor, offset.size() * 31 + extent.size());
+  for (const auto* v : {&offset, &extent})
+    for (const DimExpr& e : *v) {
+      const int64_t c = e.as_const().value_or(INT64_MIN);
+      h = XXH64(&c, sizeof c, h);
+    }
+  return h;
 }
+
+// A task's read or write regions, each box once, in first-access order.
+struct RegionList {
+  std::vector<Region>& v;
+  std::vector<uint64_t> keys;  // per region of v
+
+  // Adds g unless an identical box is already there. A box in the tensor's own shape (no view) is
+  // compared in place and copied only when it is new (most of a leaf's accesses repeat a box).
+  void add(const GmRef& g0, const std::vector<GmTensor>& tensors, SrcLoc loc) {
+    if (g0.view.empty()) {
+      const uint64_t k = box_key(g0.tensor, g0.offset, g0.extent);
+      for (size_t i = 0; i < v.size(); ++i)
+        if (keys[i] == k && same_box(v[i], g0)) return;
+      v.push_back(Region{g0.tensor, g0.offset, g0.extent, loc});
+      keys.push_back(k);
+      return;
+    }
+    GmRef g = unview(g0, tensors.at(g0.tensor).shape);
+    const uint64_t k = box_key(g.tensor, g.offset, g.extent);
+    for (size_t i = 0; i < v.size(); ++i)
+      if (keys[i] == k && same_box(v[i], g)) return;
+    v.push_back(Region{g.tensor, std::move(g.offset), std::move(g.extent), loc});
+    keys.push_back(k);
+  }
+};
 
 }  // namespace
 
@@ -104,8 +135,9 @@ std::vector<WindowCheck> window_checks_of(const Program& prog, const RootTemplat
 }
 
 void build_task_graphs(const Program& prog, const std::vector<TileRoot>& roots, const std::vector<LeafPlan>& plans,
-                       CompiledProgram& out) {
+                       CompiledProgram& out, const LazyLeafFn& lazy) {
   out.roots.clear();
+  std::vector<int> step_ops, buffer_tiles;  // of a lazy leaf
   int op_magic = 0;
   // Plans and temps bucketed by root once: scanning all of them per root was O(roots x leaves)
   // (a 1000-root spec spent 13 % of its compile here).
@@ -171,17 +203,25 @@ void build_task_graphs(const Program& prog, const std::vector<TileRoot>& roots, 
       Task t;
       t.leaf = p->leaf;
       t.cls = p->leaf_class;
-      t.gm = p->args.gm_tensors;
-      t.args = p->args.values;
-      for (const LeafStep& st : p->steps) {
-        const TileOp& op = tile_op(tr, st.op);
+      const LeafPlan* rep = lazy ? lazy(int(p - plans.data()), step_ops, buffer_tiles) : nullptr;
+      if (rep) {
+        kernel_arg_values(tr, out.tensors, rep->args, step_ops, buffer_tiles, t.gm, t.args);
+      } else {
+        t.gm = p->args.gm_tensors;
+        t.args = p->args.values;
+        step_ops.clear();
+        for (const LeafStep& st : p->steps) step_ops.push_back(st.op);
+      }
+      RegionList reads{t.reads, {}}, writes{t.writes, {}};
+      for (int step_op : step_ops) {
+        const TileOp& op = tile_op(tr, step_op);
         const SrcLoc loc = op.source_op >= 0 && size_t(op.source_op) < prog.ops.size() ? prog.ops[size_t(op.source_op)].loc
                                                                                         : SrcLoc{};
-        if (op.kind == TileOpKind::CopyIn) add_region(t.reads, op.gm, out.tensors, loc);
+        if (op.kind == TileOpKind::CopyIn) reads.add(op.gm, out.tensors, loc);
         if (op.kind == TileOpKind::CopyOut || op.kind == TileOpKind::FixOut) {
-          add_region(t.writes, op.gm, out.tensors, loc);
+          writes.add(op.gm, out.tensors, loc);
           // An atomic add reads what it accumulates into.
-          if (op.atomic_add) add_region(t.reads, op.gm, out.tensors, loc);
+          if (op.atomic_add) reads.add(op.gm, out.tensors, loc);
         }
       }
       for (int j : succ[i]) t.succ.push_back(task_of[j]);

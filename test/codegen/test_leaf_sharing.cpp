@@ -17,6 +17,7 @@
 #include "compiler/frontend/frontend.h"
 #include "compiler/pipeline.h"
 #include "runtime/program/bundle.h"
+#include "runtime/program/program_json.h"
 #include "runtime/core/platform.h"
 #include "test/codegen/tile_fixture.h"
 #include "test/library_specs.h"
@@ -34,7 +35,7 @@ struct Compiled {
   std::string diags;
 };
 
-Compiled compile(const std::string& spec, bool share) {
+Compiled compile(const std::string& spec, bool share, bool lazy = false) {
   std::ifstream in(spec, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
@@ -45,6 +46,8 @@ Compiled compile(const std::string& spec, bool share) {
     if (const Platform* plat = find_platform(prog->target)) {
       PipelineOptions po;
       po.share_leaf_plans = share;
+      po.lazy_leaf_copies = lazy;
+      po.program_json_text = !lazy;  // the lazy run leaves program.json to program_json_text()
       c.r = run_pipeline(std::move(*prog), *plat, diags, po);
     }
   }
@@ -111,6 +114,22 @@ TEST_CASE("leaf classes: shared plans equal per-leaf plans on every library spec
     CHECK(a.r->sequential_fallbacks == b.r->sequential_fallbacks);
     // The whole compiled program, through the bundle bytes (no host twin).
     CHECK(runtime::encode_bundle(ca, {}) == runtime::encode_bundle(cb, {}));
+    // Lazy copies (no steps, buffers or arguments stored for a class's other leaves) and program.json
+    // left to be assembled from its blocks: the same bundle and program.json, and the copies really
+    // were left empty.
+    Compiled z = compile(spec, true, true);
+    REQUIRE(z.r.has_value());
+    CHECK(z.diags == b.diags);
+    CHECK(runtime::encode_bundle(z.r->compiled, {}) == runtime::encode_bundle(cb, {}));
+    CHECK(z.r->compiled.graph_json.empty());
+    CHECK(z.r->compiled.graph_from_blocks);
+    CHECK(program_json_text(z.r->compiled) == cb.graph_json);
+    for (size_t i = 0; i < z.r->plans.size(); ++i)
+      if (a.r->plans[i].canonical.empty()) {
+        INFO("lazy leaf " << i);
+        CHECK(z.r->plans[i].steps.empty());
+        CHECK(z.r->plans[i].args.values.empty());
+      }
     ++compared;
   }
   CHECK(compared >= 10);
@@ -221,6 +240,7 @@ BackendRun run_fixture(const test::Fixture& f, bool share) {
   PassTimer timer;
   PipelineOptions po;
   po.share_leaf_plans = share;
+  po.lazy_leaf_copies = false;  // every plan materialised, to compare them
   BackendRun b;
   b.ok = run_backend(r, test::fixed_platform(), diags, timer, po);
   std::ostringstream os;

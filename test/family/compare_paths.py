@@ -3,7 +3,9 @@
 
 Compiles every spec of the given folders twice, with and without --no-families, each with
 --emit cce,graph,report, and asserts: the same exit status and diagnostics, the same bundle bytes,
-the same CCE, program.json and report files. Prints one line per spec and a summary. Which specs
+the same CCE, program.json and report files; then once more as a user compiles (no --emit: lazy leaf
+copies, program.json left to the bundle's reader), which must write the same bundle bytes and
+diagnostics. Prints one line per spec and a summary. Which specs
 take the family path is tested by test_families.cpp (the outputs cannot say it: they are the same).
 
 usage: compare_paths.py PTOC SPEC_OR_DIR...
@@ -16,10 +18,11 @@ import tempfile
 from pathlib import Path
 
 
-def compile_spec(ptoc, spec, out, extra):
+def compile_spec(ptoc, spec, out, extra, emit=True):
     out.mkdir(parents=True, exist_ok=True)
-    cmd = [ptoc, str(spec), "-o", str(out / "op.bundle"), "--emit", "cce,graph,report", "--emit-dir", str(out / "emit"),
-           "-j", "1"] + extra
+    cmd = [ptoc, str(spec), "-o", str(out / "op.bundle"), "-j", "1"] + extra
+    if emit:
+        cmd += ["--emit", "cce,graph,report", "--emit-dir", str(out / "emit")]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     return p.returncode, p.stderr.replace(str(out), "OUT")
 
@@ -64,6 +67,13 @@ def main():
             for k in sorted(set(ta) & set(tb)):
                 if ta[k] != tb[k]:
                     bad.append(f"{k} differs")
+            c = Path(tmp) / f"{n}p"
+            rc_c, err_c = compile_spec(ptoc, spec, c, [], emit=False)
+            if rc_c != rc_b or err_c.replace("OUT", "") != err_b.replace("OUT", ""):
+                bad.append(f"plain compile: exit {rc_c} vs {rc_b} or other diagnostics")
+            pc, pb = c / "op.bundle", b / "op.bundle"
+            if pc.exists() != pb.exists() or (pb.exists() and pc.read_bytes() != pb.read_bytes()):
+                bad.append("plain compile: bundle differs")
             status = "FAIL " + "; ".join(bad) if bad else "ok"
             print(f"{status:6} rc={rc_a} files={len(ta)} {spec}", flush=True)
             if bad:

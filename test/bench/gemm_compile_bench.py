@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""GEMM compile cost against problem size (issue 14, item 3): family path vs explicit path.
+
+    test/bench/gemm_compile_bench.py [--build-dir build] [--runs 3] [--quick]
+
+Compiles specs/gemm_6144.yaml with M scaled 1x/2x/4x/8x, once as shipped (tile families, lazy
+leaf copies) and once with --no-families (the explicit path: every tile op partitioned, every
+leaf plan materialised). Per point and path: the median over --runs of ptoc's process CPU time
+(user + system, wait4 rusage) and peak RSS, the bundle size, and whether the two paths wrote the
+same bundle bytes. Then the growth 8x/1x and the issue's targets (<= 100 ms CPU and <= 64 MiB at
+1x, 8x within 2x of 1x), each with its ratio (value / target; <= 1 meets it, '!' marks a miss).
+
+--quick: 1x and 2x, one run (the CI smoke test: every step runs and prints; no speed asserted).
+Exit status 1 when the two paths' bundles differ (an invariant, not a speed).
+Builds nothing: it runs BUILD/cli/ptoc.
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def run(argv):
+    """(exit code, stderr, wall s, cpu s, peak RSS KiB) of one child."""
+    t0 = time.monotonic()
+    with tempfile.TemporaryFile('w+') as fe:
+        p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=fe)
+        _, status, ru = os.wait4(p.pid, 0)
+        fe.seek(0)
+        return (os.waitstatus_to_exitcode(status), fe.read(), time.monotonic() - t0, ru.ru_utime + ru.ru_stime,
+                ru.ru_maxrss)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--build-dir', default=os.path.join(ROOT, 'build'))
+    ap.add_argument('--runs', type=int, default=3)
+    ap.add_argument('--quick', action='store_true')
+    args = ap.parse_args()
+    ptoc = os.path.join(os.path.abspath(args.build_dir), 'cli', 'ptoc')
+    runs = 1 if args.quick else args.runs
+    scales = [1, 2] if args.quick else [1, 2, 4, 8]
+    base = open(os.path.join(ROOT, 'specs', 'gemm_6144.yaml')).read()
+    tmp = tempfile.mkdtemp(prefix='gemm_compile_bench-')
+    env_note = f'{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}'
+    same_all = True
+    rows = {}
+    try:
+        print(f'ptoc gemm 6144^3 with M scaled: median of {runs} (process CPU ms, peak RSS MiB); {env_note}')
+        print(f'{"scale":<6} {"M":>6} {"family ms":>10} {"MiB":>7} {"explicit ms":>12} {"MiB":>7} '
+              f'{"CPU ratio":>9} {"RSS ratio":>9} {"bundle KiB":>10} {"same bytes":>10}')
+        for f in scales:
+            spec = os.path.join(tmp, f'gemm_{f}x.yaml')
+            with open(spec, 'w') as fh:
+                fh.write(base.replace('dims: {M: 6144,', f'dims: {{M: {6144 * f},'))
+            res = {}
+            for path, extra in (('family', []), ('explicit', ['--no-families'])):
+                out = os.path.join(tmp, f'{path}_{f}x.bundle')
+                cpu, rss = [], []
+                for _ in range(runs):
+                    rc, err, _, c, m = run([ptoc, spec, '-o', out] + extra)
+                    if rc != 0:
+                        sys.exit(f'gemm_compile_bench: ptoc {spec} {" ".join(extra)} failed ({rc}):\n{err}')
+                    cpu.append(c * 1e3)
+                    rss.append(m / 1024)
+                res[path] = (statistics.median(cpu), statistics.median(rss), open(out, 'rb').read())
+            same = res['family'][2] == res['explicit'][2]
+            same_all &= same
+            fm, fr, fb = res['family']
+            em, er, _ = res['explicit']
+            rows[f] = (fm, fr)
+            print(f'{f}x{"":<4} {6144 * f:>6} {fm:10.1f} {fr:7.1f} {em:12.1f} {er:7.1f} {fm / em:9.2f} {fr / er:9.2f} '
+                  f'{len(fb) / 1024:10.1f} {"yes" if same else "NO":>10}', flush=True)
+        one, last = rows[scales[0]], rows[scales[-1]]
+        growth = last[0] / one[0]
+        print(f'\n{"figure":<44} {"value":>9} {"target":>9} {"ratio":>7}')
+        for name, value, target in (('ptoc gemm 1x CPU ms (family path)', one[0], 100.0),
+                                    ('ptoc gemm 1x peak RSS MiB (family path)', one[1], 64.0),
+                                    (f'ptoc gemm {scales[-1]}x / 1x CPU (family path)', growth, 2.0)):
+            ratio = value / target
+            print(f'{name:<44} {value:9.2f} {target:9.2f} {ratio:6.2f}{"!" if ratio > 1 else " "}')
+        if not same_all:
+            print('gemm_compile_bench: the family and explicit paths wrote different bundles')
+            return 1
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
