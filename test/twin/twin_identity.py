@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Bit-identity of the leaf-program executor and the compiled CCE twin.
 
-  twin_identity.py PTOC PTORUN [--spec FILE ...] [--jobs N]
+  twin_identity.py PTOC PTORUN [--spec FILE ...] [--jobs N] [--shard K/N]
 
 Compiles every spec of specs/, specs/examples/ and test/conformance/specs/ (a small-shape copy for the
 library, the conformance references' dims) with `ptoc --host-twin=cce`, runs each bundle twice on the
@@ -96,10 +96,17 @@ def main():
     ap.add_argument("ptorun")
     ap.add_argument("--spec", action="append", default=[])
     ap.add_argument("--jobs", type=int, default=2)
+    # Shard K of N (1-based): every N-th spec from the K-th, so CI runs the cold-cache g++ compiles of the
+    # twin as N tests (each under its own timeout) that together cover every spec once.
+    ap.add_argument("--shard", default="1/1")
     a = ap.parse_args()
+    k, n = (int(x) for x in a.shard.split("/"))
+    if not 1 <= k <= n:
+        ap.error(f"--shard {a.shard}: want K/N with 1 <= K <= N")
     specs = a.spec or sorted(glob.glob(os.path.join(ROOT, "specs", "*.yaml"))) + \
         sorted(glob.glob(os.path.join(ROOT, "specs", "examples", "*.yaml"))) + \
         sorted(glob.glob(os.path.join(ROOT, "test", "conformance", "specs", "*.yaml")))
+    specs = specs[k - 1::n]
     work = tempfile.mkdtemp(prefix="ptoc-twin-")
     bad = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
