@@ -100,6 +100,8 @@ void Builder::expand_matmul(const Op& op) {
     grow(root.ops, root.ops.size() + size_t(blocks * ops_per));
     grow(root.tiles, root.tiles.size() + size_t(blocks * tiles_per));
   }
+  // A batch axis of extent 1 broadcasts: every output batch g reads that operand's batch 0.
+  const bool a_bcast = ra == 3 && (*SA)[0] == 1, b_bcast = rb != 3 || (*SB)[0] == 1;
   for (int64_t g = 0; g < G; ++g)
     for (int64_t n0 = 0; n0 < N; n0 += nL0)
       for (int64_t m0 = 0; m0 < M; m0 += mL0) {
@@ -136,12 +138,13 @@ void Builder::expand_matmul(const Op& op) {
           int64_t kbeg = p * chunk, kend = std::min(K, kbeg + chunk);
           int l1a = -1, l1b = -1, l0c = -1;
           int64_t ka0 = 0, kb0 = 0;
+          const int64_t g_a = a_bcast ? 0 : g, g_b = b_bcast ? 0 : g;
           for (int64_t k0 = kbeg; k0 < kend; k0 += kL0) {
             DimExpr kmax = min(Kvalid, DimExpr(kend));
             if ((k0 - kbeg) % kA == 0) {
               int64_t ext = std::min(kA, kend - kbeg);
-              Box bx = op.trans_a ? operand_box(a, ra, g, k0, ext, m0, mL0, avalid, kmax, avalid[ra - 1])
-                                  : operand_box(a, ra, g, m0, mL0, k0, ext, avalid, avalid[ra - 2], kmax);
+              Box bx = op.trans_a ? operand_box(a, ra, g_a, k0, ext, m0, mL0, avalid, kmax, avalid[ra - 1])
+                                  : operand_box(a, ra, g_a, m0, mL0, k0, ext, avalid, avalid[ra - 2], kmax);
               TileOp in;
               in.kind = TileOpKind::CopyIn;
               in.gm = gm_ref(la, bx);
@@ -154,7 +157,6 @@ void Builder::expand_matmul(const Op& op) {
             }
             if ((k0 - kbeg) % kB == 0) {
               int64_t ext = std::min(kB, kend - kbeg);
-              size_t g_b = rb == 3 ? g : 0;
               Box bx = op.trans_b ? operand_box(bv, rb, g_b, n0, nL0, k0, ext, bvalid, bvalid[rb - 2], kmax)
                                   : operand_box(bv, rb, g_b, k0, ext, n0, nL0, bvalid, kmax, bvalid[rb - 1]);
               TileOp in;
