@@ -308,6 +308,11 @@ REFS["mm_batched_broadcast"] = REFS["mm_batched"]
 
 
 @ref()
+def mm_reshaped_vector(i, d):
+    return {"y": mm(i["x"], i["w"][:, None]), "z": mm(i["v"][None, :], i["b"])}
+
+
+@ref()
 def mm_batched_broadcast_sides(i, d):
     # np.matmul broadcasts the batch axis as the contract does.
     return {"left": mm(i["a1"], i["b"]), "right": mm(i["a"], np.swapaxes(i["w1t"], 1, 2), "fp16"),
