@@ -4,6 +4,7 @@
 // otherwise); and the per-root dispatch over the tensor-graph ops.
 #include <algorithm>
 
+#include "compiler/passes/gm_box_axes.h"
 #include "compiler/passes/tile_build.h"
 
 namespace ptoc::tiling {
@@ -285,26 +286,6 @@ GmLoc Builder::gm_of(int value) {
   return {};
 }
 
-// Does the value (rank `rank`) have an axis no tensor axis maps to, after one that is mapped? Such
-// size-1 axes (a trailing or middle unsqueeze) break the right-to-left pairing of tile and GM axes.
-// Leading ones do not. Only for maps that keep the axis order.
-static bool size_one_axes_after_mapped(const GmLoc& loc, size_t rank) {
-  std::vector<bool> mapped(rank, false);
-  int last = -1;
-  for (int m : loc.map) {
-    if (m < 0) continue;
-    if (m <= last || size_t(m) >= rank) return false;
-    mapped[size_t(m)] = true;
-    last = m;
-  }
-  bool seen = false;
-  for (size_t d = 0; d < rank; ++d) {
-    if (mapped[d]) seen = true;
-    else if (seen) return true;
-  }
-  return false;
-}
-
 int Builder::get_tile(int value, const Box& b) {
   ValueInfo& vi = vals[value];
   const Value& v = prog.values[value];
@@ -381,31 +362,7 @@ int Builder::get_tile(int value, const Box& b) {
     if (shape.empty())
       shape = op.gm.tensor < int(prog.tensors.size()) ? prog.tensors[op.gm.tensor].shape
                                                       : root.temps[op.gm.tensor - temp_base].shape;
-    GmRef r;
-    r.tensor = op.gm.tensor;
-    size_t e = 0;
-    auto take = [&](size_t upto) {  // tensor axes before the one mapped to value axis `upto`
-      for (; e < loc.map.size() && (loc.map[e] < 0 || size_t(loc.map[e]) < upto); ++e) {
-        r.view.push_back(shape[e]);
-        r.offset.push_back(op.gm.offset[e]);
-        r.extent.push_back(op.gm.extent[e]);
-      }
-    };
-    for (size_t d = 0; d < b.ext.size(); ++d) {
-      take(d);
-      if (e < loc.map.size() && loc.map[e] == int(d)) {
-        r.view.push_back(shape[e]);
-        r.offset.push_back(op.gm.offset[e]);
-        r.extent.push_back(op.gm.extent[e]);
-        ++e;
-      } else {
-        r.view.push_back(DimExpr(1));
-        r.offset.push_back(DimExpr(0));
-        r.extent.push_back(DimExpr(1));
-      }
-    }
-    take(b.ext.size());
-    op.gm = std::move(r);
+    op.gm = with_value_axes(op.gm, loc, b.ext.size(), shape);
   } else if (op.gm.tensor >= 0 && op.gm.offset.size() < b.ext.size()) {
     // A tile with more (size-1) axes than its GM box (an unsqueezed alias read
     // through GM): address the tensor under a view with leading 1s, same bytes.

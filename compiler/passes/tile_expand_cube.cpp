@@ -6,6 +6,7 @@
 // fp32 output. Operands come from GM (a vector result is stored first).
 #include <algorithm>
 
+#include "compiler/passes/gm_box_axes.h"
 #include "compiler/passes/tile_build.h"
 
 namespace ptoc::tiling {
@@ -79,6 +80,17 @@ void Builder::expand_matmul(const Op& op) {
     bx.valid.push_back(clip_extent(cext, cmax - DimExpr(c0)));
     return bx;
   };
+  // The L1 copy reads the box's last two axes: an operand with size-1 axes no tensor axis maps to
+  // (reshape(w, [K, 1]) of a rank-1 w) gets them in its box.
+  auto operand_ref = [&](const GmLoc& loc, const Box& bx) {
+    GmRef g = gm_ref(loc, bx);
+    if (g.tensor < 0 || g.offset.size() >= bx.ext.size()) return g;
+    std::vector<DimExpr> shape = g.view;
+    if (shape.empty())
+      shape = g.tensor < int(prog.tensors.size()) ? prog.tensors[size_t(g.tensor)].shape
+                                                  : root.temps[size_t(g.tensor - temp_base)].shape;
+    return with_value_axes(g, loc, bx.ext.size(), shape);
+  };
   auto last2 = [](const Box& bx) {
     return std::vector<DimExpr>(bx.valid.end() - 2, bx.valid.end());
   };
@@ -147,7 +159,7 @@ void Builder::expand_matmul(const Op& op) {
                                   : operand_box(a, ra, g_a, m0, mL0, k0, ext, avalid, avalid[ra - 2], kmax);
               TileOp in;
               in.kind = TileOpKind::CopyIn;
-              in.gm = gm_ref(la, bx);
+              in.gm = operand_ref(la, bx);
               std::vector<int64_t> shp(bx.ext.end() - 2, bx.ext.end());
               in.dst = new_tile(MemKind::L1, adt, shp, last2(bx), afmt);
               in.trans_a = op.trans_a;
@@ -161,7 +173,7 @@ void Builder::expand_matmul(const Op& op) {
                                   : operand_box(bv, rb, g_b, k0, ext, n0, nL0, bvalid, kmax, bvalid[rb - 1]);
               TileOp in;
               in.kind = TileOpKind::CopyIn;
-              in.gm = gm_ref(lb, bx);
+              in.gm = operand_ref(lb, bx);
               std::vector<int64_t> shp(bx.ext.end() - 2, bx.ext.end());
               in.dst = new_tile(MemKind::L1, bdt, shp, last2(bx), bfmt);
               in.trans_b = op.trans_b;

@@ -309,7 +309,8 @@ REFS["mm_batched_broadcast"] = REFS["mm_batched"]
 
 @ref()
 def mm_reshaped_vector(i, d):
-    return {"y": mm(i["x"], i["w"][:, None]), "z": mm(i["v"][None, :], i["b"])}
+    z = mm(i["v"][None, :], i["b"])
+    return {"y": mm(i["x"], i["w"][:, None]), "z": z, "zt": z}
 
 
 @ref()
