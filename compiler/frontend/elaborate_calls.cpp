@@ -580,11 +580,14 @@ EV Elaborator::call_matmul(const Call& c) {
         "shapes are " + shape_str(x.shape) + " and " + shape_str(y.shape) + "; use trans_a/trans_b for transposed operands");
     return EV::poison();
   }
-  // The contract lets G broadcast, but the tiling reads the right operand's batch g at offset g even when
-  // its extent is 1 (wrong numbers, test/conformance/failing/mm_batched_broadcast.yaml): refuse it until then.
-  if (o == 1 && !provably_equal(x.shape[0], y.shape[0])) {
-    err(fo, fl, "batched matmul batch sizes differ: " + x.shape[0].str() + " vs " + y.shape[0].str(),
-        "broadcasting the batch axis is not supported yet; repeat the operand with concat to the same batch size");
+  // The batch axis G broadcasts: an operand of batch extent 1 serves every batch of the other.
+  auto is_one = [](const DimExpr& e) { return e.as_const() == std::optional<int64_t>(1); };
+  const bool gx1 = o == 1 && is_one(x.shape[0]) && !is_one(y.shape[0]);
+  const bool gy1 = o == 1 && is_one(y.shape[0]) && !is_one(x.shape[0]);
+  if (o == 1 && !gx1 && !gy1 && !provably_equal(x.shape[0], y.shape[0])) {
+    err(fo, fl, "batched matmul batch sizes differ: " + x.shape[0].str() + " (" + text_of(*args[0]) + ") vs " +
+                    y.shape[0].str() + " (" + text_of(*args[1]) + ")",
+        "the batch axes must be equal, or one of them 1 (it broadcasts)");
     return EV::poison();
   }
   Op op;
@@ -594,7 +597,9 @@ EV Elaborator::call_matmul(const Call& c) {
   op.trans_a = *ta;
   op.trans_b = *tb;
   Shape sh, va;
-  if (o == 1) { sh.push_back(x.shape[0]); va.push_back(combine_valid(x.valid[0], y.valid[0])); }
+  if (gx1) { sh.push_back(y.shape[0]); va.push_back(y.valid[0]); }
+  else if (gy1) { sh.push_back(x.shape[0]); va.push_back(x.valid[0]); }
+  else if (o == 1) { sh.push_back(x.shape[0]); va.push_back(combine_valid(x.valid[0], y.valid[0])); }
   sh.push_back(x.shape[am]);
   va.push_back(x.valid[am]);
   sh.push_back(y.shape[bn]);

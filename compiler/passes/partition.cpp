@@ -221,6 +221,69 @@ void join_unless_cycle(Groups& g, const std::vector<OpEdge>& edges, const std::v
   for (auto& p : g.pred) p.clear();
 }
 
+// Bounds of each group's peak bytes, so that a depth merge needs no recount of the whole merged
+// group at every attempt (fuzz seeds 9001608, 9004328: thousands of one-element tiles per op, one
+// group growing by one op at a time, peak_bytes quadratic). For op sets A and C (peaks over their
+// op-id order) and S the bytes of the tiles both touch:
+//   max(peak A, peak C) <= peak(A u C) <= peak A + peak C + 2 S.
+// Lower: a tile live at an op of A alone is live there in the union (its range only widens, and an
+// in-place takeover that holds in the union holds in A). Upper: at an op of A, A's own tiles are
+// live as in A, C's own tiles are a subset of those live at C's previous op, the shared ones add at
+// most S, and an in-place takeover lost to a shared source adds at most one tile of its size.
+// A bound decides when it can; otherwise the exact count, which resets both bounds.
+struct PeakBounds {
+  using Bytes = std::array<int64_t, 6>;
+  struct Entry {
+    size_t size = SIZE_MAX;  // members.size() the bounds belong to (a stale entry is recomputed)
+    Bytes lo{}, hi{};
+    std::vector<int> tiles;  // sorted, unique
+  };
+  std::vector<Entry> e;
+  const TileRoot& r;
+  const std::array<int64_t, 6>& align;
+  PeakBounds(const TileRoot& root, const std::array<int64_t, 6>& al, size_t n) : e(n), r(root), align(al) {}
+  int64_t aligned(int t) const {
+    const LocalTile& lt = r.tiles[size_t(t)];
+    int64_t a = std::max<int64_t>(1, align[int(lt.mem)]);
+    return (lt.bytes() + a - 1) / a * a;
+  }
+  Entry& of(int root, const std::vector<int>& members) {
+    Entry& x = e[size_t(root)];
+    if (x.size == members.size()) return x;
+    x.size = members.size();
+    x.lo = x.hi = peak_bytes(r, members, align);
+    x.tiles.clear();
+    for (int o : members) {
+      const TileOp& op = r.ops[size_t(o)];
+      for (int s : op.srcs) x.tiles.push_back(s);
+      if (op.dst >= 0) x.tiles.push_back(op.dst);
+    }
+    std::sort(x.tiles.begin(), x.tiles.end());
+    x.tiles.erase(std::unique(x.tiles.begin(), x.tiles.end()), x.tiles.end());
+    return x;
+  }
+  Bytes shared(const Entry& a, const Entry& c) const {
+    const Entry& small = a.tiles.size() < c.tiles.size() ? a : c;
+    const Entry& big = &small == &a ? c : a;
+    Bytes s{};
+    for (int t : small.tiles)
+      if (std::binary_search(big.tiles.begin(), big.tiles.end(), t)) s[size_t(r.tiles[size_t(t)].mem)] += aligned(t);
+    return s;
+  }
+  // After unite(a, c) gave root u of `size` members, with these bounds.
+  void joined(int u, int a, int c, size_t size, const Bytes& lo, const Bytes& hi) {
+    Entry x;
+    x.size = size;
+    x.lo = lo;
+    x.hi = hi;
+    std::set_union(e[size_t(a)].tiles.begin(), e[size_t(a)].tiles.end(), e[size_t(c)].tiles.begin(),
+                   e[size_t(c)].tiles.end(), std::back_inserter(x.tiles));
+    int other = u == a ? c : a;
+    e[size_t(other)] = Entry{};
+    e[size_t(u)] = std::move(x);
+  }
+};
+
 const ScopeInfo& op_scope(const Builder& b, int op) {
   static const ScopeInfo none;
   int src = b.root.ops[op].source_op;
@@ -428,21 +491,40 @@ void partition(Builder& b) {
   b.stats.supernodes += groups;
 
   auto core_of = [&](int root) { return op_core(r, r.ops[g.members[root].front()]); };
+  PeakBounds bounds(r, b.align, size_t(n));
   // Try to merge the groups of ops x and y. forced: a failure to fit is an error at `y`.
   auto try_merge = [&](int x, int y, bool forced, const std::string& why) -> bool {
     int a = g.find(x), c = g.find(y);
     if (a == c) return true;
     if (core_of(a) != core_of(c)) return false;
     if (g.indirect_path(a, c) || g.indirect_path(c, a)) return false;  // would close a cycle
-    std::vector<int> m;
-    std::merge(g.members[a].begin(), g.members[a].end(), g.members[c].begin(), g.members[c].end(),
-               std::back_inserter(m));
-    auto peak = peak_bytes(r, m, b.align);
-    if (!fits(b, peak)) {
-      if (forced) check_fits(b, m, " when " + why);
+    auto merged = [&] {
+      std::vector<int> m;
+      std::merge(g.members[a].begin(), g.members[a].end(), g.members[c].begin(), g.members[c].end(),
+                 std::back_inserter(m));
+      return m;
+    };
+    const PeakBounds::Entry &ea = bounds.of(a, g.members[a]), &ec = bounds.of(c, g.members[c]);
+    PeakBounds::Bytes lo, hi;
+    const PeakBounds::Bytes s = bounds.shared(ea, ec);
+    for (size_t k = 0; k < 6; ++k) {
+      lo[k] = std::max(ea.lo[k], ec.lo[k]);
+      hi[k] = ea.hi[k] + ec.hi[k] + 2 * s[k];
+    }
+    if (!fits(b, lo)) {  // cannot fit
+      if (forced) check_fits(b, merged(), " when " + why);
       return false;
     }
-    g.unite(a, c);
+    if (!fits(b, hi)) {  // the bounds do not decide: count
+      auto m = merged();
+      lo = hi = peak_bytes(r, m, b.align);
+      if (!fits(b, lo)) {
+        if (forced) check_fits(b, m, " when " + why);
+        return false;
+      }
+    }
+    const size_t size = g.members[a].size() + g.members[c].size();
+    bounds.joined(g.unite(a, c), a, c, size, lo, hi);
     ++b.stats.depth_merges;
     return true;
   };

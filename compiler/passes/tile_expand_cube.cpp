@@ -6,6 +6,7 @@
 // fp32 output. Operands come from GM (a vector result is stored first).
 #include <algorithm>
 
+#include "compiler/passes/gm_box_axes.h"
 #include "compiler/passes/tile_build.h"
 
 namespace ptoc::tiling {
@@ -79,6 +80,17 @@ void Builder::expand_matmul(const Op& op) {
     bx.valid.push_back(clip_extent(cext, cmax - DimExpr(c0)));
     return bx;
   };
+  // The L1 copy reads the box's last two axes: an operand with size-1 axes no tensor axis maps to
+  // (reshape(w, [K, 1]) of a rank-1 w) gets them in its box.
+  auto operand_ref = [&](const GmLoc& loc, const Box& bx) {
+    GmRef g = gm_ref(loc, bx);
+    if (g.tensor < 0 || g.offset.size() >= bx.ext.size()) return g;
+    std::vector<DimExpr> shape = g.view;
+    if (shape.empty())
+      shape = g.tensor < int(prog.tensors.size()) ? prog.tensors[size_t(g.tensor)].shape
+                                                  : root.temps[size_t(g.tensor - temp_base)].shape;
+    return with_value_axes(g, loc, bx.ext.size(), shape);
+  };
   auto last2 = [](const Box& bx) {
     return std::vector<DimExpr>(bx.valid.end() - 2, bx.valid.end());
   };
@@ -100,6 +112,8 @@ void Builder::expand_matmul(const Op& op) {
     grow(root.ops, root.ops.size() + size_t(blocks * ops_per));
     grow(root.tiles, root.tiles.size() + size_t(blocks * tiles_per));
   }
+  // A batch axis of extent 1 broadcasts: every output batch g reads that operand's batch 0.
+  const bool a_bcast = ra == 3 && (*SA)[0] == 1, b_bcast = rb != 3 || (*SB)[0] == 1;
   for (int64_t g = 0; g < G; ++g)
     for (int64_t n0 = 0; n0 < N; n0 += nL0)
       for (int64_t m0 = 0; m0 < M; m0 += mL0) {
@@ -136,15 +150,16 @@ void Builder::expand_matmul(const Op& op) {
           int64_t kbeg = p * chunk, kend = std::min(K, kbeg + chunk);
           int l1a = -1, l1b = -1, l0c = -1;
           int64_t ka0 = 0, kb0 = 0;
+          const int64_t g_a = a_bcast ? 0 : g, g_b = b_bcast ? 0 : g;
           for (int64_t k0 = kbeg; k0 < kend; k0 += kL0) {
             DimExpr kmax = min(Kvalid, DimExpr(kend));
             if ((k0 - kbeg) % kA == 0) {
               int64_t ext = std::min(kA, kend - kbeg);
-              Box bx = op.trans_a ? operand_box(a, ra, g, k0, ext, m0, mL0, avalid, kmax, avalid[ra - 1])
-                                  : operand_box(a, ra, g, m0, mL0, k0, ext, avalid, avalid[ra - 2], kmax);
+              Box bx = op.trans_a ? operand_box(a, ra, g_a, k0, ext, m0, mL0, avalid, kmax, avalid[ra - 1])
+                                  : operand_box(a, ra, g_a, m0, mL0, k0, ext, avalid, avalid[ra - 2], kmax);
               TileOp in;
               in.kind = TileOpKind::CopyIn;
-              in.gm = gm_ref(la, bx);
+              in.gm = operand_ref(la, bx);
               std::vector<int64_t> shp(bx.ext.end() - 2, bx.ext.end());
               in.dst = new_tile(MemKind::L1, adt, shp, last2(bx), afmt);
               in.trans_a = op.trans_a;
@@ -154,12 +169,11 @@ void Builder::expand_matmul(const Op& op) {
             }
             if ((k0 - kbeg) % kB == 0) {
               int64_t ext = std::min(kB, kend - kbeg);
-              size_t g_b = rb == 3 ? g : 0;
               Box bx = op.trans_b ? operand_box(bv, rb, g_b, n0, nL0, k0, ext, bvalid, bvalid[rb - 2], kmax)
                                   : operand_box(bv, rb, g_b, k0, ext, n0, nL0, bvalid, kmax, bvalid[rb - 1]);
               TileOp in;
               in.kind = TileOpKind::CopyIn;
-              in.gm = gm_ref(lb, bx);
+              in.gm = operand_ref(lb, bx);
               std::vector<int64_t> shp(bx.ext.end() - 2, bx.ext.end());
               in.dst = new_tile(MemKind::L1, bdt, shp, last2(bx), bfmt);
               in.trans_b = op.trans_b;

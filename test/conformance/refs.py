@@ -308,6 +308,19 @@ REFS["mm_batched_broadcast"] = REFS["mm_batched"]
 
 
 @ref()
+def mm_reshaped_vector(i, d):
+    z = mm(i["v"][None, :], i["b"])
+    return {"y": mm(i["x"], i["w"][:, None]), "z": z, "zt": z}
+
+
+@ref()
+def mm_batched_broadcast_sides(i, d):
+    # np.matmul broadcasts the batch axis as the contract does.
+    return {"left": mm(i["a1"], i["b"]), "right": mm(i["a"], np.swapaxes(i["w1t"], 1, 2), "fp16"),
+            "left_t": mm(np.swapaxes(i["a1t"], 1, 2), i["bf"])}
+
+
+@ref()
 def mm_fp32_in(i, d):
     p = mm(i["a"], i["b"])
     return {"h": mm(i["a"], i["b"], "fp16"), "bb": mm(i["a"], i["b"], "bf16"), "rs": r(p.sum(-1, keepdims=True), "fp32")}
@@ -730,6 +743,16 @@ def reshape_move_one(i, d):  # opsdelta: found porting the gated delta rule
 @ref()
 def reshape_move_one_op(i, d):  # opsdelta
     return {"y": i["x"].reshape(1, i["x"].shape[0], i["x"].shape[2])}
+@ref(kinds={"k": "small"})
+def reshape_size_one_axes(i, d):
+    x, M, N = i["x"], d["M"], d["N"]
+    x2 = r(x * 2, "fp32")
+    return {"lead": x2[None], "mid": x2[:, None, :], "trail": x2[:, :, None], "several": x2[:, None, :, None],
+            "dropped": r(i["x3"] + 1, "fp32").reshape(M, N), "in_trail": r(x + 3, "fp32")[:, :, None],
+            "in_mid_bc": r(x[:, None, :] * i["y3"], "fp32"),
+            "k_col": np.broadcast_to(i["k"][:, None] + 1, (M, 8)).astype(np.float64),
+            "col_bc": np.broadcast_to(r(r(x - 1, "fp32")[:, :, None] * 2, "fp32"), (M, N, 4)),
+            "unsq": r(x2 + 1, "fp32")[:, :, None]}
 
 
 def _topk(x, k, largest):

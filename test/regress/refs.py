@@ -207,3 +207,9 @@ def split_sum_half_partials(i, d):
     gb = r(g, "bf16")
     return {"s": r(g.sum(-1, keepdims=True), H), "m": r(g.sum(-1, keepdims=True) / g.shape[1], H),
             "sb": r(gb.sum(-1, keepdims=True), "bf16")}
+
+
+
+@ref()
+def reshape_trailing_one_loop(i, d):
+    return {"y": r(i["k"][:, None] * r(i["w"] + 1, H), H)}
