@@ -758,3 +758,37 @@ def catalog_scan(i, d):
     y = r(r(x * L(0.01, f), f) + 1, f)
     return {"c1": r(np.cumsum(x, 1), f), "c0": r(np.cumsum(x, 0), f), "qi": r(np.cumsum(q, 1), "int32"),
             "p1": r(np.cumprod(y, 1), f), "zc": r(zc, f)}
+
+
+# --- catalog2: online softmax, pad / fillpad, gather / index_select / index_add / index_put_, topk off the last axis
+
+def _online_softmax(s, scale):
+    """PyPTO's online_softmax on [k_len, q_len] scores: column statistics (reads valid rows only)."""
+    x = r(s * scale, "fp32")
+    m = x.max(axis=0, keepdims=True)
+    e = r(np.exp(r(x - m, "fp32")), "fp32")
+    return r(e, "bf16"), m, r(e.sum(axis=0, keepdims=True), "fp32")
+
+
+def _online_softmax_update(pm, pl, po, cm, cl, co):
+    m = np.maximum(pm, cm)
+    with np.errstate(invalid="ignore"):
+        a = np.where(pm == m, 1.0, r(np.exp(r(pm - m, "fp32")), "fp32"))
+        b = np.where(cm == m, 1.0, r(np.exp(r(cm - m, "fp32")), "fp32"))
+    l = r(r(a * pl, "fp32") + r(b * cl, "fp32"), "fp32")
+    o = r(r(po * a, "fp32") + r(co * b, "fp32"), "fp32")
+    return m, l, o
+
+
+@ref(dims={"S": 200})
+def catalog2_flash_online(i, d):
+    q, k, v = i["q"], i["k"], i["v"]
+    S, D = k.shape
+    Q = q.shape[0]
+    m, l, acc = np.full((1, Q), -np.inf), np.zeros((1, Q)), np.zeros((D, Q))
+    for j in range(0, S, 32):
+        s = r(k[j:j + 32] @ q.T, "fp32")
+        e, cm, cl = _online_softmax(s, 0.17677669529663687)
+        co = r(r(v[j:j + 32], "bf16").T @ e, "fp32")
+        m, l, acc = _online_softmax_update(m, l, acc, cm, cl, co)
+    return {"o": r(r(acc / l, "fp32").T, "fp32"), "lse": r(m + r(np.log(l), "fp32"), "fp32")}
