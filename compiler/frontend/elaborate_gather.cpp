@@ -225,7 +225,7 @@ EV Elaborator::call_gather(const Call& c) {
 }
 
 // The sum over t of where(index[t] == m, source[t], 0) (or the last t's source when `last_wins`), as
-// [M, R...] with dim first; `hit` (if asked) is whether some t selected row m, as bool [M, 1...].
+// [M, R...] with dim first; `hit` (if asked) counts the t that selected row m, int32 [M, 1...].
 std::optional<int> Elaborator::scatter_rows(const Call& c, int X, int idx, int S, bool last_wins, int* hit,
                                             const std::vector<int64_t>& ut) {
   const Value xv = p_.values[size_t(X)];
@@ -281,10 +281,7 @@ std::optional<int> Elaborator::scatter_rows(const Call& c, int X, int idx, int S
     ci.kind = OpKind::Cast;
     ci.inputs = {sel};
     ci.dtype = DType::int32;
-    int cnt = sum_drop(emit(ci, DType::int32, selv.shape, selv.valid, c.fo, c.fl), int(rank), c.fo, c.fl);
-    EV h = binary(OpKind::Gt, EV::tensor(cnt), EV::number(0, true), c.e, c.e, c.fo, c.fl, c.fn);
-    if (!h.ok()) return std::nullopt;
-    *hit = h.value;
+    *hit = sum_drop(emit(ci, DType::int32, selv.shape, selv.valid, c.fo, c.fl), int(rank), c.fo, c.fl);
   }
   int w = select3(sel, S3, const_like(0, sv.dtype, rank + 1, c.fo, c.fl), c.fo, c.fl);
   return sum_drop(w, int(rank), c.fo, c.fl);
@@ -356,7 +353,9 @@ EV Elaborator::scatter_into(const Call& c, int xin, int d, int idx, int src, boo
     auto g = scatter_rows(c, X, idx, S, last_wins, last_wins ? &hit : nullptr, ut);
     if (!g) return EV::poison();
     if (last_wins) {
-      out = select3(hit, *g, X, c.fo, c.fl);
+      EV h = binary(OpKind::Gt, EV::tensor(hit), EV::number(0, true), c.e, c.e, c.fo, c.fl, c.fn);
+      if (!h.ok()) return EV::poison();
+      out = select3(h.value, *g, X, c.fo, c.fl);
     } else {
       EV s = binary(OpKind::Add, EV::tensor(X), EV::tensor(*g), c.e, c.e, c.fo, c.fl, c.fn);
       if (!s.ok()) return EV::poison();

@@ -792,3 +792,31 @@ def catalog2_flash_online(i, d):
         co = r(r(v[j:j + 32], "bf16").T @ e, "fp32")
         m, l, acc = _online_softmax_update(m, l, acc, cm, cl, co)
     return {"o": r(r(acc / l, "fp32").T, "fp32"), "lse": r(m + r(np.log(l), "fp32"), "fp32")}
+
+
+def _index_put_last(x, idx, v):
+    """Rows idx[t] = v[t], later t winning; indices outside the axis skipped."""
+    y = x.copy()
+    for t in range(idx.shape[0]):
+        if 0 <= idx[t] < x.shape[0]:
+            y[idx[t]] = v[t]
+    return y
+
+
+@ref(dims={"B": 21})
+def catalog2_index_ops(i, d):
+    x, ix, rows, src = i["x"], i["ix"].astype(np.int64), i["rows"].astype(np.int64), i["src"]
+    B, N = x.shape
+    g = np.take_along_axis(x, ix, 1)
+    ia, ip = np.zeros((B, N)), np.zeros((B, N))
+    fp = x.copy()
+    for b0 in range(0, B, 8):
+        blk = np.full((8, N), -1.5)
+        blk[:min(8, B - b0)] = x[b0:b0 + 8]
+        acc = blk.copy()
+        np.add.at(acc, rows, r(src * 2, "fp32"))
+        n = min(8, B - b0)
+        ia[b0:b0 + n] = r(acc, "fp32")[:n]
+        ip[b0:b0 + n] = _index_put_last(blk, rows, src)[:n]
+    pd = np.concatenate([x, np.full((B, 8), 3.0)], 1)
+    return {"g": g, "ia": ia, "ip": ip, "pd": pd, "fp": fp}
