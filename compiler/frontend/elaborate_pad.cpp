@@ -4,8 +4,10 @@
 //       concat([x, full([..., p, ...], value)], axis).
 //   fillpad(input, mode=constant, value=0): the same shape, every element past the valid shape set to
 //       value, the result whole. The valid extent of each partly valid axis is counted at run time as
-//       sum(full([n] with valid v, 1)) (a reduction reads valid elements only), and the result is
-//       where(iota < count, x, value) over the whole shape.
+//       sum(view(full([n], 1), valid=[v])) (a reduction reads valid elements only), and the result is
+//       where(iota < count, x, value) over the whole shape; that where carries the result's valid
+//       (Op::valid, the whole shape), which the evaluator honours, since it is the one op that reads a
+//       value's padding (and never chooses it).
 #include <cmath>
 
 #include "compiler/frontend/elaborate_call.h"
@@ -173,7 +175,14 @@ EV Elaborator::call_fillpad(const Call& c) {
     one.shape = cs;
     one.fill = 1;
     one.dtype = DType::int32;
-    int ones = emit(one, DType::int32, cs, cv, c.fo, c.fl);
+    int full_ones = emit(one, DType::int32, cs, cs, c.fo, c.fl);
+    Op nv;  // narrowed to the input's valid extent on this axis
+    nv.kind = OpKind::View;
+    nv.inputs = {full_ones};
+    nv.shape = cs;
+    nv.offsets.assign(rank, DimExpr(0));
+    nv.valid = cv;
+    int ones = emit(nv, DType::int32, cs, cv, c.fo, c.fl);
     EV count = EV::tensor(reduce_keepdim(OpKind::Sum, ones, int(ax), c.fo, c.fl));
     int io = iota(int(ax), *n, rank, DType::int32, e, c.fo, c.fl);
     if (io < 0) return EV::poison();
@@ -198,6 +207,7 @@ EV Elaborator::call_fillpad(const Call& c) {
   int fill = emit(f, x.dtype, f.shape, f.shape, c.fo, c.fl);
   w.kind = OpKind::Where;
   w.inputs = {keep->value, a.value, fill};
+  w.valid = x.shape;  // the result is whole: the evaluator reads this (the tiles compute the whole shape)
   return EV::tensor(emit(w, x.dtype, x.shape, x.shape, c.fo, c.fl));
 }
 

@@ -820,3 +820,29 @@ def catalog2_index_ops(i, d):
         ip[b0:b0 + n] = _index_put_last(blk, rows, src)[:n]
     pd = np.concatenate([x, np.full((B, 8), 3.0)], 1)
     return {"g": g, "ia": ia, "ip": ip, "pd": pd, "fp": fp}
+
+
+@ref(dims={"B": 19}, kinds={"n32": "small", "s32": "small"})
+def catalog2_index_dtypes(i, d):
+    gx, cols, pr = (i[k].astype(np.int64) for k in ("gx", "cols", "pr"))
+    out = {k: np.take_along_axis(i[s], gx, 1) for k, s in
+           (("gh", "h"), ("gw", "w"), ("g32", "n32"), ("g8", "i8"), ("gu", "u8"))}
+    B = i["h"].shape[0]
+    out["ph"] = np.concatenate([i["h"], np.full((B, 3), -2.0)], 1)
+    out["p8"] = np.concatenate([i["i8"], np.full((B, 2), -7.0)], 1)
+    ia = i["n32"].copy()
+    np.add.at(ia, (slice(None), cols), i["s32"])
+    out["ia32"] = r(ia, "int32")
+    out["gd0"] = np.take_along_axis(i["ws"], i["gi0"].astype(np.int64), 0)
+    a8 = i["a8"].copy()
+    np.add.at(a8, pr, r(i["v8"], "int8"))
+    out["ip8"] = r(a8, "int8")
+    out["iph"] = _index_put_last(i["ah"], pr, i["vh"])
+    tk = i["tk"]
+    order = np.argsort(-tk, axis=0, kind="stable")[:4]
+    out["tv"], out["ti"] = np.take_along_axis(tk, order, 0), order.astype(np.float64)
+    out["isel"] = i["tab"][:, i["sel"].astype(np.int64)]
+    f = np.full((8, 32), 9.0)
+    f[:5, :20] = i["tab"][1:6, 2:22]
+    out["fp2"] = f
+    return out
