@@ -152,7 +152,7 @@ constexpr PyptoOp kPypto[] = {
     {"set_operation_options", ""}, {"transposed_batchmatmul", ""}, {"expm1", "expm1"}, {"fillpad", "fillpad"},
     {"floor", "floor"}, {"floor_div", ""}, {"fmod", ""}, {"full", "full"}, {"gather", "gather"}, {"gathermask", ""},
     {"gcd", ""}, {"ge", "ge"}, {"gt", "gt"}, {"hypot", ""}, {"index_add", "index_add"}, {"index_add_", ""},
-    {"index_add__ub", ""}, {"index_add_ub", ""}, {"index_put_", "y = index_put_(x, [idx], v)"}, {"index_select", "index_select(x, dim, idx)"}, {"interleave", ""},
+    {"index_add__ub", ""}, {"index_add_ub", ""}, {"index_put_", "index_put_"}, {"index_select", "index_select(x, dim, idx)"}, {"interleave", ""},
     {"isfinite", "isfinite"}, {"isnan", ""}, {"le", "le"}, {"log", "log"}, {"log10", ""}, {"log1p", "log1p"},
     {"log2", "log2"}, {"logical_and", "logical_and"}, {"logical_not", "logical_not"}, {"lrelu", ""}, {"lt", "lt"},
     {"matmul", "matmul"}, {"maximum", "maximum"}, {"minimum", "minimum"}, {"mul", "mul"}, {"ne", "ne"},
