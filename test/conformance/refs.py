@@ -846,3 +846,18 @@ def catalog2_index_dtypes(i, d):
     f[:5, :20] = i["tab"][1:6, 2:22]
     out["fp2"] = f
     return out
+
+
+@ref(dims={"S": 200})
+def where_carry_cycle(i, d):
+    # test/conformance/failing/: the flash loop of catalog2_flash_online without its fillpads, the merge by hand.
+    q, k, v = i["q"], i["k"], i["v"]
+    S, D = k.shape
+    Q = q.shape[0]
+    m, l, acc = np.full((1, Q), -np.inf), np.zeros((1, Q)), np.zeros((D, Q))
+    for j in range(0, S, 32):
+        s = r(k[j:j + 32] @ q.T, "fp32")
+        e, cm, cl = _online_softmax(s, 0.17677669529663687)
+        co = r(r(v[j:j + 32], "bf16").T @ e, "fp32")
+        m, l, acc = _online_softmax_update(m, l, acc, cm, cl, co)
+    return {"o": acc}
