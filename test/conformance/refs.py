@@ -861,3 +861,62 @@ def where_carry_cycle(i, d):
         co = r(r(v[j:j + 32], "bf16").T @ e, "fp32")
         m, l, acc = _online_softmax_update(m, l, acc, cm, cl, co)
     return {"o": acc}
+
+
+def _fillpad_rows(x, n, value):
+    """x's rows in blocks of n, the tail block's missing rows set to value: a list of [n, ...] blocks."""
+    out = []
+    for b0 in range(0, x.shape[0], n):
+        blk = np.full((n,) + x.shape[1:], float(value))
+        blk[:min(n, x.shape[0] - b0)] = x[b0:b0 + n]
+        out.append(blk)
+    return out
+
+
+def _per_block(x, n, f):
+    """Every row of block b gets f(block b) (a [1, ...] row), clipped to x's rows."""
+    y = np.concatenate([np.broadcast_to(f(blk), blk.shape) for blk in x], 0)
+    return y
+
+
+@ref(dims={"B": 19})
+def catalog2_index_dtypes2(i, d):
+    B = i["w"].shape[0]
+    cols = i["cols"].astype(np.int64)
+    out = {}
+    blocks = lambda k, v: _fillpad_rows(i[k], 8, v)
+    out["fw"] = _per_block(blocks("w", 0.5), 8, lambda b: r(b.sum(0, keepdims=True), "bf16"))[:B]
+    out["f32"] = _per_block(blocks("n32", 5000), 8, lambda b: b.max(0, keepdims=True))[:B]
+    out["f8"] = _per_block(blocks("i8", -100), 8, lambda b: b.min(0, keepdims=True))[:B]
+    out["fu8"] = _per_block(blocks("u8", 200), 8, lambda b: b.max(0, keepdims=True))[:B]
+
+    def iadd(x, s, alpha, dt):
+        acc = np.zeros_like(x)
+        np.add.at(acc, (slice(None), cols), r(s * alpha, dt) if alpha != 1 else s)
+        return r(x + r(acc, dt), dt)
+    out["aw"] = iadd(i["w"], i["sw"], 0.5, "bf16")
+    out["a8"] = iadd(i["i8"], i["s8"], 1, "int8")
+    out["au8"] = iadd(i["u8"], i["su8"], 1, "uint8")
+    out["ah"] = iadd(i["h"], i["sh"], -1, "fp16")
+    a3 = i["x3"].copy()
+    np.add.at(a3, (slice(None), slice(None), i["r8"].astype(np.int64)), i["v38"])
+    out["ia3"] = r(a3, "fp32")
+    out["ip3"] = _index_put_last(i["x3"], i["r3"].astype(np.int64), i["v3"])
+    pw = np.full((8, 11), r(np.float64(-0.25), "bf16"))
+    pw[:6, :8] = i["pw"]
+    out["pwo"] = pw
+    out["p32o"] = np.concatenate([i["p32"], np.full((1, 8), -7.0)], 0)
+    out["pu8o"] = np.concatenate([i["pu8"], np.full((6, 2), 255.0)], 1)
+    pr = i["pr"].astype(np.int64)
+    out["ip32"] = _index_put_last(i["a32"], pr, i["v32"])
+    acc = i["pu8"].copy()
+    np.add.at(acc, pr, i["vu8"])
+    out["ipu8"] = r(acc, "uint8")
+    return out
+
+
+
+@ref()
+def reshape_rank4_middle_one(i, d):
+    # test/conformance/failing/: a size-1 axis inserted inside a rank-3 tensor, read back.
+    return {"e": i["x3"][:, :, None, :]}

@@ -179,6 +179,8 @@ TEST_CASE("gather is a one-hot mask one rank up and a sum; PyPTO's rules are loc
   expect_error(spec2(t8 + "  - \"g = gather(xs[0:4, :], 1, ix8)\"\n" + kStore), "ix8)",
                "gather's index has 8 on axis 0, the input 4; it must not exceed the input's extent",
                "index.shape[i] <= input.shape[i]");
+  expect_error(spec2("  - {vec_tile: [2, 32, 16]}\n  - \"g = gather(s3, 1, cast(s3, int32))\"\n" + kStore), "gather(s3",
+               "gather of a rank-3 value is not supported yet; ranks 1 and 2 are", "reshape to rank 2 first");
   expect_error(spec2(t8 + "  - \"g = gather(x, 0, ix)\"\n" + kStore), "0, ix",
                "gather needs axis 0 of 'x' static and whole", "the gathered axis of the input is not split");
 }
