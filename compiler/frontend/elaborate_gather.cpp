@@ -11,8 +11,8 @@
 //                                  row wins (PyPTO leaves duplicates unspecified); accumulate=true is
 //                                  index_add along dim 0
 // An index outside the axis selects nothing: gather reads 0 there, index_add / index_put_ skip it.
-// The rank-up intermediates get their own vec_tile: the user's entries, the compared axis whole,
-// halved until a tile holds at most kMaskTileElems elements.
+// The rank-up intermediates get their own vec_tile: the user's entries, the compared axis whole, the
+// others halved (that axis last) until a tile holds at most kMaskTileElems elements.
 #include <algorithm>
 
 #include "compiler/frontend/elaborate_call.h"
@@ -48,8 +48,11 @@ std::optional<VecTile> fit_tile(const std::optional<VecTile>& user, const Shape&
     for (int64_t w : want) p *= w;
     return p;
   };
+  // The last entry (the compared / summed axis of a mask) is halved only when the others are 1: a
+  // reduction along a split axis keeps a partial per tile.
   while (elems() > kMaskTileElems) {
-    auto it = std::max_element(want.begin(), want.end());
+    auto it = std::max_element(want.begin(), want.end() - 1);
+    if (it == want.end() - 1 || *it <= 1) it = want.end() - 1;
     if (*it <= 1) break;
     *it = (*it + 1) / 2;
   }

@@ -150,15 +150,17 @@ def index_stmt(g, ctx):
     full = [i for i in range(rank) if vkey[i] == "f" and isinstance(shape[i], int) and 1 < shape[i] <= 64
             and _whole(g, ctx.axes[i])]
     static = all(isinstance(e, int) for e in shape)
-    op = r.choice(["gather", "index_add", "index_put", "pad", "fillpad"])
-    if op in ("gather", "index_add", "index_put", "pad") and not full:
-        op = "fillpad"
-    if op == "pad" and (rank - 1) not in full:
-        op = "gather"
-    if op in ("index_add", "index_put") and not static:
-        op = "gather"
-    if op == "gather" and rank > 2:  # refused until failing/reshape_rank4_middle_one passes
-        op = "fillpad"
+    # the ops this window allows, each drawn alike
+    ops = ["fillpad"]
+    if full and rank <= 2:  # gather of rank 3 is refused until failing/reshape_rank4_middle_one passes
+        ops.append("gather")
+    if full and static and not ctx.gear:  # the source is a whole input of the window's extents
+        ops.append("index_add")
+        if 0 in full:
+            ops.append("index_put")
+    if (rank - 1) in full:
+        ops.append("pad")
+    op = r.choice(ops)
     g.vec_tile(ctx, shape)
     a, ta = g.window_input(ctx, list(shape), dt)
     if ta.shape != tuple(shape):
@@ -172,8 +174,6 @@ def index_stmt(g, ctx):
             node.dim += rank
     elif op in ("index_add", "index_put"):
         ax = r.choice(full) if op == "index_add" else 0
-        if op == "index_put" and 0 not in full:
-            return
         t = r.randint(1, 6)
         iname = g.new_input([t], "int32", kind=f"range:-1:{shape[ax]}")  # duplicates and one outside
         sshape = list(shape)
