@@ -2,8 +2,9 @@
 // compared with a ramp over the indexed axis (a one-hot mask one rank up), the mask selects, and a sum
 // over the extra axis collects. So the index may be any int32 value (an input or computed on the
 // device), and the evaluator, tiling, kernels and cost model need nothing new. The extra axis is last:
-//   gather(input, dim, index)      out[..j..] = input[..index[..j..]..] (dim moved last):
-//                                  sum(where(index[..., j, 1] == ramp[1, n], input[..., 1, n], 0), -1)
+//   gather(input, dim, index)      out[..j..] = input[..index[..j..]..] (dim moved last; rank 3 with its
+//                                  two leading axes merged): sum(where(index[p, j, 1] == ramp[1, 1, n],
+//                                  input[p, 1, n], 0), -1)
 //   index_add(input, dim, index, source, alpha=1)  (dim moved first)
 //                                  input[m] + sum_t(where(index[t] == m, alpha * source[t], 0)):
 //                                  duplicates accumulate
@@ -143,9 +144,9 @@ EV Elaborator::call_gather(const Call& c) {
         "PyPTO's rule: index.dim == input.dim; the result has the index's shape");
     return EV::poison();
   }
-  if (rank > 2) {  // its rank-4 mask would need a reshape the tiling gets wrong (failing/reshape_rank4_middle_one)
-    err(c.fo, c.fl, "gather of a rank-" + std::to_string(rank) + " value is not supported yet; ranks 1 and 2 are",
-        "reshape to rank 2 first (merge the axes before dim, or after it)");
+  if (rank > 3) {
+    err(c.fo, c.fl, "gather of a rank-" + std::to_string(rank) + " value is not supported; ranks 1 to 3 are",
+        "reshape to rank 3 or less first");
     return EV::poison();
   }
   const size_t d = size_t(*dim);
@@ -180,7 +181,7 @@ EV Elaborator::call_gather(const Call& c) {
     int X = swap_axes(a.value, int(d), last, c.fo, c.fl);
     int I = swap_axes(ix.value, int(d), last, c.fo, c.fl);
     Value xv = p_.values[size_t(X)];
-    const Value ivt = p_.values[size_t(I)];
+    Value ivt = p_.values[size_t(I)];
     // The leading block of X that the index covers.
     bool smaller = false;
     Shape vs = xv.shape, vv = xv.valid;
@@ -200,28 +201,55 @@ EV Elaborator::call_gather(const Call& c) {
       X = emit(w, xv.dtype, vs, vv, c.fo, c.fl);
       xv = p_.values[size_t(X)];
     }
-    // One rank up: [P..., J, N].
+    // Rank 3: the two leading axes merged (the middle one static and whole), so that the mask is rank 3:
+    // a rank-4 mask needs a reshape the tiling gets wrong (failing/reshape_rank4_middle_one.yaml).
+    size_t wr = rank;
+    std::vector<int64_t> wt = ut;
+    Shape back_shape, back_valid;
+    if (rank == 3) {
+      if (!xv.shape[1].as_const() || !provably_equal(xv.valid[1], xv.shape[1]) ||
+          !provably_equal(ivt.valid[1], ivt.shape[1])) {
+        err(c.fo, c.fl, "gather of rank 3 needs its middle axis (with dim moved last) static and whole in the input "
+                        "and the index; '" + text_of(*c.args[0]) + "' has shape " + shape_str(x.shape) + " valid " +
+                        shape_str(x.valid),
+            "slice whole blocks of that axis");
+        return EV::poison();
+      }
+      back_shape = ivt.shape;
+      back_valid = {combine_valid(ivt.valid[0], xv.valid[0]), ivt.shape[1], ivt.valid[2]};
+      const DimExpr mid = ivt.shape[1];
+      X = reshape_to(X, {simplify(xv.shape[0] * mid), xv.shape[2]}, {simplify(xv.valid[0] * mid), xv.valid[2]}, c.fo);
+      xv = p_.values[size_t(X)];
+      I = reshape_to(I, {simplify(ivt.shape[0] * mid), ivt.shape[2]}, {simplify(ivt.valid[0] * mid), ivt.valid[2]},
+                     c.fo);
+      ivt = p_.values[size_t(I)];
+      wr = 2;
+      wt = {std::min<int64_t>(int64_t(1) << 20, ut[0] * ut[1]), ut[2]};
+    }
+    const int wl = int(wr) - 1;
+    // One rank up: [P, J, N].
     Shape ms = ivt.shape;
     ms.push_back(DimExpr(*n));
-    std::vector<int64_t> mt(ut.begin(), ut.end());
+    std::vector<int64_t> mt(wt.begin(), wt.end());
     mt.push_back(*n);
     {
       TileScope up(ts_, fit_tile(user, ms, mt));
       Shape s1 = ivt.shape, v1 = ivt.valid;
       s1.insert(s1.end() - 1, DimExpr(1));
       v1.insert(v1.end() - 1, DimExpr(1));
-      int I3 = swap_axes(reshape_to(I, s1, v1, c.fo), last, last + 1, c.fo, c.fl);  // [P..., J, 1]
+      int I3 = swap_axes(reshape_to(I, s1, v1, c.fo), wl, wl + 1, c.fo, c.fl);  // [P, J, 1]
       Shape s2 = xv.shape, v2 = xv.valid;
       s2.insert(s2.end() - 1, DimExpr(1));
       v2.insert(v2.end() - 1, DimExpr(1));
-      int X3 = reshape_to(X, s2, v2, c.fo);  // [P..., 1, N]
-      int io = iota(last + 1, *n, rank + 1, DType::int32, c.e, c.fo, c.fl);
+      int X3 = reshape_to(X, s2, v2, c.fo);  // [P, 1, N]
+      int io = iota(wl + 1, *n, wr + 1, DType::int32, c.e, c.fo, c.fl);
       if (io < 0) return EV::poison();
       EV mask = binary(OpKind::Eq, EV::tensor(I3), EV::tensor(io), c.e, c.e, c.fo, c.fl, c.fn);
       if (!mask.ok()) return EV::poison();
-      int w = select3(mask.value, X3, const_like(0, x.dtype, rank + 1, c.fo, c.fl), c.fo, c.fl);
-      out = sum_drop(w, last + 1, c.fo, c.fl);
+      int w = select3(mask.value, X3, const_like(0, x.dtype, wr + 1, c.fo, c.fl), c.fo, c.fl);
+      out = sum_drop(w, wl + 1, c.fo, c.fl);
     }
+    if (rank == 3) out = reshape_to(out, back_shape, back_valid, c.fo);
     out = swap_axes(out, int(d), last, c.fo, c.fl);
   }
   return EV::tensor(out);

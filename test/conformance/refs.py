@@ -819,7 +819,8 @@ def catalog2_index_ops(i, d):
         ia[b0:b0 + n] = r(acc, "fp32")[:n]
         ip[b0:b0 + n] = _index_put_last(blk, rows, src)[:n]
     pd = np.concatenate([x, np.full((B, 8), 3.0)], 1)
-    return {"g": g, "ia": ia, "ip": ip, "pd": pd, "fp": fp}
+    g3 = np.take_along_axis(i["x3"], i["i3"].astype(np.int64), 2)
+    return {"g": g, "ia": ia, "ip": ip, "pd": pd, "fp": fp, "g3": g3}
 
 
 @ref(dims={"B": 19}, kinds={"n32": "small", "s32": "small"})
@@ -901,6 +902,8 @@ def catalog2_index_dtypes2(i, d):
     a3 = i["x3"].copy()
     np.add.at(a3, (slice(None), slice(None), i["r8"].astype(np.int64)), i["v38"])
     out["ia3"] = r(a3, "fp32")
+    out["g3o"] = np.take_along_axis(i["x3"], i["g3"].astype(np.int64), 1)
+    out["gl3o"] = np.take_along_axis(i["x3"], i["gl3"].astype(np.int64), 2)
     out["ip3"] = _index_put_last(i["x3"], i["r3"].astype(np.int64), i["v3"])
     pw = np.full((8, 11), r(np.float64(-0.25), "bf16"))
     pw[:6, :8] = i["pw"]

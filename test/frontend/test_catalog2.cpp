@@ -17,6 +17,7 @@ std::string spec2(const std::string& body, const std::string& outputs = "  y: {d
          "  s: {dtype: fp32, shape: [32, Q]}\n"
          "  s16: {dtype: fp16, shape: [32, Q]}\n"
          "  s3: {dtype: fp32, shape: [2, 32, Q]}\n"
+         "  s4: {dtype: fp32, shape: [2, 2, 8, Q]}\n"
          "  pm: {dtype: fp32, shape: [1, Q]}\n"
          "  po: {dtype: fp32, shape: [D, Q]}\n"
          "  x: {dtype: fp32, shape: [B, Q]}\n"
@@ -35,6 +36,8 @@ std::string spec2(const std::string& body, const std::string& outputs = "  y: {d
          "body:\n  - {vec_tile: [32, 16]}\n" +
          body;
 }
+
+size_t p_rank(const ptoc::Program& p, int value) { return p.values[size_t(value)].shape.size(); }
 
 const std::string kStore = "  - \"y[0:8, :] = x[0:8, :]\"\n";
 const std::string kYs = "  ys: {dtype: bf16, shape: [32, Q]}\n  yo: {dtype: fp32, shape: [D, Q]}\n";
@@ -179,8 +182,13 @@ TEST_CASE("gather is a one-hot mask one rank up and a sum; PyPTO's rules are loc
   expect_error(spec2(t8 + "  - \"g = gather(xs[0:4, :], 1, ix8)\"\n" + kStore), "ix8)",
                "gather's index has 8 on axis 0, the input 4; it must not exceed the input's extent",
                "index.shape[i] <= input.shape[i]");
-  expect_error(spec2("  - {vec_tile: [2, 32, 16]}\n  - \"g = gather(s3, 1, cast(s3, int32))\"\n" + kStore), "gather(s3",
-               "gather of a rank-3 value is not supported yet; ranks 1 and 2 are", "reshape to rank 2 first");
+  // Rank 3: the two axes other than dim merged (a reshape each way), the mask rank 3.
+  auto r3 = ok(spec2("  - {vec_tile: [2, 32, 16]}\n  - \"g = gather(s3, 1, cast(s3, int32))\"\n"
+                     "  - \"y[0:2, :] = g[0, 0:2, :]\"\n"));
+  for (const auto& op : r3.ops)
+    if (op.kind == ptoc::OpKind::Where) CHECK(p_rank(r3, op.output) == 3);
+  expect_error(spec2("  - {vec_tile: [2, 2, 8, 16]}\n  - \"g = gather(s4, 1, cast(s4, int32))\"\n" + kStore), "gather(s4",
+               "gather of a rank-4 value is not supported; ranks 1 to 3 are", "reshape to rank 3 or less first");
   expect_error(spec2(t8 + "  - \"g = gather(x, 0, ix)\"\n" + kStore), "0, ix",
                "gather needs axis 0 of 'x' static and whole", "the gathered axis of the input is not split");
 }

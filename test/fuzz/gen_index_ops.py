@@ -152,7 +152,8 @@ def index_stmt(g, ctx):
     static = all(isinstance(e, int) for e in shape)
     # the ops this window allows, each drawn alike
     ops = ["fillpad"]
-    if full and rank <= 2:  # gather of rank 3 is refused until failing/reshape_rank4_middle_one passes
+    # gather of rank 3 merges its two leading axes (dim moved last): the middle one must be whole
+    if full and (rank <= 2 or any((2 if ax == 1 else 1) in full for ax in full)):
         ops.append("gather")
     if full and static and not ctx.gear:  # the source is a whole input of the window's extents
         ops.append("index_add")
@@ -167,7 +168,7 @@ def index_stmt(g, ctx):
         return
     small = dt in INT_DTYPES
     if op == "gather":
-        ax = r.choice(full)
+        ax = r.choice([ax for ax in full if rank <= 2 or (2 if ax == 1 else 1) in full])
         ix, _ = g.window_input(ctx, list(shape), "int32")  # "small": -5..5, some outside the axis
         node, mag = Gather(a, ax - rank if r.random() < 0.5 else ax, ix, dt), ta.mag
         if node.dim < 0:
