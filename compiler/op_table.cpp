@@ -132,6 +132,8 @@ constexpr OpSpec kOps[] = {
      "out[..j..] = input[..index[..j..]..] along dim, index int32 of the result's shape"},
     {"index_add", std::nullopt, F::Composite, O::Numeric, R::Operand, "input dim index source alpha", 4,
      "input with alpha * source[.., t, ..] added at index[t] along dim; duplicates accumulate"},
+    {"index_add_", std::nullopt, F::Composite, O::Numeric, R::Operand, "input dim index source alpha", 4,
+     "x = index_add_(x, dim, index, source): index_add, bound by name (PyPTO updates in place and returns input)"},
     {"index_put_", std::nullopt, F::Composite, O::Numeric, R::Operand, "input indices values accumulate", 3,
      "y = index_put_(x, [index], values): rows index[t] set to values[t] (the last write wins), or added"},
 };
@@ -151,7 +153,7 @@ constexpr PyptoOp kPypto[] = {
     {"get_operation_options", ""}, {"online_softmax", "online_softmax"}, {"online_softmax_update", "online_softmax_update"},
     {"set_operation_options", ""}, {"transposed_batchmatmul", ""}, {"expm1", "expm1"}, {"fillpad", "fillpad"},
     {"floor", "floor"}, {"floor_div", ""}, {"fmod", ""}, {"full", "full"}, {"gather", "gather"}, {"gathermask", ""},
-    {"gcd", ""}, {"ge", "ge"}, {"gt", "gt"}, {"hypot", ""}, {"index_add", "index_add"}, {"index_add_", ""},
+    {"gcd", ""}, {"ge", "ge"}, {"gt", "gt"}, {"hypot", ""}, {"index_add", "index_add"}, {"index_add_", "index_add_"},
     {"index_add__ub", ""}, {"index_add_ub", ""}, {"index_put_", "index_put_"}, {"index_select", "index_select(x, dim, idx)"}, {"interleave", ""},
     {"isfinite", "isfinite"}, {"isnan", ""}, {"le", "le"}, {"log", "log"}, {"log10", ""}, {"log1p", "log1p"},
     {"log2", "log2"}, {"logical_and", "logical_and"}, {"logical_not", "logical_not"}, {"lrelu", ""}, {"lt", "lt"},

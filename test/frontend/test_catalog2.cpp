@@ -209,6 +209,9 @@ TEST_CASE("index_add and index_put_ scatter through a one-hot mask; their rules 
   std::vector<std::string> kq = kinds(q);
   CHECK(std::count(kq.begin(), kq.end(), "amax") == 1);
   CHECK(kq.back() == "where");
+  // index_add_ (PyPTO's in-place spelling) is the same call, its result bound by name.
+  CHECK(kinds(ok(spec2("  - {vec_tile: [8, 16]}\n  - \"t = index_add_(xs, 0, rows, src)\"\n  - \"y[0:8, :] = t\"\n"))) ==
+        kinds(ok(spec2("  - {vec_tile: [8, 16]}\n  - \"t = index_add(xs, 0, rows, src)\"\n  - \"y[0:8, :] = t\"\n"))));
   auto acc = ok(spec2("  - {vec_tile: [8, 16]}\n  - \"t = index_put_(xs, [rows], src, accumulate=true)\"\n"
                       "  - \"y[0:8, :] = t\"\n"));
   CHECK(kinds(acc).back() == "add");
