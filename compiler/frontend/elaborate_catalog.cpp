@@ -52,6 +52,7 @@ EV Elaborator::call_composite(const Call& c) {
   if (c.fn == "gather") return call_gather(c);  // elaborate_gather.cpp
   if (c.fn == "index_add" || c.fn == "index_add_") return call_index_add(c);
   if (c.fn == "index_put_") return call_index_put(c);
+  if (c.fn == "scatter" || c.fn == "scatter_") return call_scatter(c);
   if (c.fn == "quantize" || c.fn == "dequantize" || c.fn == "scaled_mm") return call_quant(c);  // elaborate_quant.cpp
   err(c.fo, c.fl, "internal: composite op '" + c.fn + "' has no elaboration");
   return EV::poison();

@@ -15,6 +15,7 @@
 // The rank-up intermediates get their own vec_tile: the user's entries, the compared axis whole, the
 // others halved (that axis last) until a tile holds at most kMaskTileElems elements.
 #include <algorithm>
+#include <cmath>
 
 #include "compiler/frontend/elaborate_call.h"
 #include "compiler/frontend/elaborator.h"
@@ -457,6 +458,194 @@ EV Elaborator::call_index_put(const Call& c) {
     return EV::poison();
   }
   return scatter_into(c, a.value, 0, ix.value, src.value, !*accumulate);
+}
+
+}  // namespace ptoc::fe
+
+namespace ptoc::fe {
+
+// scatter(input, dim, index, src, reduce=None) (and scatter_, bound by name): with dim moved last,
+// input [P, N], index [P, J], src [P, J] (its leading block) or a number. The mask [P, J, N] is
+// index[p, j] == n; with no reduce the last j aiming at (p, n) wins (an amax over the ramp of j), with
+// add / multiply every j aiming there is summed / multiplied in. Elements nothing aims at keep input's.
+EV Elaborator::call_scatter(const Call& c) {
+  EV a = catalog_input(c);
+  if (!a.ok()) return EV::poison();
+  const Value x = p_.values[size_t(a.value)];
+  const size_t rank = x.shape.size();
+  auto dim = axis_arg(c.args[1], rank, "dim");
+  if (!dim) return EV::poison();
+  EV ix = index_arg(c, c.args[2], "index");
+  if (!ix.ok()) return EV::poison();
+  const Value iv = p_.values[size_t(ix.value)];
+  const Expr& ie = *c.args[2];
+  if (rank > 2) {
+    err(c.fo, c.fl, "'" + c.fn + "' of a rank-" + std::to_string(rank) + " value is not supported yet; ranks 1 and 2 are",
+        "reshape to rank 2 first");
+    return EV::poison();
+  }
+  if (iv.shape.size() != rank) {
+    err(ie.off, ie.len, "'" + c.fn + "' index must have the input's rank " + std::to_string(rank) + ", '" +
+                            text_of(ie) + "' has shape " + shape_str(iv.shape),
+        "PyPTO's rule: the index has the input's dimensions");
+    return EV::poison();
+  }
+  const size_t d = size_t(*dim);
+  auto n = x.shape[d].as_const();
+  if (!n || !provably_equal(x.valid[d], x.shape[d])) {
+    err(c.args[1]->off, c.args[1]->len, "'" + c.fn + "' needs axis " + std::to_string(d) + " of '" +
+                                            text_of(*c.args[0]) + "' static and whole, it has shape " +
+                                            shape_str(x.shape) + " valid " + shape_str(x.valid),
+        "PyPTO's rule: the dim axis of the input is not split");
+    return EV::poison();
+  }
+  for (size_t i = 0; i < rank; ++i)
+    if (i != d && !provably_equal(iv.shape[i], x.shape[i])) {
+      err(ie.off, ie.len, "'" + c.fn + "' index has " + iv.shape[i].str() + " on axis " + std::to_string(i) +
+                              ", the input " + x.shape[i].str() + "; ptoc needs them equal off dim",
+          "slice the input to the index's block, scatter, and assemble it back");
+      return EV::poison();
+    }
+  auto jn = iv.shape[d].as_const();
+  if (!jn) {
+    err(ie.off, ie.len, "'" + c.fn + "' index needs a static extent on dim, '" + text_of(ie) + "' has " +
+                            iv.shape[d].str());
+    return EV::poison();
+  }
+  // reduce: none, add or multiply (names: the expression language has no strings).
+  int mode = 0;
+  if (const Expr* re = c.args[4]) {
+    if (re->kind == Expr::Kind::Name && (re->name == "add" || re->name == "multiply")) {
+      mode = re->name == "add" ? 1 : 2;
+    } else if (!(re->kind == Expr::Kind::Name && (re->name == "None" || re->name == "none"))) {
+      err(re->off, re->len, "'" + c.fn + "' reduce must be add or multiply, got '" + text_of(*re) + "'",
+          "write reduce=add or reduce=multiply (names, without quotes), or leave it out");
+      return EV::poison();
+    }
+  }
+  const Expr& se = *c.args[3];
+  EV sv = expr(se);
+  if (!sv.ok()) return EV::poison();
+  if (sv.is_tensor()) {
+    if (!check_nz(sv, se, c.fn)) return EV::poison();
+    const Value& s = p_.values[size_t(sv.value)];
+    if (s.dtype != x.dtype) {
+      err(se.off, se.len, "'" + c.fn + "' src must have the input's dtype " + std::string(dtype_name(x.dtype)) +
+                              ", '" + text_of(se) + "' is " + std::string(dtype_name(s.dtype)),
+          "insert cast(" + text_of(se) + ", " + std::string(dtype_name(x.dtype)) + ")");
+      return EV::poison();
+    }
+    bool fits = s.shape.size() == rank;
+    for (size_t i = 0; fits && i < rank; ++i) {
+      auto cs = s.shape[i].as_const(), ci = iv.shape[i].as_const();
+      fits = provably_equal(s.shape[i], iv.shape[i]) || (cs && ci && *cs >= *ci);
+    }
+    if (!fits) {
+      err(se.off, se.len, "'" + c.fn + "' src must cover the index: shape " + shape_str(iv.shape) + " or larger, '" +
+                              text_of(se) + "' has " + shape_str(s.shape),
+          "PyPTO's rule: index.size(d) <= src.size(d) on every axis");
+      return EV::poison();
+    }
+  } else if (!std::isfinite(sv.scalar) || (!dtype_is_float(x.dtype) && sv.scalar != std::floor(sv.scalar))) {
+    err(se.off, se.len, "'" + c.fn + "' src number must be finite" +
+                            std::string(dtype_is_float(x.dtype) ? "" : " and an integer") + ", got '" + text_of(se) + "'",
+        "PyPTO's rule: no INF/NAN");
+    return EV::poison();
+  }
+  const int last = int(rank) - 1;
+  const std::optional<VecTile> user = ts_->vec;
+  std::vector<int64_t> ut = user && user->shape.size() == rank ? user->shape : std::vector<int64_t>(rank, 1 << 20);
+  std::swap(ut[d], ut[size_t(last)]);
+  Shape tsh = x.shape;
+  std::swap(tsh[d], tsh[size_t(last)]);
+  TileScope swapped(ts_, fit_tile(user, tsh, ut));
+  int X = swap_axes(a.value, int(d), last, c.fo, c.fl);
+  int I = swap_axes(ix.value, int(d), last, c.fo, c.fl);
+  int S = -1;
+  if (sv.is_tensor()) {
+    S = swap_axes(sv.value, int(d), last, c.fo, c.fl);
+    const Value st = p_.values[size_t(S)];
+    const Value it = p_.values[size_t(I)];
+    bool bigger = false;
+    for (size_t i = 0; i < rank; ++i) bigger |= !provably_equal(st.shape[i], it.shape[i]);
+    if (bigger) {  // the leading block of src that the index covers
+      Shape vv = it.shape;
+      for (size_t i = 0; i < rank; ++i)
+        vv[i] = simplify(min_in(it.shape[i], st.valid[i], ranges(), sym_ranges(), divisible_));
+      Op w;
+      w.kind = OpKind::View;
+      w.inputs = {S};
+      w.shape = it.shape;
+      w.offsets.assign(rank, DimExpr(0));
+      w.valid = vv;
+      S = emit(w, st.dtype, it.shape, vv, c.fo, c.fl);
+    }
+  }
+  const Value itv = p_.values[size_t(I)];
+  // One rank up: [P, J, N], the compared axis N last and whole, J (reduced) in the middle.
+  Shape ms = itv.shape;
+  ms.push_back(DimExpr(*n));
+  std::vector<int64_t> mt(ut.begin(), ut.end());
+  mt.push_back(*n);
+  int val = -1, hit = -1;
+  {
+    TileScope up(ts_, fit_tile(user, ms, mt));
+    auto column = [&](int v) {  // [P, J] -> [P, J, 1] (via [P, 1, J]: a trailing size-1 reshape is miscompiled)
+      const Value vv = p_.values[size_t(v)];
+      Shape s1 = vv.shape, v1 = vv.valid;
+      s1.insert(s1.end() - 1, DimExpr(1));
+      v1.insert(v1.end() - 1, DimExpr(1));
+      return swap_axes(reshape_to(v, s1, v1, c.fo), last, last + 1, c.fo, c.fl);
+    };
+    int io = iota(last + 1, *n, rank + 1, DType::int32, c.e, c.fo, c.fl);  // [1, 1, N]
+    if (io < 0) return EV::poison();
+    EV mask = binary(OpKind::Eq, EV::tensor(column(I)), EV::tensor(io), c.e, c.e, c.fo, c.fl, c.fn);
+    if (!mask.ok()) return EV::poison();
+    int sel = mask.value;
+    if (mode == 0) {
+      int jp = iota(last, *jn, rank + 1, DType::int32, c.e, c.fo, c.fl);  // [1, J, 1]
+      if (jp < 0) return EV::poison();
+      int cand = select3(sel, jp, const_like(-1, DType::int32, rank + 1, c.fo, c.fl), c.fo, c.fl);
+      int lastj = reduce_keepdim(OpKind::Amax, cand, last, c.fo, c.fl);  // [P, 1, N]
+      EV s = binary(OpKind::Eq, EV::tensor(jp), EV::tensor(lastj), c.e, c.e, c.fo, c.fl, c.fn);
+      if (!s.ok()) return EV::poison();
+      sel = s.value;
+    }
+    if (mode == 0) {  // how many writes reach (p, n): none keeps input's element
+      const Value& selv = p_.values[size_t(sel)];
+      Op ci;
+      ci.kind = OpKind::Cast;
+      ci.inputs = {sel};
+      ci.dtype = DType::int32;
+      hit = sum_drop(emit(ci, DType::int32, selv.shape, selv.valid, c.fo, c.fl), last, c.fo, c.fl);  // [P, N]
+    }
+    const int src3 = S >= 0 ? column(S) : const_like(sv.scalar, x.dtype, rank + 1, c.fo, c.fl);
+    int w = select3(sel, src3, const_like(mode == 2 ? 1 : 0, x.dtype, rank + 1, c.fo, c.fl), c.fo, c.fl);
+    if (mode == 2) {
+      Op pr;
+      pr.kind = OpKind::Prod;
+      pr.inputs = {w};
+      pr.axes = {last};
+      pr.keepdim = false;
+      const Value wv = p_.values[size_t(w)];
+      Shape sh = wv.shape, va = wv.valid;
+      sh.erase(sh.begin() + last);
+      va.erase(va.begin() + last);
+      val = emit(pr, wv.dtype, sh, va, c.fo, c.fl);
+    } else {
+      val = sum_drop(w, last, c.fo, c.fl);
+    }
+  }
+  EV out;
+  if (mode == 0) {
+    EV h = binary(OpKind::Gt, EV::tensor(hit), EV::number(0, true), c.e, c.e, c.fo, c.fl, c.fn);
+    if (!h.ok()) return EV::poison();
+    out = EV::tensor(select3(h.value, val, X, c.fo, c.fl));
+  } else {
+    out = binary(mode == 1 ? OpKind::Add : OpKind::Mul, EV::tensor(X), EV::tensor(val), c.e, c.e, c.fo, c.fl, c.fn);
+    if (!out.ok()) return EV::poison();
+  }
+  return EV::tensor(swap_axes(out.value, int(d), last, c.fo, c.fl));
 }
 
 }  // namespace ptoc::fe

@@ -165,6 +165,7 @@ class Elaborator {
   EV call_gather(const Call& c);
   EV call_index_add(const Call& c);
   EV call_index_put(const Call& c);
+  EV call_scatter(const Call& c);  // scatter, scatter_
   EV index_arg(const Call& c, const Expr* x, const std::string& what);  // an int32 tensor
   bool check_scatter(const Call& c, const Value& x, int d, const Value& iv, const Expr& ie, const Value& sv,
                      const Expr& se);

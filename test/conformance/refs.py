@@ -820,7 +820,13 @@ def catalog2_index_ops(i, d):
         ip[b0:b0 + n] = _index_put_last(blk, rows, src)[:n]
     pd = np.concatenate([x, np.full((B, 8), 3.0)], 1)
     g3 = np.take_along_axis(i["x3"], i["i3"].astype(np.int64), 2)
-    return {"g": g, "ia": ia, "ip": ip, "pd": pd, "fp": fp, "g3": g3}
+    sc, sca = x.copy(), x.copy()
+    src = r(x[:, 0:8] * 10, "fp32")
+    for b in range(B):
+        for j in range(8):  # in order: the last write wins
+            sc[b, ix[b, j]] = src[b, j]
+        np.add.at(sca[b], ix[b], 0.5)
+    return {"g": g, "ia": ia, "ip": ip, "pd": pd, "fp": fp, "g3": g3, "sc": sc, "sca": r(sca, "fp32")}
 
 
 @ref(dims={"B": 19}, kinds={"n32": "small", "s32": "small"})
@@ -915,6 +921,17 @@ def catalog2_index_dtypes2(i, d):
     acc = i["pu8"].copy()
     np.add.at(acc, pr, i["vu8"])
     out["ipu8"] = r(acc, "uint8")
+    si = i["si"].astype(np.int64)
+    s0 = i["a32"].copy()
+    for t in range(si.shape[0]):  # rows in order: the last write wins
+        for k in range(8):
+            s0[si[t, k], k] = i["sv"][t, k]
+    out["s0"] = s0
+    s0m = i["pw"].copy()
+    for t in range(si.shape[0]):
+        for k in range(8):
+            s0m[si[t, k], k] = r(s0m[si[t, k], k] * 2, "bf16")
+    out["s0m"] = s0m
     return out
 
 

@@ -235,3 +235,30 @@ TEST_CASE("index_add and index_put_ scatter through a one-hot mask; their rules 
   expect_error(spec2(t8 + "  - \"t = index_put_(xs, [rows], src, accumulate=2)\"\n" + kStore), "2)",
                "'index_put_' argument accumulate must be true or false, got '2'");
 }
+
+TEST_CASE("scatter writes through a one-hot mask; the last write wins; its rules are located errors", "[frontend][catalog2]") {
+  auto p = ok(spec2("  - {vec_tile: [8, 16]}\n  - \"t = scatter(xs, 1, ix8, fx8)\"\n  - \"y[0:8, :] = t\"\n"));
+  std::vector<std::string> k = kinds(p);
+  CHECK(std::count(k.begin(), k.end(), "amax") == 1);  // the last j aiming at an element
+  CHECK(k.back() == "where");                           // elements nothing aims at keep the input's
+  auto add = ok(spec2("  - {vec_tile: [8, 16]}\n  - \"t = scatter_(xs, 1, ix8, 0.5, reduce=add)\"\n  - \"y[0:8, :] = t\"\n"));
+  CHECK(kinds(add).back() == "add");
+  auto mul = ok(spec2("  - {vec_tile: [8, 16]}\n  - \"t = scatter(xs, 1, ix8, 2, reduce=multiply)\"\n  - \"y[0:8, :] = t\"\n"));
+  std::vector<std::string> km = kinds(mul);
+  CHECK(std::count(km.begin(), km.end(), "prod") == 1);
+  const std::string t8 = "  - {vec_tile: [8, 16]}\n";
+  expect_error(spec2(t8 + "  - \"t = scatter(xs, 1, ix8, fx8, reduce=max)\"\n" + kStore), "max)",
+               "'scatter' reduce must be add or multiply, got 'max'", "reduce=add");
+  expect_error(spec2(t8 + "  - \"t = scatter(xs, 1, ix8, cast(fx8, fp16))\"\n" + kStore), "cast(fx8, fp16)",
+               "'scatter' src must have the input's dtype fp32, 'cast(fx8, fp16)' is fp16");
+  expect_error(spec2(t8 + "  - \"t = scatter(xs, 1, ix8, fx8[0:4, :])\"\n" + kStore), "fx8[0:4",
+               "'scatter' src must cover the index: shape [8, 4] or larger, 'fx8[0:4, :]' has [4, 4]");
+  expect_error(spec2(t8 + "  - \"t = scatter(xs, 1, ix8[0:4, :], fx8)\"\n" + kStore), "ix8[0:4",
+               "'scatter' index has 4 on axis 0, the input 8; ptoc needs them equal off dim");
+  expect_error(spec2(t8 + "  - \"t = scatter(xs, 1, ix8, inf)\"\n" + kStore), "inf)",
+               "'scatter' src number must be finite", "no INF/NAN");
+  expect_error(spec2(t8 + "  - \"t = scatter(xs8, 1, ix8, 0.5)\"\n" + kStore), "0.5)",
+               "'scatter' src number must be finite and an integer, got '0.5'");
+  expect_error(spec2("  - {vec_tile: [2, 32, 16]}\n  - \"t = scatter(s3, 1, cast(s3, int32), 1.0)\"\n" + kStore),
+               "scatter(s3", "'scatter' of a rank-3 value is not supported yet; ranks 1 and 2 are");
+}
