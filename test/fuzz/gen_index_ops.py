@@ -85,6 +85,51 @@ class IndexScatter(Node):
         return Value(np.moveaxis(out, 0, self.dim), valid)
 
 
+class Scatter(Node):
+    """scatter(a, dim, index, src, reduce): along dim, in index order the last write wins (reduce None)
+    or every hit adds; an index outside the axis writes nothing."""
+
+    def __init__(self, a, dim, index, src, reduce, dtype):
+        self.a, self.dim, self.index, self.src, self.reduce, self.dtype = a, dim, index, src, reduce, dtype
+
+    def children(self):
+        return [self.a, self.index, self.src]
+
+    def replace_child(self, i, new):
+        if i == 0:
+            self.a = new
+        elif i == 1:
+            self.index = new
+        else:
+            self.src = new
+
+    def text(self):
+        red = f", reduce={self.reduce}" if self.reduce else ""
+        return f"scatter({self.a.text()}, {self.dim}, {self.index.text()}, {self.src.text()}{red})"
+
+    def ev(self, env):
+        v, iv, sv = self.a.ev(env), self.index.ev(env), self.src.ev(env)
+        x = np.moveaxis(v.a.copy(), self.dim, -1)
+        idx = np.moveaxis(np.nan_to_num(iv.a).astype(np.int64), self.dim, -1)
+        src = np.moveaxis(sv.a, self.dim, -1)
+        n = x.shape[-1]
+        lead = [tuple(p) for p in np.ndindex(*x.shape[:-1])]
+        acc = np.zeros_like(x)
+        for p in lead:
+            for j in range(idx.shape[-1]):
+                k = idx[p + (j,)]
+                if 0 <= k < n:
+                    if self.reduce == "add":
+                        acc[p + (k,)] += src[p + (j,)]
+                    else:
+                        x[p + (k,)] = src[p + (j,)]
+        if self.reduce == "add":
+            x = rnd(x + rnd(acc, self.dtype), self.dtype)
+        valid = [min(a, b, c) for a, b, c in zip(v.valid, iv.valid, sv.valid)]
+        valid[self.dim] = v.valid[self.dim]
+        return Value(np.moveaxis(x, -1, self.dim), valid)
+
+
 class PadShift(Node):
     """pad(a, [0, p], value)[..., p:p + n]: the last axis shifted left by p, the padding coming in."""
 
@@ -161,6 +206,8 @@ def index_stmt(g, ctx):
             ops.append("index_put")
     if (rank - 1) in full:
         ops.append("pad")
+    if full and rank <= 2:
+        ops.append("scatter")
     op = r.choice(ops)
     g.vec_tile(ctx, shape)
     a, ta = g.window_input(ctx, list(shape), dt)
@@ -173,6 +220,15 @@ def index_stmt(g, ctx):
         node, mag = Gather(a, ax - rank if r.random() < 0.5 else ax, ix, dt), ta.mag
         if node.dim < 0:
             node.dim += rank
+    elif op == "scatter":
+        ax = r.choice(full)
+        ix, _ = g.window_input(ctx, list(shape), "int32")  # "small": -5..5, duplicates and some outside
+        src, ts = g.window_input(ctx, list(shape), dt)
+        red = r.choice([None, None, "add"])
+        node = Scatter(a, ax, ix, src, red, dt)
+        mag = ta.mag + (shape[ax] * ts.mag if red else ts.mag)
+        if dt in ("int8", "uint8") and mag > 100:
+            return
     elif op in ("index_add", "index_put"):
         ax = r.choice(full) if op == "index_add" else 0
         t = r.randint(1, 6)
