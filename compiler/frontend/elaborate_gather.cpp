@@ -1,4 +1,4 @@
-// gather, index_add and index_put_ by an int32 index tensor, written as existing ops: the index is
+// gather, scatter, index_add and index_put_ by an int32 index tensor, written as existing ops: the index is
 // compared with a ramp over the indexed axis (a one-hot mask one rank up), the mask selects, and a sum
 // over the extra axis collects. So the index may be any int32 value (an input or computed on the
 // device), and the evaluator, tiling, kernels and cost model need nothing new. The extra axis is last:
@@ -11,7 +11,9 @@
 //   y = index_put_(input, [index], values, accumulate=false)  rows along dim 0; the last write of a
 //                                  row wins (PyPTO leaves duplicates unspecified); accumulate=true is
 //                                  index_add along dim 0
-// An index outside the axis selects nothing: gather reads 0 there, index_add / index_put_ skip it.
+//   scatter(input, dim, index, src, reduce=None)  (dim moved last) the last j aiming at an element wins
+//                                  (an amax over the ramp of j), or reduce=add / multiply folds every hit in
+// An index outside the axis selects nothing: gather reads 0 there, the others skip it.
 // The rank-up intermediates get their own vec_tile: the user's entries, the compared axis whole, the
 // others halved (that axis last) until a tile holds at most kMaskTileElems elements.
 #include <algorithm>

@@ -1,5 +1,5 @@
 """The fuzzer's hook for the index-tensor ops and padding (specs/README.md "Index tensors on the device"):
-gather, index_add, index_put_, pad and fillpad, with NumPy model nodes. gen.py calls index_stmt() from its
+gather, scatter, index_add, index_put_, pad and fillpad, with NumPy model nodes. gen.py calls index_stmt() from its
 own random stream, so seeds drawn before it are unchanged."""
 import numpy as np
 
@@ -181,7 +181,7 @@ def _whole(g, ax):
 
 
 def index_stmt(g, ctx):
-    """One of gather / index_add / index_put_ / pad / fillpad on fresh input windows, bound and assembled
+    """One of gather / scatter / index_add / index_put_ / pad / fillpad on fresh input windows, bound and assembled
     into an output (gen.py's catalog conventions: the op's axis whole in the window and static)."""
     from gen import PV, T  # gen imports this module first
     r = g.r
