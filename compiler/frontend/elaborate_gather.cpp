@@ -43,20 +43,24 @@ struct TileScope {
 };
 
 // want[i] clipped to the static extents, then the largest entry halved until the tile fits.
-std::optional<VecTile> fit_tile(const std::optional<VecTile>& user, const Shape& shape, std::vector<int64_t> want) {
+// Entries from `kept` on (default: the last, the compared / summed axis of a mask) are halved only once
+// the ones before are 1: a reduction along a split axis keeps a partial per tile.
+std::optional<VecTile> fit_tile(const std::optional<VecTile>& user, const Shape& shape, std::vector<int64_t> want,
+                                size_t kept = 0, bool whole = false) {
   if (!user) return std::nullopt;  // no tile in force: the first op reports it
+  // A mask (`whole`) starts from its whole static extents, not the user's entries: a small user tile
+  // times the compared axis would give thousands of tiny tiles, every one live in the fused leaf.
   for (size_t i = 0; i < want.size(); ++i)
-    if (auto n = shape[i].as_const()) want[i] = std::max<int64_t>(1, std::min(want[i], *n));
+    if (auto n = shape[i].as_const()) want[i] = std::max<int64_t>(1, whole ? *n : std::min(want[i], *n));
   auto elems = [&] {
     int64_t p = 1;
     for (int64_t w : want) p *= w;
     return p;
   };
-  // The last entry (the compared / summed axis of a mask) is halved only when the others are 1: a
-  // reduction along a split axis keeps a partial per tile.
+  if (kept == 0 || kept > want.size()) kept = want.size() - 1;
   while (elems() > kMaskTileElems) {
-    auto it = std::max_element(want.begin(), want.end() - 1);
-    if (it == want.end() - 1 || *it <= 1) it = want.end() - 1;
+    auto it = std::max_element(want.begin(), want.begin() + long(kept));
+    if (it == want.begin() + long(kept) || *it <= 1) it = std::max_element(want.begin() + long(kept), want.end());
     if (*it <= 1) break;
     *it = (*it + 1) / 2;
   }
@@ -236,7 +240,7 @@ EV Elaborator::call_gather(const Call& c) {
     std::vector<int64_t> mt(wt.begin(), wt.end());
     mt.push_back(*n);
     {
-      TileScope up(ts_, fit_tile(user, ms, mt));
+      TileScope up(ts_, fit_tile(user, ms, mt, 0, true));
       Shape s1 = ivt.shape, v1 = ivt.valid;
       s1.insert(s1.end() - 1, DimExpr(1));
       v1.insert(v1.end() - 1, DimExpr(1));
@@ -283,7 +287,7 @@ std::optional<int> Elaborator::scatter_rows(const Call& c, int X, int idx, int S
   std::vector<int64_t> mt = {ut[0]};
   for (size_t i = 1; i < rank; ++i) mt.push_back(ut[i]);
   mt.push_back(ut[0]);
-  TileScope up(ts_, fit_tile(user, ms, mt));
+  TileScope up(ts_, fit_tile(user, ms, mt, 0, true));
   const Value slv = p_.values[size_t(Sl)];
   Shape s1 = slv.shape, v1 = slv.valid;
   s1.insert(s1.begin(), DimExpr(1));
@@ -591,7 +595,7 @@ EV Elaborator::call_scatter(const Call& c) {
   mt.push_back(*n);
   int val = -1, hit = -1;
   {
-    TileScope up(ts_, fit_tile(user, ms, mt));
+    TileScope up(ts_, fit_tile(user, ms, mt, rank - 1, true));  // the reduced J and the compared N kept whole
     auto column = [&](int v) {  // [P, J] -> [P, J, 1] (via [P, 1, J]: a trailing size-1 reshape is miscompiled)
       const Value vv = p_.values[size_t(v)];
       Shape s1 = vv.shape, v1 = vv.valid;
