@@ -530,6 +530,13 @@ class Evaluator {
         if (i >= 0 && ex == e) str[j][k] = strides_of(v[j]->shape)[size_t(i)];
       }
     }
+    // fillpad's where carries the valid it gives its result (the whole shape): its condition is false
+    // on the input's padding, which is then never the element chosen.
+    if (!op.valid.empty()) {
+      if (op.valid.size() != rank) fail("internal: where's given valid has the wrong rank");
+      Shape given = ev(op.valid);
+      for (size_t k = 0; k < rank; ++k) valid[k] = std::clamp<int64_t>(given[k], 0, shape[k]);
+    }
     Val r = make(v[1]->dtype, shape, valid);
     Shape st = strides_of(shape);
     Data& d = mut(r);

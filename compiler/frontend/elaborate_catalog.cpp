@@ -45,6 +45,14 @@ EV Elaborator::call_composite(const Call& c) {
   if (c.fn == "topk") return call_topk(c);
   if (c.fn == "argsort") return call_argsort(c);
   if (c.fn == "cumsum" || c.fn == "cumprod") return call_scan(c);
+  if (c.fn == "online_softmax") return call_online_softmax(c);  // elaborate_online_softmax.cpp
+  if (c.fn == "online_softmax_update") return call_online_softmax_update(c);
+  if (c.fn == "pad") return call_pad(c);  // elaborate_pad.cpp
+  if (c.fn == "fillpad") return call_fillpad(c);
+  if (c.fn == "gather") return call_gather(c);  // elaborate_gather.cpp
+  if (c.fn == "index_add" || c.fn == "index_add_") return call_index_add(c);
+  if (c.fn == "index_put_") return call_index_put(c);
+  if (c.fn == "scatter" || c.fn == "scatter_") return call_scatter(c);
   if (c.fn == "quantize" || c.fn == "dequantize" || c.fn == "scaled_mm") return call_quant(c);  // elaborate_quant.cpp
   err(c.fo, c.fl, "internal: composite op '" + c.fn + "' has no elaboration");
   return EV::poison();
@@ -632,9 +640,9 @@ namespace {
 constexpr int64_t kMaxSortExtent = 256;  // selection steps are written out: k of them
 }
 
-// topk(input, k, dim=-1, largest=true) -> (values, int32 indices), sorted, along the last axis (PyPTO:
-// only the last axis). Ties: the lower index first (a stable order). The sorted axis is whole in the
-// vec_tile and static.
+// topk(input, k, dim=-1, largest=true) -> (values, int32 indices), sorted, along dim (another axis than
+// the last is transposed last and back). Ties: the lower index first (a stable order). The sorted axis
+// is whole in the vec_tile and static.
 EV Elaborator::call_topk(const Call& c) {
   if (!c.two_targets) {
     err(c.fo, c.fl, "'topk' has two results (values, indices)", "bind both: 'v, i = topk(...)'");
@@ -645,27 +653,24 @@ EV Elaborator::call_topk(const Call& c) {
   const Value x = p_.values[size_t(a.value)];
   const size_t rank = x.shape.size();
   const int last = int(rank) - 1;
+  int axis = last;
   if (c.args[2]) {
     auto ax = axis_arg(c.args[2], rank, "dim");
     if (!ax) return EV::poison();
-    if (*ax != last) {
-      err(c.args[2]->off, c.args[2]->len, "topk sorts the last axis only (PyPTO's rule), not axis " +
-                                              std::to_string(*ax),
-          "transpose the axis to the end first, or use argsort(x, dim)");
-      return EV::poison();
-    }
+    axis = *ax;
   }
   auto largest = bool_arg(c, 3, true);
   auto k = const_int(*c.args[1], "topk k");
   if (!largest || !k) return EV::poison();
-  auto n = x.shape[size_t(last)].as_const();
-  if (!n || !provably_equal(x.valid[size_t(last)], x.shape[size_t(last)])) {
-    err(c.fo, c.fl, "topk needs a static, whole last axis, '" + text_of(*c.args[0]) + "' has shape " +
-                        shape_str(x.shape) + " valid " + shape_str(x.valid));
+  const size_t d = size_t(axis);
+  auto n = x.shape[d].as_const();
+  if (!n || !provably_equal(x.valid[d], x.shape[d])) {
+    err(c.fo, c.fl, "topk needs a static, whole axis " + std::to_string(axis) + ", '" + text_of(*c.args[0]) +
+                        "' has shape " + shape_str(x.shape) + " valid " + shape_str(x.valid));
     return EV::poison();
   }
   if (*k < 1 || *k > *n) {
-    err(c.args[1]->off, c.args[1]->len, "topk k must be in 1.." + std::to_string(*n) + " (the last axis), got " +
+    err(c.args[1]->off, c.args[1]->len, "topk k must be in 1.." + std::to_string(*n) + " (the sorted axis), got " +
                                             std::to_string(*k));
     return EV::poison();
   }
@@ -674,11 +679,23 @@ EV Elaborator::call_topk(const Call& c) {
                                             std::to_string(kMaxSortExtent) + " selection steps");
     return EV::poison();
   }
-  if (ts_ && ts_->vec && ts_->vec->shape.size() == rank && ts_->vec->shape.back() < *n) {
-    err(c.fo, c.fl, "topk needs the last axis whole in the vec_tile: the tile has " +
-                        std::to_string(ts_->vec->shape.back()) + ", the axis " + std::to_string(*n),
-        "set vec_tile's last entry to " + std::to_string(*n) + " (PyPTO: k <= TileShape[-1])");
+  if (ts_ && ts_->vec && ts_->vec->shape.size() == rank && ts_->vec->shape[d] < *n) {
+    err(c.fo, c.fl, "topk needs the sorted axis whole in the vec_tile: the tile has " +
+                        std::to_string(ts_->vec->shape[d]) + ", the axis " + std::to_string(*n),
+        "set vec_tile's entry " + std::to_string(axis) + " to " + std::to_string(*n) + " (PyPTO: k <= TileShape[-1])");
     return EV::poison();
+  }
+  if (axis != last) {
+    // Off the last axis: a transpose around the selection, the tile's entries swapped with it.
+    std::optional<VecTile> saved = ts_->vec;
+    if (saved && saved->shape.size() == rank) std::swap(ts_->vec->shape[d], ts_->vec->shape[size_t(last)]);
+    int xt = swap_axes(a.value, axis, last, c.fo, c.fl);
+    auto r = select_k(c, xt, last, *k, *largest);
+    ts_->vec = saved;
+    if (!r) return EV::poison();
+    EV out = EV::tensor(swap_axes(r->first, axis, last, c.fo, c.fl));
+    out.value2 = swap_axes(r->second, axis, last, c.fo, c.fl);
+    return out;
   }
   auto r = select_k(c, a.value, last, *k, *largest);
   if (!r) return EV::poison();
@@ -725,7 +742,8 @@ EV Elaborator::call_argsort(const Call& c) {
   return EV::tensor(r->second);
 }
 
-// `v, i = CALL`: a call with two results (topk) binds both names.
+// `v, i = CALL`, `e, m, l = CALL`: a call with two results (topk) or three (online_softmax,
+// online_softmax_update) binds every name.
 void Elaborator::assign_two(const Stmt& s, bool first_name_ok) {
   const AssignAst& a = s.assign;
   bool names_ok = first_name_ok;
@@ -734,24 +752,30 @@ void Elaborator::assign_two(const Stmt& s, bool first_name_ok) {
     (*names_)[a.target] = Binding::poisoned();
     for (const auto& m : a.more_targets) (*names_)[m.text] = Binding::poisoned();
   };
-  if (a.more_targets.size() > 1) {
-    err(a.more_targets[1].off, a.more_targets[1].len, "too many names: a call has at most two results",
-        "write 'v, i = topk(x, k)'");
+  static const char* const kCount[] = {"no", "one", "two", "three", "four", "five"};
+  const size_t wanted = 1 + a.more_targets.size();
+  const std::string several = "only topk (two), online_softmax and online_softmax_update (three) return several tensors";
+  if (wanted > 3) {
+    err(a.more_targets[2].off, a.more_targets[2].len, "too many names: a call has at most three results",
+        "write 'v, i = topk(x, k)' or 'e, m, l = online_softmax(scores, scale)'");
     poison_all();
     return;
   }
   if (a.value->kind != Expr::Kind::Call) {
-    err(a.value->off, a.value->len, "'" + text_of(*a.value) + "' has one result but two names are bound",
-        "only topk returns two tensors (values, indices)");
+    err(a.value->off, a.value->len, "'" + text_of(*a.value) + "' has one result but " + kCount[wanted] +
+                                        " names are bound", several);
     poison_all();
     return;
   }
   tuple_target_ = true;
   EV v = expr(*a.value);
   tuple_target_ = false;
-  if (v.ok() && v.value2 < 0) {
-    err(a.value->op_off, int(a.value->name.size()), "'" + a.value->name + "' has one result but two names are bound",
-        "only topk returns two tensors (values, indices)");
+  const size_t results = v.ok() ? 1 + (v.value2 >= 0) + (v.value3 >= 0) : wanted;
+  if (results != wanted) {
+    err(a.value->op_off, int(a.value->name.size()), "'" + a.value->name + "' has " + kCount[results] +
+                                                        (results == 1 ? " result" : " results") + " but " +
+                                                        kCount[wanted] + " names are bound",
+        results == 1 ? several : "bind " + std::string(kCount[results]) + " names");
     v = EV::poison();
   }
   if (!v.ok()) {
@@ -759,12 +783,13 @@ void Elaborator::assign_two(const Stmt& s, bool first_name_ok) {
     return;
   }
   if (!names_ok) return;
-  Value& v1 = p_.values[size_t(v.value)];
-  if (v1.name.empty()) v1.name = a.target;
-  Value& v2 = p_.values[size_t(v.value2)];
-  if (v2.name.empty()) v2.name = a.more_targets[0].text;
-  (*names_)[a.target] = Binding::of(v.value, false);
-  (*names_)[a.more_targets[0].text] = Binding::of(v.value2, false);
+  const int ids[] = {v.value, v.value2, v.value3};
+  for (size_t k = 0; k < wanted; ++k) {
+    const std::string& n = k == 0 ? a.target : a.more_targets[k - 1].text;
+    Value& val = p_.values[size_t(ids[k])];
+    if (val.name.empty()) val.name = n;
+    (*names_)[n] = Binding::of(ids[k], false);
+  }
 }
 
 // cumsum(input, dim), cumprod(input, dim): inclusive scans along dim (static extent n), written as

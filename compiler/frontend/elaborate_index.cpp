@@ -119,12 +119,13 @@ DimExpr Elaborator::load_symbol(int t, std::vector<DimExpr> index, int loc_off) 
   return DimExpr::sym(it->second);
 }
 
-// index_select(x, 0, idx): rows idx[0], idx[1], ... of the GM tensor x, idx an int32 input of static
-// extent (a rank-1 tensor, or one row of it: ids[b, :]). Each index is a run-time value; the result is
-// the concat of the one-row views at those offsets, whose windows the run-time checks keep inside x.
+// index_select(x, dim, idx): slices idx[0], idx[1], ... of the GM tensor x along dim, idx an int32
+// input of static extent (a rank-1 tensor, or one row of it: ids[b, :]). Each index is a run-time
+// value; the result is the concat along dim of the one-slice views at those offsets, whose windows
+// the run-time checks keep inside x.
 EV Elaborator::call_index_select(const Expr& e) {
   const int fo = e.op_off, fl = int(e.name.size());
-  const std::string usage = "index_select(x, 0, idx): rows of a GM tensor x picked by an int32 input idx";
+  const std::string usage = "index_select(x, dim, idx): slices of a GM tensor x along dim picked by an int32 input idx";
   if (e.args.size() != 3) {
     err(fo, fl, "index_select takes three arguments, got " + std::to_string(e.args.size()), usage);
     return EV::poison();
@@ -148,11 +149,14 @@ EV Elaborator::call_index_select(const Expr& e) {
   const Value xv = p_.values[size_t(x.value)];
   auto dim_c = const_int(de, "index_select's dim");
   if (!dim_c) return EV::poison();
-  if (*dim_c != 0 && *dim_c != -int64_t(xv.shape.size())) {
-    err(de.off, de.len, "index_select along dim " + std::to_string(*dim_c) + " is not supported yet; dim 0 (rows) is",
-        "transpose the tensor so the selected axis comes first");
+  const int64_t xr = int64_t(xv.shape.size());
+  if (*dim_c < -xr || *dim_c >= xr) {
+    err(de.off, de.len, "index_select dim " + std::to_string(*dim_c) + " is out of range for '" + text_of(xe) +
+                            "' of rank " + std::to_string(xr),
+        "dim is in " + std::to_string(-xr) + ".." + std::to_string(xr - 1));
     return EV::poison();
   }
+  const size_t sel = size_t(*dim_c < 0 ? *dim_c + xr : *dim_c);
   // The index tensor: a name, or a subscript whose last axis is ':' and the others single indices.
   const Expr* base = &ie;
   std::vector<DimExpr> prefix;
@@ -202,7 +206,9 @@ EV Elaborator::call_index_select(const Expr& e) {
   if (!seq_) return EV::poison();
   std::vector<int> rows;
   Shape row_shape = xv.shape;
-  row_shape[0] = DimExpr(1);
+  row_shape[sel] = DimExpr(1);
+  Shape row_valid = xv.valid;
+  row_valid[sel] = DimExpr(1);
   for (int64_t i = 0; i < *n; ++i) {
     std::vector<DimExpr> index = prefix;
     index.push_back(DimExpr(i));
@@ -211,19 +217,18 @@ EV Elaborator::call_index_select(const Expr& e) {
     op.inputs = {x.value};
     op.shape = row_shape;
     op.offsets = Shape(row_shape.size(), DimExpr(0));
-    op.offsets[0] = load_symbol(t, std::move(index), ie.off);
-    op.valid = row_shape;  // one whole row: its index is checked against x at run time
-    rows.push_back(emit(op, xv.dtype, row_shape, row_shape, fo, fl));
+    op.offsets[sel] = load_symbol(t, std::move(index), ie.off);
+    op.valid = row_valid;  // one whole slice along dim: its index is checked against x at run time
+    rows.push_back(emit(op, xv.dtype, row_shape, row_valid, fo, fl));
   }
   if (rows.size() == 1) return EV::tensor(rows[0]);
   Shape sh = xv.shape, va = xv.valid;
-  sh[0] = DimExpr(*n);
-  va[0] = DimExpr(*n);
-  for (size_t d = 1; d < sh.size(); ++d) va[d] = sh[d];
+  sh[sel] = DimExpr(*n);
+  va[sel] = DimExpr(*n);
   Op cat;
   cat.kind = OpKind::Concat;
   cat.inputs = rows;
-  cat.axes = {0};
+  cat.axes = {int(sel)};
   return EV::tensor(emit(cat, xv.dtype, sh, va, fo, fl));
 }
 

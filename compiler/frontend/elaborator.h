@@ -25,6 +25,7 @@ struct EV {
   bool is_int = false;   // Scalar: an integer literal or static dim
   bool nz = false;       // Tensor: read from an NZ-format tensor (matmul operands only)
   int value2 = -1;       // Tensor: the second result of a two-result call (topk's indices)
+  int value3 = -1;       // Tensor: the third result of a three-result call (online_softmax's column_sum)
   static EV poison() { return {}; }
   static EV tensor(int v, bool nz = false) { EV e; e.k = K::Tensor; e.value = v; e.nz = nz; return e; }
   static EV number(double d, bool is_int) { EV e; e.k = K::Scalar; e.scalar = d; e.is_int = is_int; return e; }
@@ -156,6 +157,28 @@ class Elaborator {
   EV call_scan(const Call& c);  // cumsum, cumprod
   // k selection steps along `axis`: {values, int32 indices}, each with extent k on the axis.
   std::optional<std::pair<int, int>> select_k(const Call& c, int value, int axis, int64_t k, bool largest);
+  // --- flash attention's online softmax (elaborate_online_softmax.cpp): three results each
+  EV online_softmax_arg(const Call& c, size_t k);  // fp32, rank 2, ND
+  EV call_online_softmax(const Call& c);
+  EV call_online_softmax_update(const Call& c);
+  // --- pad and fillpad (elaborate_pad.cpp)
+  EV call_pad(const Call& c);
+  EV call_fillpad(const Call& c);
+  // --- gather, index_add, index_put_ by an int32 index tensor (elaborate_gather.cpp)
+  EV call_gather(const Call& c);
+  EV call_index_add(const Call& c);
+  EV call_index_put(const Call& c);
+  EV call_scatter(const Call& c);  // scatter, scatter_
+  EV index_arg(const Call& c, const Expr* x, const std::string& what);  // an int32 tensor
+  bool check_scatter(const Call& c, const Value& x, int d, const Value& iv, const Expr& ie, const Value& sv,
+                     const Expr& se);
+  EV scatter_into(const Call& c, int x, int d, int idx, int src, bool last_wins);
+  std::optional<int> scatter_rows(const Call& c, int x, int idx, int src, bool last_wins, int* hit,
+                                  const std::vector<int64_t>& tile);
+  int swap_axes(int v, int i, int j, int loc_off, int loc_len);  // a transpose (none when i == j)
+  int sum_drop(int v, int axis, int loc_off, int loc_len);       // sum with keepdim=false
+  int select3(int cond, int a, int b, int loc_off, int loc_len);  // where, broadcast
+  int const_like(double v, DType dt, size_t rank, int loc_off, int loc_len);  // full([1, ...], v)
   bool tuple_target_ = false;  // the statement binds two names: a two-result call may stand here
   EV tensor_arg(const Call& c, const Expr* x, const std::string& what);
   std::optional<bool> bool_arg(const Call& c, size_t k, bool dflt);
@@ -235,7 +258,7 @@ class Elaborator {
   std::optional<DimExpr> scalar_read(const Expr& e, DimUse use);
   // The symbol of element `index` of int32 input `t`, registered as a load of the current node.
   DimExpr load_symbol(int t, std::vector<DimExpr> index, int loc_off);
-  EV call_index_select(const Expr& e);  // index_select(x, 0, idx): rows of GM tensor x by run-time values
+  EV call_index_select(const Expr& e);  // index_select(x, dim, idx): slices of GM tensor x by run-time values
   // While set, run-time values go to this list (a loop's or a branch's header) instead of the current run.
   std::vector<ScalarLoad>* load_sink_ = nullptr;
   std::map<std::string, std::string> load_syms_;  // "tensor[index text]" -> its symbol

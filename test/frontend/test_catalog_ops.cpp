@@ -138,16 +138,24 @@ TEST_CASE("topk binds two results; index ops check PyPTO's rules", "[frontend][c
                "'topk' has two results (values, indices)");
   expect_error(spec(t24 + "  - \"a, b = exp(x)\"\n  - \"y[0:16, :] = x[0:16, :]\"\n"), "exp(x)",
                "'exp' has one result but two names are bound", "only topk");
-  expect_error(spec(t24 + "  - \"a, b, c = topk(x, 2)\"\n  - \"y[0:16, :] = x[0:16, :]\"\n"), "c = topk",
-               "too many names: a call has at most two results");
+  expect_error(spec(t24 + "  - \"a, b, c = topk(x, 2)\"\n  - \"y[0:16, :] = x[0:16, :]\"\n"), "topk",
+               "'topk' has two results but three names are bound", "bind two names");
+  expect_error(spec(t24 + "  - \"a, b, c, d = topk(x, 2)\"\n  - \"y[0:16, :] = x[0:16, :]\"\n"), "d = topk",
+               "too many names: a call has at most three results");
   expect_error(spec(t24 + "  - \"a, 3 = topk(x, 2)\"\n  - \"y[0:16, :] = x[0:16, :]\"\n"), "3 = topk",
                "expected a name after ',' in the targets");
   expect_error(spec(t24 + "  - \"a, b = topk(x, 65)\"\n  - \"y[0:16, :] = x[0:16, :]\"\n"), "65)",
-               "topk k must be in 1..64 (the last axis), got 65");
-  expect_error(spec(t24 + "  - \"a, b = topk(x, 2, 0)\"\n  - \"y[0:16, :] = x[0:16, :]\"\n"), "0)\"",
-               "topk sorts the last axis only (PyPTO's rule), not axis 0", "argsort");
+               "topk k must be in 1..64 (the sorted axis), got 65");
+  // Off the last axis (PyPTO sorts the last only): a transpose in, the selection, a transpose out of each result.
+  auto d0 = ok(spec(t24 + "  - \"a, b = topk(w[0:16, :], 2, 0)\"\n  - \"y[0:2, 0:32] = cast(a, fp32) + cast(b, fp32)\"\n"));
+  int transposes = 0;
+  for (const auto& op : d0.ops) transposes += op.kind == ptoc::OpKind::Transpose;
+  CHECK(transposes == 3);
+  expect_error(spec("  - {vec_tile: [8, 64]}\n  - \"a, b = topk(w[0:16, :], 2, 0)\"\n  - \"y[0:16, :] = x[0:16, :]\"\n"),
+               "topk(w", "topk needs the sorted axis whole in the vec_tile: the tile has 8, the axis 16",
+               "set vec_tile's entry 0 to 16");
   expect_error(spec("  - {vec_tile: [16, 32]}\n  - \"a, b = topk(x, 2)\"\n  - \"y[0:16, :] = x[0:16, :]\"\n"),
-               "topk(x", "topk needs the last axis whole in the vec_tile: the tile has 32, the axis 64",
+               "topk(x", "topk needs the sorted axis whole in the vec_tile: the tile has 32, the axis 64",
                "k <= TileShape[-1]");
   expect_error(spec(t24 + "  - \"a, b = topk(x[0:16, 0:40] > 0, 2)\"\n  - \"y[0:16, :] = x[0:16, :]\"\n"), "topk(",
                "'topk' does not take bool operands");

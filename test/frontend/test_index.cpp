@@ -135,7 +135,7 @@ TEST_CASE("run-time values in a cond condition are read by the branch loops", "[
   CHECK(branches == 2);
 }
 
-TEST_CASE("index_select(x, 0, idx) is one-row views at run-time offsets, concatenated", "[frontend][index]") {
+TEST_CASE("index_select(x, dim, idx) is one-slice views at run-time offsets, concatenated", "[frontend][index]") {
   const std::string head =
       "ptoc: 1\nname: t\ndims:\n  B: {dynamic: true, max: 8}\n  V: 100\n  N: 3\n  D: 64\n"
       "inputs:\n  table: {dtype: fp16, shape: [V, D]}\n  ids: {dtype: int32, shape: [B, N]}\n"
@@ -164,7 +164,25 @@ TEST_CASE("index_select(x, 0, idx) is one-row views at run-time offsets, concate
   CHECK_THAT(ir, Catch::Contains("reads ids__2 = ids[b, 2]"));
   REQUIRE(run(with("e = index_select(table, 0, one)")).prog);
 
-  expect_error(with("e = index_select(table, 1, one)"), "1, one)", "index_select along dim 1 is not supported yet");
+  // Along dim 1: one-column views at run-time offsets on axis 1, concatenated along it.
+  auto c1 = run("ptoc: 1\nname: t\ndims:\n  V: 100\n  N: 3\n  D: 64\ninputs:\n  table: {dtype: fp16, shape: [V, D]}\n"
+                "  one: {dtype: int32, shape: [N]}\noutputs:\n  y: {dtype: fp16, shape: [V, N]}\nbody:\n"
+                "  - vec_tile: [16, 64]\n  - \"y[:, :] = index_select(table, 1, one)\"\n");
+  INFO(c1.rendered);
+  REQUIRE(c1.prog);
+  int col_views = 0;
+  for (const auto& op : c1.prog->ops)
+    if (op.kind == ptoc::OpKind::View) {
+      CHECK(op.shape[1].str() == "1");
+      CHECK(op.offsets[0].str() == "0");
+      CHECK(op.offsets[1].str().rfind("one__", 0) == 0);
+      ++col_views;
+    }
+  CHECK(col_views == 3);
+  for (const auto& op : c1.prog->ops)
+    if (op.kind == ptoc::OpKind::Concat) CHECK(op.axes == std::vector<int>{1});
+  expect_error(with("e = index_select(table, 2, one)"), "2, one)", "index_select dim 2 is out of range for 'table' of rank 2",
+               "dim is in -2..1");
   expect_error(with("e = index_select(table * 2, 0, one)"), "table * 2", "index_select reads rows of a GM tensor; 'table * 2' is a computed value");
   expect_error(with("e = index_select(table, 0, w)"), "w)", "index_select's index 'w' must be an int32 input tensor");
   expect_error(with("e = index_select(table, 0, ids)"), "ids)", "index_select's index must select one row of 'ids' (rank 2); write ids[b, :]");

@@ -17,6 +17,7 @@ import yaml
 
 import model as M
 import model_catalog as MC
+import gen_index_ops as GI
 from model import BITWISE  # noqa: E402
 from model import (Assemble, Bin, Bind, Block, Cast, Concat, Const, Full, Loop, Matmul, Raw, Red, Ref,
                    Reshape, Slice, Transpose, Un, View, Where)
@@ -115,6 +116,7 @@ class Gen:
         self.r_lang = random.Random(f"lang{seed}")
         self.r_cat = random.Random(f"catalog{seed}")
         self.r_logic = random.Random(f"logic{seed}")
+        self.r_idx = random.Random(f"index{seed}")  # gen_index_ops.py
         self.dims, self.dimval = {}, {}
         self.inputs, self.outputs, self.tensors = {}, {}, {}
         self.options = {}
@@ -744,6 +746,10 @@ class Gen:
         if self.r_cat.random() < 0.3 and "catalog" not in self.avoid:
             main, self.r = self.r, self.r_cat
             self.catalog_stmt(ctx)
+            self.r = main
+        if self.r_idx.random() < 0.2 and "index_ops" not in self.avoid:
+            main, self.r = self.r, self.r_idx
+            GI.index_stmt(self, ctx)
             self.r = main
         if not any(isinstance(s, Assemble) for s in _walk(ctx.stmts)):
             cands = [p for p in ctx.pool if p.t.dtype != "bool" and len(p.t.shape) == len(ctx.axes)]
