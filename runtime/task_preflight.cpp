@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <optional>
 
 #include "runtime/program/leaf_program.h"
 #include "runtime/program/leaf_tiles.h"
@@ -23,6 +22,7 @@ constexpr uint64_t kMaxStepsPerTask = uint64_t(1) << 24;
 struct DryKernel {
   leaf::LeafProgram p;
   std::vector<int32_t> jump;  // LoopBegin: index after its LoopEnd; LoopEnd: its LoopBegin
+  std::vector<bool> dynamic_tiles;  // per instruction: a call whose tiles only the task's values decide
   std::vector<int64_t> locals, trips;
 };
 
@@ -42,6 +42,9 @@ std::unique_ptr<DryKernel> make_dry(const Kernel& k) {
       open.pop_back();
     }
   }
+  d->dynamic_tiles.assign(d->p.instrs.size(), false);
+  for (size_t i = 0; i < d->p.instrs.size(); ++i)
+    if (d->p.instrs[i].kind == leaf::InstrKind::Call) d->dynamic_tiles[i] = leaf::tiles_depend_on_args(d->p.instrs[i]);
   d->locals.assign(d->p.locals.size(), 0);
   d->trips.assign(d->p.instrs.size(), 0);
   return d;
@@ -109,13 +112,15 @@ struct Checker {
     auto ev = [&](const leaf::Expr& e) { return e.empty() ? int64_t(0) : leaf::eval_expr(e, args, d.locals.data()); };
     auto int_op = [&](int k) { return i128(ev(in.operands[size_t(k)].expr)); };
     const char* name = leaf::fn_name(in.fn);
-    const std::string at_text = "leaf program instruction " + std::to_string(at) + " (" + name + ")";
+    auto at_text_of = [&] { return "leaf program instruction " + std::to_string(at) + " (" + name + ")"; };
     // Local memory: every buffer operand points into its buffer.
     const leaf::TileUse use = leaf::tile_use(in.fn);
-    std::vector<int64_t> shape;
+    int64_t shape[2] = {0, 0};
+    int ns = 0;
     for (const leaf::TParam& tp : in.tparams)
-      if (tp.kind == leaf::TParamKind::Int) shape.push_back(tp.v);
-    for (size_t k = 0; k < in.operands.size(); ++k) {
+      if (tp.kind == leaf::TParamKind::Int && ns < 2) shape[ns++] = tp.v;
+    // Calls with constant offsets and extents were checked at load (leaf::verify_leaf_tiles).
+    for (size_t k = 0; d.dynamic_tiles[at] && k < in.operands.size(); ++k) {
       const leaf::Operand& o = in.operands[k];
       if (o.kind != leaf::OperandKind::Buf) continue;
       ++stats.local_tiles;
@@ -123,13 +128,13 @@ struct Checker {
       const int eb = leaf::elem_bytes(b.dtype);
       const i128 at_byte = i128(b.addr) + i128(ev(o.expr)) * eb, end = i128(b.addr) + b.bytes;
       if (at_byte < b.addr || at_byte > end)
-        return fail(at_text + ": operand " + std::to_string(k) + " points at byte " + std::to_string(int64_t(at_byte)) +
+        return fail(at_text_of() + ": operand " + std::to_string(k) + " points at byte " + std::to_string(int64_t(at_byte)) +
                     " of " + leaf::fn_name(in.fn) + "'s " + std::to_string(b.bytes) + "-byte buffer " +
                     std::to_string(o.index) + " at byte " + std::to_string(b.addr) + " of its local memory, outside it");
-      if (int(k) != use.buf || shape.size() < 2) continue;
+      if (int(k) != use.buf || ns < 2) continue;
       const i128 R = shape[0], C = shape[1];
       if (at_byte + R * C * eb > end)
-        return fail(at_text + ": its " + std::to_string(shape[0]) + " x " + std::to_string(shape[1]) + " tile of " +
+        return fail(at_text_of() + ": its " + std::to_string(shape[0]) + " x " + std::to_string(shape[1]) + " tile of " +
                     std::to_string(eb) + "-byte elements at byte " + std::to_string(int64_t(at_byte)) +
                     " runs past the end of buffer " + std::to_string(o.index) + " (" + std::to_string(b.bytes) +
                     " bytes at byte " + std::to_string(b.addr) + " of a " + std::to_string(leaf::memory_bytes(b.mem)) +
@@ -140,7 +145,7 @@ struct Checker {
       if (vr <= 0 || vc <= 0) continue;
       const i128 reach = at_byte + ((vr - 1) * C + vc) * eb;
       if (reach > end)
-        return fail(at_text + ": valid extent " + std::to_string(int64_t(vr)) + " x " + std::to_string(int64_t(vc)) +
+        return fail(at_text_of() + ": valid extent " + std::to_string(int64_t(vr)) + " x " + std::to_string(int64_t(vc)) +
                     " of its " + std::to_string(shape[0]) + " x " + std::to_string(shape[1]) +
                     " tile reaches byte " + std::to_string(int64_t(std::min<i128>(reach, INT64_MAX))) +
                     ", past the end of buffer " + std::to_string(o.index) + " (" + std::to_string(b.bytes) +
@@ -152,7 +157,7 @@ struct Checker {
     for (const leaf::Operand& o : in.operands)
       if (o.kind == leaf::OperandKind::Gm) slot = o.index;
     if (slot < 0) return "";
-    if (size_t(slot) >= t.gm.size()) return fail(at_text + ": GM slot " + std::to_string(slot) + " is not passed");
+    if (size_t(slot) >= t.gm.size()) return fail(at_text_of() + ": GM slot " + std::to_string(slot) + " is not passed");
     const i128 base = i128(t.gm[size_t(slot)]);
     const int sz = leaf::elem_bytes(d.p.gm_dtypes[size_t(slot)]);
     switch (in.fn) {

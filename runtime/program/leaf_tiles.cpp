@@ -15,13 +15,21 @@ TileUse tile_use(Fn f) {
   }
 }
 
-namespace {
-bool constant(const Expr& e) {
+bool constant_expr(const Expr& e) {
   for (const ExprTok& t : e.toks)
     if (t.op == ExprOp::Arg || t.op == ExprOp::Local) return false;
   return true;
 }
-}  // namespace
+
+bool tiles_depend_on_args(const Instr& in) {
+  const TileUse use = tile_use(in.fn);
+  for (size_t k = 0; k < in.operands.size(); ++k) {
+    const Operand& o = in.operands[k];
+    if (o.kind == OperandKind::Buf && !constant_expr(o.expr)) return true;
+    if ((int(k) == use.vr || int(k) == use.vc) && !constant_expr(o.expr)) return true;
+  }
+  return false;
+}
 
 std::string verify_leaf_tiles(const LeafProgram& p) {
   for (size_t at = 0; at < p.instrs.size(); ++at) {
@@ -39,7 +47,7 @@ std::string verify_leaf_tiles(const LeafProgram& p) {
       const Buffer& b = p.buffers[size_t(o.index)];
       const __int128 eb = elem_bytes(b.dtype);
       const __int128 tile = int(k) == use.buf && ns == 2 ? __int128(shape[0]) * shape[1] * eb : 0;
-      const __int128 offset = constant(o.expr) ? __int128(eval_expr(o.expr, nullptr, nullptr)) * eb : 0;
+      const __int128 offset = constant_expr(o.expr) ? __int128(eval_expr(o.expr, nullptr, nullptr)) * eb : 0;
       if (offset < 0 || offset > b.bytes)
         return where + ": operand " + std::to_string(k) + " points " + std::to_string(int64_t(offset)) +
                " bytes into buffer " + std::to_string(o.index) + ", which has " + std::to_string(b.bytes) + " bytes";
@@ -48,6 +56,15 @@ std::string verify_leaf_tiles(const LeafProgram& p) {
                std::to_string(int(eb)) + "-byte elements at byte " + std::to_string(int64_t(offset)) + " of buffer " +
                std::to_string(o.index) + " runs past its end (" + std::to_string(b.bytes) + " bytes at byte " +
                std::to_string(b.addr) + " of a " + std::to_string(memory_bytes(b.mem)) + "-byte local memory)";
+      if (!tile || tiles_depend_on_args(in)) continue;
+      // Constant valid extents: the rows they walk at a pitch of C (kernels/host/pto_host_ops.h).
+      const __int128 vr = eval_expr(in.operands[size_t(use.vr)].expr, nullptr, nullptr);
+      const __int128 vc = eval_expr(in.operands[size_t(use.vc)].expr, nullptr, nullptr);
+      if (vr > 0 && vc > 0 && offset + ((vr - 1) * shape[1] + vc) * eb > b.bytes)
+        return where + ": valid extent " + std::to_string(int64_t(vr)) + " x " + std::to_string(int64_t(vc)) +
+               " of its " + std::to_string(shape[0]) + " x " + std::to_string(shape[1]) +
+               " tile runs past the end of buffer " + std::to_string(o.index) + " (" + std::to_string(b.bytes) +
+               " bytes)";
     }
   }
   return "";

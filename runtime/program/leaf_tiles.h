@@ -18,8 +18,16 @@ struct TileUse {
 TileUse tile_use(Fn f);
 
 // Load-time check, no arguments needed: every call's tile fits its buffer, and every buffer
-// operand whose element offset is a constant points inside its buffer with its tile. "" when
-// the program passes, else "leaf program instruction N (FN): ..." .
+// operand whose element offset is a constant points inside its buffer with its tile (and, when
+// the valid extents are constants too, with the rows they walk). "" when the program passes,
+// else "leaf program instruction N (FN): ..." .
 std::string verify_leaf_tiles(const LeafProgram& p);
+
+// True when `e` reads no argument and no local: its value is known at load.
+bool constant_expr(const Expr& e);
+// True when a call's local-memory footprint depends on the task's arguments or the kernel's
+// locals (a buffer offset or a valid extent that is not a constant): only the run's preflight can
+// check it; verify_leaf_tiles has checked every other call.
+bool tiles_depend_on_args(const Instr& call);
 
 }  // namespace ptoc::leaf
