@@ -17,6 +17,7 @@ using i128 = __int128;
 // A kernel's loops run over leading tile axes: a few trips. More dry steps than this for one task
 // means a crafted trip count (the run would spin for hours), refused as such.
 constexpr uint64_t kMaxStepsPerTask = uint64_t(1) << 24;
+constexpr int64_t kMaxValue = int64_t(1) << 50;
 
 // One kernel's program with its loops matched, evaluated dry for each task that calls it.
 struct DryKernel {
@@ -112,6 +113,16 @@ struct Checker {
     auto ev = [&](const leaf::Expr& e) { return e.empty() ? int64_t(0) : leaf::eval_expr(e, args, d.locals.data()); };
     auto int_op = [&](int k) { return i128(ev(in.operands[size_t(k)].expr)); };
     const char* name = leaf::fn_name(in.fn);
+    // No GM tensor, tile or stride is 2^50 elements (the gm_bytes limit's range): a value past
+    // that is corrupted, and bounding it keeps the window arithmetic below in range.
+    for (size_t k = 0; k < in.operands.size(); ++k) {
+      const leaf::Operand& o = in.operands[k];
+      if (o.kind != leaf::OperandKind::Int && o.kind != leaf::OperandKind::Buf) continue;
+      const int64_t v = ev(o.expr);
+      if (v > kMaxValue || v < -kMaxValue)
+        return fail("leaf program instruction " + std::to_string(at) + " (" + name + "): operand " +
+                    std::to_string(k) + " is " + std::to_string(v) + ", beyond any GM or local extent");
+    }
     auto at_text_of = [&] { return "leaf program instruction " + std::to_string(at) + " (" + name + ")"; };
     // Local memory: every buffer operand points into its buffer.
     const leaf::TileUse use = leaf::tile_use(in.fn);
@@ -229,7 +240,7 @@ struct Checker {
 }  // namespace
 
 std::string preflight_tasks(const CompiledProgram& p, const DimExpr::Env& dims, const ControlFlowOptions& cfo,
-                            PreflightStats* stats) {
+                            PreflightStats* stats, uint64_t task_budget) {
   std::vector<std::unique_ptr<DryKernel>> kernels;
   kernels.reserve(p.kernels.size());
   for (const Kernel& k : p.kernels) {
@@ -262,6 +273,7 @@ std::string preflight_tasks(const CompiledProgram& p, const DimExpr::Env& dims, 
       if (std::string bad = c.check_task(*kernels[size_t(l->kernel)], t); !bad.empty()) return bad;
     }
     cf.release(dt.seq);
+    if (task_budget && c.stats.tasks >= task_budget) break;
   }
   if (stats) *stats = c.stats;
   return "";

@@ -24,7 +24,9 @@ struct PreflightStats {
 // "" when every task of the walk passes, else what is wrong and where ("kernel 'k' (root 'f'
 // instance 3, task 7): ..."). Kernels without a leaf program (older bundles) are skipped. Throws
 // ControlFlowError when the walk itself fails (as the run would).
+// `task_budget` > 0 stops (passing) after that many tasks: for the fuzz target, whose random
+// bundles may walk for long; a run checks every task.
 std::string preflight_tasks(const CompiledProgram& p, const DimExpr::Env& dims, const ControlFlowOptions& cfo,
-                            PreflightStats* stats = nullptr);
+                            PreflightStats* stats = nullptr, uint64_t task_budget = 0);
 
 }  // namespace ptoc::runtime

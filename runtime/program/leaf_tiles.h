@@ -20,7 +20,7 @@ TileUse tile_use(Fn f);
 // Load-time check, no arguments needed: every call's tile fits its buffer, and every buffer
 // operand whose element offset is a constant points inside its buffer with its tile (and, when
 // the valid extents are constants too, with the rows they walk). "" when the program passes,
-// else "leaf program instruction N (FN): ..." .
+// else "leaf program instruction N (FN): ..." . Call it on a verified program (verify_leaf_program).
 std::string verify_leaf_tiles(const LeafProgram& p);
 
 // True when `e` reads no argument and no local: its value is known at load.
