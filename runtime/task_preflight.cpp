@@ -75,8 +75,9 @@ struct Checker {
 
   std::string fail(const std::string& what) const {
     return "kernel '" + *kernel + "' (task " + std::to_string(task) + " of root function '" + *root +
-           "', device task " + std::to_string(seq) + "): " + what + "; the bundle is refused before the run (its task arguments or leaf program are "
-                                 "corrupted: recompile the spec)";
+           "', device task " + std::to_string(seq) + "): " + what +
+           "; the bundle is refused before the run (its task arguments or leaf program are corrupted: recompile "
+           "the spec)";
   }
 
   // [addr + min(0, (rows-1)*stride), addr + max(0, (rows-1)*stride) + row_bytes) in bytes, as
@@ -110,19 +111,21 @@ struct Checker {
   std::string check_call(DryKernel& d, size_t at, const TaskInstance& t) {
     const leaf::Instr& in = d.p.instrs[at];
     const int64_t* args = t.args.data();
-    auto ev = [&](const leaf::Expr& e) { return e.empty() ? int64_t(0) : leaf::eval_expr(e, args, d.locals.data()); };
-    auto int_op = [&](int k) { return i128(ev(in.operands[size_t(k)].expr)); };
     const char* name = leaf::fn_name(in.fn);
-    // No GM tensor, tile or stride is 2^50 elements (the gm_bytes limit's range): a value past
-    // that is corrupted, and bounding it keeps the window arithmetic below in range.
+    // Each operand's value once (a buffer's element offset, an integer); the signatures have at
+    // most 8 operands. No GM tensor, tile or stride is 2^50 elements (the gm_bytes limit's
+    // range): a value past that is corrupted, and bounding it keeps the arithmetic below in range.
+    int64_t vals[8] = {};
+    if (in.operands.size() > 8) return fail("leaf program instruction " + std::to_string(at) + ": too many operands");
     for (size_t k = 0; k < in.operands.size(); ++k) {
       const leaf::Operand& o = in.operands[k];
       if (o.kind != leaf::OperandKind::Int && o.kind != leaf::OperandKind::Buf) continue;
-      const int64_t v = ev(o.expr);
+      const int64_t v = vals[k] = o.expr.empty() ? 0 : leaf::eval_expr(o.expr, args, d.locals.data());
       if (v > kMaxValue || v < -kMaxValue)
         return fail("leaf program instruction " + std::to_string(at) + " (" + name + "): operand " +
                     std::to_string(k) + " is " + std::to_string(v) + ", beyond any GM or local extent");
     }
+    auto int_op = [&](int k) { return i128(vals[k]); };
     auto at_text_of = [&] { return "leaf program instruction " + std::to_string(at) + " (" + name + ")"; };
     // Local memory: every buffer operand points into its buffer.
     const leaf::TileUse use = leaf::tile_use(in.fn);
@@ -137,7 +140,7 @@ struct Checker {
       ++stats.local_tiles;
       const leaf::Buffer& b = d.p.buffers[size_t(o.index)];
       const int eb = leaf::elem_bytes(b.dtype);
-      const i128 at_byte = i128(b.addr) + i128(ev(o.expr)) * eb, end = i128(b.addr) + b.bytes;
+      const i128 at_byte = i128(b.addr) + i128(vals[k]) * eb, end = i128(b.addr) + b.bytes;
       if (at_byte < b.addr || at_byte > end)
         return fail(at_text_of() + ": operand " + std::to_string(k) + " points at byte " + std::to_string(int64_t(at_byte)) +
                     " of " + leaf::fn_name(in.fn) + "'s " + std::to_string(b.bytes) + "-byte buffer " +
