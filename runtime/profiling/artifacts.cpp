@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "runtime/core/atomic_file.h"
+#include "chunked_file.h"
 #include "perf_data_writer.h"
 #include "pmu_trace_writer.h"
 #include "pmu_writer.h"
@@ -42,20 +43,21 @@ void write_artifacts(const ArtifactRequest& rq, const sim::Trace& trace, const C
     write_file_atomic(rq.folder + "/tilefwk_L1_prof_data.json", l1_prof_data_text(trace, last));
     write_file_atomic(rq.folder + "/dyn_topo.txt", dyn_topo(trace, last, program));
     // merged_swimlane.json: the AICPU View (when collected) followed by the Machine View, one clock.
-    // Each event is serialised as it is built, the bytes of {"traceEvents": [...]}.dump(): the
-    // document's JSON tree (a few KB per task) never exists whole.
-    std::string doc = "{\"traceEvents\":[";
+    // Each event is serialised and written as it is built, the bytes of {"traceEvents": [...]}.dump():
+    // neither the document's JSON tree (a few KB per task) nor its text exists whole.
+    ChunkedFile doc(rq.folder + "/merged_swimlane.json");
+    doc.append("{\"traceEvents\":[");
     bool first = true;
     auto add = [&](ordered_json&& e) {
-      if (!first) doc += ',';
+      if (!first) doc.append(",");
       first = false;
-      doc += e.dump();
+      doc.append(e.dump());
     };
     for (auto& e : aicpu_view) add(std::move(e));
     aicpu_view.clear();
     machine_view_events(trace, last, program, add);
-    doc += "]}";
-    write_file_atomic(rq.folder + "/merged_swimlane.json", doc);
+    doc.append("]}");
+    doc.commit();
     log << aicore_summary(trace);
   }
   if (rq.pmu_group > 0) {
