@@ -17,6 +17,7 @@
 #include "runtime/executor.h"
 #include "runtime/host_twin.h"
 #include "runtime/leaf_exec.h"
+#include "runtime/task_preflight.h"
 #include "runtime/sim/machine.h"
 
 namespace ptoc::runtime {
@@ -225,6 +226,8 @@ const RunResult& Session::run(const RunConfig& cfg) {
     auto first = std::make_unique<ControlFlow>(p, m.env, cfo);
     const GmLayout layout = first->layout();  // every walk lays GM out the same way
     if (cfg.numerics) {
+      // Every task's GM windows and local tiles, for these dims, before the first kernel call.
+      if (std::string bad = preflight_tasks(p, m.env, cfo); !bad.empty()) throw BundleError(bundle_.path + ": " + bad);
       if (cfg.twin == "cce") {
         if (bundle_.host_twin_so.empty())
           throw BundleError(bundle_.path + ": the bundle holds no compiled host twin, which --twin=cce runs: "

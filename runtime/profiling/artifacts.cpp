@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "runtime/core/atomic_file.h"
+#include "chunked_file.h"
 #include "perf_data_writer.h"
 #include "pmu_trace_writer.h"
 #include "pmu_writer.h"
@@ -39,18 +40,28 @@ void write_artifacts(const ArtifactRequest& rq, const sim::Trace& trace, const C
   std::vector<ordered_json> aicpu_view;
   if (rq.device_perf) aicpu_view = write_perf_data(trace, rq.folder, log);
   if (rq.swimlane) {
-    write_file_atomic(rq.folder + "/tilefwk_L1_prof_data.json", l1_prof_data(trace, last).dump());
+    write_file_atomic(rq.folder + "/tilefwk_L1_prof_data.json", l1_prof_data_text(trace, last));
     write_file_atomic(rq.folder + "/dyn_topo.txt", dyn_topo(trace, last, program));
     // merged_swimlane.json: the AICPU View (when collected) followed by the Machine View, one clock.
-    ordered_json doc = {{"traceEvents", ordered_json::array()}};
-    for (auto& e : aicpu_view) doc["traceEvents"].push_back(std::move(e));
-    for (auto& e : machine_view_events(trace, last, program)) doc["traceEvents"].push_back(std::move(e));
-    write_file_atomic(rq.folder + "/merged_swimlane.json", doc.dump());
+    // Each event is serialised and written as it is built, the bytes of {"traceEvents": [...]}.dump():
+    // neither the document's JSON tree (a few KB per task) nor its text exists whole.
+    ChunkedFile doc(rq.folder + "/merged_swimlane.json");
+    doc.append("{\"traceEvents\":[");
+    bool first = true;
+    auto add = [&](ordered_json&& e) {
+      if (!first) doc.append(",");
+      first = false;
+      doc.append(e.dump());
+    };
+    for (auto& e : aicpu_view) add(std::move(e));
+    aicpu_view.clear();
+    machine_view_events(trace, last, program, add);
+    doc.append("]}");
+    doc.commit();
     log << aicore_summary(trace);
   }
   if (rq.pmu_group > 0) {
-    auto table = pmu_table(trace, last, program, rq.pmu_group);
-    write_file_atomic(rq.folder + "/tilefwk_prof_pmu.csv", format_csv(table));
+    write_file_atomic(rq.folder + "/tilefwk_prof_pmu.csv", pmu_csv_text(trace, last, program, rq.pmu_group));
   }
   if (rq.pmu_trace) {
     std::string why = pmu_trace_unavailable_reason(trace, program);

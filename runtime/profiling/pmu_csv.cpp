@@ -13,14 +13,15 @@ static std::string quote_if_needed(const std::string& s) {
   return q + "\"";
 }
 
-std::string format_csv(const CsvTable& t) {
+std::string format_csv_line(const std::vector<std::string>& cells) {
   std::string out;
-  auto line = [&](const std::vector<std::string>& cells) {
-    for (size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + quote_if_needed(cells[i]);
-    out += "\n";
-  };
-  line(t.header);
-  for (const auto& r : t.rows) line(r);
+  for (size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + quote_if_needed(cells[i]);
+  return out + "\n";
+}
+
+std::string format_csv(const CsvTable& t) {
+  std::string out = format_csv_line(t.header);
+  for (const auto& r : t.rows) out += format_csv_line(r);
   return out;
 }
 

@@ -13,6 +13,8 @@ struct CsvTable {
 };
 
 std::string format_csv(const CsvTable& t);
+// One line of it: the cells, quoted where needed, then "\n".
+std::string format_csv_line(const std::vector<std::string>& cells);
 // Throws std::runtime_error naming the file and line on malformed input.
 CsvTable parse_csv(const std::string& text, const std::string& file_for_errors);
 // tabulate's "grid" format with a row index column, numbers right-aligned.

@@ -1,6 +1,7 @@
 #include "pmu_writer.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -40,11 +41,14 @@ PmuSource pmu_source(const sim::TaskRecord& t, const CompiledProgram& p, bool fi
   return s;
 }
 
-CsvTable pmu_table(const sim::Trace& trace, const sim::RoundTrace& round, const CompiledProgram& p, int group) {
-  CsvTable t;
-  t.header = kPmuFixedColumns;
+namespace {
+// The header, then each row in file order.
+void pmu_rows(const sim::Trace& trace, const sim::RoundTrace& round, const CompiledProgram& p, int group,
+              const std::function<void(std::vector<std::string>&&)>& emit) {
+  std::vector<std::string> header = kPmuFixedColumns;
   auto names = pmu_counter_names(group, trace.arch);
-  t.header.insert(t.header.end(), names.begin(), names.end());
+  header.insert(header.end(), names.begin(), names.end());
+  emit(std::move(header));
   std::vector<const sim::TaskRecord*> order;
   for (const auto& r : round.tasks) order.push_back(&r);
   std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->start_ps < b->start_ps; });
@@ -60,9 +64,26 @@ CsvTable pmu_table(const sim::Trace& trace, const sim::RoundTrace& round, const 
                                     std::to_string(r->core), std::to_string(r->seq),
                                     std::to_string(r->task_id & 0x3ffffffu), std::to_string(r->total_cycles)};
     for (auto v : values) row.push_back(std::to_string(v));
-    t.rows.push_back(std::move(row));
+    emit(std::move(row));
   }
+}
+}  // namespace
+
+CsvTable pmu_table(const sim::Trace& trace, const sim::RoundTrace& round, const CompiledProgram& p, int group) {
+  CsvTable t;
+  bool header = true;
+  pmu_rows(trace, round, p, group, [&](std::vector<std::string>&& row) {
+    if (header) t.header = std::move(row);
+    else t.rows.push_back(std::move(row));
+    header = false;
+  });
   return t;
+}
+
+std::string pmu_csv_text(const sim::Trace& trace, const sim::RoundTrace& round, const CompiledProgram& p, int group) {
+  std::string out;
+  pmu_rows(trace, round, p, group, [&](std::vector<std::string>&& row) { out += format_csv_line(row); });
+  return out;
 }
 
 }  // namespace ptoc::profiling

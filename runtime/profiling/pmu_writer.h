@@ -13,5 +13,8 @@ namespace ptoc::profiling {
 
 PmuSource pmu_source(const sim::TaskRecord& t, const CompiledProgram& program, bool first_run_on_core);
 CsvTable pmu_table(const sim::Trace& trace, const sim::RoundTrace& round, const CompiledProgram& program, int group);
+// format_csv(pmu_table(...)), each row formatted as it is built (no table of every row's cells).
+std::string pmu_csv_text(const sim::Trace& trace, const sim::RoundTrace& round, const CompiledProgram& program,
+                         int group);
 
 }  // namespace ptoc::profiling

@@ -224,10 +224,11 @@ struct ProgramIndex {
 
 }  // namespace
 
-ordered_json l1_prof_data(const sim::Trace& trace, const sim::RoundTrace& round) {
+// Each core's entry of tilefwk_L1_prof_data.json, in file order.
+static void l1_prof_entries(const sim::Trace& trace, const sim::RoundTrace& round,
+                            const std::function<void(ordered_json&&)>& emit) {
   std::map<int, std::vector<const sim::TaskRecord*>> per_core;
   for (const auto& t : round.tasks) per_core[t.core].push_back(&t);
-  ordered_json out = ordered_json::array();
   for (auto& [core, tasks] : per_core) {
     std::stable_sort(tasks.begin(), tasks.end(), [](auto* a, auto* b) { return a->start_ps < b->start_ps; });
     ordered_json list = ordered_json::array();
@@ -236,10 +237,24 @@ ordered_json l1_prof_data(const sim::Trace& trace, const sim::RoundTrace& round)
       list.push_back({{"seqNo", t->seq}, {"leafIndex", t->leaf}, {"taskId", t->task_id & 0x3ffffffu},
                       {"execStart", trace.ticks(t->start_ps)}, {"execEnd", trace.ticks(t->end_ps)}});
     }
-    out.push_back({{"blockIdx", core}, {"coreType", tasks.front()->core_type == CoreType::AIC ? "AIC" : "AIV"},
-                   {"tasks", std::move(list)}});
+    emit({{"blockIdx", core}, {"coreType", tasks.front()->core_type == CoreType::AIC ? "AIC" : "AIV"},
+          {"tasks", std::move(list)}});
   }
+}
+
+ordered_json l1_prof_data(const sim::Trace& trace, const sim::RoundTrace& round) {
+  ordered_json out = ordered_json::array();
+  l1_prof_entries(trace, round, [&](ordered_json&& e) { out.push_back(std::move(e)); });
   return out;
+}
+
+std::string l1_prof_data_text(const sim::Trace& trace, const sim::RoundTrace& round) {
+  std::string out = "[";
+  l1_prof_entries(trace, round, [&](ordered_json&& e) {
+    if (out.size() > 1) out += ',';
+    out += e.dump();
+  });
+  return out + "]";
 }
 
 std::string dyn_topo(const sim::Trace&, const sim::RoundTrace& round, const CompiledProgram&) {
@@ -269,6 +284,13 @@ std::string dyn_topo(const sim::Trace&, const sim::RoundTrace& round, const Comp
 //   windows longer than 5 us.
 std::vector<ordered_json> machine_view_events(const sim::Trace& trace, const sim::RoundTrace& round,
                                               const CompiledProgram& p) {
+  std::vector<ordered_json> ev;
+  machine_view_events(trace, round, p, [&](ordered_json&& e) { ev.push_back(std::move(e)); });
+  return ev;
+}
+
+void machine_view_events(const sim::Trace& trace, const sim::RoundTrace& round, const CompiledProgram& p,
+                         const std::function<void(ordered_json&&)>& emit) {
   const ProgramIndex prog(program_json_text(p));
   const double freq = double(trace.freq);
   struct Entry {
@@ -406,15 +428,14 @@ std::vector<ordered_json> machine_view_events(const sim::Trace& trace, const sim
     ++s.n;
   }
 
-  std::vector<ordered_json> ev;
-  ev.push_back({{"args", {{"name", "Machine View"}}}, {"cat", "__metadata"}, {"name", "process_name"}, {"ph", "M"},
+  emit({{"args", {{"name", "Machine View"}}}, {"cat", "__metadata"}, {"name", "process_name"}, {"ph", "M"},
                 {"pid", 1}});
   auto tid_of = [](int core_idx) { return 1000 + 2 * core_idx; };
   for (const auto& c : cores) {
-    ev.push_back({{"args", {{"name", c.name}}}, {"cat", "__metadata"}, {"name", "thread_name"}, {"ph", "M"},
+    emit({{"args", {{"name", c.name}}}, {"cat", "__metadata"}, {"name", "thread_name"}, {"ph", "M"},
                   {"pid", 1}, {"tid", tid_of(c.idx)}});
     if (c.overlap)
-      ev.push_back({{"args", {{"name", c.name}}}, {"cat", "__metadata"}, {"name", "thread_name"}, {"ph", "M"},
+      emit({{"args", {{"name", c.name}}}, {"cat", "__metadata"}, {"name", "thread_name"}, {"ph", "M"},
                     {"pid", 1}, {"tid", tid_of(c.idx) + 1}});
   }
   int64_t id = 0;
@@ -445,7 +466,7 @@ std::vector<ordered_json> machine_view_events(const sim::Trace& trace, const sim
                          {"wrapId", -1}};
     if (!in.hash_order.empty()) args["hashOrder-hint"] = in.hash_order;
     const int psg = t ? t->leaf : 0;
-    ev.push_back({{"args", std::move(args)},
+    emit({{"args", std::move(args)},
                   {"cat", "event"},
                   {"id", id++},
                   {"name", fmt::format("{}-{}-{}({})", formal(e.key), t ? int64_t(in.root) : int64_t(-1), psg, color)},
@@ -461,9 +482,9 @@ std::vector<ordered_json> machine_view_events(const sim::Trace& trace, const sim
       auto it = index.find(s);
       if (it == index.end()) continue;
       const Entry& d = tasks[it->second];
-      ev.push_back({{"cat", "machine-view-last-dep"}, {"id", id}, {"name", "machine-view-last-dep"}, {"ph", "s"},
+      emit({{"cat", "machine-view-last-dep"}, {"id", id}, {"name", "machine-view-last-dep"}, {"ph", "s"},
                     {"pid", 1}, {"tid", tid_of(e.core_idx) + e.offset}, {"ts", e.end - 0.0001}});
-      ev.push_back({{"bp", "e"}, {"cat", "machine-view-last-dep"}, {"id", id}, {"name", "machine-view-last-dep"},
+      emit({{"bp", "e"}, {"cat", "machine-view-last-dep"}, {"id", id}, {"name", "machine-view-last-dep"},
                     {"ph", "f"}, {"pid", 1}, {"tid", tid_of(d.core_idx) + d.offset}, {"ts", d.start}});
       ++id;
     }
@@ -487,7 +508,7 @@ std::vector<ordered_json> machine_view_events(const sim::Trace& trace, const sim
   double dpd_time = min_start;
   int64_t dpd_count = 0;
   auto counter = [&](const char* name, double ts, ordered_json size) {
-    ev.push_back({{"name", name}, {"pid", 1}, {"tid", 1}, {"ph", "C"}, {"ts", ts}, {"args", {{"size", size}}}});
+    emit({{"name", name}, {"pid", 1}, {"tid", 1}, {"ph", "C"}, {"ts", ts}, {"args", {{"size", size}}}});
   };
   for (const auto& [ts, list] : times) {
     int64_t diff[2] = {0, 0};
@@ -518,7 +539,6 @@ std::vector<ordered_json> machine_view_events(const sim::Trace& trace, const sim
       dpd_count = 0;
     }
   }
-  return ev;
 }
 
 }  // namespace ptoc::profiling

@@ -5,6 +5,7 @@
 // 1000 + 2 * core_idx) plus "Fake Core_0", task names and hints, one flow per
 // dependency edge, ReadyCount / Dependence Solving counters.
 #pragma once
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -17,8 +18,14 @@ namespace ptoc::profiling {
 inline constexpr size_t kMaxDfxTasksPerCore = 10000;  // MAX_DFX_TASK_NUM_PER_CORE
 
 nlohmann::ordered_json l1_prof_data(const sim::Trace& trace, const sim::RoundTrace& round);
+// l1_prof_data(...).dump(), serialised one core at a time (the whole tree never exists).
+std::string l1_prof_data_text(const sim::Trace& trace, const sim::RoundTrace& round);
 std::string dyn_topo(const sim::Trace& trace, const sim::RoundTrace& round, const CompiledProgram& program);
 std::vector<nlohmann::ordered_json> machine_view_events(const sim::Trace& trace, const sim::RoundTrace& round,
                                                         const CompiledProgram& program);
+// The same events in the same order, each handed to `emit` as soon as it is built (so a writer can
+// serialise it at once instead of holding every event's JSON tree: a few KB per task).
+void machine_view_events(const sim::Trace& trace, const sim::RoundTrace& round, const CompiledProgram& program,
+                         const std::function<void(nlohmann::ordered_json&&)>& emit);
 
 }  // namespace ptoc::profiling

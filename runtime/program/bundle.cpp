@@ -2,6 +2,7 @@
 #include "runtime/program/bundle.h"
 
 #include "runtime/program/leaf_program.h"
+#include "runtime/program/leaf_tiles.h"
 
 #include <xxhash.h>
 
@@ -722,6 +723,8 @@ void leaf_programs_from(const uint8_t* d, uint64_t n, CompiledProgram& p) {
     if (lp.kernel != k.name || lp.num_args != k.num_args || lp.num_gm != k.num_gm)
       throw std::runtime_error("kernel '" + k.name + "': the leaf program does not match its kernel's name, args or slots");
     leaf::verify_leaf_program(lp);
+    if (std::string bad = leaf::verify_leaf_tiles(lp); !bad.empty())
+      throw std::runtime_error("kernel '" + k.name + "': " + bad);
   }
   if (at != n) throw std::runtime_error("trailing bytes");
 }

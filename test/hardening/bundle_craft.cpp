@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/program/leaf_program.h"
+
 namespace {
 
 using json = nlohmann::json;
@@ -101,6 +103,29 @@ void edit(std::vector<Section>& ss, const std::string& name, const std::function
   s.data = j.dump(name == "roots" ? -1 : 1);
 }
 
+// A change to the first kernel's leaf program (decoded, edited, encoded again).
+void edit_leaf_program(std::vector<Section>& ss, const std::function<void(ptoc::leaf::LeafProgram&)>& f) {
+  Section& s = find(ss, "leaf_programs");
+  Bytes d(s.data.begin(), s.data.end());
+  const uint64_t len = get(d, 4, 8);
+  ptoc::leaf::LeafProgram p = ptoc::leaf::decode_leaf_program(d.data() + 12, size_t(len));
+  f(p);
+  const std::vector<uint8_t> enc = ptoc::leaf::encode_leaf_program(p);
+  Bytes out(d.begin(), d.begin() + 4);
+  out.resize(12);
+  put(out, 4, enc.size(), 8);
+  out.insert(out.end(), enc.begin(), enc.end());
+  out.insert(out.end(), d.begin() + 12 + std::ptrdiff_t(len), d.end());
+  s.data.assign(out.begin(), out.end());
+}
+
+// The first call of `fn` in `p`.
+ptoc::leaf::Instr& first_call(ptoc::leaf::LeafProgram& p, ptoc::leaf::Fn fn) {
+  for (auto& in : p.instrs)
+    if (in.kind == ptoc::leaf::InstrKind::Call && in.fn == fn) return in;
+  throw std::runtime_error("no such call");
+}
+
 json& first_root(json& j) { return j.at("roots").at(0); }
 
 // The loop nest `depth` loops deep around root 0, as text (a recursive dump would overflow here).
@@ -131,10 +156,24 @@ int main(int argc, char** argv) {
   bool repack = true;
   try {
     if (m == "none") {
-    } else if (m == "arg_offset") {  // every argument of the first template: 100000000
-      edit(ss, "roots", [](json& j) {
-        for (auto& a : first_root(j).at("templates").at(0).at("args")) a = "100000000";
+    } else if (m == "arg_offset") {  // the first template's first argument (a row offset): 100000000
+      edit(ss, "roots", [](json& j) { first_root(j).at("templates").at(0).at("args").at(0) = "100000000"; });
+    } else if (m == "arg_extent") {  // its third (the valid rows of the first load): 100000
+      edit(ss, "roots", [](json& j) { first_root(j).at("templates").at(0).at("args").at(2) = "100000"; });
+    } else if (m == "tile_extent") {  // the first load's tile rows x 8: past its buffer
+      edit_leaf_program(ss, [](ptoc::leaf::LeafProgram& p) { first_call(p, ptoc::leaf::Fn::TLOAD).tparams.at(1).v *= 8; });
+    } else if (m == "buffer_offset") {  // the first load's buffer offset: 1000000 elements
+      edit_leaf_program(ss, [](ptoc::leaf::LeafProgram& p) {
+        first_call(p, ptoc::leaf::Fn::TLOAD).operands.at(0).expr.toks = {{ptoc::leaf::ExprOp::Const, 1000000}};
       });
+    } else if (m == "buffer_offset_arg") {  // ... arg0 * 100000 elements: inside for the first instance only
+      edit_leaf_program(ss, [](ptoc::leaf::LeafProgram& p) {
+        using ptoc::leaf::ExprOp;
+        first_call(p, ptoc::leaf::Fn::TLOAD).operands.at(0).expr.toks = {
+            {ExprOp::Arg, 0}, {ExprOp::Const, 100000}, {ExprOp::Mul, 0}};
+      });
+    } else if (m == "buffer_addr") {  // the first buffer placed past the end of its memory
+      edit_leaf_program(ss, [](ptoc::leaf::LeafProgram& p) { p.buffers.at(0).addr = 1 << 20; });
     } else if (m == "successor") {
       edit(ss, "roots", [](json& j) { first_root(j).at("instances").at(0).at(4) = json::array({999999}); });
     } else if (m == "class") {
@@ -209,6 +248,22 @@ int main(int argc, char** argv) {
         put(out, 16 + 40, 1, 8);
       } else if (m == "overlap") {  // the second section's offset moved onto the first
         put(out, 16 + 48 + 16, get(out, 16 + 16, 8), 8);
+      } else if (m == "magic") {  // one byte of the magic
+        out[3] ^= 0x20;
+      } else if (m == "version") {  // the format version + 1
+        put(out, 8, get(out, 8, 4) + 1, 4);
+      } else if (m == "header_checksum" || m == "section_checksum" || m == "payload") {
+        // Byte flips the checksums must catch: the header checksum, a section's checksum, a payload byte.
+        if (m == "header_checksum") out[16 + 48 * size_t(get(out, 12, 4))] ^= 1;
+        if (m == "section_checksum") {  // the first section's checksum, the header checksum made to fit
+          out[16 + 32] ^= 1;
+          const size_t table_end = 16 + 48 * size_t(get(out, 12, 4)) + 8;
+          put(out, table_end - 8, XXH64(out.data(), table_end - 8, 0), 8);
+        }
+        if (m == "payload") out[size_t(get(out, 16 + 48 + 16, 8)) + 5] ^= 1;
+        std::ofstream o(argv[2], std::ios::binary);
+        o.write(reinterpret_cast<const char*>(out.data()), std::streamsize(out.size()));
+        return o ? 0 : 2;
       } else {
         std::cerr << "bundle_craft: unknown mutation " << m << "\n";
         return 2;

@@ -10,10 +10,16 @@ import tempfile
 
 ptoc, ptorun, craft, src = sys.argv[1:5]
 
-# mutation -> text the refusal must contain; "run" marks refusals that only a run can find (the
-# task arguments are data the GM guard checks at every move), so `ptorun info` accepts them.
+# mutation -> text the refusal must contain; "run" marks refusals that only the bound dims can find
+# (task arguments are dim expressions), so `ptorun info` accepts them; the run's preflight
+# (runtime/task_preflight.h) refuses them before the first kernel call.
 CASES = {
-    "arg_offset": ("lies outside every GM tensor of the run", "run"),
+    "arg_offset": ("lies outside every GM tensor of the run; the bundle is refused before the run", "run"),
+    "arg_extent": ("valid extent 100000 x 1024 of its 8 x 1024 tile reaches byte 204800000, past the end of buffer", "run"),
+    "buffer_offset_arg": ("points at byte 1600000 of TLOAD's", "run"),
+    "tile_extent": ("its 64 x 1024 tile of 2-byte elements at byte 0 of buffer", ""),
+    "buffer_offset": ("points 2000000 bytes into buffer 0", ""),
+    "buffer_addr": ("runs past its 262144-byte memory", ""),
     "successor": ("successor 999999 out of range", ""),
     "class": ("leaf class #4242 out of range", ""),
     "gm_slots": ("GM slots for kernel", ""),
@@ -34,6 +40,13 @@ CASES = {
     "section_count": ("implausible section count 65", ""),
     "reserved": ("reserved field of its table entry is not 0", ""),
     "overlap": ("the layout puts it at", ""),
+    # Every byte class of the file: magic, version, header checksum, a section checksum, a payload
+    # byte (with the padding, trailing, reserved and layout cases above, no byte is uncovered).
+    "magic": ("not a ptoc bundle (wrong magic", ""),
+    "version": (", this ptorun reads format ", ""),
+    "header_checksum": ("the header checksum does not match", ""),
+    "section_checksum": ("checksum mismatch in section 'manifest'", ""),
+    "payload": ("checksum mismatch in section 'roots'", ""),
 }
 
 failures = []

@@ -2,16 +2,21 @@
 // as `ptorun` and `ptorun info` load a file. A bad bundle must be a BundleError, nothing else.
 // Checksums make random bytes fail early; the dictionary and the seed corpus (real bundles) let
 // the fuzzer reach the JSON decoders, and PTOC_FUZZ_FIX_CHECKSUMS=1 recomputes the hashes of a
-// mutated input before decoding it (an attacker can do the same).
+// mutated input before decoding it (an attacker can do the same). A bundle that decodes then goes
+// through the run's task preflight (runtime/task_preflight.h) with every dynamic dim bound to a
+// small value: a refusal is a string or a ControlFlowError, nothing else either.
 #include <xxhash.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
+#include "runtime/control_flow.h"
 #include "runtime/program/bundle.h"
+#include "runtime/task_preflight.h"
 
 namespace {
 
@@ -48,8 +53,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (fix) fix_checksums(bytes);
   try {
     auto b = ptoc::runtime::decode_bundle(bytes, "fuzz.bundle");
-    (void)b;
+    ptoc::DimExpr::Env dims;
+    for (const ptoc::DimDecl& d : b.program.dims)
+      dims[d.name] = !d.dynamic ? d.value : d.max > 0 && d.max < 37 ? d.max : d.divisible_by > 1 ? d.divisible_by : 37;
+    ptoc::runtime::ControlFlowOptions cfo = ptoc::runtime::ControlFlowOptions::from(b.program.options);
+    cfo.host_values.assign(b.program.tensors.size(), nullptr);
+    if (ptoc::runtime::host_value_tensors(b.program).empty())
+      (void)ptoc::runtime::preflight_tasks(b.program, dims, cfo, nullptr, 2000);
   } catch (const ptoc::runtime::BundleError&) {
+  } catch (const ptoc::runtime::ControlFlowError&) {
   }
   return 0;
 }
