@@ -355,14 +355,18 @@ int Builder::get_tile(int value, const Box& b) {
   TileOp op;
   op.kind = TileOpKind::CopyIn;
   op.gm = gm_ref(loc, b);
-  if (op.gm.tensor >= 0 && size_one_axes_after_mapped(loc, b.ext.size())) {
-    // Size-1 axes added after a mapped axis ([M] -> [M, 1], [M, N] -> [M, 1, N]): the copy pairs
-    // tile and GM axes from the right, so give the GM box the tile's axes in the tile's order.
-    std::vector<DimExpr> shape = op.gm.view;
-    if (shape.empty())
-      shape = op.gm.tensor < int(prog.tensors.size()) ? prog.tensors[op.gm.tensor].shape
-                                                      : root.temps[op.gm.tensor - temp_base].shape;
-    op.gm = with_value_axes(op.gm, loc, b.ext.size(), shape);
+  std::vector<DimExpr> gm_shape;  // the tensor's shape in op.gm's addressing
+  if (op.gm.tensor >= 0) {
+    gm_shape = op.gm.view;
+    if (gm_shape.empty())
+      gm_shape = op.gm.tensor < int(prog.tensors.size()) ? prog.tensors[op.gm.tensor].shape
+                                                         : root.temps[op.gm.tensor - temp_base].shape;
+  }
+  if (op.gm.tensor >= 0 && size_one_axes_after_mapped(loc, b.ext.size(), &gm_shape)) {
+    // Size-1 axes added after a mapped axis ([M] -> [M, 1], [M, N] -> [M, 1, N]) or dropped after one
+    // ([N, 1] -> [1, N]): the copy pairs tile and GM axes from the right, so give the GM box the
+    // tile's axes in the tile's order.
+    op.gm = with_value_axes(op.gm, loc, b.ext.size(), gm_shape);
   } else if (op.gm.tensor >= 0 && op.gm.offset.size() < b.ext.size()) {
     // A tile with more (size-1) axes than its GM box (an unsqueezed alias read
     // through GM): address the tensor under a view with leading 1s, same bytes.
