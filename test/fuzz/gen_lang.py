@@ -726,6 +726,20 @@ IN_CONTEXT = {
 }
 
 
+def _mark(g, ctx):
+    return (len(ctx.stmts), set(g.inputs), set(g.outputs), set(g.tensors), dict(ctx.extra_carry))
+
+
+def _rollback(g, ctx, mark):
+    n, ins, outs, tens, carry = mark
+    del ctx.stmts[n:]
+    for d, keep in ((g.inputs, ins), (g.outputs, outs), (g.tensors, tens), (g.kinds, ins)):
+        for k in [k for k in d if k not in keep]:
+            del d[k]
+    ctx.extra_carry.clear()
+    ctx.extra_carry.update(carry)
+
+
 def context_hook(g, ctx, prob=0.35, force=None):
     """At the end of a statement list (top level or a loop body): maybe one of the constructs above."""
     if g.r_lang2.random() >= prob and not force:
@@ -737,9 +751,11 @@ def context_hook(g, ctx, prob=0.35, force=None):
             feats = ["cond", "loop_begin_end", "static_if"]  # the loop constructs apply only here
         for _ in range(3):  # the first that applies here
             f = g.r.choice(feats)
+            mark = _mark(g, ctx)
             if f in IN_CONTEXT and IN_CONTEXT[f](g, ctx):
                 _use(g, f)
                 break
+            _rollback(g, ctx, mark)  # what a hook that did not apply made is dropped
     _restore_tile(ctx, before, rank, cube)
 
 
