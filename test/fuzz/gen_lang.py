@@ -457,7 +457,7 @@ def h_argmax(g, ctx):
         return False
     _tile(g, ctx, shape[:-1], shape[-1])
     x, tx = g.window_input(ctx, shape, dt)
-    if tx.shape != tuple(shape):
+    if tx.shape != tuple(shape) or _instances(shape, ctx.stmts[-1].obj["vec_tile"]) * 2 > BUDGET:
         return False
     keep = rank == 1 or g.r.random() < 0.6
     name = g.fresh("t")
