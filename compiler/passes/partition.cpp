@@ -523,23 +523,32 @@ void partition(Builder& b) {
   int64_t cuts = 0;
   // Writes per spec tensor by program position, and where each tile was stored: a cut may read a
   // value back from its home only if nothing else wrote that tensor between the store and the reader.
-  std::map<int, std::vector<std::pair<double, int>>> writes_of;  // tensor -> (seq, stored tile)
+  struct HomeWrite {
+    double seq;
+    int tile, group;
+    bool operator<(const HomeWrite& o) const { return seq < o.seq; }
+  };
+  std::map<int, std::vector<HomeWrite>> writes_of;  // tensor -> its writes: (seq, stored tile, group)
   for (int i = 0; i < n; ++i) {
     const TileOp& op = r.ops[i];
     if ((op.kind == TileOpKind::CopyOut || op.kind == TileOpKind::FixOut) && op.gm.tensor >= 0 &&
         op.gm.tensor < int(b.prog.tensors.size()))
-      writes_of[op.gm.tensor].push_back({op.seq, op.srcs.empty() ? -1 : op.srcs[0]});
+      writes_of[op.gm.tensor].push_back({op.seq, op.srcs.empty() ? -1 : op.srcs[0], group_of[size_t(i)]});
   }
   for (auto& [t, v] : writes_of) std::sort(v.begin(), v.end());
-  auto home_clobbered = [&](int tile, const GmRef& where, double reader_seq) {
+  // Also clobbered when a write of the home after the reader (in program order) is in the producer's
+  // own group: the reload would have to follow the store and precede that write, both in one group, a
+  // cycle (fuzz seed 9100175: a value assembled twice into one output, read by a group of its own).
+  auto home_clobbered = [&](int tile, const GmRef& where, double reader_seq, int writer_group) {
     auto it = writes_of.find(where.tensor);
     if (it == writes_of.end()) return false;
     double stored = -1;
-    for (auto& [sq, t] : it->second)
-      if (t == tile) stored = std::max(stored, sq);
+    for (auto& hw : it->second)
+      if (hw.tile == tile) stored = std::max(stored, hw.seq);
     if (stored < 0) return false;  // stored by this cut, just after its producer
-    for (auto& [sq, t] : it->second)
-      if (sq > stored && sq < reader_seq && t != tile) return true;
+    for (auto& hw : it->second)
+      if ((hw.seq > stored && hw.tile != tile && hw.seq < reader_seq) || (hw.seq > reader_seq && hw.group == writer_group))
+        return true;
     return false;
   };
   for (int i = 0; i < n; ++i) {
@@ -588,7 +597,7 @@ void partition(Builder& b) {
           sp = spilled.emplace(t, where).first;
         }
         GmRef where = sp->second;
-        if (home_clobbered(t, where, r.ops[i].seq)) {
+        if (home_clobbered(t, where, r.ops[i].seq, gw)) {
           // Its home (a spec tensor it was assembled into) was written again before this reader:
           // store the tile once more, into a temp of its own, right after its producer.
           auto tp = spilled_tmp.find(t);
