@@ -445,7 +445,8 @@ class Gen:
                 b = Bin("+", Un("abs", b, dtype), Const(1, dtype), dtype)
         if dtype in WRAP:
             mag = min(mag, WRAP[dtype])
-        if isinstance(b, Const) and r.random() < 0.3 and op not in BITWISE:  # a bitwise literal comes second
+        # a bitwise literal comes second; so does a divisor (c / x would divide by an unguarded x: seed 9105948)
+        if isinstance(b, Const) and r.random() < 0.3 and op not in BITWISE and op != "/":
             a, b = b, a
             ta, tb = tb, ta
         oshape = _bshape(ta.shape, tb.shape)
