@@ -128,7 +128,8 @@ def evaluate(tools, prog, work, text=None, numpy_model=True):
         return Result("timeout", "compile", "", out)
     if rc != 0:
         line = first_line(out, "error")
-        if any(k in line for k in ("does not fit", "bytes", "capacity", "exceeds")):
+        # buffers that do not fit, or more leaf tasks than a root function holds (a located limit)
+        if any(k in line for k in ("does not fit", "bytes", "capacity", "exceeds", "leaf tasks, more than")):
             return Result("capacity", "compile", line, out)
         return Result("spurious-rejection", "compile", line, out)
     vals, arrs = make_inputs(prog)
