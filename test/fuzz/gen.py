@@ -103,9 +103,6 @@ class Program:
 # --avoid-known. Remove a name here when its bug is fixed.
 KNOWN = {
     "debug4": "debug.runtime_debug_mode: 4 in the spec makes ptorun refuse --check",
-    "trailing_one": "a per-row [R] scale of scaled_mm / dequantize (reshaped to [R, 1]) over a loop window: "
-                    "found/open/reshape_row_scale_loop_seed9200075.yaml; one_hot (its input reshaped to [..., 1]) with "
-                    "tiles of several rows: found/open/one_hot_reshape_trailing_one_seed9200614.yaml",
 }
 
 # Left out by the long mode's --avoid-known too (not by CI, whose seeds in found/open/ rely on them).
