@@ -134,16 +134,28 @@ EV Elaborator::index_arg(const Call& c, const Expr* x, const std::string& what) 
   return a;
 }
 
+std::optional<Elaborator::IndexOpArgs> Elaborator::input_dim_index_args(const Call& c) {
+  IndexOpArgs r;
+  r.a = catalog_input(c);
+  if (!r.a.ok()) return std::nullopt;
+  r.x = p_.values[size_t(r.a.value)];
+  r.rank = r.x.shape.size();
+  auto dim = axis_arg(c.args[1], r.rank, "dim");
+  if (!dim) return std::nullopt;
+  r.dim = *dim;
+  r.ix = index_arg(c, c.args[2], "index");
+  if (!r.ix.ok()) return std::nullopt;
+  r.iv = p_.values[size_t(r.ix.value)];
+  return r;
+}
+
 EV Elaborator::call_gather(const Call& c) {
-  EV a = catalog_input(c);
-  if (!a.ok()) return EV::poison();
-  const Value x = p_.values[size_t(a.value)];
-  const size_t rank = x.shape.size();
-  auto dim = axis_arg(c.args[1], rank, "dim");
-  if (!dim) return EV::poison();
-  EV ix = index_arg(c, c.args[2], "index");
-  if (!ix.ok()) return EV::poison();
-  const Value iv = p_.values[size_t(ix.value)];
+  auto args = input_dim_index_args(c);
+  if (!args) return EV::poison();
+  const EV a = args->a, ix = args->ix;
+  const Value x = args->x, iv = args->iv;
+  const size_t rank = args->rank;
+  const std::optional<int> dim = args->dim;
   const Expr& ie = *c.args[2];
   if (iv.shape.size() != rank) {
     err(ie.off, ie.len, "gather's index must have the input's rank " + std::to_string(rank) + ", '" + text_of(ie) +
@@ -475,15 +487,12 @@ namespace ptoc::fe {
 // index[p, j] == n; with no reduce the last j aiming at (p, n) wins (an amax over the ramp of j), with
 // add / multiply every j aiming there is summed / multiplied in. Elements nothing aims at keep input's.
 EV Elaborator::call_scatter(const Call& c) {
-  EV a = catalog_input(c);
-  if (!a.ok()) return EV::poison();
-  const Value x = p_.values[size_t(a.value)];
-  const size_t rank = x.shape.size();
-  auto dim = axis_arg(c.args[1], rank, "dim");
-  if (!dim) return EV::poison();
-  EV ix = index_arg(c, c.args[2], "index");
-  if (!ix.ok()) return EV::poison();
-  const Value iv = p_.values[size_t(ix.value)];
+  auto args = input_dim_index_args(c);
+  if (!args) return EV::poison();
+  const EV a = args->a, ix = args->ix;
+  const Value x = args->x, iv = args->iv;
+  const size_t rank = args->rank;
+  const std::optional<int> dim = args->dim;
   const Expr& ie = *c.args[2];
   if (rank > 2) {
     err(c.fo, c.fl, "'" + c.fn + "' of a rank-" + std::to_string(rank) + " value is not supported yet; ranks 1 and 2 are",

@@ -170,6 +170,14 @@ class Elaborator {
   EV call_index_put(const Call& c);
   EV call_scatter(const Call& c);  // scatter, scatter_
   EV index_arg(const Call& c, const Expr* x, const std::string& what);  // an int32 tensor
+  // gather / scatter's first three arguments (input, dim, index), checked; nullopt after an error.
+  struct IndexOpArgs {
+    EV a, ix;
+    Value x, iv;
+    size_t rank = 0;
+    int dim = 0;
+  };
+  std::optional<IndexOpArgs> input_dim_index_args(const Call& c);
   bool check_scatter(const Call& c, const Value& x, int d, const Value& iv, const Expr& ie, const Value& sv,
                      const Expr& se);
   EV scatter_into(const Call& c, int x, int d, int idx, int src, bool last_wins);

@@ -63,18 +63,15 @@ void LeafClasses::prepare(const std::vector<TileRoot>& roots, const std::vector<
 }
 
 void LeafClasses::copy_plan(const std::vector<TileRoot>& roots, std::vector<LeafPlan>& plans, int i) {
+  copy_summary(roots, plans, i);
   LeafClass& c = of(i);
-  prepare(roots, plans, c);
   const LeafPlan& rp = plans[c.rep];
   LeafPlan& p = plans[i];
-  p.core = rp.core;
-  p.interleaved = rp.interleaved;
   p.steps = rp.steps;
   const Subgraph& sg = *subgraph[i];
   for (size_t k = 0; k < p.steps.size(); ++k) p.steps[k].op = sg.ops[size_t(c.step_pos[k])];
   p.buffers = rp.buffers;
   for (size_t b = 0; b < p.buffers.size(); ++b) p.buffers[b].tile = tiles_of[i][size_t(c.buffer_local[b])];
-  p.peak = rp.peak;
 }
 
 void LeafClasses::copy_summary(const std::vector<TileRoot>& roots, std::vector<LeafPlan>& plans, int i) {
