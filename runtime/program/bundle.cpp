@@ -873,6 +873,13 @@ LoadedBundle decode_bundle(const std::vector<uint8_t>& b, const std::string& pat
     kernels_from(parse(*find("kernels", true)), lb.program);
   } catch (const BundleError&) {
     throw;
+  } catch (const std::bad_alloc&) {
+    // Not corruption: the decoded JSON of a very large bundle (a compile of millions of tiles) takes
+    // many times its bytes.
+    const auto* s = find(current, false);
+    throw BundleError(who + "out of memory decoding section '" + current + "' (" +
+                      std::to_string(s ? s->length : 0) + " bytes of JSON): the bundle is too large for this " +
+                      "machine's memory; compile the spec with larger tiles or a smaller static extent");
   } catch (const std::exception& e) {
     throw BundleError(who + "corrupted bundle: section '" + current + "' does not have the expected content: " +
                       e.what());
