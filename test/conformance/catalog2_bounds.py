@@ -5,24 +5,13 @@ message before any element is read; in range, the numbers equal NumPy's.
     catalog2_bounds.py PTOC PTORUN
 """
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
-
-
-def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
-
-
-def expect(cond, what, detail=""):
-    if not cond:
-        print(f"FAIL: {what}\n{detail}")
-        sys.exit(1)
-    print(f"ok   {what}")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from clitest import expect, run  # noqa: E402
 
 
 def main():

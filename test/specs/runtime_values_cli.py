@@ -9,26 +9,16 @@ index_select's index past its table stops ptorun and ptoc eval before any row is
 """
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from clitest import expect, run  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SPEC = os.path.join(HERE, "..", "conformance", "specs", "runtime_values_paged.yaml")
-
-
-def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
-
-
-def expect(cond, what, detail=""):
-    if not cond:
-        print(f"FAIL: {what}\n{detail}")
-        sys.exit(1)
-    print(f"ok   {what}")
 
 
 def main():
