@@ -53,19 +53,23 @@ std::optional<Binding> Elaborator::new_local_tensor(const std::string& name, DTy
       }
   }
   // One window per instance of the enclosing dynamic loops: instance index
-  // lin = sum_i ((var_i - begin_i) // step_i) * prod_{j > i} trip_j.
+  // lin = sum_i ((var_i - begin_i) // step_i) * prod_{j > i} trip_j. A loop whose trip
+  // count is not a dim expression (a run-time value, an outer loop variable) cannot size
+  // the workspace: its iterations share the window, and the GM dependency analysis
+  // orders them (read after write, write after read), as a carried value's are.
   DimExpr count = 1, lin = 0;
+  bool shared = false;
   if (seq_) {
     for (const auto& en : seq_->frame.enclosing) {
+      if (en.branch) continue;  // one iteration at most, variable 0: the enclosing instance's window
       std::vector<std::string> syms;
       en.trip.collect_symbols(syms);
-      for (const auto& sy : syms)
-        if (!p_.find_dim(sy)) {
-          r_.error(loc, what + " '" + name + "' is inside loop '" + en.name + "', whose trip count " + en.trip.str() +
-                            " depends on '" + sy + "'",
-                   "declare it outside that loop, or give the loop a trip count over dims", len);
-          return std::nullopt;
-        }
+      bool over_dims = true;
+      for (const auto& sy : syms) over_dims = over_dims && p_.find_dim(sy);
+      if (!over_dims) {
+        shared = true;
+        continue;
+      }
       lin = simplify(lin * en.trip + floordiv(DimExpr::sym(en.var) - en.begin, en.step));
       count = simplify(count * en.trip);
     }
@@ -87,10 +91,12 @@ std::optional<Binding> Elaborator::new_local_tensor(const std::string& name, DTy
   b.tensor = int(p_.tensors.size()) - 1;
   b.base = simplify(lin * shape[0]);
   b.shape = shape;
+  b.shared_window = shared;
   return b;
 }
 
 EV Elaborator::local_read(const Binding& b, int loc_off) {
+  settle_zero_fill(b, false);
   EV whole = tensor_ref(b.tensor);
   if (!whole.ok()) return whole;
   Op op;
@@ -104,6 +110,16 @@ EV Elaborator::local_read(const Binding& b, int loc_off) {
 }
 
 void Elaborator::local_assemble(const Binding& b, int value, Shape offsets, int loc_off, int loc_len) {
+  if (zero_fills_.count(b.tensor)) {
+    const Value& v = p_.values[size_t(value)];
+    bool whole = v.valid.size() == b.shape.size();
+    for (size_t i = 0; whole && i < b.shape.size(); ++i) {
+      auto o = offsets[i].as_const();
+      auto d = const_difference(v.valid[i], b.shape[i]);
+      whole = o && *o == 0 && d && *d >= 0;
+    }
+    settle_zero_fill(b, whole);
+  }
   offsets[0] = simplify(offsets[0] + b.base);
   Op op;
   op.kind = OpKind::Assemble;
@@ -150,6 +166,7 @@ bool Elaborator::local_tensor_decl(const Stmt& s) {
   }
   auto b = new_local_tensor(a.target, *dt, *shape, at(a.target_off), a.target_len, "the local tensor");
   if (!b) return fail();
+  if (b->shared_window) defer_zero_fill(*b, at(a.target_off), a.target_len);
   if (name_ok) (*names_)[a.target] = *b;
   return true;
 }
@@ -186,6 +203,7 @@ std::vector<Elaborator::Carried> Elaborator::carry_in(const LoopAst& l, const st
         continue;
       }
       c.ws = *b;
+      if (b->shared_window) defer_zero_fill(*b, ca.name_loc, int(ca.name.size()));
       PosMapPtr saved = pos_;
       pos_.reset();
       cur_loc_ = ca.name_loc;

@@ -459,6 +459,7 @@ void Elaborator::loop(const Stmt& s) {
   }
   // Carried values start in the root function before the loop.
   std::vector<Carried> carried = carry_in(l, name);
+  settle_zero_fills();
   flush_run();
   LoopNode node;
   node.kind = LoopNode::Kind::Loop;
@@ -510,6 +511,7 @@ void Elaborator::loop(const Stmt& s) {
     ts_ = &ts;
     block(s.body);
     carry_out(carried, local, s.loc.line);
+    drop_zero_fills();
     flush_run();
     note_loop_locals(local, *outer_names, l.var, s.loc.line);
     seq_ = outer_seq;

@@ -44,6 +44,7 @@ struct Binding {
   int tensor = -1;
   DimExpr base;
   std::vector<DimExpr> shape;
+  bool shared_window = false;  // the iterations of a loop with a run-time trip count share the window
   bool is_local_tensor() const { return tensor >= 0; }
   static Binding poisoned() { Binding b; b.poison = true; return b; }
   static Binding of(int value, bool nz) { Binding b; b.value = value; b.nz = nz; return b; }
@@ -74,6 +75,7 @@ struct Frame {
     std::string var, name;
     DimExpr begin, step, trip, end;
     int64_t factor = 1;  // the gear's unroll factor
+    bool branch = false; // a run-time branch's loop (0 or 1 iteration, its variable always 0)
   };
   std::vector<Enclosing> enclosing;  // enclosing dynamic loops, outermost first
 };
@@ -236,6 +238,13 @@ class Elaborator {
                                           const std::string& what, const std::string& owner = "");
   EV local_read(const Binding& b, int loc_off);
   void local_assemble(const Binding& b, int value, Shape offsets, int loc_off, int loc_len);
+  // A local tensor whose window is shared by the iterations of a loop with a run-time trip count
+  // starts each iteration zero-filled: the fill is emitted before its first use unless that use
+  // writes the whole tensor (elaborate_local_fill.cpp).
+  void defer_zero_fill(const Binding& b, SrcLoc loc, int len);
+  void settle_zero_fill(const Binding& b, bool whole_write);
+  void settle_zero_fills();  // before the current run ends: a nested loop or branch follows
+  void drop_zero_fills();    // the current sequence ends: its unused tensors need no fill
   struct Carried {
     std::string name;
     SrcLoc loc;
@@ -291,6 +300,13 @@ class Elaborator {
   std::set<std::string> loop_names_;
   std::map<std::string, int> loop_locals_;      // value names bound in a finished loop body -> the loop's line
   std::map<std::string, int> loop_vars_ended_;  // variables of finished loops -> the loop's line
+  struct PendingFill {
+    Binding b;
+    const Seq* seq = nullptr;
+    SrcLoc loc;
+    int len = 1;
+  };
+  std::map<int, PendingFill> zero_fills_;  // local tensor -> its zero fill, not emitted yet
   std::map<std::string, int> branch_locals_;    // value names first bound in a run-time branch -> its line
   std::map<std::string, int> explicit_loop_names_;  // name -> statement index
   int64_t static_iterations_ = 0;  // static-loop bodies unrolled so far, nests multiplied (static_iterations limit)

@@ -982,3 +982,36 @@ def catalog2_index_dtypes2(i, d):
 def reshape_rank4_middle_one(i, d):
     # test/conformance/failing/: a size-1 axis inserted inside a rank-3 tensor, read back.
     return {"e": i["x3"][:, :, None, :]}
+
+
+# --- ctrl3: run-time control flow and local tensors in loops with a run-time trip count ----------
+
+@ref(dims={"B": 5})
+def ctrl3_runtime_loop_state(i, d):
+    seq, flag, bt, pool = (i["seq_len"].astype(np.int64), i["flag"].astype(np.int64),
+                           i["block_table"].astype(np.int64), i["pool"])
+    B, D, f = seq.shape[0], pool.shape[1], "fp32"
+    total, rows, first = np.zeros((B, 1, D)), np.zeros((B, 2, D)), np.zeros((B, 16, 2 * D))
+    for b in range(B):
+        acc, two = np.zeros((1, D)), np.zeros((2, D))
+        n = -(-seq[b] // 16)
+        for j in range(n):
+            v = min(16, seq[b] - j * 16)
+            blk = pool[bt[b, j] * 16:bt[b, j] * 16 + v]
+            if j == n - 1:  # is_loop_end: fillpad with 1.0 to 16 rows
+                pad = np.concatenate([blk, np.ones((16 - v, D))])
+                w = r(pad * 0.25, f)
+                acc = r(acc + r(pad.sum(axis=0, keepdims=True), f), f)
+            else:
+                w = r(blk * 0.5, f)
+                acc = r(acc + r(blk.sum(axis=0, keepdims=True), f), f)
+            acc = r(acc + r(r(w.sum(axis=0, keepdims=True), f) * 0.125, f), f)
+            if j == 0:
+                first[b] = r(np.concatenate([w, r(w * -1.0, f)], axis=1) * 2.0, f)
+            part = np.zeros((2, D))
+            part[0] = r(w.sum(axis=0), f)
+            if j % 2 == 1:
+                part[1] = 3.0
+            two = r(two + part, f) if flag[b] > 0 else r(two - r(part * 0.5, f), f)
+        total[b], rows[b] = acc, two
+    return {"total": total, "rows": rows, "first": first}
