@@ -217,8 +217,14 @@ std::vector<Elaborator::Carried> Elaborator::carry_in(const LoopAst& l, const st
 }
 
 bool Elaborator::check_carried(const Carried& c, const Binding& now, int line) {
-  if (now.poison || now.is_local_tensor()) return false;
-  const Value& v = p_.values[size_t(now.value)];
+  if (now.poison) return false;
+  Value window;  // a name rebound in a run-time branch ends as its window: whole, the window's dtype and shape
+  if (now.is_local_tensor()) {
+    window.dtype = p_.tensors[size_t(now.tensor)].dtype;
+    window.shape = now.shape;
+    window.valid = now.shape;
+  }
+  const Value& v = now.is_local_tensor() ? window : p_.values[size_t(now.value)];
   std::string why;
   if (v.dtype != c.dtype)
     why = "dtype " + std::string(dtype_name(v.dtype)) + " (it starts as " + std::string(dtype_name(c.dtype)) + ")";
@@ -258,7 +264,16 @@ void Elaborator::carry_out(const std::vector<Carried>& cs, const Names& body_nam
     PosMapPtr saved = pos_;
     pos_.reset();
     cur_loc_ = c.loc;
-    local_assemble(c.ws, it->second.value, Shape(c.shape.size(), DimExpr(0)), 0, int(c.name.size()));
+    int value = it->second.value;
+    if (it->second.is_local_tensor()) {  // another window (a run-time branch's): read it
+      EV r = local_read(it->second, 0);
+      if (!r.ok()) {
+        pos_ = saved;
+        continue;
+      }
+      value = r.value;
+    }
+    local_assemble(c.ws, value, Shape(c.shape.size(), DimExpr(0)), 0, int(c.name.size()));
     pos_ = saved;
   }
 }

@@ -1015,3 +1015,20 @@ def ctrl3_runtime_loop_state(i, d):
             two = r(two + part, f) if flag[b] > 0 else r(two - r(part * 0.5, f), f)
         total[b], rows[b] = acc, two
     return {"total": total, "rows": rows, "first": first}
+
+
+@ref(dims={"B": 5})
+def ctrl3_static_carry_branch(i, d):
+    x, n = i["x"], int(i["n"][0])
+    y = np.zeros(x.shape)
+    for b in range(x.shape[0]):
+        acc = x[b]
+        for _ in range(2):
+            acc = r(acc * 2, "fp32") if b % 2 == 0 else r(acc + 1, "fp32")
+        y[b] = acc
+    s = np.zeros((16, x.shape[2]))
+    for j in range(n):
+        s = s + 2
+        if j == n - 1:
+            s = s * 10
+    return {"y": y, "z": s}
