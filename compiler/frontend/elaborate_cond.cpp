@@ -179,7 +179,19 @@ void Elaborator::runtime_if(const Stmt& s) {
         auto d = const_difference(val.valid[i], val.shape[i]);
         if (!d || *d != 0) partial_before[n] = it->second;
       }
-      auto b = new_local_tensor(n, val.dtype, val.shape, s.loc, 2, "the value", "IF_L" + std::to_string(s.loc.line));
+      // A carried value of the loop whose body this is: its window takes the branch's value.
+      std::optional<Binding> b;
+      if (!loop_carries_.empty() && loop_carries_.back().first == seq_)
+        for (const auto& lc : *loop_carries_.back().second) {
+          if (lc.name != n || lc.dtype != val.dtype || lc.shape.size() != val.shape.size()) continue;
+          bool same = true;
+          for (size_t i = 0; i < val.shape.size(); ++i) {
+            auto d = const_difference(lc.shape[i], val.shape[i]);
+            same = same && d && *d == 0;
+          }
+          if (same) b = lc.ws;
+        }
+      if (!b) b = new_local_tensor(n, val.dtype, val.shape, s.loc, 2, "the value", "IF_L" + std::to_string(s.loc.line));
       if (!b) {
         it->second = Binding::poisoned();
         continue;

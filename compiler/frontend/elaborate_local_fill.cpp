@@ -51,6 +51,7 @@ void Elaborator::settle_zero_fill(const Binding& b, bool whole_write) {
   op.fill = 0.0;
   op.dtype = dt;
   int zeros = emit(op, dt, f.b.shape, f.b.shape, 0, f.len);
+  fill_full_op_ = int(p_.ops.size()) - 1;
   local_assemble(f.b, zeros, Shape(f.b.shape.size(), DimExpr(0)), 0, f.len);
   pos_ = saved;
   cur_loc_ = saved_loc;
@@ -58,6 +59,7 @@ void Elaborator::settle_zero_fill(const Binding& b, bool whole_write) {
 }
 
 void Elaborator::settle_zero_fills() {
+  locals_need_gm();
   std::vector<Binding> here;
   for (const auto& [t, f] : zero_fills_)
     if (f.seq == seq_) here.push_back(f.b);
@@ -65,6 +67,7 @@ void Elaborator::settle_zero_fills() {
 }
 
 void Elaborator::drop_zero_fills() {
+  drop_onchip_writes();
   for (auto it = zero_fills_.begin(); it != zero_fills_.end();)
     it = it->second.seq == seq_ ? zero_fills_.erase(it) : std::next(it);
 }

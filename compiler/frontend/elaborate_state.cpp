@@ -96,6 +96,7 @@ std::optional<Binding> Elaborator::new_local_tensor(const std::string& name, DTy
 }
 
 EV Elaborator::local_read(const Binding& b, int loc_off) {
+  if (auto v = onchip_read(b, loc_off)) return EV::tensor(*v);
   settle_zero_fill(b, false);
   EV whole = tensor_ref(b.tensor);
   if (!whole.ok()) return whole;
@@ -120,6 +121,7 @@ void Elaborator::local_assemble(const Binding& b, int value, Shape offsets, int 
     }
     settle_zero_fill(b, whole);
   }
+  const Shape rel = offsets;
   offsets[0] = simplify(offsets[0] + b.base);
   Op op;
   op.kind = OpKind::Assemble;
@@ -127,6 +129,11 @@ void Elaborator::local_assemble(const Binding& b, int value, Shape offsets, int 
   op.tensor = b.tensor;
   op.offsets = std::move(offsets);
   emit(op, p_.values[size_t(value)].dtype, {}, {}, loc_off, loc_len);
+  std::vector<int> ids{int(p_.ops.size()) - 1};
+  const bool fill = fill_full_op_.has_value();
+  if (fill) ids.push_back(*fill_full_op_);
+  fill_full_op_.reset();
+  note_local_write(b, value, rel, std::move(ids), fill);
   written_.insert(b.tensor);
   if (seq_) seq_->tensor_refs.erase(b.tensor);  // later reads see the new data
 }
@@ -167,6 +174,7 @@ bool Elaborator::local_tensor_decl(const Stmt& s) {
   auto b = new_local_tensor(a.target, *dt, *shape, at(a.target_off), a.target_len, "the local tensor");
   if (!b) return fail();
   if (b->shared_window) defer_zero_fill(*b, at(a.target_off), a.target_len);
+  track_local(*b);
   if (name_ok) (*names_)[a.target] = *b;
   return true;
 }

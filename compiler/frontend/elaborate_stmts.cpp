@@ -509,7 +509,9 @@ void Elaborator::loop(const Stmt& s) {
     seq_ = &inner;
     names_ = &local;
     ts_ = &ts;
+    loop_carries_.push_back({&inner, &carried});
     block(s.body);
+    loop_carries_.pop_back();
     carry_out(carried, local, s.loc.line);
     drop_zero_fills();
     flush_run();

@@ -245,6 +245,14 @@ class Elaborator {
   void settle_zero_fill(const Binding& b, bool whole_write);
   void settle_zero_fills();  // before the current run ends: a nested loop or branch follows
   void drop_zero_fills();    // the current sequence ends: its unused tensors need no fill
+  // On-chip placement of local tensors (elaborate_local_onchip.cpp): a local tensor whose writes
+  // and reads all fall in one root function, with writes that tile it, is read as a concat of the
+  // written values and its GM writes are dropped when the root ends.
+  void track_local(const Binding& b);
+  void note_local_write(const Binding& b, int value, const Shape& offsets, std::vector<int> op_ids, bool fill);
+  std::optional<int> onchip_read(const Binding& b, int loc_off);
+  void locals_need_gm();      // a nested loop or branch follows: it may read the tensors through GM
+  void drop_onchip_writes();  // the current sequence ends: tensors read only on chip lose their GM writes
   struct Carried {
     std::string name;
     SrcLoc loc;
@@ -306,7 +314,26 @@ class Elaborator {
     SrcLoc loc;
     int len = 1;
   };
-  std::map<int, PendingFill> zero_fills_;  // local tensor -> its zero fill, not emitted yet
+  std::map<int, PendingFill> zero_fills_;
+  // The carried values of the dynamic loops being elaborated, with their gear body's sequence: a run-time
+  // if in that sequence that rebinds one uses its window (elaborate_cond.cpp), so no copy follows the if.
+  std::vector<std::pair<const Seq*, const std::vector<Carried>*>> loop_carries_;
+  struct LocalPiece {
+    int value = -1;
+    std::vector<int64_t> lo, hi;
+    bool fill = false;
+  };
+  struct LocalTrack {
+    const Seq* seq = nullptr;
+    std::vector<LocalPiece> pieces;
+    std::vector<int> ops;     // the fill and assemble ops writing it, in the root's run
+    bool opaque = false;      // a write with a run-time offset or extent, or a partial value
+    bool gm_needed = false;   // read through GM, or possibly by a later root
+    int cached = -1;          // the on-chip read since the last write
+    size_t first_root = 0;    // p_.roots when it was declared
+  };
+  std::map<int, LocalTrack> local_tracks_;  // local tensor -> its writes in the root it was declared in
+  std::optional<int> fill_full_op_;         // settle_zero_fill: the Full op of the fill being written  // local tensor -> its zero fill, not emitted yet
   std::map<std::string, int> branch_locals_;    // value names first bound in a run-time branch -> its line
   std::map<std::string, int> explicit_loop_names_;  // name -> statement index
   int64_t static_iterations_ = 0;  // static-loop bodies unrolled so far, nests multiplied (static_iterations limit)

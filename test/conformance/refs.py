@@ -1032,3 +1032,23 @@ def ctrl3_static_carry_branch(i, d):
         if j == n - 1:
             s = s * 10
     return {"y": y, "z": s}
+
+
+@ref()
+def ctrl3_local_onchip(i, d):
+    x, n, f = i["x"], int(i["n"][0]), "fp32"
+    y, yg, yo = np.zeros((128, 32)), np.zeros((128, 32)), np.zeros((64, 32))
+    for j in range(n):
+        blk = x[j * 16:(j + 1) * 16]
+        a, c = r(blk[:, :16] * 2, f), r(blk[:, 16:] + 1, f)
+        q = np.block([[a, np.zeros((16, 16))], [c, r(a * c, f)]])
+        y[j * 32:(j + 1) * 32] = r(q * 3, f)
+        g = np.zeros((32, 32))
+        g[:16] = blk
+        yg[j * 32:(j + 1) * 32] = r(g + 1, f)
+        o = blk.copy()
+        o[:8, :16] = 5.0
+        r1 = o.copy()
+        o[8:, 16:] = -1.0
+        yo[j * 16:(j + 1) * 16] = r(r1 + o, f)
+    return {"y": y, "yg": yg, "yo": yo}

@@ -153,3 +153,43 @@ TEST_CASE("misuses around run-time loops are located errors", "[frontend][ctrl3]
                  "is_loop_end(@j)", "'j' is not the variable of an enclosing dynamic loop");
   }
 }
+
+TEST_CASE("a local tensor tiled by whole writes and read in the same root stays on chip", "[frontend][ctrl3]") {
+  const std::string quarters =
+      "          - \"a = view(x, [16, 32], [0, 0], valid=[16, 32]) * 2\"\n"
+      "          - \"q = tensor([32, 64], fp32)\"\n"
+      "          - \"q[0:16, 0:32] = a\"\n"
+      "          - \"q[0:16, 32:64] = a + 1\"\n"
+      "          - \"q[16:32, :] = full([16, 64], 0.0, fp32)\"\n";
+  SECTION("read in its root: a concat of the pieces, no GM access") {
+    auto p = ok(spec("  - {vec_tile: [16, 32]}\n" + kLoops + quarters + "          - \"y[j * 32:, :] = q * 3\"\n"));
+    const int q = tensor_named(p, "q_");
+    REQUIRE(q >= 0);
+    CHECK(p.tensors[size_t(q)].shape[0].str() == "1");  // no op touches it: kept one element large
+    std::vector<std::string> cats;
+    for (const auto& r : p.roots)
+      for (int o : r.ops) {
+        const auto& op = p.ops[size_t(o)];
+        CHECK(op.tensor != q);
+        if (op.kind == ptoc::OpKind::Concat) cats.push_back(std::to_string(op.axes[0]));
+      }
+    CHECK(cats == std::vector<std::string>{"1", "0"});  // [[a, a + 1], [zeros]]
+  }
+  SECTION("a nested branch after the writes may read it: GM") {
+    auto p = ok(spec("  - {vec_tile: [16, 32]}\n" + kLoops + quarters +
+                     "          - cond: \"j > 0\"\n            then: [\"y[j * 32:, :] = q * 3\"]\n"));
+    const int q = tensor_named(p, "q_");
+    REQUIRE(q >= 0);
+    CHECK(p.tensors[size_t(q)].shape[0].str() == "B * 32");
+    CHECK(writes_into(p, q) == std::vector<std::string>{"full", "mul", "add", "full"});
+  }
+  SECTION("a gap only the zero fill covers: GM") {
+    auto p = ok(spec("  - {vec_tile: [16, 32]}\n" + kLoops +
+                     "          - \"q = tensor([32, 32], fp32)\"\n"
+                     "          - \"q[0:16, :] = view(x, [16, 32], [0, 0], valid=[16, 32]) * 2\"\n"
+                     "          - \"y[j * 32:, :] = q * 3\"\n"));
+    const int q = tensor_named(p, "q_");
+    REQUIRE(q >= 0);
+    CHECK(writes_into(p, q) == std::vector<std::string>{"full", "mul"});
+  }
+}
