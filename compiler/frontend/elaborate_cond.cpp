@@ -167,6 +167,7 @@ void Elaborator::runtime_if(const Stmt& s) {
     Carried cv;
     cv.name = n;
     cv.loc = s.loc;
+    cv.branch = true;
     if (it->second.is_local_tensor()) {
       cv.ws = it->second;
       cv.dtype = p_.tensors[size_t(cv.ws.tensor)].dtype;

@@ -234,15 +234,22 @@ bool Elaborator::check_carried(const Carried& c, const Binding& now, int line) {
   }
   const Value& v = now.is_local_tensor() ? window : p_.values[size_t(now.value)];
   std::string why;
+  const std::string was = c.branch ? " (it is " : " (it starts as ", end = c.branch ? " before the branch)" : ")";
   if (v.dtype != c.dtype)
-    why = "dtype " + std::string(dtype_name(v.dtype)) + " (it starts as " + std::string(dtype_name(c.dtype)) + ")";
+    why = "dtype " + std::string(dtype_name(v.dtype)) + was + std::string(dtype_name(c.dtype)) + end;
   else if (v.shape.size() != c.shape.size())
-    why = "shape " + shape_str(v.shape) + " (it starts as " + shape_str(c.shape) + ")";
+    why = "shape " + shape_str(v.shape) + was + shape_str(c.shape) + end;
   else
     for (size_t i = 0; i < v.shape.size() && why.empty(); ++i) {
       auto d = const_difference(v.shape[i], c.shape[i]);
-      if (!d || *d != 0) why = "shape " + shape_str(v.shape) + " (it starts as " + shape_str(c.shape) + ")";
+      if (!d || *d != 0) why = "shape " + shape_str(v.shape) + was + shape_str(c.shape) + end;
     }
+  if (!why.empty() && c.branch) {
+    r_.error(c.loc, "the run-time branch at line " + std::to_string(line) + " rebinds '" + c.name + "' with " + why +
+                        ", but the branch that does not run would leave the old one",
+             "a name rebound in a run-time branch keeps its dtype and shape; bind the new value to another name", 2);
+    return false;
+  }
   if (!why.empty()) {
     r_.error(c.loc, "the carried value '" + c.name + "' ends the body of the loop at line " + std::to_string(line) +
                         " with " + why,

@@ -259,6 +259,7 @@ class Elaborator {
     DType dtype = DType::fp32;
     Shape shape;
     Binding ws;  // dynamic loops: the workspace window
+    bool branch = false;  // a name a run-time branch rebinds (elaborate_cond.cpp), not a loop's carry
   };
   std::vector<Carried> carry_in(const LoopAst& l, const std::string& loop_name);  // "": a static loop
   bool check_carried(const Carried& c, const Binding& now, int line);

@@ -193,3 +193,21 @@ TEST_CASE("a local tensor tiled by whole writes and read in the same root stays 
     CHECK(writes_into(p, q) == std::vector<std::string>{"full", "mul"});
   }
 }
+
+TEST_CASE("a run-time branch that changes a name's shape or dtype is a located error", "[frontend][ctrl3]") {
+  const std::string loop = "  - loop: {var: j, count: \"ceil_div(n[0, 0], 16)\", name: LJ}\n    body:\n"
+                           "      - \"v = x[0:16, :] * 2\"\n";
+  SECTION("shape") {
+    expect_error(spec(kTile + loop + "      - if: \"is_loop_end(j)\"\n        then: [\"v = sum(v, 0, keepdim=true)\"]\n" +
+                      "      - \"y[0:16, :] = v\"\n"),
+                 "if: \"is_loop_end",
+                 "the run-time branch at line 18 rebinds 'v' with shape [1, 64] (it is [16, 64] before the branch), "
+                 "but the branch that does not run would leave the old one",
+                 "bind the new value to another name");
+  }
+  SECTION("dtype") {
+    expect_error(spec(kTile + loop + "      - cond: \"n[0, 1] > 3\"\n        then: [\"v = cast(v, fp16)\"]\n" +
+                      "      - \"y[0:16, :] = v\"\n"),
+                 "cond: \"n[0, 1]", "rebinds 'v' with dtype fp16 (it is fp32 before the branch)");
+  }
+}
