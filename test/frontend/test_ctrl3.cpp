@@ -110,6 +110,9 @@ TEST_CASE("a run-time if rebinds values inside a loop with a run-time trip count
   // v is partial (its valid rows are a run-time value): the window is cleared before v is stored.
   CHECK(writes_into(p, w) == std::vector<std::string>{"full", "view", "where"});
   CHECK(branch_loops(p.body) == std::vector<std::string>{"IF_L18_then", "IF_L18_else"});
+  // acc is LJ's carried value: the branches write LJ's window, no window of the if's own and no copy after it.
+  CHECK(tensor_named(p, "acc_IF") < 0);
+  CHECK(tensor_named(p, "acc_LJ") >= 0);
 }
 
 TEST_CASE("a run-time condition decided at compile time splices its branch", "[frontend][ctrl3]") {
