@@ -56,7 +56,17 @@ std::optional<DimExpr> Elaborator::condition01(const Expr& e) {
       auto a = condition01(*e.items[0]);
       auto b = condition01(*e.items[1]);
       if (!a || !b) return std::nullopt;
-      return e.op == "and" ? min(*a, *b) : max(*a, *b);
+      // A side decided at compile time (a static loop's variable, a dim) folds away, so
+      // that `is_loop_end(j) and t == 3` is the constant 0 in the copies where t != 3.
+      const bool is_and = e.op == "and";
+      for (int side = 0; side < 2; ++side) {
+        auto k = simplify(side ? *b : *a).as_const();
+        if (!k) continue;
+        const DimExpr& other = side ? *a : *b;
+        if (is_and) return *k ? other : DimExpr(0);
+        return *k ? DimExpr(1) : other;
+      }
+      return is_and ? min(*a, *b) : max(*a, *b);
     }
     case K::Not: {
       auto a = condition01(*e.items[0]);
@@ -125,17 +135,39 @@ void Elaborator::runtime_if(const Stmt& s) {
     return;
   }
   DimExpr cond = simplify(*c);
+  if (auto k = cond.as_const()) {
+    // Decided at compile time (e.g. `is_loop_end(j) and t == k - 1` in the copies of a static loop
+    // where t is not the last): the branch that runs is spliced in place with the run-time
+    // branch's scoping (names first bound in it are local to it, its tile settings end with it).
+    const std::vector<Stmt>& body = *k ? s.body : s.else_body;
+    Names* outer_names = names_;
+    Names local = *outer_names;
+    TileState outer_ts = *ts_;
+    names_ = &local;
+    block(body);
+    names_ = outer_names;
+    *ts_ = outer_ts;
+    for (const auto& [n, b] : local) {
+      if (outer_names->count(n)) (*outer_names)[n] = b;
+      else branch_locals_[n] = s.loc.line;
+    }
+    return;
+  }
   // Names the branches rebind that exist before the if: carried through both branch loops.
   std::vector<std::string> rebound;
   rebound_names(s.body, rebound);
   rebound_names(s.else_body, rebound);
   std::vector<Carried> carried;
+  // A value with a partial valid shape keeps it inside the branches until they rebind it: the
+  // window read there would be whole (fillpad(v) in a branch must see v's valid rows).
+  Names partial_before;
   for (const auto& n : rebound) {
     auto it = names_->find(n);
     if (it == names_->end() || it->second.poison) continue;
     Carried cv;
     cv.name = n;
     cv.loc = s.loc;
+    cv.branch = true;
     if (it->second.is_local_tensor()) {
       cv.ws = it->second;
       cv.dtype = p_.tensors[size_t(cv.ws.tensor)].dtype;
@@ -144,12 +176,30 @@ void Elaborator::runtime_if(const Stmt& s) {
       const Value val = p_.values[size_t(it->second.value)];
       cv.dtype = val.dtype;
       cv.shape = val.shape;
-      auto b = new_local_tensor(n, val.dtype, val.shape, s.loc, 2, "the value", "IF_L" + std::to_string(s.loc.line));
+      for (size_t i = 0; i < val.shape.size(); ++i) {
+        auto d = const_difference(val.valid[i], val.shape[i]);
+        if (!d || *d != 0) partial_before[n] = it->second;
+      }
+      // A carried value of the loop whose body this is: its window takes the branch's value.
+      std::optional<Binding> b;
+      if (!loop_carries_.empty() && loop_carries_.back().first == seq_)
+        for (const auto& lc : *loop_carries_.back().second) {
+          if (lc.name != n || lc.dtype != val.dtype || lc.shape.size() != val.shape.size()) continue;
+          bool same = true;
+          for (size_t i = 0; i < val.shape.size(); ++i) {
+            auto d = const_difference(lc.shape[i], val.shape[i]);
+            same = same && d && *d == 0;
+          }
+          if (same) b = lc.ws;
+        }
+      if (!b) b = new_local_tensor(n, val.dtype, val.shape, s.loc, 2, "the value", "IF_L" + std::to_string(s.loc.line));
       if (!b) {
         it->second = Binding::poisoned();
         continue;
       }
       cv.ws = *b;
+      // A shared window holds the previous iteration's elements past a partial value's valid shape.
+      if (b->shared_window) defer_zero_fill(*b, s.loc, 2);
       PosMapPtr saved = pos_;
       pos_.reset();
       cur_loc_ = s.loc;
@@ -159,6 +209,7 @@ void Elaborator::runtime_if(const Stmt& s) {
     }
     carried.push_back(std::move(cv));
   }
+  settle_zero_fills();
   flush_run();
   const std::string base = "IF_L" + std::to_string(s.loc.line) + seq_->frame.name_suffix;
   struct Branch {
@@ -195,18 +246,25 @@ void Elaborator::runtime_if(const Stmt& s) {
     inner.frame.var_ranges[var] = {0, 0};
     inner.frame.sym_ranges[var] = {DimExpr(0), DimExpr(0)};
     // Its variable is always 0: one window per enclosing instance, as outside the branch.
-    inner.frame.enclosing.push_back({var, name, DimExpr(0), DimExpr(1), DimExpr(1), br.trip, 1});
+    inner.frame.enclosing.push_back({var, name, DimExpr(0), DimExpr(1), DimExpr(1), br.trip, 1, true});
     inner.frame.root_prefix = name;
     Seq* outer_seq = seq_;
     Names* outer_names = names_;
     TileState* outer_ts = ts_;
     Names local = *outer_names;
+    for (const auto& [n, b] : partial_before) local[n] = b;
     TileState ts = *outer_ts;
     seq_ = &inner;
     names_ = &local;
     ts_ = &ts;
     block(*br.body);
+    for (const auto& c : carried)  // not rebound: the window already holds it
+      if (auto pb = partial_before.find(c.name); pb != partial_before.end()) {
+        auto& now = local[c.name];
+        if (!now.poison && !now.is_local_tensor() && now.value == pb->second.value) now = c.ws;
+      }
     carry_out(carried, local, s.loc.line);
+    drop_zero_fills();
     flush_run();
     for (const auto& [n, b] : local)
       if (!outer_names->count(n)) branch_locals_[n] = s.loc.line;

@@ -53,19 +53,23 @@ std::optional<Binding> Elaborator::new_local_tensor(const std::string& name, DTy
       }
   }
   // One window per instance of the enclosing dynamic loops: instance index
-  // lin = sum_i ((var_i - begin_i) // step_i) * prod_{j > i} trip_j.
+  // lin = sum_i ((var_i - begin_i) // step_i) * prod_{j > i} trip_j. A loop whose trip
+  // count is not a dim expression (a run-time value, an outer loop variable) cannot size
+  // the workspace: its iterations share the window, and the GM dependency analysis
+  // orders them (read after write, write after read), as a carried value's are.
   DimExpr count = 1, lin = 0;
+  bool shared = false;
   if (seq_) {
     for (const auto& en : seq_->frame.enclosing) {
+      if (en.branch) continue;  // one iteration at most, variable 0: the enclosing instance's window
       std::vector<std::string> syms;
       en.trip.collect_symbols(syms);
-      for (const auto& sy : syms)
-        if (!p_.find_dim(sy)) {
-          r_.error(loc, what + " '" + name + "' is inside loop '" + en.name + "', whose trip count " + en.trip.str() +
-                            " depends on '" + sy + "'",
-                   "declare it outside that loop, or give the loop a trip count over dims", len);
-          return std::nullopt;
-        }
+      bool over_dims = true;
+      for (const auto& sy : syms) over_dims = over_dims && p_.find_dim(sy);
+      if (!over_dims) {
+        shared = true;
+        continue;
+      }
       lin = simplify(lin * en.trip + floordiv(DimExpr::sym(en.var) - en.begin, en.step));
       count = simplify(count * en.trip);
     }
@@ -87,10 +91,13 @@ std::optional<Binding> Elaborator::new_local_tensor(const std::string& name, DTy
   b.tensor = int(p_.tensors.size()) - 1;
   b.base = simplify(lin * shape[0]);
   b.shape = shape;
+  b.shared_window = shared;
   return b;
 }
 
 EV Elaborator::local_read(const Binding& b, int loc_off) {
+  if (auto v = onchip_read(b, loc_off)) return EV::tensor(*v);
+  settle_zero_fill(b, false);
   EV whole = tensor_ref(b.tensor);
   if (!whole.ok()) return whole;
   Op op;
@@ -104,6 +111,17 @@ EV Elaborator::local_read(const Binding& b, int loc_off) {
 }
 
 void Elaborator::local_assemble(const Binding& b, int value, Shape offsets, int loc_off, int loc_len) {
+  if (zero_fills_.count(b.tensor)) {
+    const Value& v = p_.values[size_t(value)];
+    bool whole = v.valid.size() == b.shape.size();
+    for (size_t i = 0; whole && i < b.shape.size(); ++i) {
+      auto o = offsets[i].as_const();
+      auto d = const_difference(v.valid[i], b.shape[i]);
+      whole = o && *o == 0 && d && *d >= 0;
+    }
+    settle_zero_fill(b, whole);
+  }
+  const Shape rel = offsets;
   offsets[0] = simplify(offsets[0] + b.base);
   Op op;
   op.kind = OpKind::Assemble;
@@ -111,6 +129,11 @@ void Elaborator::local_assemble(const Binding& b, int value, Shape offsets, int 
   op.tensor = b.tensor;
   op.offsets = std::move(offsets);
   emit(op, p_.values[size_t(value)].dtype, {}, {}, loc_off, loc_len);
+  std::vector<int> ids{int(p_.ops.size()) - 1};
+  const bool fill = fill_full_op_.has_value();
+  if (fill) ids.push_back(*fill_full_op_);
+  fill_full_op_.reset();
+  note_local_write(b, value, rel, std::move(ids), fill);
   written_.insert(b.tensor);
   if (seq_) seq_->tensor_refs.erase(b.tensor);  // later reads see the new data
 }
@@ -150,6 +173,8 @@ bool Elaborator::local_tensor_decl(const Stmt& s) {
   }
   auto b = new_local_tensor(a.target, *dt, *shape, at(a.target_off), a.target_len, "the local tensor");
   if (!b) return fail();
+  if (b->shared_window) defer_zero_fill(*b, at(a.target_off), a.target_len);
+  track_local(*b);
   if (name_ok) (*names_)[a.target] = *b;
   return true;
 }
@@ -186,6 +211,7 @@ std::vector<Elaborator::Carried> Elaborator::carry_in(const LoopAst& l, const st
         continue;
       }
       c.ws = *b;
+      if (b->shared_window) defer_zero_fill(*b, ca.name_loc, int(ca.name.size()));
       PosMapPtr saved = pos_;
       pos_.reset();
       cur_loc_ = ca.name_loc;
@@ -199,18 +225,31 @@ std::vector<Elaborator::Carried> Elaborator::carry_in(const LoopAst& l, const st
 }
 
 bool Elaborator::check_carried(const Carried& c, const Binding& now, int line) {
-  if (now.poison || now.is_local_tensor()) return false;
-  const Value& v = p_.values[size_t(now.value)];
+  if (now.poison) return false;
+  Value window;  // a name rebound in a run-time branch ends as its window: whole, the window's dtype and shape
+  if (now.is_local_tensor()) {
+    window.dtype = p_.tensors[size_t(now.tensor)].dtype;
+    window.shape = now.shape;
+    window.valid = now.shape;
+  }
+  const Value& v = now.is_local_tensor() ? window : p_.values[size_t(now.value)];
   std::string why;
+  const std::string was = c.branch ? " (it is " : " (it starts as ", end = c.branch ? " before the branch)" : ")";
   if (v.dtype != c.dtype)
-    why = "dtype " + std::string(dtype_name(v.dtype)) + " (it starts as " + std::string(dtype_name(c.dtype)) + ")";
+    why = "dtype " + std::string(dtype_name(v.dtype)) + was + std::string(dtype_name(c.dtype)) + end;
   else if (v.shape.size() != c.shape.size())
-    why = "shape " + shape_str(v.shape) + " (it starts as " + shape_str(c.shape) + ")";
+    why = "shape " + shape_str(v.shape) + was + shape_str(c.shape) + end;
   else
     for (size_t i = 0; i < v.shape.size() && why.empty(); ++i) {
       auto d = const_difference(v.shape[i], c.shape[i]);
-      if (!d || *d != 0) why = "shape " + shape_str(v.shape) + " (it starts as " + shape_str(c.shape) + ")";
+      if (!d || *d != 0) why = "shape " + shape_str(v.shape) + was + shape_str(c.shape) + end;
     }
+  if (!why.empty() && c.branch) {
+    r_.error(c.loc, "the run-time branch at line " + std::to_string(line) + " rebinds '" + c.name + "' with " + why +
+                        ", but the branch that does not run would leave the old one",
+             "a name rebound in a run-time branch keeps its dtype and shape; bind the new value to another name", 2);
+    return false;
+  }
   if (!why.empty()) {
     r_.error(c.loc, "the carried value '" + c.name + "' ends the body of the loop at line " + std::to_string(line) +
                         " with " + why,
@@ -240,7 +279,16 @@ void Elaborator::carry_out(const std::vector<Carried>& cs, const Names& body_nam
     PosMapPtr saved = pos_;
     pos_.reset();
     cur_loc_ = c.loc;
-    local_assemble(c.ws, it->second.value, Shape(c.shape.size(), DimExpr(0)), 0, int(c.name.size()));
+    int value = it->second.value;
+    if (it->second.is_local_tensor()) {  // another window (a run-time branch's): read it
+      EV r = local_read(it->second, 0);
+      if (!r.ok()) {
+        pos_ = saved;
+        continue;
+      }
+      value = r.value;
+    }
+    local_assemble(c.ws, value, Shape(c.shape.size(), DimExpr(0)), 0, int(c.name.size()));
     pos_ = saved;
   }
 }

@@ -459,6 +459,7 @@ void Elaborator::loop(const Stmt& s) {
   }
   // Carried values start in the root function before the loop.
   std::vector<Carried> carried = carry_in(l, name);
+  settle_zero_fills();
   flush_run();
   LoopNode node;
   node.kind = LoopNode::Kind::Loop;
@@ -508,8 +509,11 @@ void Elaborator::loop(const Stmt& s) {
     seq_ = &inner;
     names_ = &local;
     ts_ = &ts;
+    loop_carries_.push_back({&inner, &carried});
     block(s.body);
+    loop_carries_.pop_back();
     carry_out(carried, local, s.loc.line);
+    drop_zero_fills();
     flush_run();
     note_loop_locals(local, *outer_names, l.var, s.loc.line);
     seq_ = outer_seq;

@@ -44,6 +44,7 @@ struct Binding {
   int tensor = -1;
   DimExpr base;
   std::vector<DimExpr> shape;
+  bool shared_window = false;  // the iterations of a loop with a run-time trip count share the window
   bool is_local_tensor() const { return tensor >= 0; }
   static Binding poisoned() { Binding b; b.poison = true; return b; }
   static Binding of(int value, bool nz) { Binding b; b.value = value; b.nz = nz; return b; }
@@ -74,6 +75,7 @@ struct Frame {
     std::string var, name;
     DimExpr begin, step, trip, end;
     int64_t factor = 1;  // the gear's unroll factor
+    bool branch = false; // a run-time branch's loop (0 or 1 iteration, its variable always 0)
   };
   std::vector<Enclosing> enclosing;  // enclosing dynamic loops, outermost first
 };
@@ -236,12 +238,28 @@ class Elaborator {
                                           const std::string& what, const std::string& owner = "");
   EV local_read(const Binding& b, int loc_off);
   void local_assemble(const Binding& b, int value, Shape offsets, int loc_off, int loc_len);
+  // A local tensor whose window is shared by the iterations of a loop with a run-time trip count
+  // starts each iteration zero-filled: the fill is emitted before its first use unless that use
+  // writes the whole tensor (elaborate_local_fill.cpp).
+  void defer_zero_fill(const Binding& b, SrcLoc loc, int len);
+  void settle_zero_fill(const Binding& b, bool whole_write);
+  void settle_zero_fills();  // before the current run ends: a nested loop or branch follows
+  void drop_zero_fills();    // the current sequence ends: its unused tensors need no fill
+  // On-chip placement of local tensors (elaborate_local_onchip.cpp): a local tensor whose writes
+  // and reads all fall in one root function, with writes that tile it, is read as a concat of the
+  // written values and its GM writes are dropped when the root ends.
+  void track_local(const Binding& b);
+  void note_local_write(const Binding& b, int value, const Shape& offsets, std::vector<int> op_ids, bool fill);
+  std::optional<int> onchip_read(const Binding& b, int loc_off);
+  void locals_need_gm();      // a nested loop or branch follows: it may read the tensors through GM
+  void drop_onchip_writes();  // the current sequence ends: tensors read only on chip lose their GM writes
   struct Carried {
     std::string name;
     SrcLoc loc;
     DType dtype = DType::fp32;
     Shape shape;
     Binding ws;  // dynamic loops: the workspace window
+    bool branch = false;  // a name a run-time branch rebinds (elaborate_cond.cpp), not a loop's carry
   };
   std::vector<Carried> carry_in(const LoopAst& l, const std::string& loop_name);  // "": a static loop
   bool check_carried(const Carried& c, const Binding& now, int line);
@@ -291,6 +309,32 @@ class Elaborator {
   std::set<std::string> loop_names_;
   std::map<std::string, int> loop_locals_;      // value names bound in a finished loop body -> the loop's line
   std::map<std::string, int> loop_vars_ended_;  // variables of finished loops -> the loop's line
+  struct PendingFill {
+    Binding b;
+    const Seq* seq = nullptr;
+    SrcLoc loc;
+    int len = 1;
+  };
+  std::map<int, PendingFill> zero_fills_;
+  // The carried values of the dynamic loops being elaborated, with their gear body's sequence: a run-time
+  // if in that sequence that rebinds one uses its window (elaborate_cond.cpp), so no copy follows the if.
+  std::vector<std::pair<const Seq*, const std::vector<Carried>*>> loop_carries_;
+  struct LocalPiece {
+    int value = -1;
+    std::vector<int64_t> lo, hi;
+    bool fill = false;
+  };
+  struct LocalTrack {
+    const Seq* seq = nullptr;
+    std::vector<LocalPiece> pieces;
+    std::vector<int> ops;     // the fill and assemble ops writing it, in the root's run
+    bool opaque = false;      // a write with a run-time offset or extent, or a partial value
+    bool gm_needed = false;   // read through GM, or possibly by a later root
+    int cached = -1;          // the on-chip read since the last write
+    size_t first_root = 0;    // p_.roots when it was declared
+  };
+  std::map<int, LocalTrack> local_tracks_;  // local tensor -> its writes in the root it was declared in
+  std::optional<int> fill_full_op_;         // settle_zero_fill: the Full op of the fill being written  // local tensor -> its zero fill, not emitted yet
   std::map<std::string, int> branch_locals_;    // value names first bound in a run-time branch -> its line
   std::map<std::string, int> explicit_loop_names_;  // name -> statement index
   int64_t static_iterations_ = 0;  // static-loop bodies unrolled so far, nests multiplied (static_iterations limit)

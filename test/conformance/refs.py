@@ -982,3 +982,73 @@ def catalog2_index_dtypes2(i, d):
 def reshape_rank4_middle_one(i, d):
     # test/conformance/failing/: a size-1 axis inserted inside a rank-3 tensor, read back.
     return {"e": i["x3"][:, :, None, :]}
+
+
+# --- ctrl3: run-time control flow and local tensors in loops with a run-time trip count ----------
+
+@ref(dims={"B": 5})
+def ctrl3_runtime_loop_state(i, d):
+    seq, flag, bt, pool = (i["seq_len"].astype(np.int64), i["flag"].astype(np.int64),
+                           i["block_table"].astype(np.int64), i["pool"])
+    B, D, f = seq.shape[0], pool.shape[1], "fp32"
+    total, rows, first = np.zeros((B, 1, D)), np.zeros((B, 2, D)), np.zeros((B, 16, 2 * D))
+    for b in range(B):
+        acc, two = np.zeros((1, D)), np.zeros((2, D))
+        n = -(-seq[b] // 16)
+        for j in range(n):
+            v = min(16, seq[b] - j * 16)
+            blk = pool[bt[b, j] * 16:bt[b, j] * 16 + v]
+            if j == n - 1:  # is_loop_end: fillpad with 1.0 to 16 rows
+                pad = np.concatenate([blk, np.ones((16 - v, D))])
+                w = r(pad * 0.25, f)
+                acc = r(acc + r(pad.sum(axis=0, keepdims=True), f), f)
+            else:
+                w = r(blk * 0.5, f)
+                acc = r(acc + r(blk.sum(axis=0, keepdims=True), f), f)
+            acc = r(acc + r(r(w.sum(axis=0, keepdims=True), f) * 0.125, f), f)
+            if j == 0:
+                first[b] = r(np.concatenate([w, r(w * -1.0, f)], axis=1) * 2.0, f)
+            part = np.zeros((2, D))
+            part[0] = r(w.sum(axis=0), f)
+            if j % 2 == 1:
+                part[1] = 3.0
+            two = r(two + part, f) if flag[b] > 0 else r(two - r(part * 0.5, f), f)
+        total[b], rows[b] = acc, two
+    return {"total": total, "rows": rows, "first": first}
+
+
+@ref(dims={"B": 5})
+def ctrl3_static_carry_branch(i, d):
+    x, n = i["x"], int(i["n"][0])
+    y = np.zeros(x.shape)
+    for b in range(x.shape[0]):
+        acc = x[b]
+        for _ in range(2):
+            acc = r(acc * 2, "fp32") if b % 2 == 0 else r(acc + 1, "fp32")
+        y[b] = acc
+    s = np.zeros((16, x.shape[2]))
+    for j in range(n):
+        s = s + 2
+        if j == n - 1:
+            s = s * 10
+    return {"y": y, "z": s}
+
+
+@ref()
+def ctrl3_local_onchip(i, d):
+    x, n, f = i["x"], int(i["n"][0]), "fp32"
+    y, yg, yo = np.zeros((128, 32)), np.zeros((128, 32)), np.zeros((64, 32))
+    for j in range(n):
+        blk = x[j * 16:(j + 1) * 16]
+        a, c = r(blk[:, :16] * 2, f), r(blk[:, 16:] + 1, f)
+        q = np.block([[a, np.zeros((16, 16))], [c, r(a * c, f)]])
+        y[j * 32:(j + 1) * 32] = r(q * 3, f)
+        g = np.zeros((32, 32))
+        g[:16] = blk
+        yg[j * 32:(j + 1) * 32] = r(g + 1, f)
+        o = blk.copy()
+        o[:8, :16] = 5.0
+        r1 = o.copy()
+        o[8:, 16:] = -1.0
+        yo[j * 16:(j + 1) * 16] = r(r1 + o, f)
+    return {"y": y, "yg": yg, "yo": yo}

@@ -19,6 +19,7 @@ import model as M
 import model_catalog as MC
 import gen_index_ops as GI
 import gen_lang as GL
+import gen_ctrl as GC
 from model import BITWISE  # noqa: E402
 from model import (Assemble, Bin, Bind, Block, Cast, Concat, Const, Full, Loop, Matmul, Raw, Red, Ref,
                    Reshape, Slice, Transpose, Un, View, Where)
@@ -1236,6 +1237,8 @@ def generate(seed, avoid=()):
     # Hook: one seed in 16 (by a hash of its own, so the other seeds' programs are unchanged) reads run-time values.
     if "runtime_values" not in avoid and random.Random(seed ^ 0x5254560).random() < 1 / 16:
         return runtime_values_program(seed)
+    if "ctrl" not in avoid and random.Random(seed ^ 0x4354524C).random() < 1 / 16:  # gen_ctrl.py
+        return GC.ctrl_program(seed, Program)
     return Gen(seed, avoid).program()
 
 
