@@ -27,6 +27,7 @@
 //   leaf_cost           compiler/passes/leaf_cost.cpp              cycles per pipe and end to end
 //   leaf_dedup          compiler/passes/leaf_dedup.cpp             structural hash -> one kernel per distinct leaf
 //   task_graph          compiler/passes/task_graph.cpp             tasks, successors, regions; the loop nest
+//   bundle_budget       compiler/passes/bundle_budget.cpp          task records under roots_bytes (what ptorun loads)
 //   cce_emit            compiler/codegen/cce_emit.cpp              kernel sources
 //   program_json        compiler/codegen/graph_emit.cpp            PyPTO's compute-graph view (its BLOCK_GRAPH part;
 //                                                                  the whole text only when asked for)
@@ -46,6 +47,7 @@
 #include "compiler/codegen/graph_emit.h"
 #include "compiler/codegen/host_build.h"
 #include "compiler/passes/backend.h"
+#include "compiler/passes/bundle_budget.h"
 #include "compiler/passes/leaf_classes.h"
 #include "compiler/passes/tile_print.h"
 #include "runtime/ascend/device_binaries.h"
@@ -92,7 +94,7 @@ const std::vector<std::string>& pipeline_stages() {
   static const std::vector<std::string> s = {
       "front_end", "merge_loops", "cross_root_values", "build_tile_roots", "collect_tensors", "leaf_classes",
       "schedule", "buffer_plan", "insert_sync", "leaf_copy", "kernel_args", "leaf_cost", "leaf_dedup",
-      "task_graph", "cce_emit", "program_json", "host_twin_build", "device_build", "bundle_write"};
+      "task_graph", "bundle_budget", "cce_emit", "program_json", "host_twin_build", "device_build", "bundle_write"};
   return s;
 }
 
@@ -181,6 +183,8 @@ bool run_backend(PipelineResult& r, const Platform& plat, DiagEngine& diags, Pas
     build_task_graphs(prog, r.roots, r.plans, out, lazy ? lazy_leaf : LazyLeafFn{});
     out.control = control_nest(prog, r.roots);
   });
+  if (!timer.run("bundle_budget", [&] { return check_bundle_budget(out, diags); })) return false;  // located error
+  dump(opts, "bundle_budget", DumpForm::TaskGraph, prog, r);
   const CceOptions cce = cce_options(prog, plat, diags);
   bool ok = timer.run("cce_emit", [&] { return emit_all_kernels(prog, r.roots, r.plans, cce, out, diags); });
   dump(opts, "cce_emit", DumpForm::TaskGraph, prog, r);

@@ -832,8 +832,11 @@ EV Elaborator::call_scan(const Call& c) {
     f.dtype = x.dtype;
     int pad = emit(f, x.dtype, ps, ps, c.fo, c.fl);
     Shape cs = yv.shape, cv = yv.valid;
+    // Off the scan axis the identity block is whole (its extent is y's shape, never below y's valid
+    // extent), so the concat keeps y's valid extents as they are: min(shape, v) here and min(v, that)
+    // in the step's add would double the expression's text at every one of the log2(n) steps.
     for (size_t i = 0; i < cs.size(); ++i)
-      if (i != d) cv[i] = combine_valid(ps[i], hv[i]);
+      if (i != d) cv[i] = hv[i];
     cv[d] = simplify(DimExpr(st) + hv[d]);
     Op cat;
     cat.kind = OpKind::Concat;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "compiler/passes/tile_build.h"
+#include "compiler/passes/task_id_limit.h"
 #include "compiler/passes/tile_families.h"
 
 namespace ptoc {
@@ -103,13 +104,8 @@ std::vector<TileRoot> build_tile_roots(const Program& prog, const Platform& plat
       stats.ms_edges += ms(t0);
     }
     // One task per subgraph, and a task's id keeps its index in 16 bits (runtime/control_flow.cpp):
-    // a root past that is refused here, at its first op, rather than by ptorun at load.
-    if (tr.subgraphs.size() > kMaxTasksPerRoot && !rt.ops.empty())
-      diags.error(prog.ops[size_t(rt.ops.front())].loc,
-                  "root function '" + rt.name + "' has " + std::to_string(tr.subgraphs.size()) +
-                      " leaf tasks, more than the " + std::to_string(kMaxTasksPerRoot) + " a root function can hold",
-                  "put the statements in a loop over blocks (each iteration is a root instance of its own) "
-                  "or use larger tiles");
+    // a root past that is refused here, at the statement with the most tasks, rather than by ptorun.
+    check_task_id_limit(prog, rt, tr, diags);
     stats.subgraphs += int64_t(tr.subgraphs.size());
     temps += int(tr.temps.size());
     out.push_back(std::move(tr));

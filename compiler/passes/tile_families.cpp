@@ -156,9 +156,16 @@ struct Search {
   int64_t budget = 0;
 
   // Member k's copy of member 0's tile t0 (of a segment found so far or of `cur`); -1: none.
+  // Segments come in tile order (disjoint member-0 ranges, tile_begin never decreasing), so the
+  // one that can hold t0 is the last that starts at or before it: a binary search (a scan of every
+  // segment per tile reference was 91 % of fuzz seed 9101331's compile, thousands of segments).
   int map_tile(int k, int t0, const FamilySegment& cur) const {
-    for (const FamilySegment& s : segs)
+    auto it = std::upper_bound(segs.begin(), segs.end(), t0,
+                               [](int t, const FamilySegment& s) { return t < s.tile_begin; });
+    if (it != segs.begin()) {
+      const FamilySegment& s = *(it - 1);
       if (t0 >= s.tile_begin && t0 < s.tile_begin + s.tiles_per) return t0 + k * s.tiles_per;
+    }
     if (t0 >= cur.tile_begin && t0 < cur.tile_begin + cur.tiles_per) return t0 + k * cur.tiles_per;
     return -1;
   }

@@ -42,6 +42,10 @@ const std::vector<Limit> kTable = {
      "total size of the --dump-after files of one compile; later dumps are left out with a warning"},
     {Id::static_iterations, "static_iterations", 100000, 1, 100000000, "bodies",
      "static-loop bodies unrolled in one spec, nested loops multiplied (each loop alone: at most 4096)"},
+    // ptorun decodes the section into a JSON tree of about 27-30 bytes per byte (fuzz seed 9402238:
+    // 34 MB -> 0.93 GB RSS; 865 MB -> killed past 24 GB), so 256 MiB keeps a load near 8 GB.
+    {Id::roots_bytes, "roots_bytes", 256 * kMiB, 1, int64_t(1) << 40, "bytes",
+     "task records (the bundle's 'roots' section) one compile may write, estimated before writing"},
 };
 
 using Values = std::array<std::atomic<int64_t>, size_t(Id::kCount)>;

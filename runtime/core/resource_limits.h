@@ -24,6 +24,7 @@ enum class Id {
   task_records,    // profiled task records kept per round (the artifacts' rows)
   dump_bytes,      // total bytes of the --dump-after files of one compile
   static_iterations,  // static-loop bodies unrolled in one spec, nested loops multiplied
+  roots_bytes,     // task records (the bundle's 'roots' section) one compile writes
   kCount
 };
 

@@ -2,6 +2,10 @@
 // of the *_setting maps (DEFAULT, integer, func{magic}_{order}, label).
 #include "test/passes/tiling_test_util.h"
 
+#include <set>
+
+#include "compiler/passes/tile_build.h"
+
 using namespace ptoc;
 using namespace ptoc::test;
 
@@ -228,4 +232,31 @@ TEST_CASE("CubeNBuffer: off by default, merges isomorphic AIC leaves when asked"
   check_chains(on.roots[0], 4);
   REQUIRE_THAT(on.roots[0].subgraphs[0].merge_info, Catch::Contains("cubeNBufferInfo hashOrder: func0_0"));
   REQUIRE(on.stats.cube_nbuffer_merges == 6);
+}
+
+TEST_CASE("merge_creates_cycle: equal producer sets need no walk; a path through a third subgraph is a cycle",
+          "[breadth][cycle]") {
+  // p -> a, p -> b, a -> c -> d; b has the producers of a: merging them closes nothing.
+  ptoc::tiling::SgGraph g;
+  g.succ.assign(5, {});
+  g.pred.assign(5, {});
+  auto edge = [&](int f, int t) {
+    g.succ[size_t(f)].insert(t);
+    g.pred[size_t(t)].insert(f);
+  };
+  const int p = 0, a = 1, b = 2, c = 3, d = 4;
+  edge(p, a);
+  edge(p, b);
+  edge(a, c);
+  edge(c, d);
+  CHECK_FALSE(g.merge_creates_cycle(a, b));
+  CHECK_FALSE(g.merge_creates_cycle(b, a));
+  // a -> c -> d and a -> d: merging a and d would put c both after and before the merged one.
+  edge(a, d);
+  CHECK(g.merge_creates_cycle(a, d));
+  CHECK(g.merge_creates_cycle(d, a));
+  CHECK_FALSE(g.merge_creates_cycle(c, b));  // unordered, different producers: walked, no path
+  g.merge(a, b);
+  CHECK(g.pred[size_t(a)] == std::set<int>{p});
+  CHECK(g.succ[size_t(p)] == std::set<int>{a});
 }
