@@ -224,10 +224,11 @@ std::optional<PipelineResult> run_pipeline(Program prog, const Platform& plat, D
   std::vector<PassTiming> t = timer.timings();
   for (size_t i = 0; i < t.size(); ++i)
     if (t[i].name == "build_tile_roots") {
-      std::vector<PassTiming> sub = {{"  expand", r.tiling.ms_expand},
-                                     {r.tiling.family_roots ? "  partition (" + std::to_string(r.tiling.family_roots) + " family roots)" : "  partition", r.tiling.ms_partition},
-                                     {"  breadth_merge", r.tiling.ms_breadth},
-                                     {"  subgraph_edges", r.tiling.ms_edges}};
+      const TilingStats& s = r.tiling;
+      std::vector<PassTiming> sub = {{"  expand", s.ms_expand, s.cpu_expand},
+                                     {s.family_roots ? "  partition (" + std::to_string(s.family_roots) + " family roots)" : "  partition", s.ms_partition, s.cpu_partition},
+                                     {"  breadth_merge", s.ms_breadth, s.cpu_breadth},
+                                     {"  subgraph_edges", s.ms_edges, s.cpu_edges}};
       t.insert(t.begin() + long(i) + 1, sub.begin(), sub.end());
       break;
     }

@@ -4,6 +4,7 @@
 #include "compiler/passes/affine_box.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -12,6 +13,16 @@
 namespace ptoc::tiling {
 
 namespace {
+
+int64_t const_or_symbolic(const DimExpr& e) { return e.as_const().value_or(std::numeric_limits<int64_t>::min()); }
+
+// Equal as LeafShaper keys read them: the same constants, or both symbolic.
+bool extents_alike(const std::vector<DimExpr>& a, const std::vector<DimExpr>& a0) {
+  if (a.size() != a0.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (const_or_symbolic(a[i]) != const_or_symbolic(a0[i])) return false;
+  return true;
+}
 
 bool same_exprs(const std::vector<DimExpr>& a, const std::vector<DimExpr>& b) {
   if (a.size() != b.size()) return false;
@@ -154,6 +165,7 @@ struct Search {
   std::vector<int> first_writer;  // tile -> first op writing it (-1: none)
   std::vector<FamilySegment> segs;
   int64_t budget = 0;
+  std::vector<char> alike, cur_alike;  // per member: extents as member 0's (all segments found; the last blocks() call)
 
   // Member k's copy of member 0's tile t0 (of a segment found so far or of `cur`); -1: none.
   int map_tile(int k, int t0, const FamilySegment& cur) const {
@@ -177,19 +189,25 @@ struct Search {
         if (t < 0 || map_tile(0, t, seg) < 0) return 0;
     }
     int k = 1;
+    cur_alike.assign(1, 1);
     for (; (want == 0 || k < want) && pos + (k + 1) * P <= n; ++k) {
       budget -= P;
       if (budget < 0) return 0;
-      bool ok = true;
-      for (int i = 0; i < P && ok; ++i)
-        ok = same_op(r.ops[size_t(pos + k * P + i)], r.ops[size_t(pos + i)],
-                     [&](int t0) { return map_tile(k, t0, seg); });
+      bool ok = true, same_ext = true;
+      for (int i = 0; i < P && ok; ++i) {
+        const TileOp& o = r.ops[size_t(pos + k * P + i)];
+        const TileOp& o0 = r.ops[size_t(pos + i)];
+        ok = same_op(o, o0, [&](int t0) { return map_tile(k, t0, seg); });
+        same_ext = same_ext && extents_alike(o.gm.extent, o0.gm.extent);
+      }
       for (int t = 0; t < T && ok; ++t) {
         const int tk = tpos + k * T + t;
         ok = tk < nt && same_tile(r.tiles[size_t(tk)], r.tiles[size_t(tpos + t)]) &&
              first_writer[size_t(tk)] >= pos + k * P && first_writer[size_t(tk)] < pos + (k + 1) * P;
+        same_ext = same_ext && ok && extents_alike(r.tiles[size_t(tk)].valid, r.tiles[size_t(tpos + t)].valid);
       }
       if (!ok) break;
+      cur_alike.push_back(same_ext);
     }
     return k;
   }
@@ -279,6 +297,8 @@ FamilyCheck find_tile_family(const Program& prog, const TileRoot& r) {
       if (k < 2 || (B > 0 && k != B)) continue;
       B = k;
       s.segs.push_back(seg);
+      if (s.alike.empty()) s.alike = s.cur_alike;
+      for (int m = 0; m < B; ++m) s.alike[size_t(m)] &= s.cur_alike[size_t(m)];
       pos += B * P;
       tpos += B * seg.tiles_per;
       found = true;
@@ -296,6 +316,7 @@ FamilyCheck find_tile_family(const Program& prog, const TileRoot& r) {
   TileFamily f;
   f.members = B;
   f.segments = std::move(s.segs);
+  f.alike = std::move(s.alike);
   for (const FamilySegment& g : f.segments) {
     f.ops_per += g.ops_per;
     f.tiles_per += g.tiles_per;
@@ -306,6 +327,38 @@ FamilyCheck find_tile_family(const Program& prog, const TileRoot& r) {
     return out;
   }
   out.family = std::move(f);
+  return out;
+}
+
+std::shared_ptr<const FamilyReplicas> family_replicas(const TileRoot& r, const TileFamily& f,
+                                                      const std::vector<std::vector<int>>& member0_subgraphs) {
+  auto out = std::make_shared<FamilyReplicas>();
+  out->family = f;
+  const int S = int(member0_subgraphs.size()), n = int(r.subgraphs.size());
+  if (int64_t(n) != int64_t(S) * f.members) return nullptr;
+  std::vector<int> local_sg(size_t(f.ops_per), -1);  // member 0's op -> its subgraph
+  for (int j = 0; j < S; ++j)
+    for (int o : member0_subgraphs[size_t(j)])
+      if (o >= 0 && o < f.ops_per) local_sg[size_t(o)] = j;
+  out->member.assign(size_t(n), -1);
+  out->local.assign(size_t(n), -1);
+  out->of_member0.assign(size_t(S), -1);
+  for (int s = 0; s < n; ++s) {
+    const Subgraph& sg = r.subgraphs[size_t(s)];
+    if (sg.id != s || sg.ops.empty()) return nullptr;
+    const auto [k, j0] = f.op_member(sg.ops[0]);
+    if (k < 0 || j0 < 0) return nullptr;
+    const int j = local_sg[size_t(j0)];
+    if (j < 0) return nullptr;
+    // A copy keeps member 0's op order (partition_family) and nothing merged since.
+    const std::vector<int>& ops0 = member0_subgraphs[size_t(j)];
+    if (ops0.size() != sg.ops.size() || sg.ops.back() != f.op(k, ops0.back())) return nullptr;
+    out->member[size_t(s)] = k;
+    out->local[size_t(s)] = j;
+    if (k == 0) out->of_member0[size_t(j)] = s;
+  }
+  for (int j = 0; j < S; ++j)
+    if (out->of_member0[size_t(j)] < 0) return nullptr;
   return out;
 }
 
@@ -386,6 +439,8 @@ bool partition_family(Builder& b, const TileFamily& f) {
     }
   b.family_graph = std::move(g);
   b.family = f;
+  b.family_rep_ops.clear();
+  for (const Subgraph& sg : rep.subgraphs) b.family_rep_ops.push_back(sg.ops);
   // Statistics and merge lines as the explicit partition of all members gives them.
   b.stats.supernodes += B * st.supernodes;
   b.stats.depth_merges += B * st.depth_merges;
