@@ -73,38 +73,46 @@ bool hazard(const WriteBox& a, const WriteBox& b) {
 // GM conditions: nothing reads what the root writes; members' writes hazard each other alike and
 // never across members. Returns "" when they hold, else the reason.
 std::string check_gm(const TileRoot& r, const TileFamily& f) {
-  const int B = f.members, P = f.ops_per;
-  std::set<int> written;
-  for (const TileOp& op : r.ops)
-    if (is_write(op)) written.insert(op.gm.tensor);
-  for (const TileOp& op : r.ops)
-    if (op.kind == TileOpKind::CopyIn && written.count(op.gm.tensor))
-      return "a tile op reads GM tensor " + std::to_string(op.gm.tensor) + " that the root writes";
+  const int B = f.members;
+  // One walk over the ops (they are most of the root's memory): the tensors read and written, and
+  // the writes in id order, which is each member's local order (segment by segment).
+  std::set<int> written, read;
+  std::vector<int> writes, reads;  // write ops; tensors read, in first-read order
+  for (const TileOp& op : r.ops) {
+    if (is_write(op)) {
+      written.insert(op.gm.tensor);
+      writes.push_back(op.id);
+    } else if (op.kind == TileOpKind::CopyIn && read.insert(op.gm.tensor).second) {
+      reads.push_back(op.gm.tensor);
+    }
+  }
+  for (int t : reads)
+    if (written.count(t)) return "a tile op reads GM tensor " + std::to_string(t) + " that the root writes";
   // Per member its writes; per tensor one symbolic part per axis for every write.
   std::vector<std::vector<WriteBox>> boxes(static_cast<size_t>(B));
   std::map<int, std::vector<std::string>> sym_of;  // tensor -> symbolic part per axis
-  for (int k = 0; k < B; ++k)
-    for (int i = 0; i < P; ++i) {
-      const TileOp& op = r.ops[size_t(f.op(k, i))];
-      if (!is_write(op)) continue;
-      WriteBox w;
-      w.op = i;
-      w.tensor = op.gm.tensor;
-      w.atomic = op.atomic_add;
-      std::vector<std::string> syms;
-      for (auto& x : op.gm.offset) {
-        w.off.push_back(gm_split(x));
-        syms.push_back(w.off.back().first);
-      }
-      for (auto& x : op.gm.extent) {
-        w.ext.push_back(gm_extent_bound(x));
-        if (!w.ext.back()) return "a GM write has an extent without a static bound";
-      }
-      if (w.off.size() != w.ext.size()) return "a GM write has offsets and extents of different ranks";
-      auto [it, fresh] = sym_of.try_emplace(w.tensor, syms);
-      if (!fresh && it->second != syms) return "the GM writes of one tensor move along different symbols";
-      boxes[size_t(k)].push_back(std::move(w));
+  for (int id : writes) {
+    const TileOp& op = r.ops[size_t(id)];
+    const auto [k, i] = f.op_member(id);
+    if (k < 0) return "a GM write is in no member";
+    WriteBox w;
+    w.op = i;
+    w.tensor = op.gm.tensor;
+    w.atomic = op.atomic_add;
+    std::vector<std::string> syms;
+    for (auto& x : op.gm.offset) {
+      w.off.push_back(gm_split(x));
+      syms.push_back(w.off.back().first);
     }
+    for (auto& x : op.gm.extent) {
+      w.ext.push_back(gm_extent_bound(x));
+      if (!w.ext.back()) return "a GM write has an extent without a static bound";
+    }
+    if (w.off.size() != w.ext.size()) return "a GM write has offsets and extents of different ranks";
+    auto [it, fresh] = sym_of.try_emplace(w.tensor, syms);
+    if (!fresh && it->second != syms) return "the GM writes of one tensor move along different symbols";
+    boxes[size_t(k)].push_back(std::move(w));
+  }
   // Hazards inside a member: member 0's pattern in every member.
   if (boxes[0].size() > 16) return "more than 16 GM writes per member";
   auto pattern = [&](const std::vector<WriteBox>& ws) {
@@ -267,21 +275,55 @@ static bool seq_order_alike(const TileRoot& r, const TileFamily& f) {
   return true;
 }
 
-FamilyCheck find_tile_family(const Program& prog, const TileRoot& r) {
+namespace {
+
+FamilyCheck find_family(const Program& prog, const TileRoot& r, const RootTemplate* rt,
+                        const std::vector<int>* first_writer);
+
+}  // namespace
+
+FamilyCheck find_tile_family(const Program& prog, const TileRoot& r) { return find_family(prog, r, nullptr, nullptr); }
+
+FamilyCheck find_tile_family(const Program& prog, const TileRoot& r, const RootTemplate& rt,
+                             const std::vector<int>& first_writer) {
+  return find_family(prog, r, &rt, &first_writer);
+}
+
+namespace {
+
+FamilyCheck find_family(const Program& prog, const TileRoot& r, const RootTemplate* rt,
+                        const std::vector<int>* first_writer) {
   FamilyCheck out;
   const int n = int(r.ops.size()), nt = int(r.tiles.size());
   if (n < 2) {
     out.reason = "fewer than two tile ops";
     return out;
   }
-  for (const TileOp& op : r.ops)
-    if (op.source_op >= 0 && prog.ops[size_t(op.source_op)].scope.parallel_merge) {
-      out.reason = "a parallel_merge scope packs branches across members";
-      return out;
+  const std::string packs = "a parallel_merge scope packs branches across members";
+  Search s{r, {}, {}, 8 * int64_t(n)};
+  if (rt && first_writer && first_writer->size() >= size_t(nt)) {
+    for (int o : rt->ops)
+      if (prog.ops[size_t(o)].scope.parallel_merge) {
+        out.reason = packs;
+        return out;
+      }
+    s.first_writer.assign(first_writer->begin(), first_writer->begin() + nt);
+  } else {
+    // One walk over the ops: the parallel_merge scopes (looked up once per source op) and each
+    // tile's first writer.
+    s.first_writer.assign(size_t(nt), -1);
+    int last_source = -1;
+    for (const TileOp& op : r.ops) {
+      if (op.source_op >= 0 && op.source_op != last_source) {
+        last_source = op.source_op;
+        if (prog.ops[size_t(op.source_op)].scope.parallel_merge) {
+          out.reason = packs;
+          return out;
+        }
+      }
+      if (op.dst >= 0 && s.first_writer[size_t(op.dst)] < 0) s.first_writer[size_t(op.dst)] = op.id;
     }
-  Search s{r, std::vector<int>(size_t(nt), -1), {}, 8 * int64_t(n)};
-  for (const TileOp& op : r.ops)
-    if (op.dst >= 0 && s.first_writer[size_t(op.dst)] < 0) s.first_writer[size_t(op.dst)] = op.id;
+  }
   // Segment by segment, the smallest block length that repeats (exactly B times once the first
   // segment fixed B). Candidates start where an op like the segment's first one recurs.
   int pos = 0, tpos = 0, B = 0;
@@ -329,6 +371,8 @@ FamilyCheck find_tile_family(const Program& prog, const TileRoot& r) {
   out.family = std::move(f);
   return out;
 }
+
+}  // namespace
 
 std::shared_ptr<const FamilyReplicas> family_replicas(const TileRoot& r, const TileFamily& f,
                                                       const std::vector<std::vector<int>>& member0_subgraphs) {

@@ -67,6 +67,11 @@ struct FamilyCheck {
   std::string reason;
 };
 FamilyCheck find_tile_family(const Program& prog, const TileRoot& r);
+// The same, given what expansion already knows (Builder::tile_writer: each tile's first writer) and
+// the root template's ops: no walk over the tile ops for them (the ops are most of a large root's
+// memory). A template op in a parallel_merge scope refuses the root even if it made no tile op.
+FamilyCheck find_tile_family(const Program& prog, const TileRoot& r, const RootTemplate& rt,
+                             const std::vector<int>& first_writer);
 
 // The subgraphs of a family root after finalize_subgraphs, when every one is a plain copy of a
 // subgraph of member 0 (nothing merged by the breadth merges): member k's copy of member 0's
