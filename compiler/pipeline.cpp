@@ -17,6 +17,8 @@
 //     subgraph_edges    compiler/passes/subgraph_edges.cpp         successors from GM accesses
 //   collect_tensors     compiler/passes/gm_tensors.cpp             spec tensors, then every root's GM temps
 //   leaf_classes        compiler/passes/leaf_classes.cpp           structurally equal leaves share one plan
+//                                                                  (a family member's copy of a leaf: member 0's
+//                                                                  class, no key computed; TileRoot::replicas)
 //   schedule            compiler/passes/schedule.cpp               op order and pipe per op (chains interleaved)
 //   buffer_plan         compiler/passes/buffer_plan.cpp            UB/L1/L0 addresses; overflow = located error
 //   insert_sync         compiler/passes/insert_sync.cpp            set_flag/wait_flag/pipe_barrier
