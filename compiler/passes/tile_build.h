@@ -120,6 +120,9 @@ struct Builder {
   std::set<std::vector<int64_t>> family_misfits;
   // The subgraphs' iso hashes are current: computed, and no merge since (refresh_iso_hashes).
   bool iso_fresh = false;
+  // Subgraph -> its chains were merged only while no edge joined them (try_absorb), so no edge
+  // joins two of its chains. A subgraph of one chain needs no entry.
+  std::vector<char> chains_apart;
 
   // `size_values` false: the caller moves in `vals`/`home_assemble` sized to Program::values (reused
   // across roots by build_tile_roots, so a root does not pay for every value of the program).
