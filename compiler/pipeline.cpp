@@ -17,6 +17,8 @@
 //     subgraph_edges    compiler/passes/subgraph_edges.cpp         successors from GM accesses
 //   collect_tensors     compiler/passes/gm_tensors.cpp             spec tensors, then every root's GM temps
 //   leaf_classes        compiler/passes/leaf_classes.cpp           structurally equal leaves share one plan
+//                                                                  (a family member's copy of a leaf: member 0's
+//                                                                  class, no key computed; TileRoot::replicas)
 //   schedule            compiler/passes/schedule.cpp               op order and pipe per op (chains interleaved)
 //   buffer_plan         compiler/passes/buffer_plan.cpp            UB/L1/L0 addresses; overflow = located error
 //   insert_sync         compiler/passes/insert_sync.cpp            set_flag/wait_flag/pipe_barrier
@@ -228,10 +230,11 @@ std::optional<PipelineResult> run_pipeline(Program prog, const Platform& plat, D
   std::vector<PassTiming> t = timer.timings();
   for (size_t i = 0; i < t.size(); ++i)
     if (t[i].name == "build_tile_roots") {
-      std::vector<PassTiming> sub = {{"  expand", r.tiling.ms_expand},
-                                     {r.tiling.family_roots ? "  partition (" + std::to_string(r.tiling.family_roots) + " family roots)" : "  partition", r.tiling.ms_partition},
-                                     {"  breadth_merge", r.tiling.ms_breadth},
-                                     {"  subgraph_edges", r.tiling.ms_edges}};
+      const TilingStats& s = r.tiling;
+      std::vector<PassTiming> sub = {{"  expand", s.ms_expand, s.cpu_expand},
+                                     {s.family_roots ? "  partition (" + std::to_string(s.family_roots) + " family roots)" : "  partition", s.ms_partition, s.cpu_partition},
+                                     {"  breadth_merge", s.ms_breadth, s.cpu_breadth},
+                                     {"  subgraph_edges", s.ms_edges, s.cpu_edges}};
       t.insert(t.begin() + long(i) + 1, sub.begin(), sub.end());
       break;
     }

@@ -25,6 +25,35 @@ MergeCount merge_count(const MergeSetting& set, bool default_auto, int64_t magic
   return c;
 }
 
+namespace {
+
+bool chains_apart(const Builder& b, int sg) {
+  return b.root.subgraphs[size_t(sg)].chains == 1 ||
+         (size_t(sg) < b.chains_apart.size() && b.chains_apart[size_t(sg)]);
+}
+
+// merged_order (subgraph_edges.cpp) of ops no edge joins across chains: each chain's ops come in
+// `ops` order, a valid order, so every edge goes from a smaller merge key to a larger one, and
+// Kahn's walk by (key, op id) is the sort by (key, op id): the edges need not be built (a
+// VecNBuffer anchor absorbing its 171st member rebuilt the edges of all 170 before).
+std::vector<int> merged_order_apart(const TileRoot& r, const std::vector<int>& ops, bool chain_major) {
+  std::vector<int> next_rank;
+  std::vector<std::pair<double, int>> key(ops.size());
+  const double big = double(ops.size() + 1);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const int c = r.ops[size_t(ops[i])].chain;
+    if (int(next_rank.size()) <= c) next_rank.resize(size_t(c) + 1, 0);
+    const int rank = next_rank[size_t(c)]++;
+    key[i] = {chain_major ? c * big + rank : rank * big + c, ops[i]};
+  }
+  std::sort(key.begin(), key.end());
+  std::vector<int> out(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) out[i] = key[i].second;
+  return out;
+}
+
+}  // namespace
+
 bool try_absorb(Builder& b, SgGraph& g, int into, int from, bool chain_major,
                 const std::vector<std::pair<int, int>>& tile_rewrite, const std::vector<int>& drop_ops) {
   TileRoot& r = b.root;
@@ -79,7 +108,10 @@ bool try_absorb(Builder& b, SgGraph& g, int into, int from, bool chain_major,
     r.ops[o].chain += a.chains;
     cand.push_back(o);
   }
-  auto order = merged_order(r, cand, chain_major);
+  // No edge between the two subgraphs nor between the chains of either: their merged chains stay apart.
+  const bool apart = tile_rewrite.empty() && drop_ops.empty() && chains_apart(b, into) && chains_apart(b, from) &&
+                     !g.succ[size_t(into)].count(from) && !g.pred[size_t(into)].count(from);
+  auto order = apart ? merged_order_apart(r, cand, chain_major) : merged_order(r, cand, chain_major);
   bool ok = order.size() == cand.size() && fits(b, peak_bytes(r, order, b.align));
   if (!ok) {
     for (int o : s.ops)
@@ -89,6 +121,8 @@ bool try_absorb(Builder& b, SgGraph& g, int into, int from, bool chain_major,
     return false;
   }
   a.ops = std::move(order);
+  if (b.chains_apart.size() < r.subgraphs.size()) b.chains_apart.resize(r.subgraphs.size(), 0);
+  b.chains_apart[size_t(into)] = apart;
   b.iso_fresh = false;
   a.chains += s.chains;
   if (a.label.empty()) a.label = s.label;

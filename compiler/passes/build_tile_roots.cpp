@@ -2,6 +2,8 @@
 // expansion -> partition (supernodes, scopes, depth merge, cuts) ->
 // VecNBuffer -> L1Reuse -> CubeNBuffer -> successor edges. Subgraphs never
 // merge across roots.
+#include <time.h>
+
 #include <chrono>
 #include <map>
 #include <stdexcept>
@@ -37,6 +39,12 @@ std::vector<TileRoot> build_tile_roots(const Program& prog, const Platform& plat
                                        TilingStats* stats_out, const TilingOptions& opts) {
   using Clock = std::chrono::steady_clock;
   auto ms = [](Clock::time_point a) { return std::chrono::duration<double, std::milli>(Clock::now() - a).count(); };
+  auto cpu_now = [] {  // process CPU ms: what a loaded, shared machine still measures fairly
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
+  };
+  double c0 = 0;
   Platform plat = plat_in.ub > 0 ? plat_in : tiling_platform(prog.target);
   TilingStats local;
   TilingStats& stats = stats_out ? *stats_out : local;
@@ -78,30 +86,41 @@ std::vector<TileRoot> build_tile_roots(const Program& prog, const Platform& plat
     b.temp_base = int(prog.tensors.size()) + temps;
     if (envs.count(int(i))) b.env = envs[int(i)];
     auto t0 = Clock::now();
+    c0 = cpu_now();
     b.expand_root(rt);
     tr.tile_ops_before_merge = int64_t(tr.ops.size());
     stats.tile_ops += int64_t(tr.ops.size());
     stats.ms_expand += ms(t0);
+    stats.cpu_expand += cpu_now() - c0;
     if (!b.failed && !tr.ops.empty()) {
       t0 = Clock::now();
+      c0 = cpu_now();
       // A family root is partitioned on one member (its detection is timed as partition).
       std::optional<tiling::TileFamily> fam;
-      if (opts.families) fam = tiling::find_tile_family(prog, tr).family;
+      if (opts.families) fam = tiling::find_tile_family(prog, tr, rt, b.tile_writer).family;
       if (fam && tiling::partition_family(b, *fam))
         ++stats.family_roots;
       else
         tiling::partition(b);
       stats.ms_partition += ms(t0);
+      stats.cpu_partition += cpu_now() - c0;
     }
     if (!b.failed && !tr.subgraphs.empty()) {
       t0 = Clock::now();
+      c0 = cpu_now();
+      const int64_t merged_before = stats.vec_nbuffer_merges + stats.l1_reuse_merges + stats.cube_nbuffer_merges;
       tiling::vec_nbuffer(b);
       tiling::l1_reuse(b);
       tiling::cube_nbuffer(b);
+      const bool merged = stats.vec_nbuffer_merges + stats.l1_reuse_merges + stats.cube_nbuffer_merges != merged_before;
       stats.ms_breadth += ms(t0);
+      stats.cpu_breadth += cpu_now() - c0;
       t0 = Clock::now();
+      c0 = cpu_now();
       tiling::finalize_subgraphs(tr, b.family_graph.get(), b.iso_fresh);
+      if (b.family && !merged) tr.replicas = tiling::family_replicas(tr, *b.family, b.family_rep_ops);
       stats.ms_edges += ms(t0);
+      stats.cpu_edges += cpu_now() - c0;
     }
     // One task per subgraph, and a task's id keeps its index in 16 bits (runtime/control_flow.cpp):
     // a root past that is refused here, at the statement with the most tasks, rather than by ptorun.

@@ -5,6 +5,7 @@
 // optionally restricted to left (L0A) or right (L0B) operands. A merge that
 // would not fit L1/L0 (all chains' shared tiles stay resident) is refused.
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -18,6 +19,7 @@ struct Feature {
   std::string key;  // tensor, offsets, extents
   char side;        // 'L' (feeds L0A) or 'R' (feeds L0B)
   int op, tile;
+  size_t hash;      // of key: most unequal keys are told apart without comparing them
 };
 
 std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg) {
@@ -37,14 +39,16 @@ std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg) {
       if (tile == t) return sc;
     return '?';
   };
+  // One walk over the ops (a GEMM's are most of the compile's memory): the sides, and the L1 copies.
+  std::vector<int> copies;
   for (int o : sg.ops) {
     const TileOp& op = r.ops[o];
     if (op.kind == TileOpKind::L1ToL0A) set_side(op.srcs[0], 'L');
     if (op.kind == TileOpKind::L1ToL0B) set_side(op.srcs[0], 'R');
+    if (op.kind == TileOpKind::CopyIn && r.tiles[op.dst].mem == MemKind::L1) copies.push_back(o);
   }
-  for (int o : sg.ops) {
+  for (int o : copies) {
     const TileOp& op = r.ops[o];
-    if (op.kind != TileOpKind::CopyIn || r.tiles[op.dst].mem != MemKind::L1) continue;
     // Equal keys <=> equal texts of every dim: a constant is its 8 bytes (no symbolic expression
     // renders as a bare integer), anything else its text; rendering every constant was most of
     // this pass on a GEMM (55 k L1 copies).
@@ -68,7 +72,8 @@ std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg) {
     put('@', op.gm.extent);
     put('v', op.gm.view);
     k += op.trans_a || op.trans_b ? 'T' : 'N';
-    out.push_back({std::move(k), side_of(op.dst), o, op.dst});
+    const size_t h = std::hash<std::string>{}(k);
+    out.push_back({std::move(k), side_of(op.dst), o, op.dst, h});
   }
   return out;
 }
@@ -120,7 +125,7 @@ void l1_reuse(Builder& b) {
             std::vector<int> drop;
             for (auto& sf : feats)
               for (auto& af : afeats)
-                if (sf.key == af.key) {
+                if (sf.hash == af.hash && sf.key == af.key) {
                   rewrite.push_back({sf.tile, af.tile});
                   drop.push_back(sf.op);
                   break;

@@ -3,14 +3,18 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "compiler/passes/tile_families.h"
+
 namespace ptoc {
 
 LeafClasses classify_leaves(const std::vector<TileRoot>& roots, const std::vector<GmTensor>& tensors, bool share,
-                            std::vector<LeafPlan>& plans) {
+                            std::vector<LeafPlan>& plans, bool use_replicas) {
   LeafClasses lc;
   plans.clear();
+  std::vector<int> first_leaf(roots.size(), 0);  // root -> plan index of its first subgraph
   for (int ri = 0; ri < int(roots.size()); ++ri)
     for (const Subgraph& sg : roots[ri].subgraphs) {
+      if (&sg == roots[ri].subgraphs.data()) first_leaf[size_t(ri)] = int(plans.size());
       LeafPlan p;
       p.root = ri;
       p.subgraph = sg.id;
@@ -31,7 +35,22 @@ LeafClasses classify_leaves(const std::vector<TileRoot>& roots, const std::vecto
   std::unordered_map<uint64_t, std::vector<int>> by_hash;  // key hash -> classes
   std::vector<std::vector<int64_t>> keys;                  // per class
   for (int i = 0; i < np; ++i) {
-    std::vector<int>& cands = by_hash[shaper.shape(roots[plans[i].root], *lc.subgraph[i], tensors)];
+    const TileRoot& root = roots[size_t(plans[i].root)];
+    if (use_replicas && root.replicas) {
+      // Member k's copy of member 0's leaf: the same key (tile_families.h, FamilyReplicas::alike),
+      // its tiles in the same order moved to member k.
+      const tiling::FamilyReplicas& rep = *root.replicas;
+      const int s = lc.subgraph[i]->id, k = rep.member[size_t(s)];
+      const int i0 = first_leaf[size_t(plans[i].root)] + rep.of_member0[size_t(rep.local[size_t(s)])];
+      if (k > 0 && rep.family.alike[size_t(k)] && i0 < i) {
+        lc.class_of[i] = lc.class_of[size_t(i0)];
+        std::vector<int>& tiles = lc.tiles_of[i];
+        tiles.reserve(lc.tiles_of[size_t(i0)].size());
+        for (int t0 : lc.tiles_of[size_t(i0)]) tiles.push_back(rep.tile_of(k, t0));
+        continue;
+      }
+    }
+    std::vector<int>& cands = by_hash[shaper.shape(root, *lc.subgraph[i], tensors)];
     int c = -1;
     for (int x : cands)
       if (keys[x] == shaper.key) c = x;

@@ -47,8 +47,11 @@ struct LeafClasses {
 };
 
 // One empty plan per subgraph (roots in order, subgraphs in their order) in `plans`, and the classes
-// over them; with `share` false every leaf is its own class (tests compare the two).
+// over them; with `share` false every leaf is its own class (tests compare the two). A leaf that is
+// member k's copy of a member-0 leaf of a family root (TileRoot::replicas) whose extents are member
+// 0's takes that leaf's class and its tiles moved to member k, without computing its key; with
+// `use_replicas` false every key is computed (the same classes: tests compare the two).
 LeafClasses classify_leaves(const std::vector<TileRoot>& roots, const std::vector<GmTensor>& tensors, bool share,
-                            std::vector<LeafPlan>& plans);
+                            std::vector<LeafPlan>& plans, bool use_replicas = true);
 
 }  // namespace ptoc

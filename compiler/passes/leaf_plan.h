@@ -89,7 +89,10 @@ struct LeafPlan {
 // local index), so the pipeline plans one leaf per class and copies the plan
 // to the others (a GEMM's 1152 leaves are a handful of classes).
 // The key of one leaf is computed into reused buffers (no allocation per leaf
-// once they have grown).
+// once they have grown). The key of a family member's copy of a leaf is not
+// computed (leaf_classes.cpp): of what differs between members it reads only
+// GM extents and tile valid extents, which TileFamily::alike compares
+// (tile_families.cpp); a new per-member input to the key must be added there.
 struct LeafShaper {
   std::vector<int64_t> key;   // of the last shape() call; compared for equality (the hash only buckets)
   std::vector<int> tiles;     // of the last shape() call: local index -> tile id, in first-use order

@@ -114,11 +114,15 @@ struct Builder {
   std::shared_ptr<SgGraph> family_graph;
   std::optional<TileFamily> family;
   std::vector<int> family_sg_member, family_sg_local;  // subgraph -> its member, its subgraph of member 0
+  std::vector<std::vector<int>> family_rep_ops;        // member 0's subgraph j -> its ops (member 0's local ids)
   // Breadth merges of two unmerged family subgraphs that did not fit, by their pattern relative to
   // their members (try_absorb): every pair with that pattern fails alike, so it is tried once.
   std::set<std::vector<int64_t>> family_misfits;
   // The subgraphs' iso hashes are current: computed, and no merge since (refresh_iso_hashes).
   bool iso_fresh = false;
+  // Subgraph -> its chains were merged only while no edge joined them (try_absorb), so no edge
+  // joins two of its chains. A subgraph of one chain needs no entry.
+  std::vector<char> chains_apart;
 
   // `size_values` false: the caller moves in `vals`/`home_assemble` sized to Program::values (reused
   // across roots by build_tile_roots, so a root does not pay for every value of the program).

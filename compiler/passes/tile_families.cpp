@@ -4,6 +4,7 @@
 #include "compiler/passes/affine_box.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -12,6 +13,16 @@
 namespace ptoc::tiling {
 
 namespace {
+
+int64_t const_or_symbolic(const DimExpr& e) { return e.as_const().value_or(std::numeric_limits<int64_t>::min()); }
+
+// Equal as LeafShaper keys read them: the same constants, or both symbolic.
+bool extents_alike(const std::vector<DimExpr>& a, const std::vector<DimExpr>& a0) {
+  if (a.size() != a0.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (const_or_symbolic(a[i]) != const_or_symbolic(a0[i])) return false;
+  return true;
+}
 
 bool same_exprs(const std::vector<DimExpr>& a, const std::vector<DimExpr>& b) {
   if (a.size() != b.size()) return false;
@@ -62,38 +73,46 @@ bool hazard(const WriteBox& a, const WriteBox& b) {
 // GM conditions: nothing reads what the root writes; members' writes hazard each other alike and
 // never across members. Returns "" when they hold, else the reason.
 std::string check_gm(const TileRoot& r, const TileFamily& f) {
-  const int B = f.members, P = f.ops_per;
-  std::set<int> written;
-  for (const TileOp& op : r.ops)
-    if (is_write(op)) written.insert(op.gm.tensor);
-  for (const TileOp& op : r.ops)
-    if (op.kind == TileOpKind::CopyIn && written.count(op.gm.tensor))
-      return "a tile op reads GM tensor " + std::to_string(op.gm.tensor) + " that the root writes";
+  const int B = f.members;
+  // One walk over the ops (they are most of the root's memory): the tensors read and written, and
+  // the writes in id order, which is each member's local order (segment by segment).
+  std::set<int> written, read;
+  std::vector<int> writes, reads;  // write ops; tensors read, in first-read order
+  for (const TileOp& op : r.ops) {
+    if (is_write(op)) {
+      written.insert(op.gm.tensor);
+      writes.push_back(op.id);
+    } else if (op.kind == TileOpKind::CopyIn && read.insert(op.gm.tensor).second) {
+      reads.push_back(op.gm.tensor);
+    }
+  }
+  for (int t : reads)
+    if (written.count(t)) return "a tile op reads GM tensor " + std::to_string(t) + " that the root writes";
   // Per member its writes; per tensor one symbolic part per axis for every write.
   std::vector<std::vector<WriteBox>> boxes(static_cast<size_t>(B));
   std::map<int, std::vector<std::string>> sym_of;  // tensor -> symbolic part per axis
-  for (int k = 0; k < B; ++k)
-    for (int i = 0; i < P; ++i) {
-      const TileOp& op = r.ops[size_t(f.op(k, i))];
-      if (!is_write(op)) continue;
-      WriteBox w;
-      w.op = i;
-      w.tensor = op.gm.tensor;
-      w.atomic = op.atomic_add;
-      std::vector<std::string> syms;
-      for (auto& x : op.gm.offset) {
-        w.off.push_back(gm_split(x));
-        syms.push_back(w.off.back().first);
-      }
-      for (auto& x : op.gm.extent) {
-        w.ext.push_back(gm_extent_bound(x));
-        if (!w.ext.back()) return "a GM write has an extent without a static bound";
-      }
-      if (w.off.size() != w.ext.size()) return "a GM write has offsets and extents of different ranks";
-      auto [it, fresh] = sym_of.try_emplace(w.tensor, syms);
-      if (!fresh && it->second != syms) return "the GM writes of one tensor move along different symbols";
-      boxes[size_t(k)].push_back(std::move(w));
+  for (int id : writes) {
+    const TileOp& op = r.ops[size_t(id)];
+    const auto [k, i] = f.op_member(id);
+    if (k < 0) return "a GM write is in no member";
+    WriteBox w;
+    w.op = i;
+    w.tensor = op.gm.tensor;
+    w.atomic = op.atomic_add;
+    std::vector<std::string> syms;
+    for (auto& x : op.gm.offset) {
+      w.off.push_back(gm_split(x));
+      syms.push_back(w.off.back().first);
     }
+    for (auto& x : op.gm.extent) {
+      w.ext.push_back(gm_extent_bound(x));
+      if (!w.ext.back()) return "a GM write has an extent without a static bound";
+    }
+    if (w.off.size() != w.ext.size()) return "a GM write has offsets and extents of different ranks";
+    auto [it, fresh] = sym_of.try_emplace(w.tensor, syms);
+    if (!fresh && it->second != syms) return "the GM writes of one tensor move along different symbols";
+    boxes[size_t(k)].push_back(std::move(w));
+  }
   // Hazards inside a member: member 0's pattern in every member.
   if (boxes[0].size() > 16) return "more than 16 GM writes per member";
   auto pattern = [&](const std::vector<WriteBox>& ws) {
@@ -154,6 +173,7 @@ struct Search {
   std::vector<int> first_writer;  // tile -> first op writing it (-1: none)
   std::vector<FamilySegment> segs;
   int64_t budget = 0;
+  std::vector<char> alike, cur_alike;  // per member: extents as member 0's (all segments found; the last blocks() call)
 
   // Member k's copy of member 0's tile t0 (of a segment found so far or of `cur`); -1: none.
   // Segments come in tile order (disjoint member-0 ranges, tile_begin never decreasing), so the
@@ -184,19 +204,25 @@ struct Search {
         if (t < 0 || map_tile(0, t, seg) < 0) return 0;
     }
     int k = 1;
+    cur_alike.assign(1, 1);
     for (; (want == 0 || k < want) && pos + (k + 1) * P <= n; ++k) {
       budget -= P;
       if (budget < 0) return 0;
-      bool ok = true;
-      for (int i = 0; i < P && ok; ++i)
-        ok = same_op(r.ops[size_t(pos + k * P + i)], r.ops[size_t(pos + i)],
-                     [&](int t0) { return map_tile(k, t0, seg); });
+      bool ok = true, same_ext = true;
+      for (int i = 0; i < P && ok; ++i) {
+        const TileOp& o = r.ops[size_t(pos + k * P + i)];
+        const TileOp& o0 = r.ops[size_t(pos + i)];
+        ok = same_op(o, o0, [&](int t0) { return map_tile(k, t0, seg); });
+        same_ext = same_ext && extents_alike(o.gm.extent, o0.gm.extent);
+      }
       for (int t = 0; t < T && ok; ++t) {
         const int tk = tpos + k * T + t;
         ok = tk < nt && same_tile(r.tiles[size_t(tk)], r.tiles[size_t(tpos + t)]) &&
              first_writer[size_t(tk)] >= pos + k * P && first_writer[size_t(tk)] < pos + (k + 1) * P;
+        same_ext = same_ext && ok && extents_alike(r.tiles[size_t(tk)].valid, r.tiles[size_t(tpos + t)].valid);
       }
       if (!ok) break;
+      cur_alike.push_back(same_ext);
     }
     return k;
   }
@@ -256,21 +282,55 @@ static bool seq_order_alike(const TileRoot& r, const TileFamily& f) {
   return true;
 }
 
-FamilyCheck find_tile_family(const Program& prog, const TileRoot& r) {
+namespace {
+
+FamilyCheck find_family(const Program& prog, const TileRoot& r, const RootTemplate* rt,
+                        const std::vector<int>* first_writer);
+
+}  // namespace
+
+FamilyCheck find_tile_family(const Program& prog, const TileRoot& r) { return find_family(prog, r, nullptr, nullptr); }
+
+FamilyCheck find_tile_family(const Program& prog, const TileRoot& r, const RootTemplate& rt,
+                             const std::vector<int>& first_writer) {
+  return find_family(prog, r, &rt, &first_writer);
+}
+
+namespace {
+
+FamilyCheck find_family(const Program& prog, const TileRoot& r, const RootTemplate* rt,
+                        const std::vector<int>* first_writer) {
   FamilyCheck out;
   const int n = int(r.ops.size()), nt = int(r.tiles.size());
   if (n < 2) {
     out.reason = "fewer than two tile ops";
     return out;
   }
-  for (const TileOp& op : r.ops)
-    if (op.source_op >= 0 && prog.ops[size_t(op.source_op)].scope.parallel_merge) {
-      out.reason = "a parallel_merge scope packs branches across members";
-      return out;
+  const std::string packs = "a parallel_merge scope packs branches across members";
+  Search s{r, {}, {}, 8 * int64_t(n)};
+  if (rt && first_writer && first_writer->size() >= size_t(nt)) {
+    for (int o : rt->ops)
+      if (prog.ops[size_t(o)].scope.parallel_merge) {
+        out.reason = packs;
+        return out;
+      }
+    s.first_writer.assign(first_writer->begin(), first_writer->begin() + nt);
+  } else {
+    // One walk over the ops: the parallel_merge scopes (looked up once per source op) and each
+    // tile's first writer.
+    s.first_writer.assign(size_t(nt), -1);
+    int last_source = -1;
+    for (const TileOp& op : r.ops) {
+      if (op.source_op >= 0 && op.source_op != last_source) {
+        last_source = op.source_op;
+        if (prog.ops[size_t(op.source_op)].scope.parallel_merge) {
+          out.reason = packs;
+          return out;
+        }
+      }
+      if (op.dst >= 0 && s.first_writer[size_t(op.dst)] < 0) s.first_writer[size_t(op.dst)] = op.id;
     }
-  Search s{r, std::vector<int>(size_t(nt), -1), {}, 8 * int64_t(n)};
-  for (const TileOp& op : r.ops)
-    if (op.dst >= 0 && s.first_writer[size_t(op.dst)] < 0) s.first_writer[size_t(op.dst)] = op.id;
+  }
   // Segment by segment, the smallest block length that repeats (exactly B times once the first
   // segment fixed B). Candidates start where an op like the segment's first one recurs.
   int pos = 0, tpos = 0, B = 0;
@@ -286,6 +346,8 @@ FamilyCheck find_tile_family(const Program& prog, const TileRoot& r) {
       if (k < 2 || (B > 0 && k != B)) continue;
       B = k;
       s.segs.push_back(seg);
+      if (s.alike.empty()) s.alike = s.cur_alike;
+      for (int m = 0; m < B; ++m) s.alike[size_t(m)] &= s.cur_alike[size_t(m)];
       pos += B * P;
       tpos += B * seg.tiles_per;
       found = true;
@@ -303,6 +365,7 @@ FamilyCheck find_tile_family(const Program& prog, const TileRoot& r) {
   TileFamily f;
   f.members = B;
   f.segments = std::move(s.segs);
+  f.alike = std::move(s.alike);
   for (const FamilySegment& g : f.segments) {
     f.ops_per += g.ops_per;
     f.tiles_per += g.tiles_per;
@@ -313,6 +376,40 @@ FamilyCheck find_tile_family(const Program& prog, const TileRoot& r) {
     return out;
   }
   out.family = std::move(f);
+  return out;
+}
+
+}  // namespace
+
+std::shared_ptr<const FamilyReplicas> family_replicas(const TileRoot& r, const TileFamily& f,
+                                                      const std::vector<std::vector<int>>& member0_subgraphs) {
+  auto out = std::make_shared<FamilyReplicas>();
+  out->family = f;
+  const int S = int(member0_subgraphs.size()), n = int(r.subgraphs.size());
+  if (int64_t(n) != int64_t(S) * f.members) return nullptr;
+  std::vector<int> local_sg(size_t(f.ops_per), -1);  // member 0's op -> its subgraph
+  for (int j = 0; j < S; ++j)
+    for (int o : member0_subgraphs[size_t(j)])
+      if (o >= 0 && o < f.ops_per) local_sg[size_t(o)] = j;
+  out->member.assign(size_t(n), -1);
+  out->local.assign(size_t(n), -1);
+  out->of_member0.assign(size_t(S), -1);
+  for (int s = 0; s < n; ++s) {
+    const Subgraph& sg = r.subgraphs[size_t(s)];
+    if (sg.id != s || sg.ops.empty()) return nullptr;
+    const auto [k, j0] = f.op_member(sg.ops[0]);
+    if (k < 0 || j0 < 0) return nullptr;
+    const int j = local_sg[size_t(j0)];
+    if (j < 0) return nullptr;
+    // A copy keeps member 0's op order (partition_family) and nothing merged since.
+    const std::vector<int>& ops0 = member0_subgraphs[size_t(j)];
+    if (ops0.size() != sg.ops.size() || sg.ops.back() != f.op(k, ops0.back())) return nullptr;
+    out->member[size_t(s)] = k;
+    out->local[size_t(s)] = j;
+    if (k == 0) out->of_member0[size_t(j)] = s;
+  }
+  for (int j = 0; j < S; ++j)
+    if (out->of_member0[size_t(j)] < 0) return nullptr;
   return out;
 }
 
@@ -393,6 +490,8 @@ bool partition_family(Builder& b, const TileFamily& f) {
     }
   b.family_graph = std::move(g);
   b.family = f;
+  b.family_rep_ops.clear();
+  for (const Subgraph& sg : rep.subgraphs) b.family_rep_ops.push_back(sg.ops);
   // Statistics and merge lines as the explicit partition of all members gives them.
   b.stats.supernodes += B * st.supernodes;
   b.stats.depth_merges += B * st.depth_merges;

@@ -28,6 +28,7 @@
 // Partition on member 0 (renumbered in order) must then make no cut, reload or
 // temp, else the root takes the explicit path: member k's groups are member 0's.
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -50,6 +51,9 @@ struct TileFamily {
   int ops_per = 0;    // P: ops of one member (all segments)
   int tiles_per = 0;  // T: tiles of one member
   std::vector<FamilySegment> segments;
+  // Per member: its ops' GM extents and its tiles' valid extents are member 0's, as constants or
+  // both symbolic (no tail), so its leaves have member 0's LeafShaper keys (leaf_classes.cpp).
+  std::vector<char> alike;
   // Member k's op j (j in [0, P), member 0's ops in id order) and tile t; and back: (member, j).
   int op(int k, int j) const;
   int tile(int k, int t) const;
@@ -63,6 +67,26 @@ struct FamilyCheck {
   std::string reason;
 };
 FamilyCheck find_tile_family(const Program& prog, const TileRoot& r);
+// The same, given what expansion already knows (Builder::tile_writer: each tile's first writer) and
+// the root template's ops: no walk over the tile ops for them (the ops are most of a large root's
+// memory). A template op in a parallel_merge scope refuses the root even if it made no tile op.
+FamilyCheck find_tile_family(const Program& prog, const TileRoot& r, const RootTemplate& rt,
+                             const std::vector<int>& first_writer);
+
+// The subgraphs of a family root after finalize_subgraphs, when every one is a plain copy of a
+// subgraph of member 0 (nothing merged by the breadth merges): member k's copy of member 0's
+// subgraph j runs member 0's ops of j, each moved to member k, in the same order.
+struct FamilyReplicas {
+  TileFamily family;
+  std::vector<int> member, local;  // per subgraph (TileRoot::subgraphs index): k and j
+  std::vector<int> of_member0;     // per subgraph j of member 0: its TileRoot::subgraphs index
+  // Member k's tile playing the part of member 0's tile t0.
+  int tile_of(int k, int t0) const { return family.tile(k, family.tile_member(t0).second); }
+};
+// The replica map of a family root after its breadth merges and finalize_subgraphs, given member
+// 0's subgraphs (op lists, local ids) from partition_family; null when a subgraph is not a copy.
+std::shared_ptr<const FamilyReplicas> family_replicas(const TileRoot& r, const TileFamily& f,
+                                                      const std::vector<std::vector<int>>& member0_subgraphs);
 
 // Partition of a family root: member 0 partitioned alone, its subgraphs replicated, the
 // statistics and merge lines those of the explicit partition. Also sets b.family_graph (the

@@ -9,6 +9,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -112,6 +113,8 @@ struct Subgraph {
   int hash_order = 0;
 };
 
+namespace tiling { struct FamilyReplicas; }  // tile_families.h
+
 struct TileRoot {
   int root = -1;                   // Program::roots index
   std::vector<GmTensor> temps;     // compiler GM temps of this root (appended to CompiledProgram::tensors)
@@ -121,6 +124,9 @@ struct TileRoot {
   // Statistics for the compile report.
   int64_t tile_ops_before_merge = 0;
   std::vector<std::string> merges_applied;  // human-readable lines: "depth: 3 ops into sg 4", "vec_nbuffer: 4 x 8"
+  // A tile family root whose subgraphs are all plain copies of member 0's (tile_families.h): which
+  // copy each subgraph is, so the backend can derive a copy's results from member 0's. Null: none.
+  std::shared_ptr<const tiling::FamilyReplicas> replicas;
 };
 
 // Bytes (index = MemKind) live at the worst point when `ops` run in the given

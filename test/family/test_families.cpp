@@ -3,6 +3,8 @@
 // explicit path (ptoc --no-families) field for field, breadth merges included.
 #include <catch2/catch.hpp>
 
+#include "compiler/passes/backend.h"
+#include "compiler/passes/leaf_classes.h"
 #include "compiler/passes/tile_build.h"
 #include "compiler/passes/tile_families.h"
 #include "compiler/passes/tile_print.h"
@@ -78,6 +80,25 @@ int64_t same_both_ways(const Program& p) {
   REQUIRE(exp.stats.family_roots == 0);
   REQUIRE(describe(fam) == describe(exp));
   return fam.stats.family_roots;
+}
+
+// The leaf classes of the family path's roots with the replica shortcut equal those computed leaf
+// by leaf (class and tiles of every leaf); returns how many leaves had a replica map.
+int64_t classes_alike(const Program& p) {
+  Run fam = tile_with(p, true);
+  CompiledProgram cp;
+  collect_tensors(p, fam.roots, cp);
+  std::vector<LeafPlan> pa, pb;
+  LeafClasses a = classify_leaves(fam.roots, cp.tensors, true, pa, true);
+  LeafClasses b = classify_leaves(fam.roots, cp.tensors, true, pb, false);
+  REQUIRE(a.class_of == b.class_of);
+  REQUIRE(a.tiles_of == b.tiles_of);
+  REQUIRE(a.classes.size() == b.classes.size());
+  for (size_t c = 0; c < a.classes.size(); ++c) REQUIRE(a.classes[c].rep == b.classes[c].rep);
+  int64_t n = 0;
+  for (const TileRoot& t : fam.roots)
+    if (t.replicas) n += int64_t(t.subgraphs.size());
+  return n;
 }
 
 MergeSetting setting(int64_t count) {
@@ -254,4 +275,35 @@ TEST_CASE("families: a single tile is no family", "[family]") {
   auto f = family_of(exp_rows(64));
   CHECK(!f.family);
   CHECK(same_both_ways(exp_rows(64)) == 0);
+}
+
+TEST_CASE("families: a member's copy of a leaf takes member 0's class, a tail member computes its own", "[family]") {
+  auto even = family_of(gemm(512, 512, 1024));
+  REQUIRE(even.family);
+  CHECK(std::count(even.family->alike.begin(), even.family->alike.end(), 1) == 16);
+  // 500 x 700 by 128 x 256: the last block row (m 384..500) and column (n 512..700) are tails.
+  auto tails = family_of(gemm(500, 300, 700));
+  REQUIRE(tails.family);
+  REQUIRE(tails.family->alike.size() == 12);
+  std::vector<char> want(12, 1);
+  for (int k = 0; k < 12; ++k) want[size_t(k)] = k % 4 != 3 && k / 4 != 2;  // blocks n-major, m-minor
+  CHECK(tails.family->alike == want);
+  CHECK(classes_alike(gemm(512, 512, 1024)) == 16);
+  CHECK(classes_alike(gemm(500, 300, 700)) == 12);
+  CHECK(classes_alike(gemm(256, 1024, 512, {}, true)) > 0);  // split_k: zero fill and partial sums
+  CHECK(classes_alike(exp_rows(6144, 1)) == 96);             // VecNBuffer off: every tile its own leaf
+  CHECK(classes_alike(exp_rows(6100, 1)) == 96);             // a tail member
+  // Breadth merges joined members: no replica map (the classes are computed leaf by leaf).
+  CHECK(classes_alike(exp_rows(6144, 8)) == 0);
+  CHECK(classes_alike(gemm(256, 256, 512, 2)) == 0);
+  Run r = tile_with(gemm(512, 512, 1024), true);
+  REQUIRE(r.roots[0].replicas);
+  const tiling::FamilyReplicas& rep = *r.roots[0].replicas;
+  for (size_t s = 0; s < r.roots[0].subgraphs.size(); ++s) {
+    const Subgraph& sg = r.roots[0].subgraphs[s];
+    const Subgraph& sg0 = r.roots[0].subgraphs[size_t(rep.of_member0[size_t(rep.local[s])])];
+    REQUIRE(sg.ops.size() == sg0.ops.size());
+    for (size_t i = 0; i < sg.ops.size(); ++i)
+      CHECK(sg.ops[i] == rep.family.op(rep.member[s], rep.family.op_member(sg0.ops[i]).second));
+  }
 }
