@@ -441,3 +441,33 @@ REFERENCES.update({
                                     # matmul's summation order, and moves its int8 by 1 (PyPTO's test: atol 1)
                                     int_atol={"q_int8_out": 1, "k_int8_out": 1}),
 })
+
+
+# --- ports7: GLM-4.5 quantised shared-expert FFN (PyPTO models/glm_v4_5/glm_ffn_shared_expert_quant.py) ----------
+# Written from the operator's math (per-token symmetric int8 quantisation, exact integer matmul, per-token x
+# per-channel dequantisation, SwiGLU), one fp32 rounding per op in the kernel's order.
+
+def _int8_matmul_exact(q, w):
+    """int8 x int8 accumulated exactly (int64 in NumPy; |acc| < 2^31 at these K), as int32."""
+    return rnd(q.astype(np.int64) @ w.astype(np.int64), "int32")
+
+
+def ref_glm_ffn_shared_expert_quant(i, d):
+    I = d["I"]
+    x = f32(i["hidden_states"])
+    xq, xs = _quant_int8_per_row(x)
+    # dequant: (fp32(acc) * token scale) * channel scale
+    h = f32(f32(f32(_int8_matmul_exact(xq, i["w13"])) * xs) * i["w13_scale"][None, :])
+    left, right = h[:, :I], h[:, I:]
+    s = f32(f32(left / f32(f32(np.exp(f32(-left))) + 1.0)) * right)   # silu(left) * right
+    sq, ss = _quant_int8_per_row(s)
+    y = f32(f32(f32(_int8_matmul_exact(sq, i["w2"])) * ss) * i["w2_scale"][None, :])
+    return {"ffn_res": rnd(y, "bf16")}
+
+
+REFERENCES.update({
+    # Real static shapes; 1 + 2 + ... : 255 tokens = one instance of every gear (128 + 64 + ... + 1). The scales
+    # keep the dequantised activations O(1) (int8 weights are drawn in [-8, 8]), so SwiGLU is not saturated.
+    "glm_ffn_shared_expert_quant": Ref(ref_glm_ffn_shared_expert_quant, dynamic={"T": 255},
+                                       scale={"w13_scale": 0.004, "w2_scale": 0.015}),
+})
