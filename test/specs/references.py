@@ -508,3 +508,8 @@ REFERENCES.update({
     # the gates and the Sinkhorn exponentials are not saturated.
     "hc_pre": Ref(ref_hc_pre, dynamic={"T": 341}, scale={"hc_fn": 0.008}),
 })
+REFERENCES.update({
+    # PyPTO's prefill variant of hc_pre: the same outputs (its golden, gen_hc_pre_trans, is the same formula).
+    # 130 tokens = one gear-128 instance and two gear-1 instances.
+    "hc_pre_prefill": Ref(ref_hc_pre, dynamic={"T": 130}, scale={"hc_fn": 0.008}),
+})
