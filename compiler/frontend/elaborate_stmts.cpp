@@ -76,7 +76,8 @@ bool Elaborator::check_binding_name(const std::string& n, SrcLoc loc, int len, c
   else if (broken_tensors_.count(n)) clash = "a tensor";
   else if (seq_ && seq_->frame.dyn_vars.count(n)) clash = "a loop variable";
   else if (seq_ && seq_->frame.factor_vars.count(n)) clash = "an unroll factor";
-  else if (seq_ && seq_->frame.consts.count(n)) clash = "a loop variable";
+  else if (seq_ && seq_->frame.consts.count(n))
+    clash = seq_->frame.named_consts.count(n) ? "a compile-time constant" : "a loop variable";
   if (clash.empty()) return true;
   std::string hint = "choose another name";
   if (clash == "an output tensor" || clash == "a tensors: workspace")
@@ -193,6 +194,7 @@ void Elaborator::assign(const Stmt& s) {
     return;
   }
   if (local_tensor_decl(s)) return;
+  if (const_binding(s)) return;
   bool name_ok = check_binding_name(a.target, at(a.target_off), a.target_len, "value");
   if (!a.more_targets.empty()) {
     assign_two(s, name_ok);

@@ -64,6 +64,7 @@ struct Frame {
   DimExpr::Env consts;               // static loop vars and unroll factors -> value
   std::set<std::string> dyn_vars;    // dynamic loop vars in scope
   std::set<std::string> factor_vars; // unroll factor names in scope
+  std::set<std::string> named_consts; // `tile_t = k`: compile-time constants bound by a statement (elaborate_const_binding.cpp)
   std::vector<std::string> loop_vars;  // enclosing dynamic loop vars, outermost first
   int64_t factor = 1;
   std::string root_prefix = "top";   // names this sequence's root templates
@@ -233,6 +234,7 @@ class Elaborator {
   // --- local tensors and carried values (elaborate_state.cpp)
   EV expr_src(const SrcExpr& e);
   bool local_tensor_decl(const Stmt& s);  // `t = tensor(shape, dtype)`; false: not that form
+  bool const_binding(const Stmt& s);      // `tile_t = k`: a compile-time constant; false: not that form
   // `owner` names the workspace after the loop that carries the value ("" for a local tensor: its root function).
   std::optional<Binding> new_local_tensor(const std::string& name, DType dt, const Shape& shape, SrcLoc loc, int len,
                                           const std::string& what, const std::string& owner = "");

@@ -42,6 +42,9 @@ SIZES = {
     'moe_router': {'T': 1024},  # PyPTO's glm_select_experts test runs 1026 tokens
     'moe_router_blocks': {'T': 1024},
     'sum_lstm': {'B': 128},  # --quick: 32, PyPTO's test_sum_lstm batch
+    'glm_ffn_shared_expert_quant': {'T': 1024},  # ports7; --quick: 256 (PyPTO's test: 1, 2)
+    'hc_pre': {'T': 1024},  # ports7; --quick: 256 (PyPTO's test: 16)
+    'hc_pre_prefill': {'T': 1024},
 }
 DTYPE_BYTES = {'fp16': 2, 'bf16': 2, 'fp32': 4, 'int8': 1, 'uint8': 1, 'int16': 2, 'int32': 4, 'int64': 8, 'bool': 1}
 NO_COMPUTE = {'tensor', 'view', 'assemble', 'reshape', 'matmul'}

@@ -441,3 +441,75 @@ REFERENCES.update({
                                     # matmul's summation order, and moves its int8 by 1 (PyPTO's test: atol 1)
                                     int_atol={"q_int8_out": 1, "k_int8_out": 1}),
 })
+
+
+# --- ports7: GLM-4.5 quantised shared-expert FFN (PyPTO models/glm_v4_5/glm_ffn_shared_expert_quant.py) ----------
+# Written from the operator's math (per-token symmetric int8 quantisation, exact integer matmul, per-token x
+# per-channel dequantisation, SwiGLU), one fp32 rounding per op in the kernel's order.
+
+def _int8_matmul_exact(q, w):
+    """int8 x int8 accumulated exactly (int64 in NumPy; |acc| < 2^31 at these K), as int32."""
+    return rnd(q.astype(np.int64) @ w.astype(np.int64), "int32")
+
+
+def ref_glm_ffn_shared_expert_quant(i, d):
+    I = d["I"]
+    x = f32(i["hidden_states"])
+    xq, xs = _quant_int8_per_row(x)
+    # dequant: (fp32(acc) * token scale) * channel scale
+    h = f32(f32(f32(_int8_matmul_exact(xq, i["w13"])) * xs) * i["w13_scale"][None, :])
+    left, right = h[:, :I], h[:, I:]
+    s = f32(f32(left / f32(f32(np.exp(f32(-left))) + 1.0)) * right)   # silu(left) * right
+    sq, ss = _quant_int8_per_row(s)
+    y = f32(f32(f32(_int8_matmul_exact(sq, i["w2"])) * ss) * i["w2_scale"][None, :])
+    return {"ffn_res": rnd(y, "bf16")}
+
+
+REFERENCES.update({
+    # Real static shapes; 1 + 2 + ... : 255 tokens = one instance of every gear (128 + 64 + ... + 1). The scales
+    # keep the dequantised activations O(1) (int8 weights are drawn in [-8, 8]), so SwiGLU is not saturated.
+    "glm_ffn_shared_expert_quant": Ref(ref_glm_ffn_shared_expert_quant, dynamic={"T": 255},
+                                       scale={"w13_scale": 0.004, "w2_scale": 0.015}),
+})
+
+
+# --- ports7: DeepSeek-V4 hc_pre (PyPTO models/deepseek_v4/hc_pre_impl.py, hc_pre_kernel) -------------------------
+# Written from the operator's math (test_hc_pre.py's gen_hc_pre states the same formulas): RMS-normalised mixing
+# logits, sigmoid gates, a Sinkhorn-normalised 4 x 4 stream mix, one fp32 rounding per op.
+
+def _sigmoid_recip(v):
+    """1 / (exp(-v) + 1), each op rounded to fp32."""
+    return f32(1.0 / f32(f32(np.exp(f32(-v))) + 1.0))
+
+
+def ref_hc_pre(i, d):
+    HC, D, eps = d["HC"], d["D"], lit(1e-6)
+    T = i["x"].shape[0]
+    xf = i["x"].reshape(T, HC * D)
+    rms = f32(np.sqrt(f32(f32(f32(f32(xf * xf).sum(-1, keepdims=True)) / (HC * D)) + eps)))
+    mix = f32(f32(xf @ i["hc_fn"].T) / rms)                                      # (T, 24)
+    s, b = i["hc_scale_"], i["hc_base_"]
+    pre = f32(_sigmoid_recip(f32(f32(mix[:, :HC] * s[0]) + b[:HC])) + eps)
+    post = f32(_sigmoid_recip(f32(f32(mix[:, HC:2 * HC] * s[1]) + b[HC:2 * HC])) * 2.0)
+    c = f32(f32(mix[:, 2 * HC:] * s[2]) + b[2 * HC:]).reshape(T, HC, HC)
+    c = f32(np.exp(f32(c - c.max(-1, keepdims=True))))
+    c = f32(f32(c / f32(c.sum(-1, keepdims=True))) + eps)
+    c = f32(c / f32(f32(c.sum(-2, keepdims=True)) + eps))
+    for _ in range(20 - 1):                                                      # Sinkhorn: rows, then columns
+        c = f32(c / f32(f32(c.sum(-1, keepdims=True)) + eps))
+        c = f32(c / f32(f32(c.sum(-2, keepdims=True)) + eps))
+    y = f32(f32(pre[:, :, None] * xf.reshape(T, HC, D)).sum(1))
+    return {"y": rnd(y, "bf16"), "post": post, "comb": c}
+
+
+REFERENCES.update({
+    # Real static shapes; 341 tokens = one instance of every gear (256 + 64 + 16 + 4 + 1): the whole-K matmul with
+    # split_k and the four-slice split-K branch. hc_fn scaled by ~1/sqrt(16384) keeps the mixing logits O(1), so
+    # the gates and the Sinkhorn exponentials are not saturated.
+    "hc_pre": Ref(ref_hc_pre, dynamic={"T": 341}, scale={"hc_fn": 0.008}),
+})
+REFERENCES.update({
+    # PyPTO's prefill variant of hc_pre: the same outputs (its golden, gen_hc_pre_trans, is the same formula).
+    # 130 tokens = one gear-128 instance and two gear-1 instances.
+    "hc_pre_prefill": Ref(ref_hc_pre, dynamic={"T": 130}, scale={"hc_fn": 0.008}),
+})

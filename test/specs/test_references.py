@@ -155,6 +155,41 @@ o_cut = np.concatenate([R.gated_delta_rule_tokens(q[:128], k[:128], v[:128], bet
                         R.gated_delta_rule_tokens(q[128:], k[128:], v[128:], beta[128:], g[128:], 0 * s0)[0]])
 check(not compare(o_cut, o_tok, "fp32")[0], "gated delta rule: dropping the state between chunks fails the comparison")
 
+# ports7: the GLM-4.5 quantised shared-expert FFN equals the unquantised float64 FFN up to int8 quantisation error,
+# and the int8 steps matter (a reference without them would be this float FFN exactly).
+rng = np.random.default_rng(7)
+T, H, I = 5, 256, 48
+x = rnd(rng.standard_normal((T, H)), "bf16")
+w13, w2 = rng.integers(-8, 9, (H, 2 * I)).astype(np.float64), rng.integers(-8, 9, (I, H)).astype(np.float64)
+s13, s2 = rnd(rng.uniform(0.5, 1.5, 2 * I) * 0.01, "bf16"), rnd(rng.uniform(0.5, 1.5, H) * 0.03, "bf16")
+got = R.ref_glm_ffn_shared_expert_quant({"hidden_states": x, "w13": w13, "w13_scale": s13, "w2": w2, "w2_scale": s2},
+                                        {"I": I})["ffn_res"]
+h = (x @ w13) * s13
+sw = h[:, :I] / (1 + np.exp(-h[:, :I])) * h[:, I:]
+want = (sw @ w2) * s2
+rel = np.abs(got - want).max() / np.abs(want).max()
+check(1e-4 < rel < 0.03, f"glm ffn shared expert quant: == the float64 SwiGLU FFN to int8 precision (rel {rel:.2g})")
+xq, xs = R._quant_int8_per_row(x)
+check(np.abs(xq).max() == 127 and np.allclose(xq * xs, x, atol=xs.max()), "glm ffn: per-token int8 spans +-127, dequantises back")
+
+# ports7: DeepSeek-V4 hc_pre. comb is Sinkhorn-normalised (every column sums to 1 after the last step, rows close to
+# 1); pre in (eps, 1 + eps), post in (0, 2); y is the pre-weighted sum of the four streams.
+rng = np.random.default_rng(8)
+T, HC, D = 3, 4, 4096
+x = rnd(rng.standard_normal((T, HC, D)), "bf16")
+inp = {"x": x, "hc_fn": rng.standard_normal((24, HC * D)) * 0.008, "hc_scale_": rng.standard_normal(3),
+       "hc_base_": rng.standard_normal(24)}
+out = R.ref_hc_pre(inp, {"HC": HC, "D": D})
+c = out["comb"]
+check(np.abs(c.sum(-2) - 1).max() < 1e-5 and np.abs(c.sum(-1) - 1).max() < 1e-3 and c.min() > 0,
+      "hc_pre: comb is doubly stochastic (columns exact, rows to 1e-3)")
+check(0 < out["post"].min() and out["post"].max() < 2, "hc_pre: post = 2 sigmoid in (0, 2)")
+xf = x.reshape(T, HC * D)
+mix = (xf @ inp["hc_fn"].T) / np.sqrt((xf * xf).mean(-1, keepdims=True) + 1e-6)
+pre = 1 / (1 + np.exp(-(mix[:, :4] * inp["hc_scale_"][0] + inp["hc_base_"][:4]))) + 1e-6
+check(not compare(out["y"], x.sum(1), "bf16")[0] and compare(out["y"], (pre[:, :, None] * x).sum(1), "bf16")[0],
+      "hc_pre: y is the pre-weighted stream sum (not the plain sum)")
+
 if failures:
     print(f"{len(failures)} failed")
     sys.exit(1)
