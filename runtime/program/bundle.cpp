@@ -982,8 +982,14 @@ LoadedBundle decode_from(BundleBytes& b, const std::string& path) {
   };
   auto parse = [&](const BundleSection& s) {
     try {
+      // No float anywhere: the writer has none, and get<int>() of one out of range is undefined.
       const std::string_view text = b.view(s.offset, s.length);
-      return json::parse(text.begin(), text.end());
+      return json::parse(text.begin(), text.end(), [&](int, json::parse_event_t ev, json& v) {
+        if (ev == json::parse_event_t::value && v.is_number_float())
+          throw BundleError(who + "corrupted bundle: section '" + s.name +
+                            "' does not have the expected content: " + float_refusal(v.dump()));
+        return true;
+      });
     } catch (const json::exception& e) {
       throw BundleError(who + "corrupted bundle: section '" + s.name + "' is not valid JSON: " + e.what());
     }

@@ -23,7 +23,7 @@ std::string_view MemoryBundleBytes::view(uint64_t at, uint64_t n) {
 }
 uint64_t MemoryBundleBytes::hash(uint64_t at, uint64_t n) { return XXH64(d_ + at, size_t(n), 0); }
 void MemoryBundleBytes::parse(uint64_t at, uint64_t n, JsonStreamReader& r) {
-  parse_json_stream(d_ + at, d_ + at + n, r);
+  parse_json_stream(d_ + at, d_ + at + n, r, JsonNumbers::integers_only);
 }
 
 FileBundleBytes::~FileBundleBytes() { ::close(fd_); }
@@ -92,7 +92,7 @@ class RangeBuf : public std::streambuf {
 void FileBundleBytes::parse(uint64_t at, uint64_t n, JsonStreamReader& r) {
   RangeBuf rb(*this, at, at + n);
   std::istream in(&rb);
-  parse_json_stream(in, r);
+  parse_json_stream(in, r, JsonNumbers::integers_only);
 }
 
 }  // namespace ptoc::runtime

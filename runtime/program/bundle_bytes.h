@@ -21,7 +21,7 @@ class BundleBytes {
   virtual std::string_view view(uint64_t at, uint64_t n) = 0;
   // XXH64 of [at, at + n).
   virtual uint64_t hash(uint64_t at, uint64_t n) = 0;
-  // Drives `r` over the JSON text [at, at + n) (parse_json_stream).
+  // Drives `r` over the JSON text [at, at + n) (parse_json_stream; a bundle holds integers only).
   virtual void parse(uint64_t at, uint64_t n, JsonStreamReader& r) = 0;
 };
 

@@ -13,13 +13,16 @@ using json = nlohmann::json;
 // with a stack of the open containers, as json::parse builds one).
 class Handler {
  public:
-  explicit Handler(JsonStreamReader& r) : r_(r) {}
+  Handler(JsonStreamReader& r, JsonNumbers numbers) : r_(r), numbers_(numbers) {}
 
   bool null() { return scalar(json(nullptr)); }
   bool boolean(bool v) { return scalar(json(v)); }
   bool number_integer(json::number_integer_t v) { return scalar(json(v)); }
   bool number_unsigned(json::number_unsigned_t v) { return scalar(json(v)); }
-  bool number_float(json::number_float_t v, const json::string_t&) { return scalar(json(v)); }
+  bool number_float(json::number_float_t v, const json::string_t& text) {
+    if (numbers_ == JsonNumbers::integers_only) throw std::runtime_error(float_refusal(text));
+    return scalar(json(v));
+  }
   bool string(json::string_t& v) { return scalar(json(std::move(v))); }
   bool binary(json::binary_t& v) { return scalar(json::binary(std::move(v))); }
 
@@ -99,6 +102,7 @@ class Handler {
   }
 
   JsonStreamReader& r_;
+  JsonNumbers numbers_;
   JsonPath path_;              // per streamed container, the step of its current member or element
   json captured_;              // the value being captured ...
   std::vector<json*> stack_;   // ... and its open containers, innermost last
@@ -107,13 +111,18 @@ class Handler {
 
 }  // namespace
 
-void parse_json_stream(const uint8_t* first, const uint8_t* last, JsonStreamReader& r) {
-  Handler h(r);
+std::string float_refusal(const std::string& text) {
+  return "the number " + text.substr(0, 40) + " is not a 64-bit integer (a fraction, an exponent or too many digits), "
+         "and a bundle holds nothing else";
+}
+
+void parse_json_stream(const uint8_t* first, const uint8_t* last, JsonStreamReader& r, JsonNumbers numbers) {
+  Handler h(r, numbers);
   json::sax_parse(first, last, &h);
 }
 
-void parse_json_stream(std::istream& in, JsonStreamReader& r) {
-  Handler h(r);
+void parse_json_stream(std::istream& in, JsonStreamReader& r, JsonNumbers numbers) {
+  Handler h(r, numbers);
   json::sax_parse(in, &h);
 }
 

@@ -46,10 +46,20 @@ struct JsonSyntaxError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Parses [first, last) and drives `r`. A syntax error throws JsonSyntaxError; whatever `r` throws
-// propagates.
-void parse_json_stream(const uint8_t* first, const uint8_t* last, JsonStreamReader& r);
+// Whether a number that is not a 64-bit integer (a fraction, an exponent, or more digits than 64 bits
+// hold, which nlohmann reads as a double) is a value or an error: a bundle holds 64-bit integers
+// only, and nlohmann's get<int>() of a double beyond int's range is undefined behaviour (a fuzzed
+// bundle with 92233720368547758071 for a value group), so its reader refuses every such number.
+enum class JsonNumbers { any, integers_only };
+
+// Parses [first, last) and drives `r`. A syntax error throws JsonSyntaxError; a float under
+// integers_only std::runtime_error naming it; whatever `r` throws propagates.
+void parse_json_stream(const uint8_t* first, const uint8_t* last, JsonStreamReader& r,
+                       JsonNumbers numbers = JsonNumbers::any);
 // The same over a stream (read to its end: anything after the value is a syntax error).
-void parse_json_stream(std::istream& in, JsonStreamReader& r);
+void parse_json_stream(std::istream& in, JsonStreamReader& r, JsonNumbers numbers = JsonNumbers::any);
+
+// The message for such a number, e.g. "9.2e19".
+std::string float_refusal(const std::string& text);
 
 }  // namespace ptoc::runtime

@@ -227,6 +227,8 @@ int main(int argc, char** argv) {
       edit_leaf_program(ss, [](ptoc::leaf::LeafProgram& p) { p.buffers.at(0).addr = 1 << 20; });
     } else if (m == "successor") {
       edit(ss, "roots", [](json& j) { first_root(j).at("instances").at(0).at(4) = json::array({999999}); });
+    } else if (m == "float_value") {  // a double where an int is read (fuzz_bundle: get<int>() of it was undefined)
+      edit(ss, "roots", [](json& j) { first_root(j).at("op_magic_base") = 9.2e19; });
     } else if (m == "class") {
       edit(ss, "roots", [](json& j) { first_root(j).at("templates").at(0).at("class") = 4242; });
     } else if (m == "gm_slots") {  // one GM slot fewer than the kernel reads

@@ -35,6 +35,7 @@ CASES = {
     "mmad_k": ("(TMMAD): operand 1 (buffer", "run", "specs/matmul.yaml"),
     "successor": ("successor 999999 out of range", ""),
     "class": ("leaf class #4242 out of range", ""),
+    "float_value": ("the number 9.2e+19 is not a 64-bit integer", ""),
     "gm_slots": ("GM slots for kernel", ""),
     "deltas": ("deltas for a template of", ""),
     "region_tensor": ("region tensor #77 out of range", ""),

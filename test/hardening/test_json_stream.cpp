@@ -259,6 +259,18 @@ TEST_CASE("roots section: what the writer never writes is refused, naming the se
             .find("an instance record is not [template, leaf") != std::string::npos);
   CHECK(refusal(with_roots(p, [](std::string s) { return replace_once(s, "[1,2]", "[1,9]"); }))
             .find("instance 0: successor 9 out of range") != std::string::npos);
+  // A float where an integer belongs (fuzz_bundle: 9.2e19 read by get<int>() was undefined
+  // behaviour), in the streamed roots section and in the others.
+  CHECK(refusal(with_roots(p, [](std::string s) { return replace_once(s, "\"op_magic_base\":100", "\"op_magic_base\":9.22337e+19"); })) ==
+        lead + "the number 9.22337e+19 is not a 64-bit integer (a fraction, an exponent or too many digits), and a bundle "
+                "holds nothing else");
+  CHECK(refusal(with_roots(p, [](std::string s) { return replace_once(s, "[1,2]", "[1,2.0]"); })) ==
+        lead + "the number 2.0 is not a 64-bit integer (a fraction, an exponent or too many digits), and a bundle holds "
+               "nothing else");
+  // The fuzzer's input: an integer of 20 digits, which nlohmann reads as a double.
+  CHECK(refusal(with_roots(p, [](std::string s) { return replace_once(s, "[1,2]", "[1,92233720368547758071]"); })) ==
+        lead + "the number 92233720368547758071 is not a 64-bit integer (a fraction, an exponent or too many digits), "
+               "and a bundle holds nothing else");
   // A syntax error anywhere, also after every root was decoded.
   CHECK(refusal(with_roots(p, [](std::string s) { return s + "]"; })).find("section 'roots' is not valid JSON: "
                                                                            "[json.exception.parse_error.101]") !=
@@ -292,4 +304,17 @@ TEST_CASE("roots section: read from the file in pieces, the same program as from
     CHECK(std::string(e.what()) == path + ": corrupted bundle: checksum mismatch in section 'roots'");
   }
   std::remove(path.c_str());
+}
+
+TEST_CASE("bundle sections: a float in a section parsed whole is refused too") {
+  const CompiledProgram p = three_tasks();
+  const std::vector<uint8_t> good = encode_bundle(p, {}, {});
+  const LoadedBundle lb = decode_bundle(good, "good");
+  std::string leaves = section_text(good, lb, "leaves");
+  leaves = replace_once(leaves, "\"kernel\": 0", "\"kernel\": 1e300");
+  const auto bad = pack_bundle(p, section_text(good, lb, "manifest"), section_text(good, lb, "roots"), leaves,
+                               section_text(good, lb, "kernels"), {}, {});
+  CHECK(refusal(bad) == "crafted.bundle: corrupted bundle: section 'leaves' does not have the expected content: "
+                        "the number 1e+300 is not a 64-bit integer (a fraction, an exponent or too many digits), and a "
+                        "bundle holds nothing else");
 }
