@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 
+#include "runtime/program/leaf_footprint.h"
 #include "runtime/program/leaf_program.h"
 #include "runtime/program/leaf_tiles.h"
 
@@ -24,6 +25,7 @@ struct DryKernel {
   leaf::LeafProgram p;
   std::vector<int32_t> jump;  // LoopBegin: index after its LoopEnd; LoopEnd: its LoopBegin
   std::vector<bool> dynamic_tiles;  // per instruction: a call whose tiles only the task's values decide
+  std::vector<bool> dynamic_operands;  // per instruction: a call with an operand that is not a constant
   std::vector<int64_t> locals, trips;
 };
 
@@ -44,8 +46,15 @@ std::unique_ptr<DryKernel> make_dry(const Kernel& k) {
     }
   }
   d->dynamic_tiles.assign(d->p.instrs.size(), false);
-  for (size_t i = 0; i < d->p.instrs.size(); ++i)
-    if (d->p.instrs[i].kind == leaf::InstrKind::Call) d->dynamic_tiles[i] = leaf::tiles_depend_on_args(d->p.instrs[i]);
+  d->dynamic_operands.assign(d->p.instrs.size(), false);
+  for (size_t i = 0; i < d->p.instrs.size(); ++i) {
+    const leaf::Instr& in = d->p.instrs[i];
+    if (in.kind != leaf::InstrKind::Call) continue;
+    d->dynamic_tiles[i] = leaf::tiles_depend_on_args(in);
+    for (const leaf::Operand& o : in.operands)
+      if ((o.kind == leaf::OperandKind::Int || o.kind == leaf::OperandKind::Buf) && !leaf::constant_expr(o.expr))
+        d->dynamic_operands[i] = true;
+  }
   d->locals.assign(d->p.locals.size(), 0);
   d->trips.assign(d->p.instrs.size(), 0);
   return d;
@@ -165,6 +174,31 @@ struct Checker {
                     ", past the end of buffer " + std::to_string(o.index) + " (" + std::to_string(b.bytes) +
                     " bytes at byte " + std::to_string(b.addr) + " of a " + std::to_string(leaf::memory_bytes(b.mem)) +
                     "-byte local memory)");
+    }
+    // Every element each buffer operand's kernel loop reaches (leaf_footprint.h): the reductions,
+    // transposes, copies, extracts and matmuls too, whose extents tile_use() does not
+    // name. Calls whose operands are all constants were checked at load (verify_leaf_tiles).
+    if (d.dynamic_operands[at]) {
+      leaf::Footprint fp[leaf::kMaxFootprints];
+      const int nf = leaf::call_footprints(in, vals, fp);
+      for (int i = 0; i < nf; ++i) {
+        if (fp[i].hi <= fp[i].lo) continue;
+        const leaf::Operand& o = in.operands[size_t(fp[i].operand)];
+        if (o.kind != leaf::OperandKind::Buf) continue;
+        ++stats.local_windows;
+        const leaf::Buffer& b = d.p.buffers[size_t(o.index)];
+        const int eb = leaf::elem_bytes(b.dtype);
+        const i128 ptr = i128(b.addr) + i128(vals[size_t(fp[i].operand)]) * eb;
+        const i128 lo = ptr + fp[i].lo * eb, hi = ptr + fp[i].hi * eb;
+        // Bounded by the local memory, not the buffer: ptoc's K-tail extracts read a few columns
+        // past their L1 tile (masked by the matmul's valid extent), which stays inside the memory.
+        if (lo >= 0 && hi <= leaf::memory_bytes(b.mem)) continue;
+        auto num = [](i128 x) { return std::to_string(int64_t(std::clamp<i128>(x, INT64_MIN, INT64_MAX))); };
+        return fail(at_text_of() + ": operand " + std::to_string(fp[i].operand) + " (buffer " + std::to_string(o.index) +
+                    ", " + std::to_string(b.bytes) + " bytes at byte " + std::to_string(b.addr) +
+                    ") reaches bytes [" + num(lo) + ", " + num(hi) + ") for these extents, outside its " +
+                    std::to_string(leaf::memory_bytes(b.mem)) + "-byte local memory");
+      }
     }
     // GM: the windows the move would report to the GM guard (kernels/host/pto_host_ops.h).
     int slot = -1;

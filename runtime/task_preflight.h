@@ -19,6 +19,7 @@ struct PreflightStats {
   uint64_t tasks = 0;       // tasks checked
   uint64_t gm_windows = 0;  // GM windows checked
   uint64_t local_tiles = 0; // local-memory operands checked
+  uint64_t local_windows = 0;  // local-memory footprints checked (leaf_footprint.h)
 };
 
 // "" when every task of the walk passes, else what is wrong and where ("kernel 'k' (root 'f'

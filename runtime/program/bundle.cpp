@@ -9,10 +9,12 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <unordered_map>
 #include <string_view>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,7 +22,9 @@
 #include "runtime/core/dim_expr_parse.h"
 #include "runtime/core/json_out.h"
 #include "runtime/core/resource_limits.h"
+#include "runtime/program/bundle_bytes.h"
 #include "runtime/program/bundle_verify.h"
+#include "runtime/program/json_stream.h"
 #include "runtime/program/knobs.h"
 #include "runtime/program/task_instances.h"
 
@@ -340,9 +344,40 @@ std::string kernels_text(const CompiledProgram& p, bool& ok) {
 
 // ---------------------------------------------------------------- from JSON
 
+// Expressions read while a roots section is decoded, by text: a task's arguments and regions
+// repeat the same few expressions thousands of times, and a DimExpr is an immutable tree of shared
+// nodes, so each distinct text is parsed once and its nodes shared (a parsed expression takes about
+// 20 times its text). Bounded, so that a crafted section of distinct texts cannot double its memory.
+class DimTextCache {
+ public:
+  static constexpr size_t kMaxEntries = size_t(1) << 20;
+  DimExpr parse(const std::string& text) {
+    if (auto it = cache_.find(text); it != cache_.end()) return it->second;
+    DimExpr e = parse_dim_expr(text);
+    if (!e.is_const() && cache_.size() < kMaxEntries) cache_.emplace(text, e);
+    return e;
+  }
+
+ private:
+  std::unordered_map<std::string, DimExpr> cache_;
+};
+thread_local DimTextCache* tl_dim_cache = nullptr;
+
+// Installs a cache for the decode of one section.
+struct DimCacheScope {
+  DimTextCache cache;
+  DimCacheScope() { tl_dim_cache = &cache; }
+  ~DimCacheScope() { tl_dim_cache = nullptr; }
+  DimCacheScope(const DimCacheScope&) = delete;
+  DimCacheScope& operator=(const DimCacheScope&) = delete;
+};
+
+DimExpr dim_from(const std::string& text) { return tl_dim_cache ? tl_dim_cache->parse(text) : parse_dim_expr(text); }
+
 std::vector<DimExpr> dims_from(const json& a) {
   std::vector<DimExpr> v;
-  for (auto& s : a) v.push_back(parse_dim_expr(s.get<std::string>()));
+  v.reserve(a.size());
+  for (auto& s : a) v.push_back(s.is_string() ? dim_from(s.get_ref<const std::string&>()) : dim_from(s.get<std::string>()));
   return v;
 }
 SrcLoc loc_from(const json& a) { return SrcLoc{a.at(0).get<int>(), a.at(1).get<int>()}; }
@@ -519,8 +554,9 @@ void task_body_from(const json& t, Task& k) {
   for (auto& g : t.at("writes")) k.writes.push_back(region_from(g));
 }
 
-CompactRoot compact_root_from(const json& r) {
-  CompactRoot cr;
+// The parts of a root function's compact form other than its instances and explicit tasks,
+// which arrive one at a time (RootsReader below).
+void compact_root_rest(const json& r, CompactRoot& cr) {
   for (auto& t : r.at("templates")) {
     TaskTemplate tp;
     Task body;
@@ -534,65 +570,152 @@ CompactRoot compact_root_from(const json& r) {
     tp.groups = t.at("groups").get<int>();
     cr.templates.push_back(std::move(tp));
   }
-  for (auto& t : r.at("explicit")) task_body_from(t, cr.explicit_tasks.emplace_back());
   cr.labels = r.at("labels").get<std::vector<std::string>>();
   cr.op_magic_base = r.at("op_magic_base").get<int>();
   cr.op_magics = r.at("op_magics").get<std::vector<int>>();
   cr.pred_counts = r.at("pred_counts").get<std::vector<int>>();
-  for (auto& a : r.at("instances")) {
-    if (!a.is_array() || a.size() != 6) throw std::runtime_error("an instance record is not [template, leaf, hash_order, label, successors, deltas]");
-    TaskInstanceRecord x;
-    x.tmpl = a[0].get<int>();
-    x.leaf = a[1].get<int>();
-    x.hash_order = a[2].get<int>();
-    x.label = a[3].get<int>();
-    x.succ = a[4].get<std::vector<int>>();
-    if (x.tmpl >= 0) {
-      x.deltas = a[5].get<std::vector<int64_t>>();
-    } else {
-      if (a[5].size() != 1) throw std::runtime_error("an explicit instance's last field is not [task index]");
-      x.explicit_task = a[5][0].get<int>();
-    }
-    cr.instances.push_back(std::move(x));
-  }
-  return cr;
 }
 
-// The root functions, their instances verified against the classes and tensors and then expanded.
-void roots_from(const json& j, CompiledProgram& p, const std::string& who) {
-  for (auto& r : j.at("roots")) {
-    RootFunction x;
-    x.index = r.at("index").get<int>();
-    x.name = r.at("name").get<std::string>();
-    x.hash = r.at("hash").get<uint64_t>();
-    x.loop_vars = r.at("loop_vars").get<std::vector<std::string>>();
-    x.factor = r.at("factor").get<int64_t>();
-    x.temps = r.at("temps").get<std::vector<int>>();
-    if (auto it = r.find("window_checks"); it != r.end())
-      for (auto& w : *it) {
-        WindowCheck c;
-        c.axis = w.at("axis").get<int>();
-        auto one = [&](const char* k) {
-          auto v = dims_from(w.at(k));
-          if (v.size() != 1) throw std::runtime_error(std::string("window check: '") + k + "' must hold one expression");
-          return v[0];
-        };
-        c.bound = one("bound");
-        c.extent = one("extent");
-        c.start = one("start");
-        c.loc = loc_from(w.at("loc"));
-        c.source = w.at("source").get<std::string>();
-        x.window_checks.push_back(std::move(c));
-      }
-    const CompactRoot cr = compact_root_from(r);
-    if (std::string bad = validate_compact_root(cr, p.leaves.size(), p.tensors.size()); !bad.empty())
-      throw BundleError(who + "corrupted bundle: root function '" + x.name + "' (#" + std::to_string(p.roots.size()) +
-                        "): " + bad + "; recompile the spec");
-    x.tasks = expand_root(cr);
-    p.roots.push_back(std::move(x));
+TaskInstanceRecord instance_from(const json& a) {
+  if (!a.is_array() || a.size() != 6) throw std::runtime_error("an instance record is not [template, leaf, hash_order, label, successors, deltas]");
+  TaskInstanceRecord x;
+  x.tmpl = a[0].get<int>();
+  x.leaf = a[1].get<int>();
+  x.hash_order = a[2].get<int>();
+  x.label = a[3].get<int>();
+  x.succ = a[4].get<std::vector<int>>();
+  if (x.tmpl >= 0) {
+    x.deltas = a[5].get<std::vector<int64_t>>();
+  } else {
+    if (a[5].size() != 1) throw std::runtime_error("an explicit instance's last field is not [task index]");
+    x.explicit_task = a[5][0].get<int>();
   }
-  check_loop_depth(j.at("control"));
-  for (auto& n : j.at("control")) p.control.push_back(loop_from(n));
+  return x;
+}
+
+// The root function of `r` (its keys but the streamed ones) and `cr`, verified against the classes
+// and tensors and then expanded.
+RootFunction root_from(const json& r, CompactRoot& cr, const CompiledProgram& p, const std::string& who) {
+  RootFunction x;
+  x.index = r.at("index").get<int>();
+  x.name = r.at("name").get<std::string>();
+  x.hash = r.at("hash").get<uint64_t>();
+  x.loop_vars = r.at("loop_vars").get<std::vector<std::string>>();
+  x.factor = r.at("factor").get<int64_t>();
+  x.temps = r.at("temps").get<std::vector<int>>();
+  if (auto it = r.find("window_checks"); it != r.end())
+    for (auto& w : *it) {
+      WindowCheck c;
+      c.axis = w.at("axis").get<int>();
+      auto one = [&](const char* k) {
+        auto v = dims_from(w.at(k));
+        if (v.size() != 1) throw std::runtime_error(std::string("window check: '") + k + "' must hold one expression");
+        return v[0];
+      };
+      c.bound = one("bound");
+      c.extent = one("extent");
+      c.start = one("start");
+      c.loc = loc_from(w.at("loc"));
+      c.source = w.at("source").get<std::string>();
+      x.window_checks.push_back(std::move(c));
+    }
+  compact_root_rest(r, cr);
+  if (std::string bad = validate_compact_root(cr, p.leaves.size(), p.tensors.size()); !bad.empty())
+    throw BundleError(who + "corrupted bundle: root function '" + x.name + "' (#" + std::to_string(p.roots.size()) +
+                      "): " + bad + "; recompile the spec");
+  x.tasks = expand_root(cr);
+  return x;
+}
+
+// The roots section, {"control": [...], "roots": [{..., "explicit": [...], "instances": [...], ...}]},
+// decoded incrementally (json_stream.h): each root function's instance records and explicit tasks
+// are decoded one at a time and each root is expanded when it ends, so the memory is the decoded
+// program, not a DOM of the whole section (about 30 bytes per byte of text).
+class RootsReader : public JsonStreamReader {
+ public:
+  RootsReader(CompiledProgram& p, const std::string& who) : p_(p), who_(who) {}
+
+  bool stream(const JsonPath& path, bool is_array) override {
+    if (path.empty()) return !is_array;
+    const std::string& top = path[0].key;
+    if (path.size() == 1 && top == "roots") {
+      if (is_array) once(seen_roots_, "roots");
+      return is_array;
+    }
+    if (top != "roots") return false;
+    if (path.size() == 2) {
+      if (is_array) return false;
+      rest_ = json::object();
+      cr_ = CompactRoot();
+      seen_instances_ = seen_explicit_ = false;
+      return true;
+    }
+    if (path.size() == 3 && is_array) {
+      if (path[2].key == "instances") return once(seen_instances_, "instances"), true;
+      if (path[2].key == "explicit") return once(seen_explicit_, "explicit"), true;
+    }
+    return false;
+  }
+
+  void value(const JsonPath& path, json&& v) override {
+    if (path.empty()) throw std::runtime_error("the section is not an object");
+    const std::string& top = path[0].key;
+    if (path.size() == 1) {
+      if (top == "roots") throw std::runtime_error("'roots' is not a list");
+      if (top == "control") {
+        once(seen_control_, "control");
+        control_ = std::move(v);
+      }
+      return;  // other keys are not read
+    }
+    if (path.size() == 2) throw std::runtime_error("a root function is not an object");
+    const std::string& key = path[2].key;
+    if (path.size() == 3) {
+      if (key == "instances" || key == "explicit") throw std::runtime_error("'" + key + "' is not a list");
+      rest_[key] = std::move(v);
+      return;
+    }
+    if (key == "instances") cr_.instances.push_back(instance_from(v));
+    else task_body_from(v, cr_.explicit_tasks.emplace_back());
+  }
+
+  void end(const JsonPath& path) override {
+    if (path.size() == 2) {
+      if (!seen_instances_) throw std::runtime_error("key 'instances' not found");
+      if (!seen_explicit_) throw std::runtime_error("key 'explicit' not found");
+      p_.roots.push_back(root_from(rest_, cr_, p_, who_));
+      rest_ = json();
+      cr_ = CompactRoot();
+    }
+  }
+
+  // After the parse: the loop nest.
+  void finish() {
+    if (!seen_roots_) throw std::runtime_error("key 'roots' not found");
+    if (!seen_control_) throw std::runtime_error("key 'control' not found");
+    check_loop_depth(control_);
+    for (auto& n : control_) p_.control.push_back(loop_from(n));
+  }
+
+ private:
+  // A key the reader walks into or keeps may appear once (a DOM would keep the last one silently).
+  static void once(bool& seen, const char* key) {
+    if (seen) throw std::runtime_error(std::string("key '") + key + "' appears twice");
+    seen = true;
+  }
+
+  CompiledProgram& p_;
+  const std::string& who_;
+  json control_, rest_;
+  CompactRoot cr_;
+  bool seen_roots_ = false, seen_control_ = false, seen_instances_ = false, seen_explicit_ = false;
+};
+
+void roots_from(BundleBytes& src, const BundleSection& s, CompiledProgram& p, const std::string& who) {
+  DimCacheScope dims;
+  RootsReader r(p, who);
+  src.parse(s.offset, s.length, r);
+  r.finish();
 }
 
 void leaves_from(const json& j, CompiledProgram& p) {
@@ -637,14 +760,9 @@ void put_u32(std::vector<uint8_t>& b, size_t at, uint32_t v) {
 void put_u64(std::vector<uint8_t>& b, size_t at, uint64_t v) {
   for (int i = 0; i < 8; ++i) b[at + i] = uint8_t(v >> (8 * i));
 }
-uint32_t get_u32(const std::vector<uint8_t>& b, size_t at) {
-  uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= uint32_t(b[at + i]) << (8 * i);
-  return v;
-}
-uint64_t get_u64(const std::vector<uint8_t>& b, size_t at) {
+uint64_t get_u64_of(const std::string& b, size_t at, int bytes) {
   uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= uint64_t(b[at + i]) << (8 * i);
+  for (int i = 0; i < bytes; ++i) v |= uint64_t(uint8_t(b[at + size_t(i)])) << (8 * i);
   return v;
 }
 
@@ -733,7 +851,7 @@ void leaf_programs_from(const uint8_t* d, uint64_t n, CompiledProgram& p) {
 // its own, and the rest must be what pack_sections writes, so nothing can hide in it. Sections
 // sit in table order, each at the next multiple of 64 after the previous one ends; the padding
 // bytes are zero and the file ends where the last section does (no trailing bytes).
-void check_layout(const std::vector<uint8_t>& b, const std::vector<BundleSection>& sections, size_t table_end,
+void check_layout(BundleBytes& b, const std::vector<BundleSection>& sections, size_t table_end,
                   const std::string& who) {
   auto align = [](uint64_t x) { return (x + kSectionAlign - 1) / kSectionAlign * kSectionAlign; };
   uint64_t end = table_end;
@@ -743,8 +861,9 @@ void check_layout(const std::vector<uint8_t>& b, const std::vector<BundleSection
       throw BundleError(who + "corrupted bundle: section '" + s.name + "' starts at byte " + std::to_string(s.offset) +
                         ", the layout puts it at " + std::to_string(expect) +
                         " (sections follow each other in table order, 64-byte aligned)");
+    const std::string_view pad = b.view(end, s.offset - end);  // under 64 bytes: s.offset is align(end)
     for (uint64_t i = end; i < s.offset; ++i)
-      if (b[i] != 0)
+      if (pad[size_t(i - end)] != 0)
         throw BundleError(who + "corrupted bundle: padding byte " + std::to_string(i) + " before section '" + s.name +
                           "' is not 0");
     end = s.offset + s.length;
@@ -808,40 +927,47 @@ void write_bundle(const std::string& path, const CompiledProgram& p, const std::
   }
 }
 
-LoadedBundle decode_bundle(const std::vector<uint8_t>& b, const std::string& path) {
+namespace {
+
+// The reader proper, over the bytes wherever they are (bundle_bytes.h).
+LoadedBundle decode_from(BundleBytes& b, const std::string& path) {
   LoadedBundle lb;
   lb.path = path;
   lb.file_size = b.size();
   const std::string who = path + ": ";
-  if (b.size() < 8 || std::memcmp(b.data(), kBundleMagic, 8) != 0)
+  if (b.size() < 8 || std::memcmp(b.view(0, 8).data(), kBundleMagic, 8) != 0)
     throw BundleError(who + "not a ptoc bundle (wrong magic; expected a file written by `ptoc SPEC -o BUNDLE`)");
   if (b.size() < kHeaderBytes) throw BundleError(who + "truncated bundle (" + std::to_string(b.size()) + " bytes)");
-  lb.format_version = get_u32(b, 8);
+  std::string head(b.view(0, kHeaderBytes));
+  auto u32 = [&](size_t at) { return uint32_t(get_u64_of(head, at, 4)); };
+  auto u64 = [&](size_t at) { return get_u64_of(head, at, 8); };
+  lb.format_version = u32(8);
   if (lb.format_version != kBundleFormatVersion)
     throw BundleError(who + "bundle format " + std::to_string(lb.format_version) + ", this ptorun reads format " +
                       std::to_string(kBundleFormatVersion) + ": recompile with this ptoc");
-  uint32_t n = get_u32(b, 12);
+  uint32_t n = u32(12);
   if (n > 64) throw BundleError(who + "corrupted bundle: implausible section count " + std::to_string(n));
   size_t table_end = kHeaderBytes + kEntryBytes * n + 8;
   if (b.size() < table_end)
     throw BundleError(who + "truncated bundle: " + std::to_string(b.size()) + " bytes, the section table alone needs " +
                       std::to_string(table_end));
-  if (XXH64(b.data(), table_end - 8, 0) != get_u64(b, table_end - 8))
+  head.assign(b.view(0, table_end));
+  if (XXH64(head.data(), table_end - 8, 0) != u64(table_end - 8))
     throw BundleError(who + "corrupted bundle: the header checksum does not match");
   for (uint32_t i = 0; i < n; ++i) {
     size_t e = kHeaderBytes + kEntryBytes * i;
     BundleSection s;
-    const char* nm = reinterpret_cast<const char*>(b.data() + e);
+    const char* nm = head.data() + e;
     s.name.assign(nm, strnlen(nm, kNameBytes));
-    s.offset = get_u64(b, e + 16);
-    s.length = get_u64(b, e + 24);
-    s.checksum = get_u64(b, e + 32);
+    s.offset = u64(e + 16);
+    s.length = u64(e + 24);
+    s.checksum = u64(e + 32);
     if (s.offset > b.size() || s.length > b.size() - s.offset)
       throw BundleError(who + "truncated bundle: section '" + s.name + "' needs bytes up to " +
                         std::to_string(s.offset + s.length) + ", the file has " + std::to_string(b.size()));
-    if (XXH64(b.data() + s.offset, s.length, 0) != s.checksum)
+    if (b.hash(s.offset, s.length) != s.checksum)
       throw BundleError(who + "corrupted bundle: checksum mismatch in section '" + s.name + "'");
-    if (get_u64(b, e + 40) != 0)
+    if (u64(e + 40) != 0)
       throw BundleError(who + "corrupted bundle: section '" + s.name + "': the reserved field of its table entry is not 0");
     for (const BundleSection& o : lb.sections)
       if (o.name == s.name) throw BundleError(who + "corrupted bundle: section '" + s.name + "' appears twice");
@@ -856,7 +982,14 @@ LoadedBundle decode_bundle(const std::vector<uint8_t>& b, const std::string& pat
   };
   auto parse = [&](const BundleSection& s) {
     try {
-      return json::parse(b.begin() + long(s.offset), b.begin() + long(s.offset + s.length));
+      // No float anywhere: the writer has none, and get<int>() of one out of range is undefined.
+      const std::string_view text = b.view(s.offset, s.length);
+      return json::parse(text.begin(), text.end(), [&](int, json::parse_event_t ev, json& v) {
+        if (ev == json::parse_event_t::value && v.is_number_float())
+          throw BundleError(who + "corrupted bundle: section '" + s.name +
+                            "' does not have the expected content: " + float_refusal(v.dump()));
+        return true;
+      });
     } catch (const json::exception& e) {
       throw BundleError(who + "corrupted bundle: section '" + s.name + "' is not valid JSON: " + e.what());
     }
@@ -868,7 +1001,12 @@ LoadedBundle decode_bundle(const std::vector<uint8_t>& b, const std::string& pat
     current = "leaves";
     leaves_from(parse(*find("leaves", true)), lb.program);
     current = "roots";
-    roots_from(parse(*find("roots", true)), lb.program, who);
+    const BundleSection& rs = *find("roots", true);
+    try {
+      roots_from(b, rs, lb.program, who);
+    } catch (const JsonSyntaxError& e) {
+      throw BundleError(who + "corrupted bundle: section 'roots' is not valid JSON: " + e.what());
+    }
     current = "kernels";
     kernels_from(parse(*find("kernels", true)), lb.program);
   } catch (const BundleError&) {
@@ -884,10 +1022,14 @@ LoadedBundle decode_bundle(const std::vector<uint8_t>& b, const std::string& pat
     throw BundleError(who + "corrupted bundle: section '" + current + "' does not have the expected content: " +
                       e.what());
   }
-  if (auto* s = find("host_twin", true)) lb.host_twin_so.assign(b.begin() + long(s->offset), b.begin() + long(s->offset + s->length));
+  if (auto* s = find("host_twin", true)) {
+    const std::string_view v = b.view(s->offset, s->length);
+    lb.host_twin_so.assign(v.begin(), v.end());
+  }
   if (auto* s = find("leaf_programs", false)) {
     try {
-      leaf_programs_from(b.data() + s->offset, s->length, lb.program);
+      const std::string_view v = b.view(s->offset, s->length);
+      leaf_programs_from(reinterpret_cast<const uint8_t*>(v.data()), v.size(), lb.program);
     } catch (const std::exception& e) {
       throw BundleError(who + "corrupted bundle: section 'leaf_programs' is refused: " + e.what());
     }
@@ -900,11 +1042,20 @@ LoadedBundle decode_bundle(const std::vector<uint8_t>& b, const std::string& pat
     }
     lb.program.graph_from_blocks = true;
   }
-  if (auto* s = find("device_bin", false))
-    lb.device_binaries.assign(b.begin() + long(s->offset), b.begin() + long(s->offset + s->length));
+  if (auto* s = find("device_bin", false)) {
+    const std::string_view v = b.view(s->offset, s->length);
+    lb.device_binaries.assign(v.begin(), v.end());
+  }
   if (std::string bad = verify_program_indices(lb.program); !bad.empty())
     throw BundleError(who + "corrupted bundle: " + bad + "; recompile the spec");
   return lb;
+}
+
+}  // namespace
+
+LoadedBundle decode_bundle(const std::vector<uint8_t>& bytes, const std::string& path) {
+  MemoryBundleBytes b(bytes.data(), bytes.size());
+  return decode_from(b, path);
 }
 
 LoadedBundle read_bundle(const std::string& path) {
@@ -921,10 +1072,22 @@ LoadedBundle read_bundle(const std::string& path) {
                        " bytes; " + limits::raise_hint(limits::Id::bundle_bytes));
   };
   if (S_ISREG(st.st_mode) && st.st_size > cap) throw too_big("the file has " + std::to_string(st.st_size));
+  if (S_ISREG(st.st_mode)) {
+    // Read in pieces as it is decoded, never whole (bundle_bytes.h).
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw BundleError(path + ": cannot open the bundle: " + std::strerror(errno));
+    struct stat fst {};
+    if (::fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode) || fst.st_size > cap) {
+      ::close(fd);
+      throw BundleError(path + ": the bundle changed while it was opened: run again");
+    }
+    FileBundleBytes b(fd, uint64_t(fst.st_size), path);
+    return decode_from(b, path);
+  }
+  // A pipe: read up to the cap.
   std::ifstream f(path, std::ios::binary);
   if (!f) throw BundleError(path + ": cannot open the bundle: " + std::strerror(errno));
   std::vector<uint8_t> bytes;
-  if (S_ISREG(st.st_mode)) bytes.reserve(size_t(st.st_size));
   char buf[1 << 16];
   while (f) {
     f.read(buf, sizeof buf);

@@ -1,5 +1,9 @@
 #include "runtime/program/leaf_tiles.h"
 
+#include <algorithm>
+
+#include "runtime/program/leaf_footprint.h"
+
 namespace ptoc::leaf {
 
 TileUse tile_use(Fn f) {
@@ -65,6 +69,36 @@ std::string verify_leaf_tiles(const LeafProgram& p) {
                " of its " + std::to_string(shape[0]) + " x " + std::to_string(shape[1]) +
                " tile runs past the end of buffer " + std::to_string(o.index) + " (" + std::to_string(b.bytes) +
                " bytes)";
+    }
+    // Every buffer window the call's kernel walks (leaf_footprint.h), when all its operands are
+    // constants; the run's preflight checks the others per task.
+    bool constant = true;
+    int64_t vals[kMaxFootprints] = {};
+    for (size_t k = 0; k < in.operands.size(); ++k) {
+      const Operand& o = in.operands[k];
+      if (o.kind != OperandKind::Int && o.kind != OperandKind::Buf) continue;
+      if (!constant_expr(o.expr) || k >= size_t(kMaxFootprints)) {
+        constant = false;
+        break;
+      }
+      vals[k] = o.expr.toks.empty() ? 0 : eval_expr(o.expr, nullptr, nullptr);
+    }
+    if (!constant) continue;
+    Footprint fp[kMaxFootprints];
+    const int nf = call_footprints(in, vals, fp);
+    for (int i = 0; i < nf; ++i) {
+      const Operand& o = in.operands[size_t(fp[i].operand)];
+      if (fp[i].hi <= fp[i].lo || o.kind != OperandKind::Buf || o.index < 0 || size_t(o.index) >= p.buffers.size())
+        continue;
+      const Buffer& b = p.buffers[size_t(o.index)];
+      const __int128 eb = elem_bytes(b.dtype), at = __int128(b.addr) + __int128(vals[fp[i].operand]) * eb;
+      const __int128 lo = at + fp[i].lo * eb, hi = at + fp[i].hi * eb;
+      // The memory bounds it, not the buffer: ptoc's K-tail extracts read past their L1 tile.
+      if (lo >= 0 && hi <= memory_bytes(b.mem)) continue;
+      auto num = [](__int128 x) { return std::to_string(int64_t(std::clamp<__int128>(x, INT64_MIN, INT64_MAX))); };
+      return where + ": operand " + std::to_string(fp[i].operand) + " (buffer " + std::to_string(o.index) + ", " +
+             std::to_string(b.bytes) + " bytes at byte " + std::to_string(b.addr) + ") reaches bytes [" + num(lo) +
+             ", " + num(hi) + "), outside its " + std::to_string(memory_bytes(b.mem)) + "-byte local memory";
     }
   }
   return "";

@@ -72,12 +72,16 @@ PYEOF
       ;;
   esac
   maxlen=65536
-  [ "$t" = bundle ] && maxlen=1048576
+  entropic=""
+  # Bundles are large inputs with ~27 000 coverage features: libFuzzer's entropic bookkeeping
+  # (UpdateFeatureFrequency) took 44 % of the bundle target's time; without it, 1.4x less CPU per
+  # execution for the same coverage (6000 runs: 10.8 -> 7.6 s, features 27 645 -> 28 063).
+  [ "$t" = bundle ] && { maxlen=1048576; entropic="-entropic=0"; }
   log="$dir/log.txt"
   ( cd "$dir" && ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1${PTOC_FUZZ_ASAN_EXTRA:+:$PTOC_FUZZ_ASAN_EXTRA} UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       PTOC_FUZZ_FIX_CHECKSUMS=1 \
       "$exe" -max_total_time="$seconds" -dict="$here/dict/$t.dict" -max_len="$maxlen" -timeout=10 \
-      -rss_limit_mb=2048 -print_final_stats=1 $extra corpus seeds >"$log" 2>&1 )
+      -rss_limit_mb=2048 -print_final_stats=1 $entropic $extra corpus seeds >"$log" 2>&1 )
   rc=$?
   execs=$(grep -a 'stat::number_of_executed_units' "$log" | awk '{print $2}' | tail -1)
   crashes=$(ls "$dir"/crash-* "$dir"/leak-* "$dir"/timeout-* "$dir"/oom-* 2>/dev/null | wc -l)

@@ -119,6 +119,45 @@ void edit_leaf_program(std::vector<Section>& ss, const std::function<void(ptoc::
   s.data.assign(out.begin(), out.end());
 }
 
+// The first call of `fn` in the first kernel that has one (the leaf programs decoded, that call
+// edited, all encoded again).
+void edit_call(std::vector<Section>& ss, ptoc::leaf::Fn fn, const std::function<void(ptoc::leaf::Instr&)>& f) {
+  Section& s = find(ss, "leaf_programs");
+  const Bytes d(s.data.begin(), s.data.end());
+  const uint32_t n = uint32_t(get(d, 0, 4));
+  Bytes out(d.begin(), d.begin() + 4);
+  size_t at = 4;
+  bool done = false;
+  for (uint32_t k = 0; k < n; ++k) {
+    const uint64_t len = get(d, at, 8);
+    std::vector<uint8_t> prog(d.begin() + std::ptrdiff_t(at + 8), d.begin() + std::ptrdiff_t(at + 8 + len));
+    at += 8 + size_t(len);
+    if (!done && len) {
+      ptoc::leaf::LeafProgram p = ptoc::leaf::decode_leaf_program(prog.data(), prog.size());
+      for (auto& in : p.instrs)
+        if (in.kind == ptoc::leaf::InstrKind::Call && in.fn == fn) {
+          f(in);
+          done = true;
+          prog = ptoc::leaf::encode_leaf_program(p);
+          break;
+        }
+    }
+    const size_t e = out.size();
+    out.resize(e + 8);
+    put(out, e, prog.size(), 8);
+    out.insert(out.end(), prog.begin(), prog.end());
+  }
+  if (!done) throw std::runtime_error("no such call");
+  s.data.assign(out.begin(), out.end());
+}
+
+// An operand set to a constant, or to argument 0 times a constant.
+void set_const(ptoc::leaf::Instr& in, size_t k, int64_t v) { in.operands.at(k).expr.toks = {{ptoc::leaf::ExprOp::Const, v}}; }
+void set_arg_times(ptoc::leaf::Instr& in, size_t k, int64_t v) {
+  using ptoc::leaf::ExprOp;
+  in.operands.at(k).expr.toks = {{ExprOp::Arg, 0}, {ExprOp::Const, v}, {ExprOp::Mul, 0}};
+}
+
 // The first call of `fn` in `p`.
 ptoc::leaf::Instr& first_call(ptoc::leaf::LeafProgram& p, ptoc::leaf::Fn fn) {
   for (auto& in : p.instrs)
@@ -172,10 +211,24 @@ int main(int argc, char** argv) {
         first_call(p, ptoc::leaf::Fn::TLOAD).operands.at(0).expr.toks = {
             {ExprOp::Arg, 0}, {ExprOp::Const, 100000}, {ExprOp::Mul, 0}};
       });
+    } else if (m == "reduce_cols") {  // a row reduction's valid columns: 100000 (softmax)
+      edit_call(ss, ptoc::leaf::Fn::TREDUCE, [](ptoc::leaf::Instr& in) { set_const(in, 3, 100000); });
+    } else if (m == "reduce_rows") {  // ... its valid rows, one result each: 100000
+      edit_call(ss, ptoc::leaf::Fn::TREDUCE, [](ptoc::leaf::Instr& in) { set_const(in, 2, 100000); });
+    } else if (m == "reduce_cols_arg") {  // ... arg0 x 4096 columns: only the bound dims tell
+      edit_call(ss, ptoc::leaf::Fn::TREDUCE, [](ptoc::leaf::Instr& in) { set_arg_times(in, 3, 4096); });
+    } else if (m == "transpose_cols") {  // a transpose's valid columns: 100000 (transpose_tiles)
+      edit_call(ss, ptoc::leaf::Fn::TTRANSPOSE, [](ptoc::leaf::Instr& in) { set_const(in, 3, 100000); });
+    } else if (m == "extract_row") {  // an L0A extract's first row in its L1 tile: 100000 (matmul)
+      edit_call(ss, ptoc::leaf::Fn::TEXTRACT_L0A, [](ptoc::leaf::Instr& in) { set_const(in, 2, 100000); });
+    } else if (m == "mmad_k") {  // a matmul's valid K: 100000 (matmul)
+      edit_call(ss, ptoc::leaf::Fn::TMMAD, [](ptoc::leaf::Instr& in) { set_const(in, 4, 100000); });
     } else if (m == "buffer_addr") {  // the first buffer placed past the end of its memory
       edit_leaf_program(ss, [](ptoc::leaf::LeafProgram& p) { p.buffers.at(0).addr = 1 << 20; });
     } else if (m == "successor") {
       edit(ss, "roots", [](json& j) { first_root(j).at("instances").at(0).at(4) = json::array({999999}); });
+    } else if (m == "float_value") {  // a double where an int is read (fuzz_bundle: get<int>() of it was undefined)
+      edit(ss, "roots", [](json& j) { first_root(j).at("op_magic_base") = 9.2e19; });
     } else if (m == "class") {
       edit(ss, "roots", [](json& j) { first_root(j).at("templates").at(0).at("class") = 4242; });
     } else if (m == "gm_slots") {  // one GM slot fewer than the kernel reads

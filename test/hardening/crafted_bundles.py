@@ -20,8 +20,22 @@ CASES = {
     "tile_extent": ("its 64 x 1024 tile of 2-byte elements at byte 0 of buffer", ""),
     "buffer_offset": ("points 2000000 bytes into buffer 0", ""),
     "buffer_addr": ("runs past its 262144-byte memory", ""),
+    # Reductions, transposes, extracts and matmuls: every local-memory window their kernels walk
+    # (runtime/program/leaf_footprint.h); constant extents at load, argument-dependent ones by the preflight.
+    "reduce_cols": ("leaf program instruction 45 (TREDUCE): operand 1 (buffer 1, 32768 bytes at byte 16384) "
+                    "reaches bytes [16384, 445056) for these extents, outside its 262144-byte local memory", "run"),
+    "reduce_rows": ("(TREDUCE): operand 0 (buffer 2, 32 bytes at byte 49152) reaches bytes [49152, 449152) for these "
+                    "extents, outside its 262144-byte local memory", "run"),
+    "reduce_cols_arg": ("(task 2 of root function 'LOOP_ROWS', device task 0): leaf program instruction 45 (TREDUCE): "
+                        "operand 1 (buffer 1, 32768 bytes at byte 16384) reaches bytes [16384, 307200)", "run"),
+    "transpose_cols": ("(TTRANSPOSE): operand 0 (buffer 2, 16384 bytes at byte 16384) reaches bytes [16384, 12816384)",
+                       "run", "specs/examples/transpose_tiles.yaml"),
+    "extract_row": ("(TEXTRACT_L0A): operand 1 (buffer 0, 65536 bytes at byte 0) reaches bytes", "",
+                    "specs/matmul.yaml"),
+    "mmad_k": ("(TMMAD): operand 1 (buffer", "run", "specs/matmul.yaml"),
     "successor": ("successor 999999 out of range", ""),
     "class": ("leaf class #4242 out of range", ""),
+    "float_value": ("the number 9.2e+19 is not a 64-bit integer", ""),
     "gm_slots": ("GM slots for kernel", ""),
     "deltas": ("deltas for a template of", ""),
     "region_tensor": ("region tensor #77 out of range", ""),
@@ -70,13 +84,23 @@ with tempfile.TemporaryDirectory(prefix="harden-crafted-") as d:
     r = run([ptorun, same, "--dim", "B=37", "--check"])
     if r.returncode != 0:
         failures.append("the unchanged re-pack does not run: " + r.stderr)
-    for m, (text, when) in CASES.items():
+    others = {}  # spec -> its bundle, for the cases on other specs than softmax
+    for m, (text, when, *spec) in CASES.items():
         bad = os.path.join(d, m + ".bundle")
-        r = run([craft, good, bad, m])
+        base, dims = good, ["--dim", "B=37"]
+        if spec:
+            if spec[0] not in others:
+                others[spec[0]] = os.path.join(d, os.path.basename(spec[0]) + ".bundle")
+                r = subprocess.run([ptoc, os.path.join(src, spec[0]), "-o", others[spec[0]]], capture_output=True,
+                                   text=True, env=env_cache)
+                if r.returncode != 0:
+                    sys.exit("ptoc failed: " + r.stderr)
+            base, dims = others[spec[0]], []
+        r = run([craft, base, bad, m])
         if r.returncode != 0:
             failures.append(f"{m}: bundle_craft failed: {r.stderr.strip()}")
             continue
-        cmds = [[ptorun, bad, "--dim", "B=37"]] + ([] if when == "run" else [[ptorun, "info", bad]])
+        cmds = [[ptorun, bad] + dims] + ([] if when == "run" else [[ptorun, "info", bad]])
         for cmd in cmds:
             r = run(cmd)
             what = " ".join(["ptorun"] + cmd[1:]).replace(d + "/", "")
