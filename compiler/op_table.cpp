@@ -140,6 +140,9 @@ constexpr OpSpec kOps[] = {
      "x = scatter_(x, dim, index, src): scatter, bound by name (PyPTO updates in place)"},
     {"index_put_", std::nullopt, F::Composite, O::Numeric, R::Operand, "input indices values accumulate", 3,
      "y = index_put_(x, [index], values): rows index[t] set to values[t] (the last write wins), or added"},
+    // --- catalog3: scatter_update of a GM tensor in place (elaborate_scatter_update.cpp) ---
+    {"scatter_update", std::nullopt, F::Composite, O::Any, R::Operand, "input dim index src", 4,
+     "cache = scatter_update(cache, -2, index, src): src's rows written in place at the slots index holds"},
 };
 
 // docs/zh/api/operation/ of hicann/pypto (pypto-NAME.md; experimental-NAME is
@@ -166,7 +169,7 @@ constexpr PyptoOp kPypto[] = {
     {"pow", "pow"}, {"prelu", ""}, {"prod", "prod"}, {"quant_mx", ""}, {"quantize", "quantize"},
     {"reciprocal", "reciprocal"}, {"relu", "relu"}, {"remainder", ""}, {"reshape", "reshape"}, {"rms_norm", "rms_norm"},
     {"round", "round"}, {"rsqrt", "rsqrt"}, {"scaled_mm", "scaled_mm"}, {"scatter", "scatter"}, {"scatter_", "scatter_"},
-    {"scatter_update", "cache[slot[b], :] = row"}, {"sigmoid", "sigmoid"}, {"sign", "sign"}, {"signbit", ""}, {"sin", "sin"},
+    {"scatter_update", "scatter_update"}, {"sigmoid", "sigmoid"}, {"sign", "sign"}, {"signbit", ""}, {"sin", "sin"},
     {"sinh", ""}, {"softmax", "softmax"}, {"sqrt", "sqrt"}, {"sub", "sub"}, {"sum", "sum"}, {"tan", ""},
     {"tanh", "tanh"}, {"topk", "topk"}, {"transpose", "transpose"}, {"tril", "tril"}, {"triu", "triu"}, {"trunc", "trunc"},
     {"uniform", ""}, {"unpack", ""}, {"unsqueeze", "unsqueeze"}, {"var", "var"}, {"view", "view"}, {"where", "where"},

@@ -245,6 +245,12 @@ class Evaluator {
                                       shape_str(d.shape), shape_str(g.shape)));
         for (int64_t j = 0; j < d.numel(); ++j) (*g.data)[size_t(j)] = d.get(j);
       }
+      // An in-place output starts as its input (the same buffer; the body's uses of the input were sent
+      // to the output by the front end).
+      if (!t.inplace.empty()) {
+        const int in = p_.find_tensor(t.inplace);
+        if (in >= 0 && size_t(in) < gm_.size()) *g.data = *gm_[size_t(in)].data;
+      }
       gm_.push_back(std::move(g));
     }
   }

@@ -527,14 +527,14 @@ EV Elaborator::call_scatter(const Call& c) {
                             iv.shape[d].str());
     return EV::poison();
   }
-  // reduce: none, add or multiply (names: the expression language has no strings).
+  // reduce: none, add or multiply (PyPTO's strings "add" / "multiply", or the bare names).
   int mode = 0;
   if (const Expr* re = c.args[4]) {
     if (re->kind == Expr::Kind::Name && (re->name == "add" || re->name == "multiply")) {
       mode = re->name == "add" ? 1 : 2;
     } else if (!(re->kind == Expr::Kind::Name && (re->name == "None" || re->name == "none"))) {
       err(re->off, re->len, "'" + c.fn + "' reduce must be add or multiply, got '" + text_of(*re) + "'",
-          "write reduce=add or reduce=multiply (names, without quotes), or leave it out");
+          "write reduce=add or reduce=multiply (or the strings \"add\", \"multiply\"), or leave it out");
       return EV::poison();
     }
   }

@@ -121,6 +121,7 @@ std::string manifest_text(const CompiledProgram& p, bool& ok) {
     o.key("root").value(t.root);
     o.key("shape").array(t.shape);
     if (t.values_hi >= t.values_lo) o.key("values").begin_array().value(t.values_lo).value(t.values_hi).end_array();
+    if (t.inplace >= 0) o.key("inplace").value(int64_t(t.inplace));  // absent: its own memory
     o.end_object();
   }
   o.end_array();
@@ -502,6 +503,7 @@ void manifest_from(const json& j, CompiledProgram& p, std::string& toolchain) {
       x.values_lo = (*v)[0].get<int64_t>();
       x.values_hi = (*v)[1].get<int64_t>();
     }
+    if (auto v = t.find("inplace"); v != t.end()) x.inplace = v->get<int>();
     p.tensors.push_back(std::move(x));
   }
   p.options = options_from(j.at("options"));

@@ -982,3 +982,28 @@ def catalog2_index_dtypes2(i, d):
 def reshape_rank4_middle_one(i, d):
     # test/conformance/failing/: a size-1 axis inserted inside a rank-3 tensor, read back.
     return {"e": i["x3"][:, :, None, :]}
+
+
+# --- catalog3: in-place outputs, scatter_update --------------------------------------------------
+
+@ref(dims={"B": 7})
+def catalog3_inplace_rw(i, d):
+    # y is x's buffer: doubled (+1), then halved in place; z reads the state between; hy changes row 0.
+    x, h = i["x"], i["h"]
+    y1 = r(r(x * 2, "fp32") + 1, "fp32")
+    hy = h.copy()
+    hy[0] = r(h[0] * 3, "fp16")
+    return {"y": r(y1 * 0.5, "fp32"), "z": r(y1 - 1, "fp32"), "hy": hy}
+
+
+@ref(dims={"T": 7, "NB": 3})
+def catalog3_scatter_update(i, d):
+    # cache[slot // 4, slot % 4, 0] = row (rank 4) or cache[slot] = row (rank 2), tokens in order.
+    out = {k: i[k + "_in"].copy() for k in ("c8", "c16", "cb", "c32", "ci")}
+    for t, s in enumerate(i["slots"].astype(np.int64)):
+        out["c8"][s // 4, s % 4, 0] = i["r8"][t]
+        out["c16"][s // 4, s % 4, 0] = i["r16"][t]
+        out["cb"][s // 4, s % 4, 0] = i["rb"][t]
+        out["c32"][s] = r(i["x"][t] * 2, "fp32")
+        out["ci"][s] = i["ri"][t]
+    return out
