@@ -455,10 +455,9 @@ EV Elaborator::call_index_put(const Call& c) {
   const Expr* il = c.args[1];
   const Expr* ie = il;
   if (il->kind == Expr::Kind::List) {
-    if (il->items.size() != 1) {
-      err(il->off, il->len, "index_put_ takes one index tensor (rows along dim 0), got " +
-                                std::to_string(il->items.size()),
-          "index one axis at a time, or move the axis first with transpose");
+    if (il->items.size() > 1) return index_put_several(c, a, *il);  // elaborate_index_put.cpp
+    if (il->items.empty()) {
+      err(il->off, il->len, "index_put_ takes at least one index tensor, got []", "index_put_(x, [rows], values)");
       return EV::poison();
     }
     ie = il->items[0].get();

@@ -169,6 +169,7 @@ class Elaborator {
   EV call_index_add(const Call& c);
   EV call_index_put(const Call& c);
   EV call_scatter(const Call& c);  // scatter, scatter_
+  EV index_put_several(const Call& c, const EV& a, const Expr& il);  // [i0, i1, ...] (elaborate_index_put.cpp)
   EV index_arg(const Call& c, const Expr* x, const std::string& what);  // an int32 tensor
   // gather / scatter's first three arguments (input, dim, index), checked; nullopt after an error.
   struct IndexOpArgs {

@@ -1007,3 +1007,29 @@ def catalog3_scatter_update(i, d):
         out["c32"][s] = r(i["x"][t] * 2, "fp32")
         out["ci"][s] = i["ri"][t]
     return out
+
+
+def _index_put_multi(x, idx, v, accumulate, dt):
+    # slices x[i0[t], i1[t], ...] = v[t] in order (or += v[t]); a tuple with an index outside its axis writes nothing.
+    out = x.copy()
+    for t in range(len(idx[0])):
+        at = tuple(int(ix[t]) for ix in idx)
+        if any(a < 0 or a >= n for a, n in zip(at, x.shape)):
+            continue
+        out[at] = r(out[at] + v[t], dt) if accumulate else v[t]
+    return out
+
+
+@ref(dims={"B": 13}, kinds={"n": "small", "vn": "small", "c": "small", "vc": "small"})
+def catalog3_index_put_multi(i, d):
+    ij = [i["i0"].astype(np.int64), i["i1"].astype(np.int64)]
+    out = {"yx": _index_put_multi(i["x"], ij, i["v"], False, "fp32"),
+           "yxa": _index_put_multi(i["x"], ij, r(i["v"] * 2, "fp32"), True, "fp32"),
+           "yh": _index_put_multi(i["h"], ij, i["vh"], False, "fp16"),
+           "yw": _index_put_multi(i["w"], ij, i["vw"], False, "bf16"),
+           "yn": _index_put_multi(i["n"], ij, i["vn"], False, "int32"),
+           "yna": _index_put_multi(i["n"], ij, i["vn"], True, "int32"),
+           "yc": _index_put_multi(i["c"], ij, i["vc"], False, "int8"),
+           "ye": _index_put_multi(i["x"], ij + [i["i2"].astype(np.int64)], i["ve"], False, "fp32"),
+           "yb": r(i["b"] + 1, "fp32")}
+    return out

@@ -176,3 +176,29 @@ TEST_CASE("scatter_update: located errors", "[catalog3][scatter_update]") {
   expect_error(cache_spec(kUpdate + "  - \"kc[0:, 0:, 0:, 0:] = scatter_update(kin, -2, idx, src)\"\n"),
                "scatter_update(kin", "scatter_update updates a GM tensor in place and is a statement of its own");
 }
+
+TEST_CASE("index_put_ with several index tensors: the merged row of the one-index form", "[catalog3][index_put]") {
+  const std::string head = "ptoc: 1\nname: t\ndims:\n  Q: 16\ninputs:\n  x3: {dtype: fp32, shape: [4, 8, Q]}\n"
+                           "  i0: {dtype: int32, shape: [3]}\n  i1: {dtype: int32, shape: [3]}\n"
+                           "  i5: {dtype: int32, shape: [5]}\n  f0: {dtype: fp32, shape: [3]}\n"
+                           "  v: {dtype: fp32, shape: [3, Q]}\n  v1: {dtype: fp32, shape: [3]}\n"
+                           "outputs:\n  y: {dtype: fp32, shape: [4, 8, Q]}\nbody:\n  - {vec_tile: [4, 8, 16]}\n";
+  const std::string store = "  - \"y[0:, 0:, 0:] = t\"\n";
+  auto p = ok(head + "  - \"t = index_put_(x3, [i0, i1], v)\"\n" + store);
+  // The merged row i0 * 8 + i1 (-1 outside), then the one-index form over [32, Q], reshaped back.
+  const auto k = kinds(p);
+  CHECK(std::count(k.begin(), k.end(), "reshape") >= 2);
+  CHECK(std::count(k.begin(), k.end(), "logical_or") >= 1);
+  ok(head + "  - \"t = index_put_(x3, [i0, i1], v, accumulate=true)\"\n" + store);
+  ok(head + "  - \"t = index_put_(x3, [i0, i1, i1], v1)\"\n" + store);
+  expect_error(head + "  - \"t = index_put_(x3, [i0, i1], v1)\"\n" + store, "v1)",
+               "'index_put_' values must be [3, 16] (one row per index entry, the input's axes after the 2 indexed "
+               "ones), 'v1' has shape [3]", "input rank + 1 = index tensors + values rank");
+  expect_error(head + "  - \"t = index_put_(x3, [i0, i5], v)\"\n" + store, "i5]",
+               "'index_put_' index tensors must have one extent: 'i5' has 5, the first 3");
+  expect_error(head + "  - \"t = index_put_(x3, [i0, f0], v)\"\n" + store, "f0]",
+               "'index_put_' index must be int32, 'f0' is fp32");
+  expect_error(head + "  - \"t = index_put_(x3, [i0, i1, i1, i1], v)\"\n" + store, "[i0, i1, i1, i1]",
+               "index_put_ takes at most one index tensor per axis of the input (rank 3), got 4");
+  expect_error(head + "  - \"t = index_put_(x3, [], v)\"\n" + store, "[]", "index_put_ takes at least one index tensor");
+}
