@@ -143,6 +143,13 @@ constexpr OpSpec kOps[] = {
     // --- catalog3: scatter_update of a GM tensor in place (elaborate_scatter_update.cpp) ---
     {"scatter_update", std::nullopt, F::Composite, O::Any, R::Operand, "input dim index src", 4,
      "cache = scatter_update(cache, -2, index, src): src's rows written in place at the slots index holds"},
+    // --- catalog3: compositions (elaborate_catalog3.cpp) ---
+    {"clone", std::nullopt, F::Composite, O::Any, R::Operand, "input", 1, "the same value (values are immutable)"},
+    {"isnan", std::nullopt, F::Composite, O::Numeric, R::Bool, "input", 1, "x != x"},
+    {"log10", std::nullopt, F::Composite, O::Float, R::Operand, "input", 1, "log(x) * (1 / ln 10)"},
+    {"lrelu", std::nullopt, F::Composite, O::Float, R::Operand, "input negative_slope", 1,
+     "x where x > 0, else x * negative_slope (0.01)"},
+    {"hypot", std::nullopt, F::Composite, O::Float, R::Operand, "input other", 2, "sqrt(x * x + y * y)"},
 };
 
 // docs/zh/api/operation/ of hicann/pypto (pypto-NAME.md; experimental-NAME is
@@ -153,17 +160,17 @@ constexpr PyptoOp kPypto[] = {
     {"assemble", "NAME[...] = x"}, {"atan", ""}, {"atan2", ""}, {"atanh", ""}, {"atomic_add", ""}, {"axpy_", ""},
     {"bitwise_and", "bitwise_and"}, {"bitwise_left_shift", ""}, {"bitwise_not", "bitwise_not"},
     {"bitwise_or", "bitwise_or"}, {"bitwise_right_shift", ""}, {"bitwise_xor", "bitwise_xor"}, {"cast", "cast"},
-    {"cbrt", ""}, {"ceil", "ceil"}, {"ceil_div", ""}, {"clip", "clip"}, {"clone", ""}, {"concat", "concat"},
+    {"cbrt", ""}, {"ceil", "ceil"}, {"ceil_div", ""}, {"clip", "clip"}, {"clone", "clone"}, {"concat", "concat"},
     {"conv", ""}, {"cos", "cos"}, {"cosh", ""}, {"cumprod", "cumprod"}, {"cumsum", "cumsum"}, {"deinterleave", ""},
     {"dequantize", "dequantize"}, {"div", "div"}, {"eq", "eq"}, {"erf", "erf"}, {"erfc", ""}, {"exp", "exp"},
     {"exp2", "exp2"}, {"expand_clone", "expand_clone"}, {"expand_exp_dif", ""}, {"gather_in_l1", ""}, {"gather_in_ub", ""},
     {"get_operation_options", ""}, {"online_softmax", "online_softmax"}, {"online_softmax_update", "online_softmax_update"},
     {"set_operation_options", ""}, {"transposed_batchmatmul", ""}, {"expm1", "expm1"}, {"fillpad", "fillpad"},
     {"floor", "floor"}, {"floor_div", ""}, {"fmod", ""}, {"full", "full"}, {"gather", "gather"}, {"gathermask", ""},
-    {"gcd", ""}, {"ge", "ge"}, {"gt", "gt"}, {"hypot", ""}, {"index_add", "index_add"}, {"index_add_", "index_add_"},
+    {"gcd", ""}, {"ge", "ge"}, {"gt", "gt"}, {"hypot", "hypot"}, {"index_add", "index_add"}, {"index_add_", "index_add_"},
     {"index_add__ub", ""}, {"index_add_ub", ""}, {"index_put_", "index_put_"}, {"index_select", "index_select(x, dim, idx)"}, {"interleave", ""},
-    {"isfinite", "isfinite"}, {"isnan", ""}, {"le", "le"}, {"log", "log"}, {"log10", ""}, {"log1p", "log1p"},
-    {"log2", "log2"}, {"logical_and", "logical_and"}, {"logical_not", "logical_not"}, {"lrelu", ""}, {"lt", "lt"},
+    {"isfinite", "isfinite"}, {"isnan", "isnan"}, {"le", "le"}, {"log", "log"}, {"log10", "log10"}, {"log1p", "log1p"},
+    {"log2", "log2"}, {"logical_and", "logical_and"}, {"logical_not", "logical_not"}, {"lrelu", "lrelu"}, {"lt", "lt"},
     {"matmul", "matmul"}, {"maximum", "maximum"}, {"minimum", "minimum"}, {"mul", "mul"}, {"ne", "ne"},
     {"neg", "neg"}, {"normal", ""}, {"one_hot", "one_hot"}, {"ones", "ones"}, {"pack", ""}, {"pad", "pad"}, {"permute", "permute"},
     {"pow", "pow"}, {"prelu", ""}, {"prod", "prod"}, {"quant_mx", ""}, {"quantize", "quantize"},

@@ -493,9 +493,9 @@ EV Elaborator::call_scatter(const Call& c) {
   const size_t rank = args->rank;
   const std::optional<int> dim = args->dim;
   const Expr& ie = *c.args[2];
-  if (rank > 2) {
-    err(c.fo, c.fl, "'" + c.fn + "' of a rank-" + std::to_string(rank) + " value is not supported yet; ranks 1 and 2 are",
-        "reshape to rank 2 first");
+  if (rank > 3) {  // the mask is one rank up, and values have at most 4 axes
+    err(c.fo, c.fl, "'" + c.fn + "' of a rank-" + std::to_string(rank) + " value is not supported; ranks 1 to 3 are",
+        "reshape to rank 3 or less first");
     return EV::poison();
   }
   if (iv.shape.size() != rank) {

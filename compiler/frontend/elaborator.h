@@ -297,6 +297,7 @@ class Elaborator {
   // --- scatter_update of a GM tensor in place (elaborate_scatter_update.cpp)
   bool scatter_update_stmt(const Stmt& s);  // `cache = scatter_update(cache, ...)`; false: not that form
   EV call_scatter_update(const Call& c);
+  EV call_catalog3(const Call& c);  // clone isnan log10 lrelu hypot (elaborate_catalog3.cpp)
   // Element `c` of value v traced through views and reshapes to the GM tensor it reads: {tensor, index}.
   std::optional<std::pair<int, std::vector<DimExpr>>> input_element(int v, std::vector<DimExpr> c) const;
   int scatter_target_ = -1;  // while a scatter_update statement is elaborated: the tensor it updates

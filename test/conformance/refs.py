@@ -1033,3 +1033,54 @@ def catalog3_index_put_multi(i, d):
            "ye": _index_put_multi(i["x"], ij + [i["i2"].astype(np.int64)], i["ve"], False, "fp32"),
            "yb": r(i["b"] + 1, "fp32")}
     return out
+
+
+def _scatter_nd(x, d, idx, src, reduce, dt):
+    # every index position p in C order: x[p with axis d = idx[p]] = src[p] (later wins), or += / *=; an index
+    # outside the axis writes nothing.
+    out = x.copy()
+    for p in np.ndindex(*idx.shape):
+        k = int(idx[p])
+        if not 0 <= k < x.shape[d]:
+            continue
+        at = p[:d] + (k,) + p[d + 1:]
+        v = src if np.isscalar(src) else src[p]
+        if reduce == "add":
+            out[at] = r(out[at] + v, dt)
+        elif reduce == "multiply":
+            out[at] = r(out[at] * v, dt)
+        else:
+            out[at] = v
+    return out
+
+
+@ref(kinds={"n": "small", "n2": "small"})
+def catalog3_scatter_rank3(i, d):
+    x = i["x"]
+    return {"y0": _scatter_nd(x, 0, i["i0"], i["s0"], None, "fp32"),
+            "y1": _scatter_nd(x, 1, i["i1"], i["s1"], None, "fp32"),
+            "y2": _scatter_nd(x, 2, i["i2"], i["s2"], None, "fp32"),
+            "ya": _scatter_nd(x, 1, i["i1"], i["s1"], "add", "fp32"),
+            "ym": _scatter_nd(x, 2, i["i2"], i["s2"], "multiply", "fp32"),
+            "yh": _scatter_nd(i["h"], 1, i["i1"], i["h1"], None, "fp16"),
+            "yn": _scatter_nd(i["n"], 2, i["i2"], i["n2"], "add", "int32"),
+            "yc": _scatter_nd(x, 1, i["i1"], 2.5, None, "fp32")}
+
+
+@ref(dims={"B": 13})
+def catalog3_compose(i, d):
+    x, y, h, w = i["x"], i["y"], i["h"], i["w"]
+
+    def log10(v, dt):
+        return r(r(np.log(r(np.abs(v) + 0.5, dt)), dt) * L(1 / np.log(10), dt), dt)
+
+    def hypot(a, b, dt):
+        return r(np.sqrt(r(r(a * a, dt) + r(b * b, dt), dt)), dt)
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        na = np.isnan(r(np.log(x), "fp32")).astype(np.float64)
+    return {"c": x, "na": na, "ni": np.zeros_like(i["n"]),
+            "lg": log10(x, "fp32"), "lh": log10(h, "fp16"),
+            "lr": np.where(x > 0, x, r(x * L(0.01, "fp32"), "fp32")),
+            "lw": np.where(w > 0, w, r(w * L(0.2, "bf16"), "bf16")),
+            "hy": hypot(x, y, "fp32"), "hr": hypot(x, i["rw"], "fp32"), "hh": hypot(h, h, "fp16")}

@@ -202,3 +202,36 @@ TEST_CASE("index_put_ with several index tensors: the merged row of the one-inde
                "index_put_ takes at most one index tensor per axis of the input (rank 3), got 4");
   expect_error(head + "  - \"t = index_put_(x3, [], v)\"\n" + store, "[]", "index_put_ takes at least one index tensor");
 }
+
+TEST_CASE("clone, isnan, log10, lrelu, hypot: compositions and their errors", "[catalog3][compose]") {
+  const std::string head = "ptoc: 1\nname: t\ndims:\n  B: 8\ninputs:\n  x: {dtype: fp32, shape: [B, 16]}\n"
+                           "  h: {dtype: fp16, shape: [B, 16]}\n  n: {dtype: int32, shape: [B, 16]}\n"
+                           "outputs:\n  y: {dtype: fp32, shape: [B, 16]}\n  m: {dtype: bool, shape: [B, 16]}\n"
+                           "body:\n  - {vec_tile: [8, 16]}\n";
+  const std::string mstore = "  - \"m[0:, 0:] = isnan(x)\"\n";
+  // clone is the value itself: nothing is computed.
+  auto p = ok(head + "  - \"y[0:, 0:] = clone(x)\"\n" + mstore);
+  CHECK(kinds(p) == std::vector<std::string>{"ne"});
+  CHECK(kinds(ok(head + "  - \"y[0:, 0:] = log10(x)\"\n" + mstore)) == std::vector<std::string>{"log", "mul", "ne"});
+  CHECK(kinds(ok(head + "  - \"y[0:, 0:] = lrelu(x, 0.2)\"\n" + mstore)) ==
+        std::vector<std::string>{"gt", "mul", "where", "ne"});
+  CHECK(kinds(ok(head + "  - \"y[0:, 0:] = hypot(x, x)\"\n" + mstore)) ==
+        std::vector<std::string>{"mul", "mul", "add", "sqrt", "ne"});
+  ok(head + "  - \"y[0:, 0:] = x\"\n  - \"m[0:, 0:] = isnan(n)\"\n");
+  expect_error(head + "  - \"y[0:, 0:] = log10(n)\"\n" + mstore, "log10", "floating-point");
+  expect_error(head + "  - \"y[0:, 0:] = lrelu(x, negative_slope=x)\"\n" + mstore, "=@x)",
+               "lrelu's negative_slope is a number, got the tensor 'x'");
+  expect_error(head + "  - \"y[0:, 0:] = hypot(x, h)\"\n" + mstore, "h)",
+               "hypot's inputs must have one dtype, 'x' is fp32, 'h' is fp16");
+}
+
+TEST_CASE("scatter of rank 3 along every axis", "[catalog3][scatter]") {
+  const std::string head = "ptoc: 1\nname: t\ndims:\n  N: 8\ninputs:\n  x: {dtype: fp32, shape: [2, 6, N]}\n"
+                           "  i2: {dtype: int32, shape: [2, 6, 4]}\n  s2: {dtype: fp32, shape: [2, 6, 4]}\n"
+                           "  i1: {dtype: int32, shape: [2, 3, N]}\n"
+                           "outputs:\n  y: {dtype: fp32, shape: [2, 6, N]}\nbody:\n  - {vec_tile: [2, 6, 8]}\n";
+  ok(head + "  - \"y[0:, 0:, 0:] = scatter(x, 2, i2, s2)\"\n");
+  ok(head + "  - \"y[0:, 0:, 0:] = scatter(x, 1, i1, 1.5, reduce='add')\"\n");
+  expect_error(head + "  - \"y[0:, 0:, 0:] = scatter(x, 1, i1, 1.5, reduce='max')\"\n", "'max'",
+               "'scatter' reduce must be add or multiply, got ''max''");
+}
