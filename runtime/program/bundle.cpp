@@ -115,13 +115,13 @@ std::string manifest_text(const CompiledProgram& p, bool& ok) {
     o.begin_object();
     o.key("dtype").value(dtype_name(t.dtype));
     o.key("format").value(t.format == Format::NZ ? "NZ" : "ND");
+    if (t.inplace >= 0) o.key("inplace").value(int64_t(t.inplace));  // keys sorted; absent: its own memory
     o.key("l2_bypass").value(t.l2_bypass);
     o.key("name").value(t.name);
     o.key("role").value(gm_role_name(t.role));
     o.key("root").value(t.root);
     o.key("shape").array(t.shape);
     if (t.values_hi >= t.values_lo) o.key("values").begin_array().value(t.values_lo).value(t.values_hi).end_array();
-    if (t.inplace >= 0) o.key("inplace").value(int64_t(t.inplace));  // absent: its own memory
     o.end_object();
   }
   o.end_array();
