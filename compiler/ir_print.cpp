@@ -187,6 +187,7 @@ std::string print_ir(const Program& p) {
     os << "  " << role << " " << t.name << " : " << type_str(t.dtype, t.shape);
     if (t.format == Format::NZ) os << " format=NZ";
     if (t.l2_bypass) os << " l2=bypass";
+    if (!t.inplace.empty()) os << " inplace=" << t.inplace;
     os << "\n";
   }
   const Options& o = p.options;

@@ -759,6 +759,11 @@ GmLayout layout_gm(const CompiledProgram& p, const DimExpr::Env& dims) {
       shape.push_back(v);
     }
     l.geometry.push_back(make_geometry(t.dtype, shape, t.format));
+    // An in-place output is its input's memory (the bundle verifier checked the pair matches).
+    if (t.inplace >= 0 && size_t(t.inplace) < l.base.size() && l.geometry.back().bytes == l.geometry[size_t(t.inplace)].bytes) {
+      l.base.push_back(l.base[size_t(t.inplace)]);
+      continue;
+    }
     l.base.push_back(at);
     at = align_up(at + std::max<uint64_t>(l.geometry.back().bytes, 1), kGmAlign);
   }

@@ -171,7 +171,9 @@ const RunResult& Session::run(const RunConfig& cfg) {
     // Before inputs are generated or GM is mapped: a run that cannot fit is refused, named.
     // (A timing-only run maps no GM.)
     std::vector<GmDemand> demand;
-    for (auto& d : decls) demand.push_back({d.name, d.dtype, concrete_shape(d, m.env)});
+    for (size_t i = 0; i < decls.size(); ++i)
+      if (p.tensors[i].inplace < 0)  // an in-place output is its input's memory
+        demand.push_back({decls[i].name, decls[i].dtype, concrete_shape(decls[i], m.env)});
     check_gm_fits(demand, uint64_t(limits::get(limits::Id::gm_bytes)));
   }
   // Missing inputs are generated only when numbers are computed: a timing-only run of a large shape needs none.

@@ -245,6 +245,12 @@ class Evaluator {
                                       shape_str(d.shape), shape_str(g.shape)));
         for (int64_t j = 0; j < d.numel(); ++j) (*g.data)[size_t(j)] = d.get(j);
       }
+      // An in-place output starts as its input (the same buffer; the body's uses of the input were sent
+      // to the output by the front end).
+      if (!t.inplace.empty()) {
+        const int in = p_.find_tensor(t.inplace);
+        if (in >= 0 && size_t(in) < gm_.size()) *g.data = *gm_[size_t(in)].data;
+      }
       gm_.push_back(std::move(g));
     }
   }
@@ -919,10 +925,17 @@ class Evaluator {
     if (off.size() != g.shape.size() || v.shape.size() != g.shape.size())
       fail(fmt::format("value of rank {} assembled into {} of rank {} at {} offsets", v.shape.size(), name,
                        g.shape.size(), off.size()));
-    for (size_t k = 0; k < off.size(); ++k)
+    for (size_t k = 0; k < off.size(); ++k) {
+      // An offset read at run time (a KV-cache slot: scatter_update, cache[slot[b], :] = row) must keep the
+      // whole row inside, as the compiled run's window check requires.
+      if (std::string rv; (off[k] < 0 || off[k] + v.valid[k] > g.shape[k]) && v.valid[k] > 0 &&
+                          !(rv = runtime_value_in(op.offsets[k])).empty())
+        fail(fmt::format("assemble into {}: the box [{}, {}) on axis {} is outside its extent {}: its offset is "
+                         "computed from the run-time value {}", name, off[k], off[k] + v.valid[k], k, g.shape[k], rv));
       if (off[k] < 0 || off[k] > g.shape[k])
         fail(fmt::format("assemble into {}: offset {} on axis {} is outside its extent {}", name, off[k], k,
                          g.shape[k]));
+    }
     if (g.data.use_count() > 1) g.data = std::make_shared<Data>(*g.data);  // a value still holds the old contents
     Shape box(v.valid.size());
     for (size_t k = 0; k < box.size(); ++k) box[k] = std::min(v.valid[k], g.shape[k] - off[k]);

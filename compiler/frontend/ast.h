@@ -44,7 +44,8 @@ struct Expr {
   double number = 0;
   bool is_int = false;
   int64_t ival = 0;
-  std::string name;      // Name, Call: the identifier
+  std::string name;      // Name, Call: the identifier; a quoted Name: the string's characters
+  bool quoted = false;   // Name written as a string literal ("constant"): PyPTO's string arguments
   std::string op;        // Binary, Compare, BoolOp: the operator spelling
   int op_off = 0;        // Binary, Compare, BoolOp: the operator token; Call: the name; Subscript: '['
   std::vector<ExprPtr> items;  // Binary/Compare/BoolOp: {lhs, rhs}; Neg/Not: {operand}; List: elements; Subscript: {base}

@@ -214,8 +214,8 @@ EV Elaborator::tensor_arg(const Call& c, const Expr* x, const std::string& what)
 std::optional<bool> Elaborator::bool_arg(const Call& c, size_t k, bool dflt) {
   const Expr* x = c.args[k];
   if (!x) return dflt;
-  if (x->kind == Expr::Kind::Name && (x->name == "true" || x->name == "True")) return true;
-  if (x->kind == Expr::Kind::Name && (x->name == "false" || x->name == "False")) return false;
+  if (x->kind == Expr::Kind::Name && !x->quoted && (x->name == "true" || x->name == "True")) return true;
+  if (x->kind == Expr::Kind::Name && !x->quoted && (x->name == "false" || x->name == "False")) return false;
   if (x->kind == Expr::Kind::Number && x->is_int && (x->ival == 0 || x->ival == 1)) return x->ival == 1;
   err(x->off, x->len, "'" + c.fn + "' argument " + c.names[k] + " must be true or false, got '" + text_of(*x) + "'");
   return std::nullopt;

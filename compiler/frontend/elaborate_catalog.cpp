@@ -53,6 +53,9 @@ EV Elaborator::call_composite(const Call& c) {
   if (c.fn == "index_add" || c.fn == "index_add_") return call_index_add(c);
   if (c.fn == "index_put_") return call_index_put(c);
   if (c.fn == "scatter" || c.fn == "scatter_") return call_scatter(c);
+  if (c.fn == "scatter_update") return call_scatter_update(c);  // elaborate_scatter_update.cpp
+  if (c.fn == "clone" || c.fn == "isnan" || c.fn == "log10" || c.fn == "lrelu" || c.fn == "hypot")
+    return call_catalog3(c);  // elaborate_catalog3.cpp
   if (c.fn == "quantize" || c.fn == "dequantize" || c.fn == "scaled_mm") return call_quant(c);  // elaborate_quant.cpp
   err(c.fo, c.fl, "internal: composite op '" + c.fn + "' has no elaboration");
   return EV::poison();

@@ -43,6 +43,11 @@ std::optional<DimExpr> Elaborator::dim(const Expr& e, DimUse use) {
       return DimExpr(e.ival);
     case K::Name: {
       const std::string& n = e.name;
+      if (e.quoted) {
+        err(e.off, e.len, "the string " + text_of(e) + " is not a dim expression",
+            "strings are only mode arguments (mode=\"constant\"); dim expressions are integers");
+        return std::nullopt;
+      }
       const Frame* f = seq_ ? &seq_->frame : nullptr;
       if (const DimDecl* d = p_.find_dim(n)) {
         if (use == DimUse::DimsOnly) return DimExpr::sym(n);
@@ -206,8 +211,8 @@ std::optional<bool> Elaborator::condition(const Expr& e) {
              : o == ">" ? *x > *y : *x >= *y;
     }
     case K::Name:
-      if (e.name == "true" || e.name == "True") return true;
-      if (e.name == "false" || e.name == "False") return false;
+      if (!e.quoted && (e.name == "true" || e.name == "True")) return true;
+      if (!e.quoted && (e.name == "false" || e.name == "False")) return false;
       [[fallthrough]];
     default: {
       auto a = dim(e, DimUse::Static);

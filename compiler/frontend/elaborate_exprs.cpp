@@ -123,6 +123,12 @@ EV Elaborator::tensor_ref(int t) {
 
 EV Elaborator::name_ref(const Expr& e) {
   const std::string& n = e.name;
+  if (e.quoted) {
+    // PyPTO's strings are mode arguments, read by the op that takes them; elsewhere a string names nothing.
+    err(e.off, e.len, "the string " + text_of(e) + " is not a tensor or a number",
+        "strings are mode arguments (fillpad(x, \"constant\", 0.0)); a tensor is named without quotes");
+    return EV::poison();
+  }
   if (names_) {
     auto it = names_->find(n);
     if (it != names_->end()) {
@@ -131,7 +137,7 @@ EV Elaborator::name_ref(const Expr& e) {
       return EV::tensor(it->second.value, it->second.nz);
     }
   }
-  int t = p_.find_tensor(n);
+  int t = inplace_target(p_.find_tensor(n));
   if (t >= 0) {
     EV v = tensor_ref(t);
     // Point TensorRef ops at the first use of the name.

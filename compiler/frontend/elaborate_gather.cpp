@@ -455,10 +455,9 @@ EV Elaborator::call_index_put(const Call& c) {
   const Expr* il = c.args[1];
   const Expr* ie = il;
   if (il->kind == Expr::Kind::List) {
-    if (il->items.size() != 1) {
-      err(il->off, il->len, "index_put_ takes one index tensor (rows along dim 0), got " +
-                                std::to_string(il->items.size()),
-          "index one axis at a time, or move the axis first with transpose");
+    if (il->items.size() > 1) return index_put_several(c, a, *il);  // elaborate_index_put.cpp
+    if (il->items.empty()) {
+      err(il->off, il->len, "index_put_ takes at least one index tensor, got []", "index_put_(x, [rows], values)");
       return EV::poison();
     }
     ie = il->items[0].get();
@@ -494,9 +493,9 @@ EV Elaborator::call_scatter(const Call& c) {
   const size_t rank = args->rank;
   const std::optional<int> dim = args->dim;
   const Expr& ie = *c.args[2];
-  if (rank > 2) {
-    err(c.fo, c.fl, "'" + c.fn + "' of a rank-" + std::to_string(rank) + " value is not supported yet; ranks 1 and 2 are",
-        "reshape to rank 2 first");
+  if (rank > 3) {  // the mask is one rank up, and values have at most 4 axes
+    err(c.fo, c.fl, "'" + c.fn + "' of a rank-" + std::to_string(rank) + " value is not supported; ranks 1 to 3 are",
+        "reshape to rank 3 or less first");
     return EV::poison();
   }
   if (iv.shape.size() != rank) {
@@ -527,14 +526,14 @@ EV Elaborator::call_scatter(const Call& c) {
                             iv.shape[d].str());
     return EV::poison();
   }
-  // reduce: none, add or multiply (names: the expression language has no strings).
+  // reduce: none, add or multiply (PyPTO's strings "add" / "multiply", or the bare names).
   int mode = 0;
   if (const Expr* re = c.args[4]) {
     if (re->kind == Expr::Kind::Name && (re->name == "add" || re->name == "multiply")) {
       mode = re->name == "add" ? 1 : 2;
     } else if (!(re->kind == Expr::Kind::Name && (re->name == "None" || re->name == "none"))) {
       err(re->off, re->len, "'" + c.fn + "' reduce must be add or multiply, got '" + text_of(*re) + "'",
-          "write reduce=add or reduce=multiply (names, without quotes), or leave it out");
+          "write reduce=add or reduce=multiply (or the strings \"add\", \"multiply\"), or leave it out");
       return EV::poison();
     }
   }

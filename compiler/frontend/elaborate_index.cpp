@@ -32,6 +32,7 @@ std::optional<DimExpr> Elaborator::scalar_read(const Expr& e, DimUse use) {
     }
     return std::nullopt;
   }
+  if (!check_not_inplace_values(t, base.off, base.len)) return std::nullopt;
   const TensorDecl& td = p_.tensors[size_t(t)];
   if (td.role != TensorRole::Input) {
     err(base.off, base.len, "'" + name + "' is an " + (td.role == TensorRole::Output ? "output" : "workspace") +
@@ -181,6 +182,7 @@ EV Elaborator::call_index_select(const Expr& e) {
                         "read as run-time values)", "declare it under inputs: with dtype: int32");
     return EV::poison();
   }
+  if (!check_not_inplace_values(t, ie.off, ie.len)) return EV::poison();
   const TensorDecl& td = p_.tensors[size_t(t)];
   if (td.shape.size() != prefix.size() + 1) {
     err(ie.off, ie.len, "index_select's index must select one row of '" + td.name + "' (rank " +

@@ -49,15 +49,14 @@ static PadValue pad_value(Elaborator& el, const Elaborator::Call& c, const Expr*
   return r;
 }
 
-// mode: PyPTO's 'constant' is the only mode it implements (a bare name here: the expression language
-// has no strings).
+// mode: PyPTO's "constant" is the only mode it implements; the string and the bare name are one thing.
 static bool constant_mode(Elaborator& el, const Elaborator::Call& c, const Expr* m) {
   if (!m || (m->kind == Expr::Kind::Name && m->name == "constant")) return true;
   const bool known = m->kind == Expr::Kind::Name &&
                      (m->name == "reflect" || m->name == "replicate" || m->name == "circular");
   el.err(m->off, m->len, known ? "'" + c.fn + "' mode " + m->name + " is not supported (PyPTO supports constant only)"
-                              : "'" + c.fn + "' mode must be constant, got '" + el.text_of(*m) + "'",
-        "write mode=constant (a name, without quotes), or leave it out");
+                              : "'" + c.fn + "' mode must be \"constant\", got " + el.text_of(*m),
+        "write mode=\"constant\" (or mode=constant), or leave it out");
   return false;
 }
 

@@ -131,7 +131,7 @@ void Elaborator::stmt_unguarded(const Stmt& s) {
       }
       break;
     case Stmt::Kind::CachePolicy: {
-      int t = p_.find_tensor(s.cache_tensor);
+      int t = inplace_target(p_.find_tensor(s.cache_tensor));
       if (t >= 0) {
         p_.tensors[size_t(t)].l2_bypass = s.bypass;
       } else if (!broken_tensors_.count(s.cache_tensor)) {
@@ -195,6 +195,7 @@ void Elaborator::assign(const Stmt& s) {
   }
   if (local_tensor_decl(s)) return;
   if (const_binding(s)) return;
+  if (scatter_update_stmt(s)) return;  // elaborate_scatter_update.cpp
   bool name_ok = check_binding_name(a.target, at(a.target_off), a.target_len, "value");
   if (!a.more_targets.empty()) {
     assign_two(s, name_ok);
@@ -226,7 +227,7 @@ void Elaborator::assign(const Stmt& s) {
 void Elaborator::assemble(const Stmt& s) {
   const AssignAst& a = s.assign;
   EV v = expr(*a.value);
-  int t = p_.find_tensor(a.target);
+  int t = inplace_target(p_.find_tensor(a.target));
   std::optional<Binding> local;
   if (auto it = names_->find(a.target); it != names_->end() && it->second.is_local_tensor()) {
     local = it->second;
@@ -620,6 +621,7 @@ std::optional<Program> Elaborator::run(const std::string& target_override) {
   // Program order: inputs, then outputs, then workspaces (stable within each).
   std::stable_sort(p_.tensors.begin(), p_.tensors.end(),
                    [](const TensorDecl& a, const TensorDecl& b) { return int(a.role) < int(b.role); });
+  resolve_inplace();
 
   Names top;
   TileState ts;
@@ -638,7 +640,7 @@ std::optional<Program> Elaborator::run(const std::string& target_override) {
   if (r_.errors() == 0) {
     for (size_t i = 0; i < p_.tensors.size(); ++i) {
       const TensorDecl& d = p_.tensors[i];
-      if (d.role == TensorRole::Output && !written_.count(int(i)))
+      if (d.role == TensorRole::Output && d.inplace.empty() && !written_.count(int(i)))
         r_.error(d.loc, "output '" + d.name + "' is never written",
                  "assemble a value into it: '" + d.name + "[...] = VALUE'", int(d.name.size()));
     }

@@ -172,6 +172,7 @@ class Elaborator {
   EV call_index_add(const Call& c);
   EV call_index_put(const Call& c);
   EV call_scatter(const Call& c);  // scatter, scatter_
+  EV index_put_several(const Call& c, const EV& a, const Expr& il);  // [i0, i1, ...] (elaborate_index_put.cpp)
   EV index_arg(const Call& c, const Expr* x, const std::string& what);  // an int32 tensor
   // gather / scatter's first three arguments (input, dim, index), checked; nullopt after an error.
   struct IndexOpArgs {
@@ -308,6 +309,18 @@ class Elaborator {
   std::map<std::string, int64_t> divisible_;  // dynamic dims with divisible_by > 1
   std::set<std::string> broken_tensors_;
   std::set<int> written_;         // tensors assembled into
+  // --- in-place outputs (elaborate_inplace.cpp): input index -> the output that updates it in place
+  std::map<int, int> inplace_of_;
+  void resolve_inplace();
+  int inplace_target(int tensor) const;  // the tensor a name's uses go to: the output for an aliased input
+  bool check_not_inplace_values(int tensor, int off, int len);  // run-time values read from it: an error
+  // --- scatter_update of a GM tensor in place (elaborate_scatter_update.cpp)
+  bool scatter_update_stmt(const Stmt& s);  // `cache = scatter_update(cache, ...)`; false: not that form
+  EV call_scatter_update(const Call& c);
+  EV call_catalog3(const Call& c);  // clone isnan log10 lrelu hypot (elaborate_catalog3.cpp)
+  // Element `c` of value v traced through views and reshapes to the GM tensor it reads: {tensor, index}.
+  std::optional<std::pair<int, std::vector<DimExpr>>> input_element(int v, std::vector<DimExpr> c) const;
+  int scatter_target_ = -1;  // while a scatter_update statement is elaborated: the tensor it updates
   std::set<std::string> loop_names_;
   std::map<std::string, int> loop_locals_;      // value names bound in a finished loop body -> the loop's line
   std::map<std::string, int> loop_vars_ended_;  // variables of finished loops -> the loop's line

@@ -60,6 +60,22 @@ bool tokenize(std::string_view s, std::vector<Token>& out, SyntaxError& err) {
         }
         t.ival = v;
       }
+    } else if (c == '"' || c == '\'') {
+      // A string literal ("constant" or 'constant'), for the arguments PyPTO spells as strings (modes); no
+      // escapes. The parser makes it a quoted name, so `mode="constant"` and `mode=constant` are one thing.
+      size_t j = i + 1;
+      while (j < s.size() && s[j] != c) ++j;
+      if (j >= s.size()) {
+        err = {int(i), int(s.size() - i), std::string("string literal not closed: no ") + c + " after it",
+               std::string("close it with ") + c};
+        return false;
+      }
+      t.kind = Token::Kind::String;
+      t.text = std::string(s.substr(i + 1, j - i - 1));
+      t.len = int(j - i + 1);
+      i = j + 1;
+      out.push_back(std::move(t));
+      continue;
     } else {
       static const char* const kOps[] = {"...", "//", "==", "!=", "<=", ">=", "+", "-", "*", "/", "%", "(", ")",
                                          "[",   "]",  ",",  ":",  "=",  "<",  ">"};
@@ -76,7 +92,6 @@ bool tokenize(std::string_view s, std::vector<Token>& out, SyntaxError& err) {
         if (c == '&') hint = "conditions use 'and'";
         else if (c == '|') hint = "conditions use 'or'";
         else if (c == '!') hint = "conditions use 'not'";
-        else if (c == '"' || c == '\'') hint = "string literals are not part of the expression language";
         err = {int(i), 1, std::string("unexpected character '") + c + "'", hint};
         return false;
       }

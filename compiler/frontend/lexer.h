@@ -9,9 +9,9 @@
 namespace ptoc::fe {
 
 struct Token {
-  enum class Kind { Number, Name, Op, End };
+  enum class Kind { Number, Name, Op, End, String };
   Kind kind = Kind::End;
-  std::string text;  // Op: the spelling ("+", "//", "<=", "...", "(", ...)
+  std::string text;  // Op: the spelling ("+", "//", "<=", "...", "(", ...); String: the characters between the quotes
   int off = 0, len = 0;
   double number = 0;
   bool is_int = false;

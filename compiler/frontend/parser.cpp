@@ -125,6 +125,7 @@ class Parser {
   }
   static std::string describe(const Token& t) {
     if (t.kind == Token::Kind::End) return "end of statement";
+    if (t.kind == Token::Kind::String) return "the string \"" + t.text + "\"";
     return "'" + t.text + "'";
   }
   void expect(const char* op, const char* why) {
@@ -325,6 +326,16 @@ class Parser {
         }
         auto e = make(Expr::Kind::Name, t.off);
         e->name = t.text;
+        close(e);
+        return e;
+      }
+      case Token::Kind::String: {
+        // A quoted name: the argument readers that take a name (modes) take it; as a value it is an error
+        // (Elaborator::name_ref).
+        auto e = make(Expr::Kind::Name, t.off);
+        e->name = t.text;
+        e->quoted = true;
+        next();
         close(e);
         return e;
       }

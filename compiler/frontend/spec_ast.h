@@ -71,6 +71,7 @@ struct TensorAst {
   TensorDecl decl;             // shape filled by the elaborator from shape_src
   std::vector<SrcExpr> shape_src;
   SrcLoc shape_loc;
+  SrcLoc inplace_loc;          // `inplace: IN` of an output
 };
 
 struct SpecAst {

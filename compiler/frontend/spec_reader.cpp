@@ -289,6 +289,25 @@ class Reader {
     return true;
   }
 
+  // `inplace: IN` of an output: the input it updates in place (specs/README.md, "In-place outputs"). The
+  // elaborator checks that IN is an input of the same dtype and shape.
+  bool tensor_inplace(const YAML::Node& v, TensorRole role, const std::string& what, TensorAst& t) {
+    const YAML::Node x = v["inplace"];
+    t.inplace_loc = value_loc(v, "inplace");
+    if (role != TensorRole::Output) {
+      r_.error(t.inplace_loc, what + ": inplace: is for outputs only",
+               "declare it on the output that updates the input: 'y: {dtype: ..., shape: [...], inplace: x}'");
+      return false;
+    }
+    if (!x.IsScalar() || !is_identifier(x.Scalar())) {
+      r_.error(t.inplace_loc, what + ": inplace: names the input this output updates in place, got " + node_kind(x),
+               "for example 'inplace: k_cache_in'");
+      return false;
+    }
+    t.decl.inplace = x.Scalar();
+    return true;
+  }
+
   void tensors(const YAML::Node& n, TensorRole role, const std::string& section, SpecAst& s) {
     if (!n.IsMap()) {
       r_.error(YamlSource::loc(n), section + " must be a mapping of name to {dtype, shape}, got " + node_kind(n));
@@ -305,7 +324,7 @@ class Reader {
       t.decl.name = it->first.Scalar();
       const YAML::Node v = it->second;
       const std::string what = "tensor '" + t.decl.name + "'";
-      if (!check_map(v, {"dtype", "shape", "format", "values"}, what, r_, t.decl.loc)) continue;
+      if (!check_map(v, {"dtype", "shape", "format", "values", "inplace"}, what, r_, t.decl.loc)) continue;
       bool ok = true;
       if (!v["dtype"]) {
         r_.error(t.decl.loc, what + " has no dtype", "add 'dtype: fp32' (fp32 fp16 bf16 int32 int8 uint8 bool)");
@@ -333,6 +352,7 @@ class Reader {
       } else if (v["values"]) {
         ok &= tensor_values(v, role, what, t.decl);
       }
+      if (v["inplace"]) ok &= tensor_inplace(v, role, what, t);
       if (v["format"]) {
         const YAML::Node f = v["format"];
         std::string fs = f.IsScalar() ? f.Scalar() : "";

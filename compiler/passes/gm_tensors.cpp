@@ -27,6 +27,7 @@ void collect_tensors(const Program& prog, const std::vector<TileRoot>& roots, Co
     g.l2_bypass = t.l2_bypass;
     g.values_lo = t.values_lo;
     g.values_hi = t.values_hi;
+    if (!t.inplace.empty()) g.inplace = prog.find_tensor(t.inplace);
     out.tensors.push_back(std::move(g));
   }
   // GmRef::tensor of a temp = prog.tensors.size() + its position in the

@@ -119,6 +119,7 @@ std::string manifest_text(const CompiledProgram& p, bool& ok) {
     o.begin_object();
     o.key("dtype").value(dtype_name(t.dtype));
     o.key("format").value(t.format == Format::NZ ? "NZ" : "ND");
+    if (t.inplace >= 0) o.key("inplace").value(int64_t(t.inplace));  // keys sorted; absent: its own memory
     o.key("l2_bypass").value(t.l2_bypass);
     o.key("name").value(t.name);
     o.key("role").value(gm_role_name(t.role));
@@ -537,6 +538,7 @@ void manifest_from(const json& j, CompiledProgram& p, std::string& toolchain) {
       x.values_lo = (*v)[0].get<int64_t>();
       x.values_hi = (*v)[1].get<int64_t>();
     }
+    if (auto v = t.find("inplace"); v != t.end()) x.inplace = v->get<int>();
     p.tensors.push_back(std::move(x));
   }
   p.options = options_from(j.at("options"));

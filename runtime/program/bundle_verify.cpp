@@ -55,6 +55,22 @@ std::string verify_program_indices(const CompiledProgram& p) {
     if (temp ? (t.root < 0 || size_t(t.root) >= p.roots.size()) : t.root < -1 || t.root >= int64_t(p.roots.size()))
       return "tensor '" + t.name + "' (#" + num(i) + "): owning root #" + num(int64_t(t.root)) + " out of range (" +
              num(p.roots.size()) + " roots)";
+    // An in-place output shares its input's memory (control_flow.cpp, layout_gm): one buffer, one type.
+    if (t.inplace != -1) {
+      if (t.role != GmTensor::Role::Output || t.inplace < 0 || size_t(t.inplace) >= p.tensors.size() ||
+          p.tensors[size_t(t.inplace)].role != GmTensor::Role::Input)
+        return "tensor '" + t.name + "' (#" + num(i) + "): in place of tensor #" + num(int64_t(t.inplace)) +
+               ", which is not an input (an in-place output updates an input)";
+      const GmTensor& in = p.tensors[size_t(t.inplace)];
+      bool same = in.dtype == t.dtype && in.format == Format::ND && in.shape.size() == t.shape.size();
+      for (size_t k = 0; same && k < in.shape.size(); ++k) same = in.shape[k].same(t.shape[k]);
+      if (!same)
+        return "output '" + t.name + "' is in place of input '" + in.name + "' but their dtype, shape or format differ";
+      for (size_t j = 0; j < i; ++j)
+        if (p.tensors[j].inplace == t.inplace)
+          return "input '" + in.name + "' is updated in place by two outputs, '" + p.tensors[j].name + "' and '" +
+                 t.name + "'";
+    }
   }
   for (size_t r = 0; r < p.roots.size(); ++r) {
     const RootFunction& f = p.roots[r];

@@ -40,6 +40,7 @@ struct GmTensor {
   bool l2_bypass = false;
   int root = -1;               // Temp: the root function that owns it (one copy per instance)
   int64_t values_lo = 0, values_hi = -1;  // TensorDecl::values_lo/hi (inputs read by the control flow)
+  int inplace = -1;            // Output declared `inplace: IN`: the index of that input, whose GM it shares
 };
 
 const char* gm_role_name(GmTensor::Role r);  // "input", "output", "workspace", "temp"

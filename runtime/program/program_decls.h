@@ -36,6 +36,9 @@ struct TensorDecl {
   // int32 inputs read by the control flow (`values: [lo, hi]`): the range ptorun and `ptoc eval`
   // draw a generated input from. hi < lo: none declared.
   int64_t values_lo = 0, values_hi = -1;
+  // An output declared `inplace: IN`: the input it updates in place (PyPTO passes one buffer as both);
+  // the two are one GM tensor. Empty: its own memory.
+  std::string inplace;
   SrcLoc loc;
 };
 

@@ -1052,3 +1052,105 @@ def ctrl3_local_onchip(i, d):
         o[8:, 16:] = -1.0
         yo[j * 16:(j + 1) * 16] = r(r1 + o, f)
     return {"y": y, "yg": yg, "yo": yo}
+
+
+# --- catalog3: in-place outputs, scatter_update --------------------------------------------------
+
+@ref(dims={"B": 7})
+def catalog3_inplace_rw(i, d):
+    # y is x's buffer: doubled (+1), then halved in place; z reads the state between; hy changes row 0.
+    x, h = i["x"], i["h"]
+    y1 = r(r(x * 2, "fp32") + 1, "fp32")
+    hy = h.copy()
+    hy[0] = r(h[0] * 3, "fp16")
+    return {"y": r(y1 * 0.5, "fp32"), "z": r(y1 - 1, "fp32"), "hy": hy}
+
+
+@ref(dims={"T": 7, "NB": 3})
+def catalog3_scatter_update(i, d):
+    # cache[slot // 4, slot % 4, 0] = row (rank 4) or cache[slot] = row (rank 2), tokens in order.
+    out = {k: i[k + "_in"].copy() for k in ("c8", "c16", "cb", "c32", "ci")}
+    for t, s in enumerate(i["slots"].astype(np.int64)):
+        out["c8"][s // 4, s % 4, 0] = i["r8"][t]
+        out["c16"][s // 4, s % 4, 0] = i["r16"][t]
+        out["cb"][s // 4, s % 4, 0] = i["rb"][t]
+        out["c32"][s] = r(i["x"][t] * 2, "fp32")
+        out["ci"][s] = i["ri"][t]
+    return out
+
+
+def _index_put_multi(x, idx, v, accumulate, dt):
+    # slices x[i0[t], i1[t], ...] = v[t] in order (or += v[t]); a tuple with an index outside its axis writes nothing.
+    out = x.copy()
+    for t in range(len(idx[0])):
+        at = tuple(int(ix[t]) for ix in idx)
+        if any(a < 0 or a >= n for a, n in zip(at, x.shape)):
+            continue
+        out[at] = r(out[at] + v[t], dt) if accumulate else v[t]
+    return out
+
+
+@ref(dims={"B": 13}, kinds={"n": "small", "vn": "small", "c": "small", "vc": "small"})
+def catalog3_index_put_multi(i, d):
+    ij = [i["i0"].astype(np.int64), i["i1"].astype(np.int64)]
+    out = {"yx": _index_put_multi(i["x"], ij, i["v"], False, "fp32"),
+           "yxa": _index_put_multi(i["x"], ij, r(i["v"] * 2, "fp32"), True, "fp32"),
+           "yh": _index_put_multi(i["h"], ij, i["vh"], False, "fp16"),
+           "yw": _index_put_multi(i["w"], ij, i["vw"], False, "bf16"),
+           "yn": _index_put_multi(i["n"], ij, i["vn"], False, "int32"),
+           "yna": _index_put_multi(i["n"], ij, i["vn"], True, "int32"),
+           "yc": _index_put_multi(i["c"], ij, i["vc"], False, "int8"),
+           "ye": _index_put_multi(i["x"], ij + [i["i2"].astype(np.int64)], i["ve"], False, "fp32"),
+           "yb": r(i["b"] + 1, "fp32")}
+    return out
+
+
+def _scatter_nd(x, d, idx, src, reduce, dt):
+    # every index position p in C order: x[p with axis d = idx[p]] = src[p] (later wins), or += / *=; an index
+    # outside the axis writes nothing.
+    out = x.copy()
+    for p in np.ndindex(*idx.shape):
+        k = int(idx[p])
+        if not 0 <= k < x.shape[d]:
+            continue
+        at = p[:d] + (k,) + p[d + 1:]
+        v = src if np.isscalar(src) else src[p]
+        if reduce == "add":
+            out[at] = r(out[at] + v, dt)
+        elif reduce == "multiply":
+            out[at] = r(out[at] * v, dt)
+        else:
+            out[at] = v
+    return out
+
+
+@ref(kinds={"n": "small", "n2": "small"})
+def catalog3_scatter_rank3(i, d):
+    x = i["x"]
+    return {"y0": _scatter_nd(x, 0, i["i0"], i["s0"], None, "fp32"),
+            "y1": _scatter_nd(x, 1, i["i1"], i["s1"], None, "fp32"),
+            "y2": _scatter_nd(x, 2, i["i2"], i["s2"], None, "fp32"),
+            "ya": _scatter_nd(x, 1, i["i1"], i["s1"], "add", "fp32"),
+            "ym": _scatter_nd(x, 2, i["i2"], i["s2"], "multiply", "fp32"),
+            "yh": _scatter_nd(i["h"], 1, i["i1"], i["h1"], None, "fp16"),
+            "yn": _scatter_nd(i["n"], 2, i["i2"], i["n2"], "add", "int32"),
+            "yc": _scatter_nd(x, 1, i["i1"], 2.5, None, "fp32")}
+
+
+@ref(dims={"B": 13})
+def catalog3_compose(i, d):
+    x, y, h, w = i["x"], i["y"], i["h"], i["w"]
+
+    def log10(v, dt):
+        return r(r(np.log(r(np.abs(v) + 0.5, dt)), dt) * L(1 / np.log(10), dt), dt)
+
+    def hypot(a, b, dt):
+        return r(np.sqrt(r(r(a * a, dt) + r(b * b, dt), dt)), dt)
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        na = np.isnan(r(np.log(x), "fp32")).astype(np.float64)
+    return {"c": x, "na": na, "ni": np.zeros_like(i["n"]),
+            "lg": log10(x, "fp32"), "lh": log10(h, "fp16"),
+            "lr": np.where(x > 0, x, r(x * L(0.01, "fp32"), "fp32")),
+            "lw": np.where(w > 0, w, r(w * L(0.2, "bf16"), "bf16")),
+            "hy": hypot(x, y, "fp32"), "hr": hypot(x, i["rw"], "fp32"), "hh": hypot(h, h, "fp16")}

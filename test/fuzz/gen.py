@@ -998,6 +998,7 @@ class Gen:
                        self.tensors, opts, body, self.kinds)
         prog.ptoc_args, prog.ptorun_args = command_line_args(self.seed, self.avoid)
         prog.lang2 = getattr(self, "lang2", None)
+        __import__("gen_catalog3").program_hook(self, prog)  # in-place outputs, scatter_update: own stream
         return prog
 
 

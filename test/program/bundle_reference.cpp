@@ -86,6 +86,7 @@ json manifest_json(const CompiledProgram& p) {
               {"shape", dims_json(t.shape)}, {"format", t.format == Format::NZ ? "NZ" : "ND"},
               {"l2_bypass", t.l2_bypass}, {"root", t.root}};
     if (t.values_hi >= t.values_lo) j["values"] = {t.values_lo, t.values_hi};
+    if (t.inplace >= 0) j["inplace"] = t.inplace;
     tensors.push_back(j);
   }
   return {{"name", p.name},
