@@ -19,6 +19,7 @@ import model as M
 import model_catalog as MC
 import gen_index_ops as GI
 import gen_lang as GL
+import gen_cover as GC  # third-round constructs, their own stream
 from model import BITWISE  # noqa: E402
 from model import (Assemble, Bin, Bind, Block, Cast, Concat, Const, Full, Loop, Matmul, Raw, Red, Ref,
                    Reshape, Slice, Transpose, Un, View, Where)
@@ -837,6 +838,8 @@ class Gen:
             for s in _walk(stmts):
                 if isinstance(s, Raw) and "if" in s.obj:
                     s.obj["if"] = s.obj["if"].replace("k", factor)
+        if "cover" not in self.avoid and (gear or kind == "static"):
+            GC.symbolic_tiles(self, stmts, var, factor, unroll, kind)
         # carried state through a workspace: acc = acc * 0.5 + f(block) over every iteration
         if r.random() < 0.4 and not gear and not (kind == "static" and "static_carry" in self.avoid):
             self.carried_state(ctx, var, cols)
@@ -991,12 +994,16 @@ class Gen:
             GL.top_hook(self, body)
             GL.arange_hook(self, body)
             GL.merge(self)
+        if "cover" not in self.avoid:
+            GC.top_hook(self, body)
+            GC.merge(self)
         # one operator name for every seed: kernel sources carry it, so equal kernels of different
         # seeds share the host-twin cache (the seed is in the spec's header comment)
         prog = Program(self.seed, "fz", self.dims, self.dimval, self.inputs, self.outputs,
                        self.tensors, opts, body, self.kinds)
         prog.ptoc_args, prog.ptorun_args = command_line_args(self.seed, self.avoid)
         prog.lang2 = getattr(self, "lang2", None)
+        prog.cover = getattr(self, "cover", None)
         return prog
 
 
