@@ -141,7 +141,7 @@ def _tiles(stmts):
     return out
 
 
-def symbolic_tiles(g, stmts, var, factor, gears, kind, prob=0.5):
+def symbolic_tiles(g, stmts, var, factor, gears, kind, prob=0.7):
     """Rewrites rank-2 tiles of a gear body (factor `factor`, gears `gears`) or of a static loop's body
     (variable `var`) with entries that are expressions of the factor or the loop variable. Each new
     entry is at most the old one in every gear or iteration, so the body fits as before."""
@@ -155,6 +155,8 @@ def symbolic_tiles(g, stmts, var, factor, gears, kind, prob=0.5):
     for o in _tiles(stmts):
         t = o["vec_tile"]
         if len(t) != 2 or not all(isinstance(x, int) for x in t) or r.random() < 0.3:
+            continue
+        if t[0] < 2:  # the entry would be 1 in every gear: nothing symbolic left to test
             continue
         t0, t1 = t
         if factor:
