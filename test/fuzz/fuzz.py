@@ -470,7 +470,7 @@ def main():
     p.add_argument("--spec")
     p.add_argument("--keep")
     p.add_argument("--print", type=int, help="print the spec of one seed")
-    p.add_argument("--cover", choices=["symbolic_tile"] + sorted(gen_cover.TOP),
+    p.add_argument("--cover", choices=["symbolic_tile"] + sorted(gen_cover.TOP) + sorted(gen_cover.OPT_IN),
                    help="a test run of one gen_cover.py construct: every seed that can take it does")
     a = p.parse_args()
     a.avoid = []

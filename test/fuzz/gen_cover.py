@@ -345,19 +345,73 @@ def h_loop_local(g, body):
     return True
 
 
+class RtvLoop(M.Stmt):
+    """`loop: {var: j, count: "ceil_div(seq[b], R)"}`: a trip count read from an int32 tensor at run time."""
+
+    def __init__(self, var, seq, outer, R, body):
+        self.var, self.seq, self.outer, self.R, self.body = var, seq, outer, R, body
+
+    def items(self):
+        return [self.body]
+
+    def emit(self):
+        return {"loop": {"var": self.var, "count": f"ceil_div({self.seq}[{self.outer}], {self.R})"},
+                "body": [s.emit() for s in self.body]}
+
+    def run(self, env):
+        n = -(-int(env["tensors"][self.seq][env["dims"][self.outer]]) // self.R)
+        for i in range(n):
+            env["dims"][self.var] = i
+            for s in self.body:
+                s.run(env)
+        env["dims"].pop(self.var, None)
+
+
+def h_rtv_local(g, body, inner_decl=True):
+    """A local tensor inside a loop whose trip count is a run-time value (`ceil_div(seq[b], R)`). `ptoc
+    check` refuses it today ("the local tensor 'lt' is inside loop ..., whose trip count ... depends on
+    'seq'"): only `fuzz.py --cover rtv_local` generates it (not in TOP), so that the language's support
+    (engineer ctrl3) can be fuzzed by switching it on."""
+    r = g.r
+    dt = g.dtype
+    R, D, MAXB = r.choice([2, 4, 8]), r.choice([16, 32]), r.choice([1, 2, 3])
+    NB = r.randint(1, 4)
+    hi = R * MAXB
+    seq = g.new_input([NB], "int32", kind=f"range:0:{hi}")
+    g.inputs[seq]["values"] = [0, hi]
+    x = g.new_input([hi, D], dt)
+    b, j, lt = g.fresh("b"), g.fresh("j"), g.fresh("lt")
+    o = g.fresh("out")
+    g.outputs[o] = {"dtype": dt, "shape": [NB * hi, D]}
+    c = r.choice(range(8, D, 8))
+    inner = [LocalTensor(lt, [R, D], dt)] if inner_decl else []
+    inner += [Assemble(lt, [0, 0], Bin("*", Slice(x, dt, [f"{j} * {R}", 0], [f"({j} + 1) * {R}", c]), Const(2, dt), dt)),
+             Assemble(o, [f"{b} * {hi} + {j} * {R}", 0], Bin("+", Ref(lt, dt), Const(1, dt), dt))]
+    body.append(Raw({"vec_tile": [R, D]}))
+    outer = [Assemble(o, [f"{b} * {hi}", 0], Full([hi, D], 0, dt))]
+    if not inner_decl:
+        # declared one loop out, as the error's hint says: every j writes the same columns, so the
+        # numbers are those of the refused form
+        outer.append(LocalTensor(lt, [R, D], dt))
+    body.append(M.Loop(b, NB, outer + [RtvLoop(j, seq, b, R, inner)]))
+    _use(g, "rtv_local" if inner_decl else "rtv_local_outer")
+    return True
+
+
 TOP = {"index_rows": h_index_rows, "loop_scatter": h_loop_scatter, "multi_carry": h_multi_carry,
-       "loop_local": h_loop_local}
+       "loop_local": h_loop_local, "rtv_local_outer": lambda g, body: h_rtv_local(g, body, inner_decl=False)}
+OPT_IN = {"rtv_local": h_rtv_local}  # refused by `ptoc check` today: generated only when forced
 
 
 def top_hook(g, body, prob=0.15, force=None):
     """At the end of the program: maybe one of the root-level constructs (its own statement list)."""
     s = state(g)
-    force = force or (FORCE if FORCE in TOP else None)
+    force = force or (FORCE if FORCE in TOP or FORCE in OPT_IN else None)
     if s["r"].random() >= prob and not force:
         return False
     with Side(g):
         f = force or g.r.choice(sorted(TOP))
-        ok = TOP[f](g, body)
+        ok = dict(TOP, **OPT_IN)[f](g, body)
         if ok and f == "index_rows":
             _use(g, "index_rows")
     return ok

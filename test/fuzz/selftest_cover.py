@@ -78,6 +78,17 @@ def run(check):
     check("local tensor in a loop with a tail: zero gap, valid rows only",
           np.array_equal(t["y"], [[0, 0, 2, 3], [0, 0, 6, 7], [0, 0, 10, 11]]))
 
+    # a loop whose trip count is a run-time value: ceil_div(seq[b], 2) blocks of x, a local tensor declared
+    # one loop out (2 columns of 3 written: the third reads 0)
+    inner = [M.Assemble("lt", [0, 0], M.Slice("x", "fp32", ["j * 2", 0], ["(j + 1) * 2", 2])),
+             M.Assemble("y", ["b * 4 + j * 2", 0], M.Bin("+", M.Ref("lt", "fp32"), M.Const(1, "fp32"), "fp32"))]
+    body = [M.Loop("b", 2, [GL.LocalTensor("lt", [2, 3], "fp32"), GC.RtvLoop("j", "seq", "b", 2, inner)])]
+    t = M.run_program(body, {}, {"seq": np.array([3.0, 0]), "x": np.arange(12.0).reshape(4, 3),
+                                 "y": np.zeros((8, 3))})
+    check("run-time trip count ceil_div(seq[b], 2): 2 blocks at b = 0, none at b = 1",
+          np.array_equal(t["y"], [[1, 2, 1], [4, 5, 1], [7, 8, 1], [10, 11, 1]] + [[0, 0, 0]] * 4))
+    check("run-time trip count text", GC.RtvLoop("j", "seq", "b", 2, []).emit()["loop"]["count"] == "ceil_div(seq[b], 2)")
+
     # the symbolic vec_tile rewrite: rank-2 tiles of a gear body, the nested `if` branches too; never larger
     class G:
         seed = 5
