@@ -141,6 +141,45 @@ def _tiles(stmts):
     return out
 
 
+# ops whose axis must be whole in the tile (argmax/argmin over any axis, topk/argsort: specs/README.md): a
+# tile in force over one of them keeps its entries
+WHOLE_IN_TILE = ("ArgExt", "Sort")
+
+
+def _class_names(x, out):
+    """Class names of every object reachable from x through attributes, lists and dicts."""
+    seen, stack = set(), [x]
+    while stack:
+        y = stack.pop()
+        if isinstance(y, (list, tuple)):
+            stack.extend(y)
+        elif isinstance(y, dict):
+            stack.extend(y.values())
+        elif hasattr(y, "__dict__") and id(y) not in seen:
+            seen.add(id(y))
+            out.add(type(y).__name__)
+            stack.extend(vars(y).values())
+    return out
+
+
+def _tiles_in_force(stmts, current=None, groups=None):
+    """[(tile dicts, class names of the statements they are in force over)] in program order."""
+    groups = [] if groups is None else groups
+    for s in stmts:
+        if isinstance(s, Raw):
+            found = _tiles([s])
+            if found:
+                current = (found, set())
+                groups.append(current)
+            continue
+        if current is not None:
+            _class_names(s, current[1])
+        for lst in s.items():
+            _tiles_in_force(lst, current, groups)
+            current = groups[-1] if groups else current
+    return groups
+
+
 def symbolic_tiles(g, stmts, var, factor, gears, kind, prob=0.7):
     """Rewrites rank-2 tiles of a gear body (factor `factor`, gears `gears`) or of a static loop's body
     (variable `var`) with entries that are expressions of the factor or the loop variable. Each new
@@ -152,7 +191,13 @@ def symbolic_tiles(g, stmts, var, factor, gears, kind, prob=0.7):
     if r.random() >= prob or (factor is None and kind != "static"):
         return False
     done = False
+    keep = set()
+    for dicts, names in _tiles_in_force(stmts):
+        if any(n in WHOLE_IN_TILE for n in names):
+            keep.update(id(o) for o in dicts)
     for o in _tiles(stmts):
+        if id(o) in keep:
+            continue
         t = o["vec_tile"]
         if len(t) != 2 or not all(isinstance(x, int) for x in t) or r.random() < 0.3:
             continue

@@ -108,6 +108,11 @@ def run(check):
             ok = ok and all(1 <= v <= b for v, b in zip(vals, before))
     check(f"symbolic vec_tile entries of the factor ({syms}), never larger than before", ok)
     check("rank-3 tiles are left alone", tiles[-1] == [1, 2, 16])
+    # long run seed 9502153 (rejected by check): an argmin over axis 0 under ['min(b14 + 1, 2)', 32]; a tile
+    # in force over an op whose axis must be whole in it keeps its entries
+    text = gen.generate(9502153).spec_text()
+    check("seed 9502153: the argmin's tile stays [2, 32]",
+          "- vec_tile: [2, 32]\n  - t1002 = argmin(" in text)
 
     # seed 9401918: matmul(in3, in4, out_dtype=bf16) cast to an fp16 output. The element (59, 73, 104) is
     # -9.3437497 exactly; fp32 sums give the bf16 tie -9.34375 (-> -9.375, the model) or -9.3437490 (-> -9.3125,
