@@ -280,6 +280,8 @@ class Gen:
             # ops with a jump (floor, ...) read exact input values: one ulp of an earlier op must not move a result
             a, ta = (self.leaf(ctx, shape, dtype, vkey, bcast_ok) if op in STEP_OPS
                      else self.expr(ctx, shape, dtype, vkey, depth - 1, bcast_ok))
+            if op in STEP_OPS and "cover" not in self.avoid:
+                a, ta = GC.exact_operand(self, ctx, a, ta)  # a pool value is computed: an input instead
             return self.unary(op, a, ta)
         if choice == "red" and bcast_ok and rank >= 1:
             ax = r.randrange(rank)

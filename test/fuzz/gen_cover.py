@@ -223,6 +223,31 @@ def symbolic_tiles(g, stmts, var, factor, gears, kind, prob=0.7):
     return done
 
 
+# ------------------------------------------------ exact operands of the step functions
+def _reads_input(g, node):
+    """Is the node an input read as it is (whole, a slice or a view of an input)?"""
+    names = set(g.inputs) | set(state(g)["inputs"]) | set(getattr(g, "lang2", {}).get("inputs", {}))
+    if isinstance(node, Ref) and node.name in names:
+        return True
+    return isinstance(node, (Slice, View)) and node.tensor in names
+
+
+def exact_operand(g, ctx, a, ta):
+    """floor/ceil/trunc/sign jump: one ulp of an earlier op may move the result by 1, so they read exact
+    input values. gen.py's leaf() may hand them a pool value, which is computed (long-run seed 9502848:
+    `trunc(t7)`, t7 holding an fp16 matmul, 16 against the model's 17); such an operand becomes a fresh
+    input window of the same type, drawn from this module's stream (the main stream is untouched, so
+    the rest of the program is what it was)."""
+    if _reads_input(g, a):
+        return a, ta
+    with Side(g):
+        b, tb = g.window_input(ctx, list(ta.shape), ta.dtype)
+    if tb.shape != ta.shape or tb.vkey != ta.vkey:
+        return a, ta  # no window of that type here: keep the old operand (rare; was the only behaviour)
+    _use(g, "exact_step_operand")
+    return b, tb
+
+
 # ------------------------------------------------ root-level constructs
 def _dyn_dim(g, R):
     """A dynamic dim whose run-time value leaves a tail block of R rows (or none), and its count."""

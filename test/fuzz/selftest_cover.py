@@ -140,6 +140,17 @@ def run(check):
     check("an fp16-output matmul: fp32 outputs at fp16's, bf16 ones at bf16's",
           [tolerance_dtype(half, d) for d in ("fp32", "fp16", "bf16")] == ["fp16", "fp16", "bf16"])
 
+    # long-run seed 9502848 (model mismatch: trunc(t7), t7 = ... - matmul(..., out_dtype=fp16), 16 against 17):
+    # the step functions read an input window; every statement but that operand is as before
+    p, q = gen.generate(9502848), gen.generate(9502848, ["cover"])
+    pt, qt = p.spec_text(), q.spec_text()
+    check("seed 9502848: trunc reads an input window, not the computed t7",
+          "t9 = trunc(t7)" in qt and "t9 = trunc(in2001[b1 * 4:(b1 + k2) * 4, 0:A])" in pt)
+    pb, qb = pt.split("\nbody:\n", 1)[1].splitlines(), qt.split("\nbody:\n", 1)[1].splitlines()
+    check("... the other statements are unchanged (symbolic tiles and the construct after them aside)",
+          [i for i, (x, y) in enumerate(zip(pb, qb)) if x != y and "vec_tile" not in y] ==
+          [qb.index("    - t9 = trunc(t7)")])
+
     # the constructs draw from their own stream: every seed that draws none generates what it did before
     same, n_used = True, 0
     for s in range(2000, 2100):
