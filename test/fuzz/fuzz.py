@@ -36,8 +36,11 @@ sys.path.insert(0, HERE)
 import numpy as np  # noqa: E402
 
 import gen  # noqa: E402
+import gen_cover  # noqa: E402
+import gen_lang  # noqa: E402
 from model import ModelError  # noqa: E402
 from numerics import compare, make_input  # noqa: E402
+from model_tolerance import tolerance_dtype  # noqa: E402
 
 BAD = ("miscompile", "crash", "timeout", "spurious-rejection")
 SANITIZER = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer", "UndefinedBehaviorSanitizer")
@@ -171,7 +174,7 @@ def evaluate(tools, prog, work, text=None, numpy_model=True):
     bad = []
     for o, ty in prog.outputs.items():
         got = np.load(outs[o])
-        ok, msg = compare(got, want[o], ty["dtype"])
+        ok, msg = compare(got, want[o], tolerance_dtype(prog, ty["dtype"]))
         if not ok:
             bad.append(f"{o}: {msg}")
     if not bad:
@@ -190,7 +193,8 @@ def evaluate(tools, prog, work, text=None, numpy_model=True):
     rc, eout = tools.run([tools.ptoc, "eval", spec, *eargs])
     if rc != 0:
         return Result("crash" if crashed(rc, eout) else "miscompile", "eval", first_line(eout, "error"), eout)
-    eval_ok = all(compare(np.load(ev[o]), want[o], ty["dtype"])[0] for o, ty in prog.outputs.items())
+    eval_ok = all(compare(np.load(ev[o]), want[o], tolerance_dtype(prog, ty["dtype"]))[0]
+                  for o, ty in prog.outputs.items())
     if eval_ok:
         return Result("miscompile", "numpy", "; ".join(bad)[:400], out)
     return Result("model-mismatch", "numpy", "; ".join(bad)[:400], out)
@@ -239,7 +243,7 @@ def long_mode(a):
         for seed, (prog, res) in ex.map(one, seeds):
             counts[res.cls] = counts.get(res.cls, 0) + 1
             rec = {"seed": seed, "class": res.cls, "stage": res.stage, "detail": res.detail,
-                   "seconds": round(res.seconds, 2)}
+                   "seconds": round(res.seconds, 2), "features": features(prog)}
             records.append(rec)
             log.write(json.dumps(rec) + "\n")
             log.flush()
@@ -265,6 +269,11 @@ def long_mode(a):
     return counts
 
 
+def features(prog):
+    """The constructs of gen_lang.py and gen_cover.py a program uses (per-feature counts in the summary)."""
+    return sorted(set(gen_lang.used(prog)) | set(gen_cover.used(prog)))
+
+
 def write_summary(a, records, counts, el):
     """summary.json and summary.txt of the specs done so far (rewritten every 25 specs and at the end)."""
     gen_n = len(records)
@@ -275,11 +284,18 @@ def write_summary(a, records, counts, el):
                "rejection_rate": round(rejected / max(gen_n, 1), 4), "compiled": compiled, "ran": ran,
                "classes": counts, "seconds": round(el, 1), "seed": a.seed, "count": a.count, "jobs": a.jobs,
                "avoid": list(a.avoid), "failures": [r for r in records if r["class"] not in ("pass", "capacity")]}
+    usage = {}
+    for r in records:
+        for f in r.get("features", []):
+            usage.setdefault(f, {})
+            usage[f][r["class"]] = usage[f].get(r["class"], 0) + 1
+    summary["features"] = {f: usage[f] for f in sorted(usage)}
     with open(os.path.join(a.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
     text = (f"specs generated {gen_n}, rejected by ptoc check {rejected} ({100 * summary['rejection_rate']:.1f} %), "
             f"compiled {compiled}, run {ran}, in {el:.0f} s (jobs {a.jobs})\n"
-            f"outcomes: {json.dumps(counts)}\n")
+            f"outcomes: {json.dumps(counts)}\n"
+            f"features (specs using each, by outcome): {json.dumps(summary['features'])}\n")
     for r in summary["failures"]:
         text += f"  seed {r['seed']}: {r['class']} at {r['stage']}: {r['detail'][:200]}\n"
     with open(os.path.join(a.out, "summary.txt"), "w") as f:
@@ -454,11 +470,14 @@ def main():
     p.add_argument("--spec")
     p.add_argument("--keep")
     p.add_argument("--print", type=int, help="print the spec of one seed")
+    p.add_argument("--cover", choices=["symbolic_tile"] + sorted(gen_cover.TOP) + sorted(gen_cover.OPT_IN),
+                   help="a test run of one gen_cover.py construct: every seed that can take it does")
     a = p.parse_args()
     a.avoid = []
     a.seed_given = "--seed" in sys.argv
     a.count_given = "--count" in sys.argv
     a.avoid = sorted(set(gen.KNOWN) | set(gen.KNOWN_LONG)) if a.avoid_known else []
+    gen_cover.FORCE = a.cover
     if a.print is not None:
         print(gen.generate(a.print, a.avoid).spec_text())
         return 0

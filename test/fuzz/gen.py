@@ -19,7 +19,8 @@ import model as M
 import model_catalog as MC
 import gen_index_ops as GI
 import gen_lang as GL
-import gen_ctrl as GC
+import gen_ctrl as GCTRL
+import gen_cover as GC  # third-round constructs, their own stream
 from model import BITWISE  # noqa: E402
 from model import (Assemble, Bin, Bind, Block, Cast, Concat, Const, Full, Loop, Matmul, Raw, Red, Ref,
                    Reshape, Slice, Transpose, Un, View, Where)
@@ -280,6 +281,8 @@ class Gen:
             # ops with a jump (floor, ...) read exact input values: one ulp of an earlier op must not move a result
             a, ta = (self.leaf(ctx, shape, dtype, vkey, bcast_ok) if op in STEP_OPS
                      else self.expr(ctx, shape, dtype, vkey, depth - 1, bcast_ok))
+            if op in STEP_OPS and "cover" not in self.avoid:
+                a, ta = GC.exact_operand(self, ctx, a, ta)  # a pool value is computed: an input instead
             return self.unary(op, a, ta)
         if choice == "red" and bcast_ok and rank >= 1:
             ax = r.randrange(rank)
@@ -838,6 +841,8 @@ class Gen:
             for s in _walk(stmts):
                 if isinstance(s, Raw) and "if" in s.obj:
                     s.obj["if"] = s.obj["if"].replace("k", factor)
+        if "cover" not in self.avoid and (gear or kind == "static"):
+            GC.symbolic_tiles(self, stmts, var, factor, unroll, kind)
         # carried state through a workspace: acc = acc * 0.5 + f(block) over every iteration
         if r.random() < 0.4 and not gear and not (kind == "static" and "static_carry" in self.avoid):
             self.carried_state(ctx, var, cols)
@@ -992,12 +997,16 @@ class Gen:
             GL.top_hook(self, body)
             GL.arange_hook(self, body)
             GL.merge(self)
+        if "cover" not in self.avoid:
+            GC.top_hook(self, body)
+            GC.merge(self)
         # one operator name for every seed: kernel sources carry it, so equal kernels of different
         # seeds share the host-twin cache (the seed is in the spec's header comment)
         prog = Program(self.seed, "fz", self.dims, self.dimval, self.inputs, self.outputs,
                        self.tensors, opts, body, self.kinds)
         prog.ptoc_args, prog.ptorun_args = command_line_args(self.seed, self.avoid)
         prog.lang2 = getattr(self, "lang2", None)
+        prog.cover = getattr(self, "cover", None)
         __import__("gen_catalog3").program_hook(self, prog)  # in-place outputs, scatter_update: own stream
         return prog
 
@@ -1239,7 +1248,7 @@ def generate(seed, avoid=()):
     if "runtime_values" not in avoid and random.Random(seed ^ 0x5254560).random() < 1 / 16:
         return runtime_values_program(seed)
     if "ctrl" not in avoid and random.Random(seed ^ 0x4354524C).random() < 1 / 16:  # gen_ctrl.py
-        return GC.ctrl_program(seed, Program)
+        return GCTRL.ctrl_program(seed, Program)
     return Gen(seed, avoid).program()
 
 

@@ -129,6 +129,10 @@ for s in range(1000, 1080):
 check(f"hooks keep the other seeds' programs ({used} of 80 seeds use one)", same and used > 10)
 check("deterministic", gen.generate(1042).spec_text() == gen.generate(1042).spec_text())
 
+# gen_cover.py's constructs and the model's tolerance for narrow matmuls (selftest_cover.py)
+import selftest_cover  # noqa: E402
+selftest_cover.run(check)
+
 if failures:
     print(f"{len(failures)} failures")
     sys.exit(1)
