@@ -57,15 +57,8 @@ class TextLength {
   }
 
  private:
-  static int prec(DimExpr::Kind k) {
-    using K = DimExpr::Kind;
-    switch (k) {
-      case K::Add: case K::Sub: return 1;
-      case K::Mul: case K::FloorDiv: case K::Mod: return 2;
-      case K::Neg: return 3;
-      default: return 4;
-    }
-  }
+  static int prec(DimExpr::Kind k) { return DimExpr::print_precedence(k); }
+
   int64_t sub(const DimExpr& x, int min_prec) {
     const bool paren = prec(x.kind()) < min_prec || (x.is_const() && *x.as_const() < 0 && min_prec > 1);
     return of(x) + (paren ? 2 : 0);

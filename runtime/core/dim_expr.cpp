@@ -202,8 +202,7 @@ bool DimExpr::same(const DimExpr& o) const {
   return str() == o.str();
 }
 
-// Precedence: 1 additive, 2 multiplicative, 3 unary, 4 atom.
-static int prec(DimExpr::Kind k) {
+int DimExpr::print_precedence(Kind k) {
   using K = DimExpr::Kind;
   switch (k) {
     case K::Add: case K::Sub: return 1;
@@ -212,6 +211,7 @@ static int prec(DimExpr::Kind k) {
     default: return 4;
   }
 }
+static int prec(DimExpr::Kind k) { return DimExpr::print_precedence(k); }
 
 using SymFn = std::function<std::string(const std::string&)>;
 

@@ -41,6 +41,9 @@ class DimExpr {
 
   // Canonical text: fully parenthesised only where needed; stable for golden tests.
   std::string str() const;
+  // How tightly str() binds a node of this kind: 1 additive, 2 multiplicative, 3 unary, 4 atom
+  // (for code that measures or prints the same text).
+  static int print_precedence(Kind k);
   // The same expression as a C++ int64_t expression; `sym` maps a symbol to C code.
   std::string to_c(const std::function<std::string(const std::string&)>& sym) const;
   // Same canonical text (structural equality, without rendering in the common case).

@@ -8,11 +8,13 @@
     catalog3_runtime.py PTOC PTORUN
 """
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from clitest import expect, run  # noqa: E402
 
 SPEC = """ptoc: 1
 name: kv_update
@@ -35,18 +37,6 @@ body:
       - vec_tile: [u, 1, 1, 32]
       - "kc = scatter_update(kin, -2, idx, reshape(view(rows, [u, D], [t, 0], valid=[u, D]), [u, 1, 1, D]))"
 """
-
-
-def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
-
-
-def expect(cond, what, detail=""):
-    if not cond:
-        print(f"FAIL: {what}\n{detail}")
-        sys.exit(1)
-    print(f"ok   {what}")
 
 
 def main():

@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli/ptoc_commands.h"
 #include "compiler/frontend/frontend.h"
@@ -56,6 +57,18 @@ inline std::vector<std::string> kinds(const ptoc::Program& p) {
 
 // Position of `needle` in `text`, where an '@' inside the needle marks the
 // expected column (default: the needle's first character).
+// The vec_tile of every op of one kind, in program order (each must have one).
+inline std::vector<std::vector<int64_t>> op_tiles(const ptoc::Program& p, ptoc::OpKind kind) {
+  std::vector<std::vector<int64_t>> v;
+  for (const auto& op : p.ops)
+    if (op.kind == kind) {
+      REQUIRE(op.vec_tile.has_value());
+      v.push_back(op.vec_tile->shape);
+    }
+  return v;
+}
+inline std::vector<std::vector<int64_t>> exp_tiles(const ptoc::Program& p) { return op_tiles(p, ptoc::OpKind::Exp); }
+
 inline ptoc::SrcLoc find_pos(const std::string& text, std::string needle) {
   size_t mark = needle.find('@');
   size_t delta = 0;

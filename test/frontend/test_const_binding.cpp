@@ -6,6 +6,7 @@
 
 #include "spec_helpers.h"
 
+using fe_test::exp_tiles;
 using fe_test::expect_error;
 using fe_test::ok;
 using fe_test::run;
@@ -19,17 +20,6 @@ std::string gears(const std::string& stmts) {
          "  - loop: {var: i, count: T, unroll: [8, 2], factor: k}\n"
          "    body:\n" +
          stmts;
-}
-
-// The vec_tile of every exp op, in program order.
-std::vector<std::vector<int64_t>> exp_tiles(const ptoc::Program& p) {
-  std::vector<std::vector<int64_t>> v;
-  for (const auto& op : p.ops)
-    if (op.kind == ptoc::OpKind::Exp) {
-      REQUIRE(op.vec_tile.has_value());
-      v.push_back(op.vec_tile->shape);
-    }
-  return v;
 }
 
 }  // namespace

@@ -23,6 +23,7 @@ import numpy as np
 import model as M
 from model import Assemble, Bin, Bind, Const, Full, Raw, Ref, Slice, Value, View
 from gen_index_ops import Gather, IndexScatter, Scatter
+import gen_lang as GL
 from gen_lang import LocalTensor
 
 FLOATS = ("fp32", "fp16", "bf16")
@@ -107,13 +108,7 @@ def _use(g, what):
 
 def merge(g):
     """At the end of Gen.program: this module's inputs, outputs and tensors join the program's."""
-    s = getattr(g, "cover", None)
-    if not s:
-        return
-    g.inputs.update(s["inputs"])
-    g.outputs.update(s["outputs"])
-    g.tensors.update(s["tensors"])
-    g.kinds.update(s["kinds"])
+    GL.merge_state(g, getattr(g, "cover", None))
 
 
 def used(prog_or_gen):

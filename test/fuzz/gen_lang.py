@@ -324,15 +324,19 @@ class Side:
         return False
 
 
-def merge(g):
-    """At the end of Gen.program: the hook's inputs, outputs and tensors join the program's."""
-    s = getattr(g, "lang2", None)
+def merge_state(g, s):
+    """A hook's inputs, outputs and tensors (its state dict `s`, or None) join the program's."""
     if not s:
         return
     g.inputs.update(s["inputs"])
     g.outputs.update(s["outputs"])
     g.tensors.update(s["tensors"])
     g.kinds.update(s["kinds"])
+
+
+def merge(g):
+    """At the end of Gen.program: the hook's inputs, outputs and tensors join the program's."""
+    merge_state(g, getattr(g, "lang2", None))
 
 
 def _last_tile(stmts):

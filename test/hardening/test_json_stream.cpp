@@ -16,6 +16,7 @@
 
 #include "runtime/program/bundle.h"
 #include "runtime/program/json_stream.h"
+#include "test/hardening/xy_program.h"
 
 using namespace ptoc;
 using namespace ptoc::runtime;
@@ -123,25 +124,7 @@ namespace {
 
 // x, y [N, 16] fp32; one root of three tasks of one class: 0 -> 1, 0 -> 2; task 2 has its own offset.
 CompiledProgram three_tasks() {
-  CompiledProgram p;
-  p.name = "stream";
-  p.target = "ascend910b1";
-  DimDecl n;
-  n.name = "N";
-  n.dynamic = true;
-  n.max = 1 << 20;
-  p.dims = {n};
-  for (const char* name : {"x", "y"}) {
-    GmTensor t;
-    t.name = name;
-    t.role = name[0] == 'x' ? GmTensor::Role::Input : GmTensor::Role::Output;
-    t.shape = {DimExpr::sym("N"), DimExpr(16)};
-    p.tensors.push_back(t);
-  }
-  LeafFunction l;
-  l.id = 0;
-  l.kernel = 0;
-  p.leaves = {l};
+  CompiledProgram p = ptoc::test::xy_program("stream");
   Kernel k;
   k.name = "copy";
   k.num_args = 1;

@@ -7,6 +7,7 @@
 #include "runtime/program/leaf_tiles.h"
 #include "runtime/task_preflight.h"
 #include "test/program/leaf_program_sample.h"
+#include "test/hardening/xy_program.h"
 
 using namespace ptoc;
 using namespace ptoc::runtime;
@@ -16,25 +17,7 @@ namespace {
 
 // One root over x, y [N, 16] fp32, one task running the sample kernel with args {vr, vc}.
 CompiledProgram one_task(const leaf::LeafProgram& kernel, DimExpr vr, DimExpr vc, std::vector<DimExpr> more = {}) {
-  CompiledProgram p;
-  p.name = "preflight";
-  p.target = "ascend910b1";
-  DimDecl n;
-  n.name = "N";
-  n.dynamic = true;
-  n.max = 1 << 20;
-  p.dims = {n};
-  for (const char* name : {"x", "y"}) {
-    GmTensor t;
-    t.name = name;
-    t.role = name[0] == 'x' ? GmTensor::Role::Input : GmTensor::Role::Output;
-    t.shape = {DimExpr::sym("N"), DimExpr(16)};
-    p.tensors.push_back(t);
-  }
-  LeafFunction l;
-  l.id = 0;
-  l.kernel = 0;
-  p.leaves = {l};
+  CompiledProgram p = ptoc::test::xy_program("preflight");
   Kernel k;
   k.name = kernel.kernel;
   k.num_args = kernel.num_args;
