@@ -107,9 +107,10 @@ std::optional<DimExpr> Elaborator::condition01(const Expr& e) {
                         : "is_loop_begin and is_loop_end take the variable of a loop around the if");
           return std::nullopt;
         }
-        if (e.name == "is_loop_begin") return DimExpr(1) - min(DimExpr(1), DimExpr::sym(v) - en->begin);
-        // The instance that covers the last iteration: var + factor * step reaches end.
-        return DimExpr(1) - clamp01(en->end - (DimExpr::sym(v) + en->factor * en->step));
+        // Decided by the path of the loop's body this copy belongs to (elaborate_loop_paths.cpp).
+        const int decided = e.name == "is_loop_begin" ? en->begin_is : en->end_is;
+        if (decided >= 0) return DimExpr(decided);
+        return e.name == "is_loop_begin" ? loop_begin01(*en) : loop_end01(*en);
       }
       [[fallthrough]];
     default: {

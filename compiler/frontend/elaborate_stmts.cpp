@@ -512,13 +512,17 @@ void Elaborator::loop(const Stmt& s) {
     seq_ = &inner;
     names_ = &local;
     ts_ = &ts;
-    loop_carries_.push_back({&inner, &carried});
-    block(s.body);
-    loop_carries_.pop_back();
-    carry_out(carried, local, s.loc.line);
-    drop_zero_fills();
-    flush_run();
-    note_loop_locals(local, *outer_names, l.var, s.loc.line);
+    if (loop_paths(s, carried, *outer_names, ts)) {  // branches on is_loop_begin/end(var): one body per path
+      flush_run();
+    } else {
+      loop_carries_.push_back({&inner, &carried});
+      block(s.body);
+      loop_carries_.pop_back();
+      carry_out(carried, local, s.loc.line);
+      drop_zero_fills();
+      flush_run();
+      note_loop_locals(local, *outer_names, l.var, s.loc.line);
+    }
     seq_ = outer_seq;
     names_ = outer_names;
     ts_ = outer_ts_ptr;

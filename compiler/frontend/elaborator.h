@@ -77,6 +77,9 @@ struct Frame {
     DimExpr begin, step, trip, end;
     int64_t factor = 1;  // the gear's unroll factor
     bool branch = false; // a run-time branch's loop (0 or 1 iteration, its variable always 0)
+    // A path of the loop's body (elaborate_loop_paths.cpp): is_loop_begin / is_loop_end of `var`
+    // decided (0 or 1), or -1 when this body is not split on it.
+    int begin_is = -1, end_is = -1;
   };
   std::vector<Enclosing> enclosing;  // enclosing dynamic loops, outermost first
 };
@@ -272,6 +275,14 @@ class Elaborator {
   bool runtime_condition(const Expr& e) const;  // uses is_loop_begin / is_loop_end: an `if` decided at run time
   std::optional<DimExpr> condition01(const Expr& e);  // 1 when true, 0 when false, per instance
   void runtime_if(const Stmt& s);
+  // --- loop paths (elaborate_loop_paths.cpp)
+  // A dynamic loop's gear body that branches on is_loop_begin / is_loop_end of the loop's own
+  // variable is elaborated once per path (first / middle / last) with those conditions decided,
+  // as PyPTO traces one path function per condition outcome; false: no such branch, nothing done.
+  bool loop_paths(const Stmt& s, const std::vector<Carried>& carried, const Names& outer_names,
+                  const TileState& gear_ts);
+  static DimExpr loop_begin01(const Frame::Enclosing& en);  // 1 in the instance that starts at begin
+  static DimExpr loop_end01(const Frame::Enclosing& en);    // 1 in the instance that covers the last iteration
 
   const Ranges& ranges() const {
     static const Ranges empty;
