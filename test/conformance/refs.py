@@ -1154,3 +1154,67 @@ def catalog3_compose(i, d):
             "lr": np.where(x > 0, x, r(x * L(0.01, "fp32"), "fp32")),
             "lw": np.where(w > 0, w, r(w * L(0.2, "bf16"), "bf16")),
             "hy": hypot(x, y, "fp32"), "hr": hypot(x, i["rw"], "fp32"), "hh": hypot(h, h, "fp16")}
+
+
+# --- ctrl4: loop paths (is_loop_begin / is_loop_end decided per path of the loop's body) ---------
+
+@ref(dims={"B": 6})
+def ctrl4_path_trips(i, d):
+    x, f = i["x"], "fp32"
+    B, _, N = x.shape
+    y, z = np.zeros((B, 1, N)), np.zeros((B, 1, N))
+    for b in range(B):
+        acc, tag = np.ones((1, N)), np.zeros((1, N))
+        n = b  # the trip count of LOOP_J
+        for j in range(n):
+            s = x[b, j:j + 1]
+            first, last = j == 0, j == n - 1
+            acc = r(s * 2.0, f) if first else r(acc + s, f)
+            if last:
+                acc, tag = r(acc * 0.5, f), tag + 100.0
+            if first and last:
+                tag = tag + 1.0
+            tag = tag + (10.0 if not first and not last else 1000.0)
+        y[b], z[b] = acc, tag
+    return {"y": y, "z": z}
+
+
+@ref(dims={"B": 7})
+def ctrl4_path_gears(i, d):
+    x, f = i["x"], "fp32"
+    B, _, N = x.shape
+    y, z = np.zeros((B, 1, N)), np.zeros((B, 1, N))
+    for b in range(B):
+        acc, tag = np.zeros((1, N)), np.zeros((1, N))
+        n, j = b, 0  # LOOP_J's trip count; gear 2 while two iterations are left, then gear 1
+        while j < n:
+            k = 2 if n - j >= 2 else 1
+            for t in range(k):
+                s = x[b, j + t:j + t + 1]
+                acc = r(s * 3.0, f) if j + t == 0 else r(r(acc * 0.5, f) + s, f)
+                if j + t == n - 1:
+                    acc, tag = r(acc - 1.0, f), r(tag + s, f)
+            if j + k >= n:  # is_loop_end(j): this instance covers the last iteration
+                tag = r(tag + float(k), f)
+            j += k
+        y[b], z[b] = acc, tag
+    return {"y": y, "z": z}
+
+
+@ref(dims={"B": 6})
+def ctrl4_path_nested(i, d):
+    seq, flag, x, f = i["seq_len"].astype(np.int64), i["flag"].astype(np.int64), i["x"], "fp32"
+    B, _, N = x.shape
+    y = np.zeros((B, 1, N))
+    for b in range(B):
+        acc, n = np.zeros((1, N)), int(seq[b])
+        for ii in range(n):
+            for j in range(1 + ii % 3):
+                s = x[b, ii + j:ii + j + 1]
+                acc = r(r(acc * 0.5, f) + s, f) if j == 0 else r(acc + r(s * 2.0, f), f)
+                if ii == n - 1:
+                    acc = r(acc - 1.0, f)
+            if ii == n - 1 and flag[b] > 0:
+                acc = r(acc * 3.0, f)
+        y[b] = acc
+    return {"y": y}
