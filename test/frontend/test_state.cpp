@@ -82,13 +82,15 @@ TEST_CASE("a local tensor is a GM window; indexed assignment writes it, a read v
 }
 
 TEST_CASE("run-time conditions become 0/1-trip loops evaluated per instance", "[frontend][state]") {
+  // `cond` on the loop variable: run-time branches (is_loop_begin / is_loop_end split the loop into paths
+  // instead: test_loop_paths.cpp).
   auto r = run(spec(kTile +
                     "  - loop: {var: j, count: \"ceil_div(B, 16)\", carry: {acc: \"full([16, 64], 0, fp32)\"}}\n"
                     "    body:\n"
-                    "      - if: \"is_loop_begin(j)\"\n"
+                    "      - cond: \"j == 0\"\n"
                     "        then: [\"acc = x[0:16, :] * 1\"]\n"
                     "        else: [\"acc = acc + x[j * 16:(j + 1) * 16, :]\"]\n"
-                    "      - if: \"is_loop_end(j)\"\n"
+                    "      - cond: \"j >= ceil_div(B, 16) - 1\"\n"
                     "        then: [\"y[0:16, :] = acc\"]\n"));
   INFO(r.rendered);
   REQUIRE(r.prog);
@@ -98,8 +100,8 @@ TEST_CASE("run-time conditions become 0/1-trip loops evaluated per instance", "[
   std::vector<std::string> ends;
   for (const auto& n : loop.gears[0].body)
     if (n.kind == ptoc::LoopNode::Kind::Loop) ends.push_back(n.name + ": " + n.end.str());
-  CHECK(ends == std::vector<std::string>{"IF_L17_then: 1 - min(j, 1)", "IF_L17_else: min(j, 1)",
-                                         "IF_L20_then: 1 - min(max(ceil_div(B, 16) - j - 1, 0), 1)"});
+  CHECK(ends == std::vector<std::string>{"IF_L17_then: 1 - min(max(-j, j), 1)", "IF_L17_else: min(max(-j, j), 1)",
+                                         "IF_L20_then: min(max(j - ceil_div(B, 16) + 2, 0), 1)"});
 }
 
 TEST_CASE("misused carried values, local tensors and run-time conditions are located errors", "[frontend][state]") {
