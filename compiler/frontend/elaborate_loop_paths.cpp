@@ -12,6 +12,7 @@
 // run-time values (`cond`, a scalar read from a tensor) stay run-time branches.
 #include <algorithm>
 
+#include "runtime/core/resource_limits.h"
 #include "compiler/frontend/dim_simplify.h"
 #include "compiler/frontend/elaborator.h"
 
@@ -76,6 +77,24 @@ bool Elaborator::loop_paths(const Stmt& s, const std::vector<Carried>& carried, 
     paths = {{0, -1, "rest"}, {1, -1, "first"}};
   else
     paths = {{-1, 0, "rest"}, {-1, 1, "last"}};
+  // Each path is one more copy of the body, and nested loops multiply them (4 paths in each of k
+  // nested loops: 4^k bodies): counted with the static loops' unrolled bodies.
+  const int64_t cap = limits::get(limits::Id::static_iterations);
+  if (static_iterations_ > cap) return true;  // already reported once
+  const int64_t n = int64_t(paths.size());
+  if (static_iterations_ > cap - n) {
+    const int64_t before = static_iterations_;
+    static_iterations_ = cap + 1;
+    r_.error(s.loc,
+             "the body of loop '" + l.var + "' is elaborated once per path of its is_loop_begin / is_loop_end (" +
+                 std::to_string(n) + " paths), more than " + std::to_string(cap) + " loop bodies in all (" +
+                 std::to_string(before) + " before it, static loops and nested paths multiplied)",
+             "branch with cond on a comparison of '" + l.var + "' (a run-time branch, no paths), or " +
+                 limits::raise_hint(limits::Id::static_iterations),
+             int(l.var.size()));
+    return true;
+  }
+  static_iterations_ += n;
   for (const auto& p : paths) {
     if (r_.full()) break;
     DimExpr trip(1);

@@ -5,6 +5,8 @@
 // Numbers: test/conformance/specs/ctrl4_path_*.yaml against NumPy.
 #include "spec_helpers.h"
 
+#include "runtime/core/resource_limits.h"
+
 using fe_test::ok;
 using fe_test::spec;
 
@@ -132,4 +134,26 @@ TEST_CASE("a path may rebind a name with another shape: each path is elaborated 
                    "        then: [\"v = sum(v, 0, keepdim=true)\", \"y[0:1, :] = v\"]\n"
                    "        else: [\"y[0:16, :] = v\"]\n"));
   CHECK(outline(p.body) == "LJ(LJ_rest(R) LJ_last(R))");
+}
+
+TEST_CASE("paths of nested loops multiply and count against the static_iterations limit", "[frontend][loop_paths]") {
+  // Four paths in each of four nested loops: 4 + 16 + 64 + 256 bodies; depth first, loop c's paths pass 50.
+  std::string body = kTile;
+  std::string ind = "  ";
+  for (const char* v : {"a", "b", "c", "d"}) {
+    body += ind + "- loop: {var: " + v + ", count: \"n[0, 0]\"}\n" + ind + "  body:\n";
+    ind += "    ";
+  }
+  for (const char* v : {"a", "b", "c", "d"})
+    body += ind + "- if: \"is_loop_begin(" + v + ") or is_loop_end(" + v + ")\"\n" + ind +
+            "  then: [\"y[0:16, :] = x[0:16, :] * 2\"]\n";
+  ptoc::limits::reset();
+  REQUIRE(ptoc::limits::set("static_iterations=50").empty());
+  fe_test::expect_error(spec(body), "loop: {var: c",
+                        "the body of loop 'c' is elaborated once per path of its is_loop_begin / is_loop_end (4 "
+                        "paths), more than 50 loop bodies in all",
+                        "--limit static_iterations=");
+  ptoc::limits::reset();
+  // Roots only in the 256 innermost bodies, less the one where no condition holds (it writes nothing).
+  CHECK(ok(spec(body)).roots.size() == 256 - 1);
 }
