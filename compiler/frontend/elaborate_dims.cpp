@@ -151,7 +151,7 @@ std::optional<DimExpr> Elaborator::dim(const Expr& e, DimUse use) {
         }
         return checked(e, e.op_off, int(e.name.size()), [&] { return ceil_div(*a, *b); });
       }
-      return e.name == "min" ? min(*a, *b) : max(*a, *b);
+      return path_minmax(e.name == "min", *a, *b);  // decided by a loop path's facts, else min / max
     }
     case K::Subscript: return scalar_read(e, use);
     case K::Compare:

@@ -55,6 +55,16 @@ DimExpr Elaborator::loop_end01(const Frame::Enclosing& en) {
   return DimExpr(1) - clamp01(en.end - (DimExpr::sym(en.var) + en.factor * en.step));
 }
 
+DimExpr Elaborator::path_minmax(bool is_min, const DimExpr& a, const DimExpr& b) const {
+  if (seq_)
+    for (const auto& f : seq_->frame.facts) {
+      // b - a >= f >= 0: a <= b. a - b >= f >= 0: b <= a.
+      if (auto c = const_difference(b - a, f); c && *c >= 0) return is_min ? a : b;
+      if (auto c = const_difference(a - b, f); c && *c >= 0) return is_min ? b : a;
+    }
+  return is_min ? min(a, b) : max(a, b);
+}
+
 bool Elaborator::loop_paths(const Stmt& s, const std::vector<Carried>& carried, const Names& outer_names,
                             const TileState& gear_ts) {
   const LoopAst& l = s.loop;
@@ -124,6 +134,18 @@ bool Elaborator::loop_paths(const Stmt& s, const std::vector<Carried>& carried, 
     inner.frame = gear_seq->frame;
     inner.frame.enclosing.back().begin_is = p.begin;
     inner.frame.enclosing.back().end_is = p.end;
+    // What the path knows about v (each >= 0): a gear-k instance runs while k iterations are left
+    // (end - v > (k - 1) * step), v is past begin, and the path's own decisions.
+    {
+      const DimExpr v = DimExpr::sym(own.var), k(own.factor);
+      auto& facts = inner.frame.facts;
+      facts.push_back(simplify(own.end - v - (k - DimExpr(1)) * own.step - DimExpr(1)));
+      facts.push_back(simplify(v - own.begin));
+      if (p.begin == 1) facts.push_back(simplify(own.begin - v));
+      if (p.begin == 0) facts.push_back(simplify(v - own.begin - own.step));
+      if (p.end == 0) facts.push_back(simplify(own.end - v - k * own.step - DimExpr(1)));
+      if (p.end == 1) facts.push_back(simplify(v + k * own.step - own.end));
+    }
     inner.frame.dyn_vars.insert(var);
     inner.frame.loop_vars.push_back(var);
     inner.frame.var_ranges[var] = {0, 0};

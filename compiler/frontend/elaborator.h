@@ -82,6 +82,9 @@ struct Frame {
     int begin_is = -1, end_is = -1;
   };
   std::vector<Enclosing> enclosing;  // enclosing dynamic loops, outermost first
+  // Expressions known to be >= 0 in this path of a loop's body (elaborate_loop_paths.cpp), e.g.
+  // end - v - k * step - 1 where is_loop_end(v) is false: they decide min / max in dim expressions.
+  std::vector<DimExpr> facts;
 };
 
 // A sequence of LoopNodes being built (top level or one gear's body).
@@ -281,6 +284,8 @@ class Elaborator {
   // as PyPTO traces one path function per condition outcome; false: no such branch, nothing done.
   bool loop_paths(const Stmt& s, const std::vector<Carried>& carried, const Names& outer_names,
                   const TileState& gear_ts);
+  // min(a, b) / max(a, b) of a dim expression, resolved to a or b when a fact of the path decides it.
+  DimExpr path_minmax(bool is_min, const DimExpr& a, const DimExpr& b) const;
   static DimExpr loop_begin01(const Frame::Enclosing& en);  // 1 in the instance that starts at begin
   static DimExpr loop_end01(const Frame::Enclosing& en);    // 1 in the instance that covers the last iteration
 

@@ -157,3 +157,41 @@ TEST_CASE("paths of nested loops multiply and count against the static_iteration
   // Roots only in the 256 innermost bodies, less the one where no condition holds (it writes nothing).
   CHECK(ok(spec(body)).roots.size() == 256 - 1);
 }
+
+TEST_CASE("a path decides min / max by what it knows of the loop variable", "[frontend][loop_paths]") {
+  // PyPTO's actual_l = min(L, s - s_idx): L on every instance but the last (no valid=[L, ...] needed).
+  auto p = ok(spec(kTile +
+                   "  - loop: {var: j, range: [0, \"n[0, 0]\", 16], name: LJ, unroll: [2], factor: k,\n"
+                   "           carry: {acc: \"full([16, 64], 0, fp32)\"}}\n"
+                   "    body:\n"
+                   "      - loop: {var: t, count: k, kind: static, carry: {acc: acc}}\n"
+                   "        body:\n"
+                   "          - \"v = view(x, [16, 64], [j + t * 16, 0], valid=[min(16, n[0, 0] - j - t * 16), 64])\"\n"
+                   "          - if: \"is_loop_end(j) and t == k - 1\"\n"
+                   "            then: [\"acc = acc + fillpad(v)\"]\n"
+                   "            else: [\"acc = acc + v\"]\n"
+                   "  - \"y[0:16, :] = acc\"\n"));
+  // The valid rows of each copy's view, per path root.
+  auto view_rows = [&](const std::string& loop) {
+    std::vector<std::string> v;
+    const auto* l = find_loop(p.body, loop);
+    REQUIRE(l);
+    for (int id : p.roots[size_t(l->gears[0].body[0].root)].ops) {
+      const ptoc::Op& op = p.ops[size_t(id)];
+      if (op.kind != ptoc::OpKind::View) continue;
+      const ptoc::Op& src = p.ops[size_t(p.values[size_t(op.inputs[0])].def_op)];
+      if (src.kind == ptoc::OpKind::TensorRef && src.tensor == 0)  // a view of x
+        v.push_back(p.values[size_t(op.output)].valid[0].str());
+    }
+    return v;
+  };
+  // Gear 2, not the last instance: both chunks whole. The last gear-2 instance: its first chunk is whole
+  // (a gear-2 instance runs while two chunks are left), its second may be partial.
+  CHECK(view_rows("LJ_k2_rest") == std::vector<std::string>{"16", "16"});
+  const auto last2 = view_rows("LJ_k2_last");
+  REQUIRE(last2.size() == 2);
+  CHECK(last2[0] == "16");
+  CHECK(last2[1] != "16");
+  CHECK(view_rows("LJ_k1_rest") == std::vector<std::string>{"16"});
+  CHECK(view_rows("LJ_k1_last") != std::vector<std::string>{"16"});
+}
