@@ -194,6 +194,9 @@ void l1_reuse(Builder& b);
 void cube_nbuffer(Builder& b);
 // subgraph_edges.cpp: structural hashes and hash orders; successor edges; renumbering.
 void compute_iso_hashes(TileRoot& r);
+// The same, given a class per subgraph (-1: none) whose members are known to hash alike (a tile
+// family's copies of one subgraph of member 0): each class is hashed once, on its first subgraph.
+void compute_iso_hashes_by_class(TileRoot& r, const std::vector<int>& cls);
 // compute_iso_hashes unless nothing merged since the last time (b.iso_fresh).
 void refresh_iso_hashes(Builder& b);
 // `known`: the graph of r.subgraphs (ids before the empty ones are dropped), e.g. a family's;

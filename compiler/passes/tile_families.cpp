@@ -489,6 +489,11 @@ bool partition_family(Builder& b, const TileFamily& f) {
       for (int x : g0.pred[size_t(j)]) g->pred[size_t(id)].insert(id_of[size_t(k * S + x)]);
     }
   b.family_graph = std::move(g);
+  // Member k's copy of subgraph j hashes as member 0's (iso_hash reads kinds, attributes, chains and
+  // the tiles' memory, dtype, shape and layout, all member 0's, and the def-use pattern, moved one to
+  // one): each j is hashed once instead of walking every member's ops.
+  compute_iso_hashes_by_class(r, b.family_sg_local);
+  b.iso_fresh = true;
   b.family = f;
   b.family_rep_ops.clear();
   for (const Subgraph& sg : rep.subgraphs) b.family_rep_ops.push_back(sg.ops);

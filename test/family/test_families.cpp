@@ -208,6 +208,35 @@ TEST_CASE("families: L1Reuse merges and refusals are the explicit path's", "[fam
   CHECK(r.roots[0].subgraphs.size() == 2);
 }
 
+TEST_CASE("families: L1Reuse over tail members: keys of member 0's copy positions, the explicit path's merges", "[family]") {
+  // Tails in m, k and n: members' L1 copies sit where member 0's do but their keys (extents) differ.
+  Run fam = tile_with(gemm(500, 600, 700, 2), true);
+  CHECK(fam.stats.family_roots == 1);
+  CHECK(fam.stats.l1_reuse_merges > 0);
+  CHECK(same_both_ways(gemm(500, 600, 700, 2)) == 1);
+  CHECK(same_both_ways(gemm(500, 600, 700, 3)) == 1);
+}
+
+TEST_CASE("families: iso hashes by class are the hashes subgraph by subgraph", "[family]") {
+  // partition_family hashes each subgraph of member 0 once; the explicit hashes must agree.
+  for (const Program& p : {gemm(500, 300, 700), exp_rows(1000), gemm(256, 1024, 512, {}, true)}) {
+    Run fam = tile_with(p, true);
+    REQUIRE(fam.stats.family_roots == 1);
+    TileRoot r = fam.roots[0];
+    std::vector<std::pair<uint64_t, int>> given;
+    for (const Subgraph& sg : r.subgraphs) given.push_back({sg.iso_hash, sg.hash_order});
+    tiling::compute_iso_hashes(r);
+    std::vector<std::pair<uint64_t, int>> fresh;
+    for (const Subgraph& sg : r.subgraphs) fresh.push_back({sg.iso_hash, sg.hash_order});
+    CHECK(given == fresh);
+    // A class map that groups nothing hashes as compute_iso_hashes does.
+    tiling::compute_iso_hashes_by_class(r, std::vector<int>(r.subgraphs.size(), -1));
+    std::vector<std::pair<uint64_t, int>> none;
+    for (const Subgraph& sg : r.subgraphs) none.push_back({sg.iso_hash, sg.hash_order});
+    CHECK(none == fresh);
+  }
+}
+
 TEST_CASE("families: a tile loaded once and read by every member is no family", "[family]") {
   ProgramBuilder b;
   int x = b.tensor("x", TensorRole::Input, DType::fp32, {512, 128});
