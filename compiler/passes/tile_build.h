@@ -102,6 +102,8 @@ struct Builder {
   // of their last use: a write into the tensor first copies those still used (snapshot()).
   std::map<int, std::vector<int>> gm_values;
   std::unordered_map<int, int> last_use;  // value -> position in RootTemplate::ops of its last reader
+  // The blocks of a root's first matmul, checked as they are emitted (tile_families.h).
+  EmittedBlocks emitted_blocks;
   std::vector<int> tile_writer;    // tile -> first op writing it
   std::vector<double> tile_written_at;  // tile -> TileOp::seq of its last writer so far
   // Values whose home is a reshaped view of the tensor a reshape of them is

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "compiler/passes/gm_box_axes.h"
+#include "compiler/passes/huge_pages.h"
 #include "compiler/passes/tile_build.h"
 
 namespace ptoc::tiling {
@@ -107,16 +108,27 @@ void Builder::expand_matmul(const Op& op) {
     }
     int64_t blocks = G * ((N + nL0 - 1) / nL0) * ((M + mL0 - 1) / mL0);
     auto grow = [](auto& v, size_t need) {  // never below doubling: many small matmuls stay amortized
-      if (need > v.capacity()) v.reserve(std::max(need, 2 * v.capacity()));
+      if (need > v.capacity()) reserve_huge(v, std::max(need, 2 * v.capacity()));
     };
     grow(root.ops, root.ops.size() + size_t(blocks * ops_per));
     grow(root.tiles, root.tiles.size() + size_t(blocks * tiles_per));
   }
   // A batch axis of extent 1 broadcasts: every output batch g reads that operand's batch 0.
   const bool a_bcast = ra == 3 && (*SA)[0] == 1, b_bcast = rb != 3 || (*SB)[0] == 1;
+  // A root that starts with this matmul: its output blocks are checked as family members right
+  // after each is emitted (tile_families.h, EmittedBlocks); any other root leaves them broken.
+  const bool check_blocks = root.ops.empty() && root.tiles.empty() && emitted_blocks.blocks == 0;
+  if (!check_blocks) emitted_blocks.broken = true;
   for (int64_t g = 0; g < G; ++g)
     for (int64_t n0 = 0; n0 < N; n0 += nL0)
       for (int64_t m0 = 0; m0 < M; m0 += mL0) {
+        const int block_begin = int(root.ops.size());
+        struct BlockCheck {  // on every way out of the block's body
+          Builder& b; int begin; bool on;
+          ~BlockCheck() {
+            if (on) check_emitted_block(b.root, b.tile_writer, begin, int(b.root.ops.size()), b.emitted_blocks);
+          }
+        } block_check{*this, block_begin, check_blocks};
         Box wb;
         if (batched) {
           wb.off.push_back(DimExpr(g));

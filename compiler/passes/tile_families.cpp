@@ -285,21 +285,77 @@ static bool seq_order_alike(const TileRoot& r, const TileFamily& f) {
 namespace {
 
 FamilyCheck find_family(const Program& prog, const TileRoot& r, const RootTemplate* rt,
-                        const std::vector<int>* first_writer);
+                        const std::vector<int>* first_writer, const EmittedBlocks* emitted);
 
 }  // namespace
 
-FamilyCheck find_tile_family(const Program& prog, const TileRoot& r) { return find_family(prog, r, nullptr, nullptr); }
+FamilyCheck find_tile_family(const Program& prog, const TileRoot& r) {
+  return find_family(prog, r, nullptr, nullptr, nullptr);
+}
 
 FamilyCheck find_tile_family(const Program& prog, const TileRoot& r, const RootTemplate& rt,
-                             const std::vector<int>& first_writer) {
-  return find_family(prog, r, &rt, &first_writer);
+                             const std::vector<int>& first_writer, const EmittedBlocks* emitted) {
+  return find_family(prog, r, &rt, &first_writer, emitted);
+}
+
+void check_emitted_block(const TileRoot& r, const std::vector<int>& first_writer, int op_begin, int op_end,
+                         EmittedBlocks& eb) {
+  if (eb.broken) return;
+  const int P = eb.blocks == 0 ? op_end - op_begin : eb.seg.ops_per;
+  if (P <= 0 || op_end - op_begin != P || op_begin != eb.blocks * P || op_end > int(r.ops.size()) ||
+      first_writer.size() < r.tiles.size()) {
+    eb.broken = true;
+    return;
+  }
+  // The same tests as Search::blocks on one segment from op 0 and tile 0.
+  Search s{r, {}, {}, 0};  // for map_tile only (no segment found yet: block 0's tiles only)
+  if (eb.blocks == 0) {
+    FamilySegment seg;
+    const int nt = int(r.tiles.size());
+    int T = 0;
+    while (T < nt && first_writer[size_t(T)] >= 0 && first_writer[size_t(T)] < P) ++T;
+    seg = FamilySegment{0, P, 0, T};
+    for (int i = 0; i < P; ++i) {
+      const TileOp& op = r.ops[size_t(i)];
+      bool ok = op.dst < 0 || s.map_tile(0, op.dst, seg) >= 0;
+      for (int t : op.srcs) ok = ok && t >= 0 && s.map_tile(0, t, seg) >= 0;
+      if (!ok) {
+        eb.broken = true;
+        return;
+      }
+    }
+    eb.seg = seg;
+    eb.blocks = 1;
+    eb.alike.assign(1, 1);
+    return;
+  }
+  const FamilySegment& seg = eb.seg;
+  const int k = eb.blocks, T = seg.tiles_per, nt = int(r.tiles.size());
+  bool ok = true, same_ext = true;
+  for (int i = 0; i < P && ok; ++i) {
+    const TileOp& o = r.ops[size_t(k * P + i)];
+    const TileOp& o0 = r.ops[size_t(i)];
+    ok = same_op(o, o0, [&](int t0) { return s.map_tile(k, t0, seg); });
+    same_ext = same_ext && extents_alike(o.gm.extent, o0.gm.extent);
+  }
+  for (int t = 0; t < T && ok; ++t) {
+    const int tk = k * T + t;
+    ok = tk < nt && same_tile(r.tiles[size_t(tk)], r.tiles[size_t(t)]) && first_writer[size_t(tk)] >= k * P &&
+         first_writer[size_t(tk)] < (k + 1) * P;
+    same_ext = same_ext && ok && extents_alike(r.tiles[size_t(tk)].valid, r.tiles[size_t(t)].valid);
+  }
+  if (!ok) {
+    eb.broken = true;
+    return;
+  }
+  eb.alike.push_back(same_ext);
+  ++eb.blocks;
 }
 
 namespace {
 
 FamilyCheck find_family(const Program& prog, const TileRoot& r, const RootTemplate* rt,
-                        const std::vector<int>* first_writer) {
+                        const std::vector<int>* first_writer, const EmittedBlocks* emitted) {
   FamilyCheck out;
   const int n = int(r.ops.size()), nt = int(r.tiles.size());
   if (n < 2) {
@@ -334,6 +390,17 @@ FamilyCheck find_family(const Program& prog, const TileRoot& r, const RootTempla
   // Segment by segment, the smallest block length that repeats (exactly B times once the first
   // segment fixed B). Candidates start where an op like the segment's first one recurs.
   int pos = 0, tpos = 0, B = 0;
+  // Expansion already checked its blocks one by one (EmittedBlocks): when they are the whole root,
+  // they are the one segment, with no search and no second walk over the ops.
+  if (emitted && !emitted->broken && emitted->blocks >= 2 && emitted->seg.op_begin == 0 &&
+      emitted->seg.tile_begin == 0 && int64_t(emitted->blocks) * emitted->seg.ops_per == n &&
+      int64_t(emitted->blocks) * emitted->seg.tiles_per == nt && int(emitted->alike.size()) == emitted->blocks) {
+    B = emitted->blocks;
+    s.segs.push_back(emitted->seg);
+    s.alike = emitted->alike;
+    pos = n;
+    tpos = nt;
+  }
   while (pos < n) {
     bool found = false;
     for (int P = 1; B == 0 ? pos + 2 * P <= n : pos + B * P <= n; ++P) {
