@@ -7,7 +7,6 @@
 #include <algorithm>
 
 #include "compiler/passes/gm_box_axes.h"
-#include "compiler/passes/huge_pages.h"
 #include "compiler/passes/tile_build.h"
 
 namespace ptoc::tiling {
@@ -108,7 +107,7 @@ void Builder::expand_matmul(const Op& op) {
     }
     int64_t blocks = G * ((N + nL0 - 1) / nL0) * ((M + mL0 - 1) / mL0);
     auto grow = [](auto& v, size_t need) {  // never below doubling: many small matmuls stay amortized
-      if (need > v.capacity()) reserve_huge(v, std::max(need, 2 * v.capacity()));
+      if (need > v.capacity()) v.reserve(std::max(need, 2 * v.capacity()));
     };
     grow(root.ops, root.ops.size() + size_t(blocks * ops_per));
     grow(root.tiles, root.tiles.size() + size_t(blocks * tiles_per));
