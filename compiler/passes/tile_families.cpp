@@ -74,17 +74,25 @@ bool hazard(const WriteBox& a, const WriteBox& b) {
 // never across members. Returns "" when they hold, else the reason.
 std::string check_gm(const TileRoot& r, const TileFamily& f) {
   const int B = f.members;
-  // One walk over the ops (they are most of the root's memory): the tensors read and written, and
-  // the writes in id order, which is each member's local order (segment by segment).
+  // The tensors read and written, and the writes in id order, which is each member's local order
+  // (segment by segment). Member k's op j has member 0's kind and GM tensor (same_op), so member 0's ops say which ops
+  // of every member write or read which tensor: the ops visited are member 0's and every member's
+  // writes, in id order (segment by segment, member by member), not the whole root.
   std::set<int> written, read;
   std::vector<int> writes, reads;  // write ops; tensors read, in first-read order
-  for (const TileOp& op : r.ops) {
-    if (is_write(op)) {
-      written.insert(op.gm.tensor);
-      writes.push_back(op.id);
-    } else if (op.kind == TileOpKind::CopyIn && read.insert(op.gm.tensor).second) {
-      reads.push_back(op.gm.tensor);
+  for (const FamilySegment& seg : f.segments) {
+    std::vector<int> seg_writes;  // of member 0, as offsets in the segment's block
+    for (int j = 0; j < seg.ops_per; ++j) {
+      const TileOp& op = r.ops[size_t(seg.op_begin + j)];
+      if (is_write(op)) {
+        written.insert(op.gm.tensor);
+        seg_writes.push_back(j);
+      } else if (op.kind == TileOpKind::CopyIn && read.insert(op.gm.tensor).second) {
+        reads.push_back(op.gm.tensor);
+      }
     }
+    for (int k = 0; k < B; ++k)
+      for (int j : seg_writes) writes.push_back(seg.op_begin + k * seg.ops_per + j);
   }
   for (int t : reads)
     if (written.count(t)) return "a tile op reads GM tensor " + std::to_string(t) + " that the root writes";
