@@ -122,12 +122,6 @@ void Builder::expand_matmul(const Op& op) {
     for (int64_t n0 = 0; n0 < N; n0 += nL0)
       for (int64_t m0 = 0; m0 < M; m0 += mL0) {
         const int block_begin = int(root.ops.size());
-        struct BlockCheck {  // on every way out of the block's body
-          Builder& b; int begin; bool on;
-          ~BlockCheck() {
-            if (on) check_emitted_block(b.root, b.tile_writer, begin, int(b.root.ops.size()), b.emitted_blocks);
-          }
-        } block_check{*this, block_begin, check_blocks};
         Box wb;
         if (batched) {
           wb.off.push_back(DimExpr(g));
@@ -233,6 +227,8 @@ void Builder::expand_matmul(const Op& op) {
           fx.gm = gm_ref(lw, wb);
           emit(std::move(fx));
         }
+        // The block is complete (the body has no other way out than an exception).
+        if (check_blocks) check_emitted_block(root, tile_writer, block_begin, int(root.ops.size()), emitted_blocks);
       }
   ValueInfo& vi = vals[w];
   vi.kind = ValueInfo::Kind::Gm;
