@@ -22,8 +22,8 @@ struct Feature {
   size_t hash;      // of key: most unequal keys are told apart without comparing them
 };
 
-std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg) {
-  std::vector<Feature> out;
+// The L1 copies of a subgraph: (position in sg.ops, side of its tile), by one walk over its ops.
+std::vector<std::pair<size_t, char>> l1_copies(const TileRoot& r, const Subgraph& sg) {
   // L1 tile -> the side of its last L0 load (a few dozen tiles: a flat list, not a map node per load).
   std::vector<std::pair<int, char>> sides;
   auto set_side = [&](int t, char c) {
@@ -40,14 +40,26 @@ std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg) {
     return '?';
   };
   // One walk over the ops (a GEMM's are most of the compile's memory): the sides, and the L1 copies.
-  std::vector<int> copies;
-  for (int o : sg.ops) {
-    const TileOp& op = r.ops[o];
+  std::vector<size_t> copies;
+  for (size_t i = 0; i < sg.ops.size(); ++i) {
+    const TileOp& op = r.ops[sg.ops[i]];
     if (op.kind == TileOpKind::L1ToL0A) set_side(op.srcs[0], 'L');
     if (op.kind == TileOpKind::L1ToL0B) set_side(op.srcs[0], 'R');
-    if (op.kind == TileOpKind::CopyIn && r.tiles[op.dst].mem == MemKind::L1) copies.push_back(o);
+    if (op.kind == TileOpKind::CopyIn && r.tiles[op.dst].mem == MemKind::L1) copies.push_back(i);
   }
-  for (int o : copies) {
+  std::vector<std::pair<size_t, char>> out;
+  out.reserve(copies.size());
+  for (size_t i : copies) out.push_back({i, side_of(r.ops[sg.ops[i]].dst)});
+  return out;
+}
+
+// The feature keys of the given L1 copies of sg.
+std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg,
+                                 const std::vector<std::pair<size_t, char>>& copies) {
+  std::vector<Feature> out;
+  out.reserve(copies.size());
+  for (auto [i, side] : copies) {
+    const int o = sg.ops[i];
     const TileOp& op = r.ops[o];
     // Equal keys <=> equal texts of every dim: a constant is its 8 bytes (no symbolic expression
     // renders as a bare integer), anything else its text; rendering every constant was most of
@@ -73,9 +85,13 @@ std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg) {
     put('v', op.gm.view);
     k += op.trans_a || op.trans_b ? 'T' : 'N';
     const size_t h = std::hash<std::string>{}(k);
-    out.push_back({std::move(k), side_of(op.dst), o, op.dst, h});
+    out.push_back({std::move(k), side, o, op.dst, h});
   }
   return out;
+}
+
+std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg) {
+  return l1_features(r, sg, l1_copies(r, sg));
 }
 }  // namespace
 
@@ -98,6 +114,21 @@ void l1_reuse(Builder& b) {
   std::vector<std::vector<Feature>> feats_of(nsg);         // anchor -> its L1 copies (refreshed on merge)
   auto closed = [&](int a) { return r.subgraphs[a].ops.empty() || count[a] >= limit[a]; };
   int64_t merged = 0, removed = 0;
+  // A tile family's unmerged copy of member 0's subgraph j has its L1 copies at the positions of
+  // member 0's, on the tiles moved one to one, so with the same sides: the walk over its ops (all
+  // of a GEMM's 388 k tile ops) is done once per j, and only the copies' keys are built per member.
+  std::vector<std::optional<std::vector<std::pair<size_t, char>>>> family_copies;
+  auto features_of = [&](int m) {
+    const Subgraph& s = r.subgraphs[size_t(m)];
+    if (!b.family || s.chains != 1 || size_t(m) >= b.family_sg_local.size()) return l1_features(r, s);
+    const int j = b.family_sg_local[size_t(m)];
+    if (j < 0 || size_t(j) >= b.family_rep_ops.size() || b.family_rep_ops[size_t(j)].size() != s.ops.size())
+      return l1_features(r, s);
+    if (family_copies.size() < b.family_rep_ops.size()) family_copies.resize(b.family_rep_ops.size());
+    auto& copies = family_copies[size_t(j)];
+    if (!copies) copies = l1_copies(r, s);
+    return l1_features(r, s, *copies);
+  };
   for (auto& [order, members] : classes) {
     int64_t before_merged = merged;
     int64_t N_shown = 1;
@@ -107,7 +138,7 @@ void l1_reuse(Builder& b) {
       int64_t N = mc.automatic ? std::max<int64_t>(1, int64_t(members.size()) / (2 * std::max(1, b.plat.aic)))
                                : mc.count;
       N_shown = std::max(N_shown, N);
-      auto feats = l1_features(r, s);
+      auto feats = features_of(m);
       bool done = false;
       if (N > 1) {
         for (auto& f : feats) {

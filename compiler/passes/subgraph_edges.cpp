@@ -560,6 +560,26 @@ void compute_iso_hashes(TileRoot& r) {
   }
 }
 
+void compute_iso_hashes_by_class(TileRoot& r, const std::vector<int>& cls) {
+  std::unordered_map<uint64_t, int> order;
+  std::vector<int> local(r.tiles.size(), -1), seen;
+  std::vector<std::optional<uint64_t>> of_class;
+  for (size_t i = 0; i < r.subgraphs.size(); ++i) {
+    Subgraph& sg = r.subgraphs[i];
+    if (sg.ops.empty()) continue;
+    const int c = i < cls.size() ? cls[i] : -1;
+    if (c >= 0 && size_t(c) >= of_class.size()) of_class.resize(size_t(c) + 1);
+    if (c >= 0 && of_class[size_t(c)]) {
+      sg.iso_hash = *of_class[size_t(c)];
+    } else {
+      sg.iso_hash = iso_hash(r, sg, local, seen);
+      if (c >= 0) of_class[size_t(c)] = sg.iso_hash;
+    }
+    auto [it, fresh] = order.try_emplace(sg.iso_hash, int(order.size()));
+    sg.hash_order = it->second;
+  }
+}
+
 SgGraph& sg_graph(Builder& b, std::optional<SgGraph>& local) {
   if (b.family_graph) return *b.family_graph;
   if (!local) local.emplace(b.root);

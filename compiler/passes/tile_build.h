@@ -102,6 +102,8 @@ struct Builder {
   // of their last use: a write into the tensor first copies those still used (snapshot()).
   std::map<int, std::vector<int>> gm_values;
   std::unordered_map<int, int> last_use;  // value -> position in RootTemplate::ops of its last reader
+  // The blocks of a root's first matmul, checked as they are emitted (tile_families.h).
+  EmittedBlocks emitted_blocks;
   std::vector<int> tile_writer;    // tile -> first op writing it
   std::vector<double> tile_written_at;  // tile -> TileOp::seq of its last writer so far
   // Values whose home is a reshaped view of the tensor a reshape of them is
@@ -194,6 +196,9 @@ void l1_reuse(Builder& b);
 void cube_nbuffer(Builder& b);
 // subgraph_edges.cpp: structural hashes and hash orders; successor edges; renumbering.
 void compute_iso_hashes(TileRoot& r);
+// The same, given a class per subgraph (-1: none) whose members are known to hash alike (a tile
+// family's copies of one subgraph of member 0): each class is hashed once, on its first subgraph.
+void compute_iso_hashes_by_class(TileRoot& r, const std::vector<int>& cls);
 // compute_iso_hashes unless nothing merged since the last time (b.iso_fresh).
 void refresh_iso_hashes(Builder& b);
 // `known`: the graph of r.subgraphs (ids before the empty ones are dropped), e.g. a family's;

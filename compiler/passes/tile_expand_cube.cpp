@@ -114,9 +114,14 @@ void Builder::expand_matmul(const Op& op) {
   }
   // A batch axis of extent 1 broadcasts: every output batch g reads that operand's batch 0.
   const bool a_bcast = ra == 3 && (*SA)[0] == 1, b_bcast = rb != 3 || (*SB)[0] == 1;
+  // A root that starts with this matmul: its output blocks are checked as family members right
+  // after each is emitted (tile_families.h, EmittedBlocks); any other root leaves them broken.
+  const bool check_blocks = root.ops.empty() && root.tiles.empty() && emitted_blocks.blocks == 0;
+  if (!check_blocks) emitted_blocks.broken = true;
   for (int64_t g = 0; g < G; ++g)
     for (int64_t n0 = 0; n0 < N; n0 += nL0)
       for (int64_t m0 = 0; m0 < M; m0 += mL0) {
+        const int block_begin = int(root.ops.size());
         Box wb;
         if (batched) {
           wb.off.push_back(DimExpr(g));
@@ -222,6 +227,8 @@ void Builder::expand_matmul(const Op& op) {
           fx.gm = gm_ref(lw, wb);
           emit(std::move(fx));
         }
+        // The block is complete (the body has no other way out than an exception).
+        if (check_blocks) check_emitted_block(root, tile_writer, block_begin, int(root.ops.size()), emitted_blocks);
       }
   ValueInfo& vi = vals[w];
   vi.kind = ValueInfo::Kind::Gm;

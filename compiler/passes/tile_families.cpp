@@ -74,17 +74,25 @@ bool hazard(const WriteBox& a, const WriteBox& b) {
 // never across members. Returns "" when they hold, else the reason.
 std::string check_gm(const TileRoot& r, const TileFamily& f) {
   const int B = f.members;
-  // One walk over the ops (they are most of the root's memory): the tensors read and written, and
-  // the writes in id order, which is each member's local order (segment by segment).
+  // The tensors read and written, and the writes in id order, which is each member's local order
+  // (segment by segment). Member k's op j has member 0's kind and GM tensor (same_op), so member 0's ops say which ops
+  // of every member write or read which tensor: the ops visited are member 0's and every member's
+  // writes, in id order (segment by segment, member by member), not the whole root.
   std::set<int> written, read;
   std::vector<int> writes, reads;  // write ops; tensors read, in first-read order
-  for (const TileOp& op : r.ops) {
-    if (is_write(op)) {
-      written.insert(op.gm.tensor);
-      writes.push_back(op.id);
-    } else if (op.kind == TileOpKind::CopyIn && read.insert(op.gm.tensor).second) {
-      reads.push_back(op.gm.tensor);
+  for (const FamilySegment& seg : f.segments) {
+    std::vector<int> seg_writes;  // of member 0, as offsets in the segment's block
+    for (int j = 0; j < seg.ops_per; ++j) {
+      const TileOp& op = r.ops[size_t(seg.op_begin + j)];
+      if (is_write(op)) {
+        written.insert(op.gm.tensor);
+        seg_writes.push_back(j);
+      } else if (op.kind == TileOpKind::CopyIn && read.insert(op.gm.tensor).second) {
+        reads.push_back(op.gm.tensor);
+      }
     }
+    for (int k = 0; k < B; ++k)
+      for (int j : seg_writes) writes.push_back(seg.op_begin + k * seg.ops_per + j);
   }
   for (int t : reads)
     if (written.count(t)) return "a tile op reads GM tensor " + std::to_string(t) + " that the root writes";
@@ -285,21 +293,77 @@ static bool seq_order_alike(const TileRoot& r, const TileFamily& f) {
 namespace {
 
 FamilyCheck find_family(const Program& prog, const TileRoot& r, const RootTemplate* rt,
-                        const std::vector<int>* first_writer);
+                        const std::vector<int>* first_writer, const EmittedBlocks* emitted);
 
 }  // namespace
 
-FamilyCheck find_tile_family(const Program& prog, const TileRoot& r) { return find_family(prog, r, nullptr, nullptr); }
+FamilyCheck find_tile_family(const Program& prog, const TileRoot& r) {
+  return find_family(prog, r, nullptr, nullptr, nullptr);
+}
 
 FamilyCheck find_tile_family(const Program& prog, const TileRoot& r, const RootTemplate& rt,
-                             const std::vector<int>& first_writer) {
-  return find_family(prog, r, &rt, &first_writer);
+                             const std::vector<int>& first_writer, const EmittedBlocks* emitted) {
+  return find_family(prog, r, &rt, &first_writer, emitted);
+}
+
+void check_emitted_block(const TileRoot& r, const std::vector<int>& first_writer, int op_begin, int op_end,
+                         EmittedBlocks& eb) {
+  if (eb.broken) return;
+  const int P = eb.blocks == 0 ? op_end - op_begin : eb.seg.ops_per;
+  if (P <= 0 || op_end - op_begin != P || op_begin != eb.blocks * P || op_end > int(r.ops.size()) ||
+      first_writer.size() < r.tiles.size()) {
+    eb.broken = true;
+    return;
+  }
+  // The same tests as Search::blocks on one segment from op 0 and tile 0.
+  Search s{r, {}, {}, 0};  // for map_tile only (no segment found yet: block 0's tiles only)
+  if (eb.blocks == 0) {
+    FamilySegment seg;
+    const int nt = int(r.tiles.size());
+    int T = 0;
+    while (T < nt && first_writer[size_t(T)] >= 0 && first_writer[size_t(T)] < P) ++T;
+    seg = FamilySegment{0, P, 0, T};
+    for (int i = 0; i < P; ++i) {
+      const TileOp& op = r.ops[size_t(i)];
+      bool ok = op.dst < 0 || s.map_tile(0, op.dst, seg) >= 0;
+      for (int t : op.srcs) ok = ok && t >= 0 && s.map_tile(0, t, seg) >= 0;
+      if (!ok) {
+        eb.broken = true;
+        return;
+      }
+    }
+    eb.seg = seg;
+    eb.blocks = 1;
+    eb.alike.assign(1, 1);
+    return;
+  }
+  const FamilySegment& seg = eb.seg;
+  const int k = eb.blocks, T = seg.tiles_per, nt = int(r.tiles.size());
+  bool ok = true, same_ext = true;
+  for (int i = 0; i < P && ok; ++i) {
+    const TileOp& o = r.ops[size_t(k * P + i)];
+    const TileOp& o0 = r.ops[size_t(i)];
+    ok = same_op(o, o0, [&](int t0) { return s.map_tile(k, t0, seg); });
+    same_ext = same_ext && extents_alike(o.gm.extent, o0.gm.extent);
+  }
+  for (int t = 0; t < T && ok; ++t) {
+    const int tk = k * T + t;
+    ok = tk < nt && same_tile(r.tiles[size_t(tk)], r.tiles[size_t(t)]) && first_writer[size_t(tk)] >= k * P &&
+         first_writer[size_t(tk)] < (k + 1) * P;
+    same_ext = same_ext && ok && extents_alike(r.tiles[size_t(tk)].valid, r.tiles[size_t(t)].valid);
+  }
+  if (!ok) {
+    eb.broken = true;
+    return;
+  }
+  eb.alike.push_back(same_ext);
+  ++eb.blocks;
 }
 
 namespace {
 
 FamilyCheck find_family(const Program& prog, const TileRoot& r, const RootTemplate* rt,
-                        const std::vector<int>* first_writer) {
+                        const std::vector<int>* first_writer, const EmittedBlocks* emitted) {
   FamilyCheck out;
   const int n = int(r.ops.size()), nt = int(r.tiles.size());
   if (n < 2) {
@@ -334,6 +398,17 @@ FamilyCheck find_family(const Program& prog, const TileRoot& r, const RootTempla
   // Segment by segment, the smallest block length that repeats (exactly B times once the first
   // segment fixed B). Candidates start where an op like the segment's first one recurs.
   int pos = 0, tpos = 0, B = 0;
+  // Expansion already checked its blocks one by one (EmittedBlocks): when they are the whole root,
+  // they are the one segment, with no search and no second walk over the ops.
+  if (emitted && !emitted->broken && emitted->blocks >= 2 && emitted->seg.op_begin == 0 &&
+      emitted->seg.tile_begin == 0 && int64_t(emitted->blocks) * emitted->seg.ops_per == n &&
+      int64_t(emitted->blocks) * emitted->seg.tiles_per == nt && int(emitted->alike.size()) == emitted->blocks) {
+    B = emitted->blocks;
+    s.segs.push_back(emitted->seg);
+    s.alike = emitted->alike;
+    pos = n;
+    tpos = nt;
+  }
   while (pos < n) {
     bool found = false;
     for (int P = 1; B == 0 ? pos + 2 * P <= n : pos + B * P <= n; ++P) {
@@ -489,6 +564,11 @@ bool partition_family(Builder& b, const TileFamily& f) {
       for (int x : g0.pred[size_t(j)]) g->pred[size_t(id)].insert(id_of[size_t(k * S + x)]);
     }
   b.family_graph = std::move(g);
+  // Member k's copy of subgraph j hashes as member 0's (iso_hash reads kinds, attributes, chains and
+  // the tiles' memory, dtype, shape and layout, all member 0's, and the def-use pattern, moved one to
+  // one): each j is hashed once instead of walking every member's ops.
+  compute_iso_hashes_by_class(r, b.family_sg_local);
+  b.iso_fresh = true;
   b.family = f;
   b.family_rep_ops.clear();
   for (const Subgraph& sg : rep.subgraphs) b.family_rep_ops.push_back(sg.ops);

@@ -61,6 +61,21 @@ struct TileFamily {
   std::pair<int, int> tile_member(int tile) const;
 };
 
+// Expansion's own block structure (a matmul's output blocks, tile_expand_cube.cpp), checked block by
+// block right after each is emitted (its ops still in cache) with the tests find_tile_family applies
+// to a repeated block; the family search takes it instead of walking the root again when it covers
+// every op and tile of the root.
+struct EmittedBlocks {
+  FamilySegment seg;     // block 0 (its ops from op 0, its tiles from tile 0)
+  int blocks = 0;        // blocks checked, block 0 included
+  bool broken = false;   // a block is not block 0 moved (or not where expected): the search decides
+  std::vector<char> alike;  // per block: as TileFamily::alike
+};
+// Checks the block just emitted, ops [op_begin, op_end), against block 0 (the first call: it is block 0).
+// `first_writer`: Builder::tile_writer.
+void check_emitted_block(const TileRoot& r, const std::vector<int>& first_writer, int op_begin, int op_end,
+                         EmittedBlocks& eb);
+
 // The family of a freshly expanded root, or why it has none (`reason`).
 struct FamilyCheck {
   std::optional<TileFamily> family;
@@ -71,7 +86,7 @@ FamilyCheck find_tile_family(const Program& prog, const TileRoot& r);
 // the root template's ops: no walk over the tile ops for them (the ops are most of a large root's
 // memory). A template op in a parallel_merge scope refuses the root even if it made no tile op.
 FamilyCheck find_tile_family(const Program& prog, const TileRoot& r, const RootTemplate& rt,
-                             const std::vector<int>& first_writer);
+                             const std::vector<int>& first_writer, const EmittedBlocks* emitted = nullptr);
 
 // The subgraphs of a family root after finalize_subgraphs, when every one is a plain copy of a
 // subgraph of member 0 (nothing merged by the breadth merges): member k's copy of member 0's

@@ -35,6 +35,40 @@ tiling::FamilyCheck family_of(const Program& p) {
   return tiling::find_tile_family(p, tr);
 }
 
+// Root 0 expanded, its family found both from the blocks expansion checked (EmittedBlocks) and by
+// the search over the ops: the two must agree field for field. Returns the emitted-blocks record.
+tiling::EmittedBlocks emitted_agrees(const Program& p) {
+  DiagEngine d("t.yaml", spec_source());
+  TilingStats st;
+  TileRoot tr;
+  tr.root = 0;
+  tiling::Builder b(p, tiling_platform("ascend910b1"), d, tr, st);
+  b.magic = 0;
+  b.temp_base = int(p.tensors.size());
+  b.expand_root(p.roots[0]);
+  REQUIRE(!b.failed);
+  auto searched = tiling::find_tile_family(p, tr);
+  auto emitted = tiling::find_tile_family(p, tr, p.roots[0], b.tile_writer, &b.emitted_blocks);
+  INFO(searched.reason + " / " + emitted.reason);
+  REQUIRE(bool(searched.family) == bool(emitted.family));
+  CHECK(searched.reason == emitted.reason);
+  if (searched.family) {
+    const tiling::TileFamily &a = *searched.family, &e = *emitted.family;
+    CHECK(a.members == e.members);
+    CHECK(a.ops_per == e.ops_per);
+    CHECK(a.tiles_per == e.tiles_per);
+    CHECK(a.alike == e.alike);
+    REQUIRE(a.segments.size() == e.segments.size());
+    for (size_t i = 0; i < a.segments.size(); ++i) {
+      CHECK(a.segments[i].op_begin == e.segments[i].op_begin);
+      CHECK(a.segments[i].ops_per == e.segments[i].ops_per);
+      CHECK(a.segments[i].tile_begin == e.segments[i].tile_begin);
+      CHECK(a.segments[i].tiles_per == e.segments[i].tiles_per);
+    }
+  }
+  return b.emitted_blocks;
+}
+
 struct Run {
   std::vector<TileRoot> roots;
   TilingStats stats;
@@ -206,6 +240,64 @@ TEST_CASE("families: L1Reuse merges and refusals are the explicit path's", "[fam
   Run r = tile_with(gemm(256, 256, 512, 2), true);
   CHECK(r.stats.l1_reuse_merges == 2);
   CHECK(r.roots[0].subgraphs.size() == 2);
+}
+
+TEST_CASE("families: L1Reuse over tail members: keys of member 0's copy positions, the explicit path's merges", "[family]") {
+  // Tails in m, k and n: members' L1 copies sit where member 0's do but their keys (extents) differ.
+  Run fam = tile_with(gemm(500, 600, 700, 2), true);
+  CHECK(fam.stats.family_roots == 1);
+  CHECK(fam.stats.l1_reuse_merges > 0);
+  CHECK(same_both_ways(gemm(500, 600, 700, 2)) == 1);
+  CHECK(same_both_ways(gemm(500, 600, 700, 3)) == 1);
+}
+
+TEST_CASE("families: iso hashes by class are the hashes subgraph by subgraph", "[family]") {
+  // partition_family hashes each subgraph of member 0 once; the explicit hashes must agree.
+  for (const Program& p : {gemm(500, 300, 700), exp_rows(1000), gemm(256, 1024, 512, {}, true)}) {
+    Run fam = tile_with(p, true);
+    REQUIRE(fam.stats.family_roots == 1);
+    TileRoot r = fam.roots[0];
+    std::vector<std::pair<uint64_t, int>> given;
+    for (const Subgraph& sg : r.subgraphs) given.push_back({sg.iso_hash, sg.hash_order});
+    tiling::compute_iso_hashes(r);
+    std::vector<std::pair<uint64_t, int>> fresh;
+    for (const Subgraph& sg : r.subgraphs) fresh.push_back({sg.iso_hash, sg.hash_order});
+    CHECK(given == fresh);
+    // A class map that groups nothing hashes as compute_iso_hashes does.
+    tiling::compute_iso_hashes_by_class(r, std::vector<int>(r.subgraphs.size(), -1));
+    std::vector<std::pair<uint64_t, int>> none;
+    for (const Subgraph& sg : r.subgraphs) none.push_back({sg.iso_hash, sg.hash_order});
+    CHECK(none == fresh);
+  }
+}
+
+TEST_CASE("families: a matmul's blocks checked as they are emitted are the family the search finds", "[family]") {
+  // Whole roots of one matmul: the record covers them (no search), tails and split_k included.
+  for (const Program& p : {gemm(512, 512, 1024), gemm(500, 300, 700), gemm(256, 1024, 512, {}, true),
+                           gemm(128, 64, 512), gemm(200, 70, 300)}) {
+    tiling::EmittedBlocks eb = emitted_agrees(p);
+    CHECK(!eb.broken);
+    CHECK(eb.blocks >= 2);
+    CHECK(int64_t(eb.alike.size()) == eb.blocks);
+  }
+  // Tails make some members unlike member 0 (their leaves compute their own class).
+  tiling::EmittedBlocks tails = emitted_agrees(gemm(500, 300, 700));
+  CHECK(std::count(tails.alike.begin(), tails.alike.end(), 0) > 0);
+  // One output block: no family either way.
+  CHECK(emitted_agrees(gemm(128, 256, 256)).blocks == 1);
+  // A vector epilogue after the matmul: the record does not cover the root, the search decides.
+  ProgramBuilder b;
+  int a = b.tensor("a", TensorRole::Input, DType::fp16, {256, 256});
+  int w = b.tensor("w", TensorRole::Input, DType::fp16, {256, 512});
+  int c = b.tensor("c", TensorRole::Output, DType::fp32, {256, 512});
+  b.set_cube(128, 64, 256, 256);
+  b.set_vec({128, 256});
+  int m = b.matmul(b.ref(a), b.ref(w));
+  int e = b.unary(OpKind::Exp, m);
+  b.assemble(e, c, {0, 0});
+  emitted_agrees(b.finish());
+  // Elementwise roots never fill the record.
+  CHECK(emitted_agrees(exp_rows(512)).blocks == 0);
 }
 
 TEST_CASE("families: a tile loaded once and read by every member is no family", "[family]") {
