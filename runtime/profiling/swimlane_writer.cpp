@@ -7,6 +7,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "runtime/profiling/machine_view_text.h"
 #include "runtime/program/program_json.h"
 
 namespace ptoc::profiling {
@@ -285,12 +286,19 @@ std::string dyn_topo(const sim::Trace&, const sim::RoundTrace& round, const Comp
 std::vector<ordered_json> machine_view_events(const sim::Trace& trace, const sim::RoundTrace& round,
                                               const CompiledProgram& p) {
   std::vector<ordered_json> ev;
-  machine_view_events(trace, round, p, [&](ordered_json&& e) { ev.push_back(std::move(e)); });
+  machine_view_event_text(trace, round, p, [&](const std::string& e) { ev.push_back(ordered_json::parse(e)); });
   return ev;
 }
 
 void machine_view_events(const sim::Trace& trace, const sim::RoundTrace& round, const CompiledProgram& p,
                          const std::function<void(ordered_json&&)>& emit) {
+  machine_view_event_text(trace, round, p, [&](const std::string& e) { emit(ordered_json::parse(e)); });
+}
+
+void machine_view_event_text(const sim::Trace& trace, const sim::RoundTrace& round, const CompiledProgram& p,
+                             const std::function<void(const std::string&)>& emit_text) {
+  auto emit = [&](ordered_json&& e) { emit_text(e.dump()); };  // the few metadata events
+  std::string text;  // the event being written
   const ProgramIndex prog(program_json_text(p));
   const double freq = double(trace.freq);
   struct Entry {
@@ -456,25 +464,41 @@ void machine_view_events(const sim::Trace& trace, const sim::RoundTrace& round, 
                          py_float(s.total / double(s.n)), py_float(s.max), formal(tasks[s.max_task].key),
                          py_float(s.min), formal(tasks[s.min_task].key));
     }
-    ordered_json args = {{"event-hint", hint},
-                         {"ioperand-hint", in.in_hint},
-                         {"ooperand-hint", in.out_hint},
-                         {"execution-hint", exec},
-                         {"color", color},
-                         {"taskId", ori_task},
-                         {"seqNo", t ? t->seq : 0},
-                         {"wrapId", -1}};
-    if (!in.hash_order.empty()) args["hashOrder-hint"] = in.hash_order;
     const int psg = t ? t->leaf : 0;
-    emit({{"args", std::move(args)},
-                  {"cat", "event"},
-                  {"id", id++},
-                  {"name", fmt::format("{}-{}-{}({})", formal(e.key), t ? int64_t(in.root) : int64_t(-1), psg, color)},
-                  {"ph", "X"},
-                  {"pid", 1},
-                  {"tid", tid_of(e.core_idx) + e.offset},
-                  {"ts", e.start},
-                  {"dur", e.end - e.start}});
+    // {"args": {event-hint, ioperand-hint, ooperand-hint, execution-hint, color, taskId, seqNo, wrapId
+    // [, hashOrder-hint]}, "cat", "id", "name", "ph", "pid", "tid", "ts", "dur"} (machine_view_text.h)
+    text.clear();
+    text += R"({"args":{"event-hint":)";
+    append_json_string(text, hint);
+    text += R"(,"ioperand-hint":)";
+    append_json_string(text, in.in_hint);
+    text += R"(,"ooperand-hint":)";
+    append_json_string(text, in.out_hint);
+    text += R"(,"execution-hint":)";
+    append_json_string(text, exec);
+    text += R"(,"color":)";
+    append_json_string(text, color);
+    text += R"(,"taskId":)";
+    append_json_int(text, ori_task);
+    text += R"(,"seqNo":)";
+    append_json_int(text, t ? t->seq : 0);
+    text += R"(,"wrapId":-1)";
+    if (!in.hash_order.empty()) {
+      text += R"(,"hashOrder-hint":)";
+      append_json_string(text, in.hash_order);
+    }
+    text += R"(},"cat":"event","id":)";
+    append_json_int(text, id++);
+    text += R"(,"name":)";
+    append_json_string(text, fmt::format("{}-{}-{}({})", formal(e.key), t ? int64_t(in.root) : int64_t(-1), psg, color));
+    text += R"(,"ph":"X","pid":1,"tid":)";
+    append_json_int(text, tid_of(e.core_idx) + e.offset);
+    text += R"(,"ts":)";
+    append_json_double(text, e.start);
+    text += R"(,"dur":)";
+    append_json_double(text, e.end - e.start);
+    text += '}';
+    emit_text(text);
   }
   // One flow per dependency edge: from the predecessor's end (less 0.0001) to the successor's start.
   for (const auto& e : tasks)
@@ -482,10 +506,12 @@ void machine_view_events(const sim::Trace& trace, const sim::RoundTrace& round, 
       auto it = index.find(s);
       if (it == index.end()) continue;
       const Entry& d = tasks[it->second];
-      emit({{"cat", "machine-view-last-dep"}, {"id", id}, {"name", "machine-view-last-dep"}, {"ph", "s"},
-                    {"pid", 1}, {"tid", tid_of(e.core_idx) + e.offset}, {"ts", e.end - 0.0001}});
-      emit({{"bp", "e"}, {"cat", "machine-view-last-dep"}, {"id", id}, {"name", "machine-view-last-dep"},
-                    {"ph", "f"}, {"pid", 1}, {"tid", tid_of(d.core_idx) + d.offset}, {"ts", d.start}});
+      text.clear();
+      append_flow_event(text, false, id, tid_of(e.core_idx) + e.offset, e.end - 0.0001);
+      emit_text(text);
+      text.clear();
+      append_flow_event(text, true, id, tid_of(d.core_idx) + d.offset, d.start);
+      emit_text(text);
       ++id;
     }
 
@@ -507,8 +533,10 @@ void machine_view_events(const sim::Trace& trace, const sim::RoundTrace& round, 
   int64_t cur_seq = -1;
   double dpd_time = min_start;
   int64_t dpd_count = 0;
-  auto counter = [&](const char* name, double ts, ordered_json size) {
-    emit({{"name", name}, {"pid", 1}, {"tid", 1}, {"ph", "C"}, {"ts", ts}, {"args", {{"size", size}}}});
+  auto counter = [&](const char* name, double ts, auto size) {  // size: int64_t or double
+    text.clear();
+    append_counter_event(text, name, ts, size);
+    emit_text(text);
   };
   for (const auto& [ts, list] : times) {
     int64_t diff[2] = {0, 0};
