@@ -38,7 +38,12 @@ inline void append_json_string(std::string& out, std::string_view s) {
       return;
     }
   out += '"';
-  for (unsigned char c : s) {
+  size_t from = 0;  // start of the run of bytes copied as they are
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c != '"' && c != '\\' && c > 0x1f) continue;
+    out.append(s.data() + from, i - from);
+    from = i + 1;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -47,11 +52,10 @@ inline void append_json_string(std::string& out, std::string_view s) {
       case '\n': out += "\\n"; break;
       case '\f': out += "\\f"; break;
       case '\r': out += "\\r"; break;
-      default:
-        if (c <= 0x1f) fmt::format_to(std::back_inserter(out), "\\u{:04x}", unsigned(c));
-        else out += char(c);
+      default: fmt::format_to(std::back_inserter(out), "\\u{:04x}", unsigned(c));
     }
   }
+  out.append(s.data() + from, s.size() - from);
   out += '"';
 }
 

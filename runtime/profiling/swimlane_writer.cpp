@@ -5,6 +5,7 @@
 #include <charconv>
 #include <fmt/format.h>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "runtime/profiling/machine_view_text.h"
@@ -403,10 +404,17 @@ void machine_view_event_text(const sim::Trace& trace, const sim::RoundTrace& rou
     std::string label, in_hint = "[]", out_hint = "[]", hash_order;
   };
   std::vector<Info> info(tasks.size());
+  // Tasks of one (root, call op, leaf) share their lookups: computed once (a leaf's op walk is per op).
+  std::map<std::tuple<uint64_t, int64_t, uint64_t>, size_t> first_of;
   for (size_t i = 0; i < tasks.size(); ++i) {
     const auto* t = tasks[i].topo;
     if (!t) continue;
     Info& in = info[i];
+    auto [seen, fresh] = first_of.try_emplace({t->root_hash, t->op_magic, t->leaf_hash}, i);
+    if (!fresh) {
+      in = info[seen->second];
+      continue;
+    }
     in.root = prog.index_of(t->root_hash);
     if (const auto* op = prog.op(in.root, t->op_magic)) {
       in.label = op->label;
