@@ -398,23 +398,23 @@ void machine_view_event_text(const sim::Trace& trace, const sim::RoundTrace& rou
     }
   }
 
-  // Per task: the program.json lookups.
+  // Per task: the program.json lookups, shared by the tasks of one (root, call op, leaf) and computed
+  // once (a leaf's op walk is per op), with the hints' JSON string text (they are the bulk of a slice).
   struct Info {
     size_t root = 0;
     std::string label, in_hint = "[]", out_hint = "[]", hash_order;
+    std::string in_json, out_json, hash_order_json;
   };
-  std::vector<Info> info(tasks.size());
-  // Tasks of one (root, call op, leaf) share their lookups: computed once (a leaf's op walk is per op).
-  std::map<std::tuple<uint64_t, int64_t, uint64_t>, size_t> first_of;
+  std::vector<Info> lookups(1);  // lookups[0]: a task without a topology row
+  std::vector<size_t> info_of(tasks.size(), 0);
+  std::map<std::tuple<uint64_t, int64_t, uint64_t>, size_t> lookup_of;
   for (size_t i = 0; i < tasks.size(); ++i) {
     const auto* t = tasks[i].topo;
     if (!t) continue;
-    Info& in = info[i];
-    auto [seen, fresh] = first_of.try_emplace({t->root_hash, t->op_magic, t->leaf_hash}, i);
-    if (!fresh) {
-      in = info[seen->second];
-      continue;
-    }
+    auto [seen, fresh] = lookup_of.try_emplace({t->root_hash, t->op_magic, t->leaf_hash}, lookups.size());
+    info_of[i] = seen->second;
+    if (!fresh) continue;
+    Info& in = lookups.emplace_back();
     in.root = prog.index_of(t->root_hash);
     if (const auto* op = prog.op(in.root, t->op_magic)) {
       in.label = op->label;
@@ -422,6 +422,11 @@ void machine_view_event_text(const sim::Trace& trace, const sim::RoundTrace& rou
       in.out_hint = op->out_hint;
     }
     in.hash_order = prog.hash_order(in.root, t->op_magic, prog.index_of(t->leaf_hash));
+  }
+  for (Info& in : lookups) {
+    append_json_string(in.in_json, in.in_hint);
+    append_json_string(in.out_json, in.out_hint);
+    append_json_string(in.hash_order_json, in.hash_order);
   }
   auto formal = [](uint64_t key) {
     return fmt::format("{}-{}-{}", key >> 32, (key >> 16) & 1023u, key & 0xffffu);
@@ -457,7 +462,7 @@ void machine_view_event_text(const sim::Trace& trace, const sim::RoundTrace& rou
   int64_t id = 0;
   for (size_t i = 0; i < tasks.size(); ++i) {
     const Entry& e = tasks[i];
-    const Info& in = info[i];
+    const Info& in = lookups[info_of[i]];
     const auto* t = e.topo;
     const uint32_t ori_task = t ? t->task_id : 0;
     const std::string color = (e.rec ? "" : "fake") + in.label;
@@ -479,9 +484,9 @@ void machine_view_event_text(const sim::Trace& trace, const sim::RoundTrace& rou
     text += R"({"args":{"event-hint":)";
     append_json_string(text, hint);
     text += R"(,"ioperand-hint":)";
-    append_json_string(text, in.in_hint);
+    text += in.in_json;
     text += R"(,"ooperand-hint":)";
-    append_json_string(text, in.out_hint);
+    text += in.out_json;
     text += R"(,"execution-hint":)";
     append_json_string(text, exec);
     text += R"(,"color":)";
@@ -493,7 +498,7 @@ void machine_view_event_text(const sim::Trace& trace, const sim::RoundTrace& rou
     text += R"(,"wrapId":-1)";
     if (!in.hash_order.empty()) {
       text += R"(,"hashOrder-hint":)";
-      append_json_string(text, in.hash_order);
+      text += in.hash_order_json;
     }
     text += R"(},"cat":"event","id":)";
     append_json_int(text, id++);
