@@ -5,6 +5,7 @@
 #include <charconv>
 #include <fmt/format.h>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -216,12 +217,21 @@ struct ProgramIndex {
       if (!s.empty()) return s;
     }
     if (leaf >= funcs.size()) return {};
-    for (const auto& [m, o] : funcs[leaf].ops) {
-      std::string s = hash_order_text(o.attr);
-      if (!s.empty()) return s;
+    // The leaf's answer is the same for all its tasks (a GEMM leaf: ~400 ops to walk): once per leaf.
+    if (leaf_order.size() != funcs.size()) leaf_order.assign(funcs.size(), std::nullopt);
+    if (!leaf_order[leaf]) {
+      leaf_order[leaf] = std::string();
+      for (const auto& [m, o] : funcs[leaf].ops) {
+        std::string s = hash_order_text(o.attr);
+        if (!s.empty()) {
+          leaf_order[leaf] = std::move(s);
+          break;
+        }
+      }
     }
-    return {};
+    return *leaf_order[leaf];
   }
+  mutable std::vector<std::optional<std::string>> leaf_order;  // per function: hash_order's leaf walk
 };
 
 }  // namespace
