@@ -48,14 +48,15 @@ void write_artifacts(const ArtifactRequest& rq, const sim::Trace& trace, const C
     ChunkedFile doc(rq.folder + "/merged_swimlane.json");
     doc.append("{\"traceEvents\":[");
     bool first = true;
-    auto add = [&](ordered_json&& e) {
+    const std::function<void(const std::string&)> add_text = [&](const std::string& text) {
       if (!first) doc.append(",");
       first = false;
-      doc.append(e.dump());
+      doc.append(text);
     };
+    auto add = [&](ordered_json&& e) { add_text(e.dump()); };
     for (auto& e : aicpu_view) add(std::move(e));
     aicpu_view.clear();
-    machine_view_events(trace, last, program, add);
+    machine_view_event_text(trace, last, program, add_text);
     doc.append("]}");
     doc.commit();
     log << aicore_summary(trace);

@@ -5,8 +5,11 @@
 #include <charconv>
 #include <fmt/format.h>
 #include <map>
+#include <optional>
+#include <tuple>
 #include <unordered_map>
 
+#include "runtime/profiling/machine_view_text.h"
 #include "runtime/program/program_json.h"
 
 namespace ptoc::profiling {
@@ -214,12 +217,21 @@ struct ProgramIndex {
       if (!s.empty()) return s;
     }
     if (leaf >= funcs.size()) return {};
-    for (const auto& [m, o] : funcs[leaf].ops) {
-      std::string s = hash_order_text(o.attr);
-      if (!s.empty()) return s;
+    // The leaf's answer is the same for all its tasks (a GEMM leaf: ~400 ops to walk): once per leaf.
+    if (leaf_order.size() != funcs.size()) leaf_order.assign(funcs.size(), std::nullopt);
+    if (!leaf_order[leaf]) {
+      leaf_order[leaf] = std::string();
+      for (const auto& [m, o] : funcs[leaf].ops) {
+        std::string s = hash_order_text(o.attr);
+        if (!s.empty()) {
+          leaf_order[leaf] = std::move(s);
+          break;
+        }
+      }
     }
-    return {};
+    return *leaf_order[leaf];
   }
+  mutable std::vector<std::optional<std::string>> leaf_order;  // per function: hash_order's leaf walk
 };
 
 }  // namespace
@@ -285,12 +297,19 @@ std::string dyn_topo(const sim::Trace&, const sim::RoundTrace& round, const Comp
 std::vector<ordered_json> machine_view_events(const sim::Trace& trace, const sim::RoundTrace& round,
                                               const CompiledProgram& p) {
   std::vector<ordered_json> ev;
-  machine_view_events(trace, round, p, [&](ordered_json&& e) { ev.push_back(std::move(e)); });
+  machine_view_event_text(trace, round, p, [&](const std::string& e) { ev.push_back(ordered_json::parse(e)); });
   return ev;
 }
 
 void machine_view_events(const sim::Trace& trace, const sim::RoundTrace& round, const CompiledProgram& p,
                          const std::function<void(ordered_json&&)>& emit) {
+  machine_view_event_text(trace, round, p, [&](const std::string& e) { emit(ordered_json::parse(e)); });
+}
+
+void machine_view_event_text(const sim::Trace& trace, const sim::RoundTrace& round, const CompiledProgram& p,
+                             const std::function<void(const std::string&)>& emit_text) {
+  auto emit = [&](ordered_json&& e) { emit_text(e.dump()); };  // the few metadata events
+  std::string text;  // the event being written
   const ProgramIndex prog(program_json_text(p));
   const double freq = double(trace.freq);
   struct Entry {
@@ -389,16 +408,23 @@ void machine_view_events(const sim::Trace& trace, const sim::RoundTrace& round, 
     }
   }
 
-  // Per task: the program.json lookups.
+  // Per task: the program.json lookups, shared by the tasks of one (root, call op, leaf) and computed
+  // once (a leaf's op walk is per op), with the hints' JSON string text (they are the bulk of a slice).
   struct Info {
     size_t root = 0;
     std::string label, in_hint = "[]", out_hint = "[]", hash_order;
+    std::string in_json, out_json, hash_order_json;
   };
-  std::vector<Info> info(tasks.size());
+  std::vector<Info> lookups(1);  // lookups[0]: a task without a topology row
+  std::vector<size_t> info_of(tasks.size(), 0);
+  std::map<std::tuple<uint64_t, int64_t, uint64_t>, size_t> lookup_of;
   for (size_t i = 0; i < tasks.size(); ++i) {
     const auto* t = tasks[i].topo;
     if (!t) continue;
-    Info& in = info[i];
+    auto [seen, fresh] = lookup_of.try_emplace({t->root_hash, t->op_magic, t->leaf_hash}, lookups.size());
+    info_of[i] = seen->second;
+    if (!fresh) continue;
+    Info& in = lookups.emplace_back();
     in.root = prog.index_of(t->root_hash);
     if (const auto* op = prog.op(in.root, t->op_magic)) {
       in.label = op->label;
@@ -406,6 +432,11 @@ void machine_view_events(const sim::Trace& trace, const sim::RoundTrace& round, 
       in.out_hint = op->out_hint;
     }
     in.hash_order = prog.hash_order(in.root, t->op_magic, prog.index_of(t->leaf_hash));
+  }
+  for (Info& in : lookups) {
+    append_json_string(in.in_json, in.in_hint);
+    append_json_string(in.out_json, in.out_hint);
+    append_json_string(in.hash_order_json, in.hash_order);
   }
   auto formal = [](uint64_t key) {
     return fmt::format("{}-{}-{}", key >> 32, (key >> 16) & 1023u, key & 0xffffu);
@@ -441,7 +472,7 @@ void machine_view_events(const sim::Trace& trace, const sim::RoundTrace& round, 
   int64_t id = 0;
   for (size_t i = 0; i < tasks.size(); ++i) {
     const Entry& e = tasks[i];
-    const Info& in = info[i];
+    const Info& in = lookups[info_of[i]];
     const auto* t = e.topo;
     const uint32_t ori_task = t ? t->task_id : 0;
     const std::string color = (e.rec ? "" : "fake") + in.label;
@@ -456,25 +487,41 @@ void machine_view_events(const sim::Trace& trace, const sim::RoundTrace& round, 
                          py_float(s.total / double(s.n)), py_float(s.max), formal(tasks[s.max_task].key),
                          py_float(s.min), formal(tasks[s.min_task].key));
     }
-    ordered_json args = {{"event-hint", hint},
-                         {"ioperand-hint", in.in_hint},
-                         {"ooperand-hint", in.out_hint},
-                         {"execution-hint", exec},
-                         {"color", color},
-                         {"taskId", ori_task},
-                         {"seqNo", t ? t->seq : 0},
-                         {"wrapId", -1}};
-    if (!in.hash_order.empty()) args["hashOrder-hint"] = in.hash_order;
     const int psg = t ? t->leaf : 0;
-    emit({{"args", std::move(args)},
-                  {"cat", "event"},
-                  {"id", id++},
-                  {"name", fmt::format("{}-{}-{}({})", formal(e.key), t ? int64_t(in.root) : int64_t(-1), psg, color)},
-                  {"ph", "X"},
-                  {"pid", 1},
-                  {"tid", tid_of(e.core_idx) + e.offset},
-                  {"ts", e.start},
-                  {"dur", e.end - e.start}});
+    // {"args": {event-hint, ioperand-hint, ooperand-hint, execution-hint, color, taskId, seqNo, wrapId
+    // [, hashOrder-hint]}, "cat", "id", "name", "ph", "pid", "tid", "ts", "dur"} (machine_view_text.h)
+    text.clear();
+    text += R"({"args":{"event-hint":)";
+    append_json_string(text, hint);
+    text += R"(,"ioperand-hint":)";
+    text += in.in_json;
+    text += R"(,"ooperand-hint":)";
+    text += in.out_json;
+    text += R"(,"execution-hint":)";
+    append_json_string(text, exec);
+    text += R"(,"color":)";
+    append_json_string(text, color);
+    text += R"(,"taskId":)";
+    append_json_int(text, ori_task);
+    text += R"(,"seqNo":)";
+    append_json_int(text, t ? t->seq : 0);
+    text += R"(,"wrapId":-1)";
+    if (!in.hash_order.empty()) {
+      text += R"(,"hashOrder-hint":)";
+      text += in.hash_order_json;
+    }
+    text += R"(},"cat":"event","id":)";
+    append_json_int(text, id++);
+    text += R"(,"name":)";
+    append_json_string(text, fmt::format("{}-{}-{}({})", formal(e.key), t ? int64_t(in.root) : int64_t(-1), psg, color));
+    text += R"(,"ph":"X","pid":1,"tid":)";
+    append_json_int(text, tid_of(e.core_idx) + e.offset);
+    text += R"(,"ts":)";
+    append_json_double(text, e.start);
+    text += R"(,"dur":)";
+    append_json_double(text, e.end - e.start);
+    text += '}';
+    emit_text(text);
   }
   // One flow per dependency edge: from the predecessor's end (less 0.0001) to the successor's start.
   for (const auto& e : tasks)
@@ -482,10 +529,12 @@ void machine_view_events(const sim::Trace& trace, const sim::RoundTrace& round, 
       auto it = index.find(s);
       if (it == index.end()) continue;
       const Entry& d = tasks[it->second];
-      emit({{"cat", "machine-view-last-dep"}, {"id", id}, {"name", "machine-view-last-dep"}, {"ph", "s"},
-                    {"pid", 1}, {"tid", tid_of(e.core_idx) + e.offset}, {"ts", e.end - 0.0001}});
-      emit({{"bp", "e"}, {"cat", "machine-view-last-dep"}, {"id", id}, {"name", "machine-view-last-dep"},
-                    {"ph", "f"}, {"pid", 1}, {"tid", tid_of(d.core_idx) + d.offset}, {"ts", d.start}});
+      text.clear();
+      append_flow_event(text, false, id, tid_of(e.core_idx) + e.offset, e.end - 0.0001);
+      emit_text(text);
+      text.clear();
+      append_flow_event(text, true, id, tid_of(d.core_idx) + d.offset, d.start);
+      emit_text(text);
       ++id;
     }
 
@@ -507,8 +556,10 @@ void machine_view_events(const sim::Trace& trace, const sim::RoundTrace& round, 
   int64_t cur_seq = -1;
   double dpd_time = min_start;
   int64_t dpd_count = 0;
-  auto counter = [&](const char* name, double ts, ordered_json size) {
-    emit({{"name", name}, {"pid", 1}, {"tid", 1}, {"ph", "C"}, {"ts", ts}, {"args", {{"size", size}}}});
+  auto counter = [&](const char* name, double ts, auto size) {  // size: int64_t or double
+    text.clear();
+    append_counter_event(text, name, ts, size);
+    emit_text(text);
   };
   for (const auto& [ts, list] : times) {
     int64_t diff[2] = {0, 0};

@@ -27,5 +27,9 @@ std::vector<nlohmann::ordered_json> machine_view_events(const sim::Trace& trace,
 // serialise it at once instead of holding every event's JSON tree: a few KB per task).
 void machine_view_events(const sim::Trace& trace, const sim::RoundTrace& round, const CompiledProgram& program,
                          const std::function<void(nlohmann::ordered_json&&)>& emit);
+// The same events as their dump() text, written without a JSON tree per event (machine_view_text.h):
+// what merged_swimlane.json is written from.
+void machine_view_event_text(const sim::Trace& trace, const sim::RoundTrace& round, const CompiledProgram& program,
+                             const std::function<void(const std::string&)>& emit_text);
 
 }  // namespace ptoc::profiling

@@ -13,8 +13,7 @@ L2Cache::L2Cache(uint64_t capacity_bytes, uint32_t line_bytes) {
   half_ = std::max<uint64_t>(1, cap_lines_ / 2);
 }
 
-uint64_t* L2Cache::page(uint64_t page_no) {
-  if (page_no == last_page_no_) return last_page_;
+uint64_t* L2Cache::new_page(uint64_t page_no) {
   auto [it, fresh] = dir_.try_emplace(page_no, static_cast<uint32_t>(pages_.size()));
   if (fresh) pages_.emplace_back(new uint64_t[size_t(1) << kPageShift]());  // zero = never touched
   last_page_no_ = page_no;
@@ -23,52 +22,109 @@ uint64_t* L2Cache::page(uint64_t page_no) {
 }
 
 namespace {
-// Bits set in a byte (no popcnt instruction assumed on the host).
-constexpr int bits8(unsigned m) { return (m & 1) + ((m >> 1) & 1) + ((m >> 2) & 1) + ((m >> 3) & 1) + ((m >> 4) & 1) +
-                                         ((m >> 5) & 1) + ((m >> 6) & 1) + ((m >> 7) & 1); }
+// Bits set in a byte, by table (no popcnt instruction assumed on the host).
+struct Bits8 {
+  uint8_t n[256];
+  constexpr Bits8() : n() {
+    for (int m = 0; m < 256; ++m) n[m] = uint8_t((m & 1) + ((m >> 1) & 1) + ((m >> 2) & 1) + ((m >> 3) & 1) +
+                                                ((m >> 4) & 1) + ((m >> 5) & 1) + ((m >> 6) & 1) + ((m >> 7) & 1));
+  }
+};
+constexpr Bits8 kBits8;
 }  // namespace
 
-// Entry layout: stamp << 8 | mask of the granule's lines present.
-void L2Cache::access(uint64_t addr, uint64_t len, bool allocate, L2Result& r) {
-  if (len == 0) return;
-  const int gshift = shift_ + 3;
-  const uint64_t end = addr + len;
-  uint64_t g = addr >> gshift;
-  const uint64_t glast = (end - 1) >> gshift;
+// Entry layout: stamp << 8 | mask of the granule's lines present. The counts and the clock live in locals
+// for the whole call (through r they could alias the page entries, which are uint64_t too).
+void L2Cache::access_rows(uint64_t addr, uint64_t rows, uint64_t row_bytes, uint64_t stride, bool allocate,
+                          L2Result& r) {
+  if (row_bytes == 0 || rows == 0) return;
+  const int shift = shift_, gshift = shift + 3;
   const uint64_t pmask = (uint64_t(1) << kPageShift) - 1;
-  while (g <= glast) {
-    uint64_t* pg = page(g >> kPageShift);
-    const uint64_t limit = std::min(glast + 1, ((g >> kPageShift) + 1) << kPageShift);
-    for (; g < limit; ++g) {
-      const uint64_t lo = std::max(addr, g << gshift);
-      const uint64_t hi = std::min(end, (g + 1) << gshift);
-      const unsigned l0 = unsigned((lo >> shift_) & 7), l1 = unsigned(((hi - 1) >> shift_) & 7);
-      const unsigned want = ((2u << l1) - 1) & ~((1u << l0) - 1);
+  const uint64_t cap = cap_lines_, half = half_;
+  uint64_t clock = clock_, hit_bytes = 0, miss_bytes = 0;
+  uint32_t hit_lines = 0, miss_lines = 0;
+  const uint64_t gbytes = uint64_t(1) << gshift, off = addr & (gbytes - 1);
+  if (rows > 1 && stride % gbytes == 0 && off + row_bytes <= gbytes) {
+    // Every row covers the same lines of its own granule (NZ fractal rows, tiles of granule-aligned
+    // rows): the mask and each line's bytes are the same for all rows; only the granule moves.
+    const unsigned l0 = unsigned(off >> shift), l1 = unsigned((off + row_bytes - 1) >> shift);
+    const unsigned want = ((2u << l1) - 1) & ~((1u << l0) - 1), nwant = kBits8.n[want];
+    uint64_t line_bytes[8] = {};
+    for (unsigned l = l0; l <= l1; ++l)
+      line_bytes[l] = std::min(off + row_bytes, uint64_t(l + 1) << shift) - std::max(off, uint64_t(l) << shift);
+    uint64_t g = addr >> gshift;
+    const uint64_t gstep = stride >> gshift;
+    uint64_t page_no = g >> kPageShift;
+    uint64_t* pg = page(page_no);
+    for (uint64_t k = 0; k < rows; ++k, g += gstep) {
+      if ((g >> kPageShift) != page_no) page_no = g >> kPageShift, pg = page(page_no);
       uint64_t& e = pg[g & pmask];
       const uint64_t st = e >> 8;
-      const uint64_t age = clock_ - st;
-      const bool resident = st != 0 && age < cap_lines_;
+      const uint64_t age = clock - st;
+      const bool resident = st != 0 && age < cap;
       const unsigned have = resident ? unsigned(e & 0xff) & want : 0;
       if (have == want) {
-        r.hit_bytes += hi - lo;
-        r.hit_lines += bits8(want);
+        hit_bytes += row_bytes;
+        hit_lines += nwant;
       } else if (have == 0) {
-        r.miss_bytes += hi - lo;
-        r.miss_lines += bits8(want);
+        miss_bytes += row_bytes;
+        miss_lines += nwant;
       } else {
         for (unsigned l = l0; l <= l1; ++l) {
-          const uint64_t a = std::max(lo, (g << gshift) + (uint64_t(l) << shift_));
-          const uint64_t b = std::min(hi, (g << gshift) + (uint64_t(l + 1) << shift_));
-          if (have & (1u << l)) r.hit_bytes += b - a, ++r.hit_lines;
-          else r.miss_bytes += b - a, ++r.miss_lines;
+          if (have & (1u << l)) hit_bytes += line_bytes[l], ++hit_lines;
+          else miss_bytes += line_bytes[l], ++miss_lines;
         }
       }
       if (!allocate) continue;
-      if (!resident) e = (++clock_ << 8) | want;
-      else if (age >= half_) e = (++clock_ << 8) | (unsigned(e & 0xff) | want);
+      if (!resident) e = (++clock << 8) | want;
+      else if (age >= half) e = (++clock << 8) | (unsigned(e & 0xff) | want);
       else e |= want;
     }
+  } else {
+    for (uint64_t k = 0; k < rows; ++k) {
+      const uint64_t start = addr + k * stride, end = start + row_bytes;
+      uint64_t g = start >> gshift;
+      const uint64_t glast = (end - 1) >> gshift;
+      while (g <= glast) {
+        uint64_t* pg = page(g >> kPageShift);
+        const uint64_t limit = std::min(glast + 1, ((g >> kPageShift) + 1) << kPageShift);
+        for (; g < limit; ++g) {
+          const uint64_t lo = std::max(start, g << gshift);
+          const uint64_t hi = std::min(end, (g + 1) << gshift);
+          const unsigned l0 = unsigned((lo >> shift) & 7), l1 = unsigned(((hi - 1) >> shift) & 7);
+          const unsigned want = ((2u << l1) - 1) & ~((1u << l0) - 1);
+          uint64_t& e = pg[g & pmask];
+          const uint64_t st = e >> 8;
+          const uint64_t age = clock - st;
+          const bool resident = st != 0 && age < cap;
+          const unsigned have = resident ? unsigned(e & 0xff) & want : 0;
+          if (have == want) {
+            hit_bytes += hi - lo;
+            hit_lines += kBits8.n[want];
+          } else if (have == 0) {
+            miss_bytes += hi - lo;
+            miss_lines += kBits8.n[want];
+          } else {
+            for (unsigned l = l0; l <= l1; ++l) {
+              const uint64_t a = std::max(lo, (g << gshift) + (uint64_t(l) << shift));
+              const uint64_t b = std::min(hi, (g << gshift) + (uint64_t(l + 1) << shift));
+              if (have & (1u << l)) hit_bytes += b - a, ++hit_lines;
+              else miss_bytes += b - a, ++miss_lines;
+            }
+          }
+          if (!allocate) continue;
+          if (!resident) e = (++clock << 8) | want;
+          else if (age >= half) e = (++clock << 8) | (unsigned(e & 0xff) | want);
+          else e |= want;
+        }
+      }
+    }
   }
+  clock_ = clock;
+  r.hit_bytes += hit_bytes;
+  r.miss_bytes += miss_bytes;
+  r.hit_lines += hit_lines;
+  r.miss_lines += miss_lines;
 }
 
 }  // namespace ptoc::sim

@@ -29,14 +29,18 @@ class L2Cache {
   L2Cache(uint64_t capacity_bytes, uint32_t line_bytes);
   // Touch [addr, addr+len). allocate=false (cache_policy bypass): misses do not
   // allocate and hits do not refresh.
-  void access(uint64_t addr, uint64_t len, bool allocate, L2Result& r);
+  void access(uint64_t addr, uint64_t len, bool allocate, L2Result& r) { access_rows(addr, 1, len, 0, allocate, r); }
+  // Touch `rows` runs of `row_bytes` at addr, addr+stride, ...: the same as one access() per row, in
+  // row order, without a call (and a page lookup) per row.
+  void access_rows(uint64_t addr, uint64_t rows, uint64_t row_bytes, uint64_t stride, bool allocate, L2Result& r);
   uint64_t capacity_lines() const { return cap_lines_; }
   uint32_t line_bytes() const { return 1u << shift_; }
   static constexpr int kLinesPerGranule = 8;
 
  private:
   static constexpr int kPageShift = 12;  // 4096 granules per page
-  uint64_t* page(uint64_t page_no);
+  uint64_t* page(uint64_t page_no) { return page_no == last_page_no_ ? last_page_ : new_page(page_no); }
+  uint64_t* new_page(uint64_t page_no);
   uint64_t cap_lines_, half_;
   uint64_t clock_ = 0;
   int shift_;

@@ -623,7 +623,7 @@ class Machine {
         if (a.rows <= 1 || a.row_stride == a.row_bytes) {
           l2_.access(a.addr, a.rows * a.row_bytes, alloc, res);
         } else {
-          for (uint64_t k = 0; k < a.rows; ++k) l2_.access(a.addr + k * a.row_stride, a.row_bytes, alloc, res);
+          l2_.access_rows(a.addr, a.rows, a.row_bytes, a.row_stride, alloc, res);
         }
         continue;
       }
@@ -632,13 +632,13 @@ class Machine {
       const uint64_t stride = a.rows <= 1 ? a.row_bytes : a.row_stride;
       if (a.row_bytes / uint64_t(n) >= o_.l2_line_bytes) {
         const uint64_t lo = a.row_bytes * uint64_t(i) / uint64_t(n), hi = a.row_bytes * uint64_t(i + 1) / uint64_t(n);
-        for (uint64_t k = 0; k < a.rows; ++k) l2_.access(a.addr + k * stride + lo, hi - lo, alloc, res);
+        l2_.access_rows(a.addr + lo, a.rows, hi - lo, stride, alloc, res);
       } else {
         const uint64_t k0 = a.rows * uint64_t(i) / uint64_t(n), k1 = a.rows * uint64_t(i + 1) / uint64_t(n);
         if (stride == a.row_bytes) {
           if (k1 > k0) l2_.access(a.addr + k0 * stride, (k1 - k0) * a.row_bytes, alloc, res);
         } else {
-          for (uint64_t k = k0; k < k1; ++k) l2_.access(a.addr + k * stride, a.row_bytes, alloc, res);
+          if (k1 > k0) l2_.access_rows(a.addr + k0 * stride, k1 - k0, a.row_bytes, stride, alloc, res);
         }
       }
     }

@@ -379,3 +379,25 @@ TEST_CASE("run folders are named as PyPTO names them") {
   CHECK(std::filesystem::is_directory(b));
   std::filesystem::remove_all(base);
 }
+
+TEST_CASE("merged_swimlane Machine View: the event text is each event's dump(), in the events' order") {
+  // The writer's text is canonical: parsing it and dumping again gives the same bytes (so it is what the
+  // JSON tree of the same values would dump), and machine_view_events' trees are those events.
+  auto trace = make_trace(1);
+  auto p = three_task_program();
+  std::vector<std::string> text;
+  machine_view_event_text(trace, trace.rounds[0], p, [&](const std::string& s) { text.push_back(s); });
+  auto ev = machine_view_events(trace, trace.rounds[0], p);
+  REQUIRE(text.size() == ev.size());
+  int kinds[5] = {0, 0, 0, 0, 0};  // M X s f C
+  for (size_t i = 0; i < text.size(); ++i) {
+    CHECK(nlohmann::ordered_json::parse(text[i]).dump() == text[i]);
+    CHECK(ev[i].dump() == text[i]);
+    const std::string ph = ev[i]["ph"];
+    kinds[ph == "M" ? 0 : ph == "X" ? 1 : ph == "s" ? 2 : ph == "f" ? 3 : 4]++;
+  }
+  CHECK(kinds[1] == 3);
+  CHECK(kinds[2] == 2);
+  CHECK(kinds[3] == 2);
+  CHECK(kinds[4] > 0);
+}
