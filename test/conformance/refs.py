@@ -1154,3 +1154,20 @@ def catalog3_compose(i, d):
             "lr": np.where(x > 0, x, r(x * L(0.01, "fp32"), "fp32")),
             "lw": np.where(w > 0, w, r(w * L(0.2, "bf16"), "bf16")),
             "hy": hypot(x, y, "fp32"), "hr": hypot(x, i["rw"], "fp32"), "hh": hypot(h, h, "fp16")}
+
+
+@ref(dims={"T": 37}, kinds={"p": "wide", "q": "wide", "qn": "wide", "x": "wide"})
+def const4_split_k_int32(i, d):
+    p, q = i["p"].astype(np.int64), i["q"].astype(np.int64)
+    yb = np.maximum(p, 100) @ np.maximum(q, 100)
+    assert yb.min() > 2 ** 24  # the sums fp32 partials could not hold exactly
+    return {"yb": r(yb, "int32"), "yn": r(p @ i["qn"].astype(np.int64), "int32"),
+            "yt": r(i["x"].astype(np.int64) @ q, "int32")}
+
+
+@ref(dims={"T": 23})
+def const4_lists_floats(i, d):
+    x, f = i["x"], "fp32"
+    eps = L(1e-6, f)
+    ms = r(r(r(x * x, f).sum(-1, keepdims=True), f) * L(1.0 / 256, f), f)
+    return {"s": r(np.sqrt(r(ms + eps, f)), f), "y": r(r(x * 0.5, f) - eps, f)}
