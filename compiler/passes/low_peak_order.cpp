@@ -27,6 +27,7 @@ std::vector<int> low_peak_order(const Builder& b, const std::vector<int>& ops) {
   constexpr double kStep = 1.0 / 4096;  // below one creation index for chains up to 4096 ops long
   for (auto it = by_id.rbegin(); it != by_id.rend(); ++it) {
     const TileOp& op = r.ops[size_t(*it)];
+    if (op.kind == TileOpKind::CopyOut) continue;  // a store follows its producer (below), never leads it
     for (int s : op.srcs) {
       auto wi = writer.find(s);
       if (wi == writer.end()) continue;
@@ -36,6 +37,13 @@ std::vector<int> low_peak_order(const Builder& b, const std::vector<int>& ops) {
       key[size_t(w)] = sunk[size_t(w)] ? std::min(key[size_t(w)], k) : k;
       sunk[size_t(w)] = 1;
     }
+  }
+  // A store runs right after its producer, so that the stored tile can die at its other last use.
+  for (int o : by_id) {
+    const TileOp& op = r.ops[size_t(o)];
+    if (op.kind != TileOpKind::CopyOut || op.srcs.empty()) continue;
+    auto wi = writer.find(op.srcs[0]);
+    if (wi != writer.end() && in[size_t(wi->second)]) key[size_t(o)] = key[size_t(wi->second)] + kStep / 2;
   }
   return order_ops(r, by_id, [&](int o) { return key[size_t(o)]; });
 }
