@@ -25,6 +25,7 @@
 #include "compiler/passes/buffer_liveness.h"
 #include "compiler/passes/low_peak_order.h"
 #include "compiler/passes/tile_build.h"
+#include "compiler/passes/vec_tile_proposal.h"
 
 namespace ptoc::tiling {
 
@@ -331,7 +332,11 @@ bool check_fits(Builder& b, const std::vector<int>& ops, const std::string& cont
     const std::string list = live_buffer_list(b.prog, b.root, ops, lives, MemKind(m), pos, &total);
     int count = 0;
     for (const TileLive& l : lives) count += int(b.root.tiles[size_t(l.tile)].mem) == m && holds_at(l, pos);
-    std::string fit = fitting_vec_tile(b.prog, b.root, ops, lives, MemKind(m), pos, b.cap[m], b.align);
+    const VecTileCheck retile = [&](const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
+      const Op& s = b.prog.ops[size_t(op.source_op)];
+      return s.vec_tile && vec_tile_proposal_fits(b.prog, b.plat, s.vec_tile->loc, from, to);
+    };
+    std::string fit = fitting_vec_tile(b.prog, b.root, ops, lives, MemKind(m), pos, b.cap[m], b.align, retile);
     std::string hint = hint_for(b, op, MemKind(m));
     if (!fit.empty()) hint = fit + (hint.empty() ? "" : "; or " + hint);
     b.diags.error(loc,
