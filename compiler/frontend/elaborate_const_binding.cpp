@@ -24,6 +24,13 @@ namespace ptoc::fe {
 
 namespace {
 
+// `'text'`, appended piecewise: GCC 12 flags "'" + std::string as -Wrestrict (a false positive).
+std::string quoted(std::string text) {
+  text.insert(0, 1, '\'');
+  text += '\'';
+  return text;
+}
+
 bool is_list_entry(const Expr& e, const Frame& f) {
   return e.kind == Expr::Kind::Subscript && e.items.size() == 1 && e.items[0]->kind == Expr::Kind::Name &&
          f.list_consts.count(e.items[0]->name) > 0;
@@ -121,7 +128,7 @@ int Elaborator::const_list_item(const Expr& e, int64_t& out) {
   const std::string& n = e.items[0]->name;
   const std::vector<int64_t>& l = seq_->frame.list_consts.at(n);
   if (e.slices.size() != 1 || e.slices[0].kind != Slice::Kind::Index || !e.slices[0].start) {
-    err(e.off, e.len, "'" + text_of(e) + "' slices the constant list '" + n + "'; an entry takes one index",
+    err(e.off, e.len, quoted(text_of(e)) + " slices the constant list '" + n + "'; an entry takes one index",
         "write " + n + "[0] ... " + n + "[" + std::to_string(l.size() - 1) + "]");
     return -1;
   }
@@ -242,7 +249,7 @@ bool Elaborator::const_binding(const Stmt& s) {
       auto d = dim(*it, DimUse::Static);
       auto c = d ? simplify(*d).as_const() : std::nullopt;
       if (!c) {
-        if (d) err(it->off, it->len, "'" + text_of(*it) + "' is not a compile-time constant");
+        if (d) err(it->off, it->len, quoted(text_of(*it)) + " is not a compile-time constant");
         ok = false;
         continue;
       }
@@ -263,7 +270,7 @@ bool Elaborator::const_binding(const Stmt& s) {
   } else if (!boolean && !is_const_int_expr(e, p_, fr, *names_)) {
     // `n = k / 2`: integers that would make a constant but for `/` (which is a tensor op's true division).
     if (is_const_int_expr(e, p_, seq_->frame, *names_, true)) {
-      err(e.off, e.len, "'" + text_of(e) + "' divides integers with '/'; a compile-time constant is an integer",
+      err(e.off, e.len, quoted(text_of(e)) + " divides integers with '/'; a compile-time constant is an integer",
           "use '//' (floor division) or ceil_div(a, b)");
       return true;
     }
@@ -279,7 +286,7 @@ bool Elaborator::const_binding(const Stmt& s) {
     if (!d) return true;  // reported by dim()
     auto c = simplify(*d).as_const();
     if (!c) {
-      err(e.off, e.len, "'" + text_of(e) + "' is not a compile-time constant",
+      err(e.off, e.len, quoted(text_of(e)) + " is not a compile-time constant",
           "a constant may use static dims, unroll factors, static-loop variables and literals");
       return true;
     }
