@@ -62,6 +62,7 @@ std::optional<DimExpr> Elaborator::dim(const Expr& e, DimUse use) {
       if (use != DimUse::DimsOnly && f) {
         auto it = f->consts.find(n);
         if (it != f->consts.end()) return DimExpr(it->second);
+        if (non_int_const(e, "a dim expression")) return std::nullopt;
         if (f->dyn_vars.count(n)) {
           if (use == DimUse::Static) {
             err(e.off, e.len, "'" + n + "' is a dynamic loop variable; this must be static",
@@ -153,7 +154,11 @@ std::optional<DimExpr> Elaborator::dim(const Expr& e, DimUse use) {
       }
       return path_minmax(e.name == "min", *a, *b);  // decided by a loop path's facts, else min / max
     }
-    case K::Subscript: return scalar_read(e, use);
+    case K::Subscript: {
+      int64_t v = 0;  // `tile_shapes[0]`: an entry of a constant list (elaborate_const_binding.cpp)
+      if (int c = use == DimUse::DimsOnly ? 0 : const_list_item(e, v)) return c > 0 ? std::optional<DimExpr>(DimExpr(v)) : std::nullopt;
+      return scalar_read(e, use);
+    }
     case K::Compare:
     case K::BoolOp:
     case K::Not:

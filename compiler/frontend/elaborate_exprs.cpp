@@ -155,6 +155,9 @@ EV Elaborator::name_ref(const Expr& e) {
   if (seq_) {
     auto it = seq_->frame.consts.find(n);
     if (it != seq_->frame.consts.end()) return EV::number(double(it->second), true);
+    // `eps = 1e-6` (elaborate_const_binding.cpp): a float literal by another name.
+    if (auto f = seq_->frame.float_consts.find(n); f != seq_->frame.float_consts.end()) return EV::number(f->second, false);
+    if (non_int_const(e, "a scalar operand")) return EV::poison();
     if (seq_->frame.dyn_vars.count(n)) {
       err(e.off, e.len, "'" + n + "' is a dynamic loop variable and cannot be a scalar operand",
           "use it in slice bounds and dim expressions");
@@ -230,7 +233,11 @@ EV Elaborator::expr(const Expr& e) {
       return binary(k, a, b, *e.items[0], *e.items[1], e.op_off, int(e.op.size()), e.op);
     }
     case K::Call: return call(e);
-    case K::Subscript: return subscript(e);
+    case K::Subscript: {
+      int64_t v = 0;  // `tile_shapes[0]`: an entry of a constant list, a scalar
+      if (int c = const_list_item(e, v)) return c > 0 ? EV::number(double(v), true) : EV::poison();
+      return subscript(e);
+    }
     case K::List:
       err(e.off, e.len, "a list is not a tensor value", "lists are arguments of reshape, view, full and concat");
       return EV::poison();

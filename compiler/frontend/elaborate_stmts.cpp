@@ -76,7 +76,7 @@ bool Elaborator::check_binding_name(const std::string& n, SrcLoc loc, int len, c
   else if (broken_tensors_.count(n)) clash = "a tensor";
   else if (seq_ && seq_->frame.dyn_vars.count(n)) clash = "a loop variable";
   else if (seq_ && seq_->frame.factor_vars.count(n)) clash = "an unroll factor";
-  else if (seq_ && seq_->frame.consts.count(n))
+  else if (seq_ && (seq_->frame.consts.count(n) || seq_->frame.named_consts.count(n)))
     clash = seq_->frame.named_consts.count(n) ? "a compile-time constant" : "a loop variable";
   if (clash.empty()) return true;
   std::string hint = "choose another name";
@@ -108,16 +108,18 @@ void Elaborator::stmt_unguarded(const Stmt& s) {
       break;
     case Stmt::Kind::VecTile: {
       std::optional<VecTile> v;
-      if (!s.broken) v = s.vec_exprs.empty() ? std::optional<VecTile>(s.vec) : vec_tile_of(s);
+      if (!s.broken) v = s.vec_exprs.empty() && !s.vec_list.expr ? std::optional<VecTile>(s.vec) : vec_tile_of(s);
       ts_->vec = v;
       ts_->vec_broken = !v;
       break;
     }
-    case Stmt::Kind::CubeTile:
-      if (s.broken) ts_->cube.reset();
-      else ts_->cube = s.cube;
-      ts_->cube_broken = s.broken;
+    case Stmt::Kind::CubeTile: {
+      std::optional<CubeTile> c;
+      if (!s.broken) c = s.cube_exprs.empty() ? std::optional<CubeTile>(s.cube) : cube_tile_of(s);
+      ts_->cube = c;
+      ts_->cube_broken = !c;
       break;
+    }
     case Stmt::Kind::Label: ts_->label = s.label; break;
     case Stmt::Kind::Scope:
       if (!s.has_body) {
@@ -354,6 +356,9 @@ void Elaborator::loop(const Stmt& s) {
     return;
   }
   if (!l.factor.empty() && !check_binding_name(l.factor, l.factor_loc, int(l.factor.size()), "unroll factor")) return;
+  const std::optional<std::vector<int64_t>> unroll_gears = unroll_of(l);  // `unroll: unroll_list` resolved
+  if (!unroll_gears) return;
+  const std::vector<int64_t>& unroll = *unroll_gears;
   std::optional<DimExpr> begin = DimExpr(0), end, step = DimExpr(1);
   std::vector<ScalarLoad> header_loads;  // run-time values in the bounds: read at loop entry
   LoadSink sink(*this, &header_loads);
@@ -436,7 +441,7 @@ void Elaborator::loop(const Stmt& s) {
     return;
   }
   // Unroll only on the innermost loop of a nest.
-  if (!l.unroll.empty()) {
+  if (!unroll.empty()) {
     if (const Stmt* inner = find_dynamic_loop(s.body)) {
       r_.error(l.unroll_loc, "only the innermost loop may carry unroll; this loop contains the dynamic loop at line " +
                                  std::to_string(inner->loc.line),
@@ -474,7 +479,7 @@ void Elaborator::loop(const Stmt& s) {
   node.step = st;
   node.loc = s.loc;
   node.loads = std::move(header_loads);
-  std::vector<int64_t> gears = l.unroll;
+  std::vector<int64_t> gears = unroll;
   gears.push_back(1);
   std::sort(gears.rbegin(), gears.rend());
   gears.erase(std::unique(gears.begin(), gears.end()), gears.end());
@@ -506,7 +511,7 @@ void Elaborator::loop(const Stmt& s) {
       inner.frame.consts[l.factor] = gears[g];
       inner.frame.factor_vars.insert(l.factor);
     }
-    inner.frame.root_prefix = name + (l.unroll.empty() ? "" : "_k" + std::to_string(gears[g]));
+    inner.frame.root_prefix = name + (unroll.empty() ? "" : "_k" + std::to_string(gears[g]));
     Names local = *outer_names;
     TileState ts = outer_ts;
     seq_ = &inner;

@@ -3,6 +3,7 @@
 // Each entry is a compile-time constant of the elaboration it is in: static dims, unroll factors, static-loop
 // variables and literals. A dynamic dim or loop variable is the usual "this must be static" error; a value
 // that is not positive is reported at the entry. A tile is otherwise exactly a written integer one.
+// `vec_tile: NAME` takes a constant list bound by a statement (`tile_shapes = [4, 4096]`) whole.
 #include <string>
 
 #include "compiler/frontend/dim_simplify.h"
@@ -31,6 +32,30 @@ const Expr* first_dynamic_name(const Expr& e, const Program& p, const Frame* fra
 
 std::optional<VecTile> Elaborator::vec_tile_of(const Stmt& s) {
   VecTile v = s.vec;
+  if (s.vec_list.expr) {
+    const std::string& n = s.vec_list.expr->name;
+    const std::vector<int64_t>* l = const_list(n);
+    const SrcLoc at = s.vec_list.loc();
+    const int len = int(n.size());
+    if (!l) {
+      r_.error(at, "vec_tile: '" + n + "' is not a constant list",
+               "bind it first (\"" + n + " = [16, 1024]\") or write the entries: vec_tile: [16, 1024]", len);
+      return std::nullopt;
+    }
+    if (l->empty() || l->size() > 4) {
+      r_.error(at, "vec_tile: the constant list '" + n + "' has " + std::to_string(l->size()) +
+                       " entries; a vec_tile has 1 to 4", {}, len);
+      return std::nullopt;
+    }
+    for (int64_t x : *l)
+      if (x <= 0) {
+        r_.error(at, "vec_tile: the constant list '" + n + "' holds " + std::to_string(x) +
+                         "; tile entries must be positive", {}, len);
+        return std::nullopt;
+      }
+    v.shape = *l;
+    return v;
+  }
   bool ok = true;
   for (size_t i = 0; i < s.vec_exprs.size(); ++i) {
     const SrcExpr& e = s.vec_exprs[i];

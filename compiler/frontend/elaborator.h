@@ -65,6 +65,8 @@ struct Frame {
   std::set<std::string> dyn_vars;    // dynamic loop vars in scope
   std::set<std::string> factor_vars; // unroll factor names in scope
   std::set<std::string> named_consts; // `tile_t = k`: compile-time constants bound by a statement (elaborate_const_binding.cpp)
+  std::map<std::string, double> float_consts;               // `eps = 1e-6` (also in named_consts)
+  std::map<std::string, std::vector<int64_t>> list_consts;  // `unroll_list = [1, 2, 4, 8]` (also in named_consts)
   std::vector<std::string> loop_vars;  // enclosing dynamic loop vars, outermost first
   int64_t factor = 1;
   std::string root_prefix = "top";   // names this sequence's root templates
@@ -242,6 +244,18 @@ class Elaborator {
   EV expr_src(const SrcExpr& e);
   bool local_tensor_decl(const Stmt& s);  // `t = tensor(shape, dtype)`; false: not that form
   bool const_binding(const Stmt& s);      // `tile_t = k`: a compile-time constant; false: not that form
+  // `l[i]` of a constant list (elaborate_const_binding.cpp): 1 with the entry in `out`, 0 when `e` is not an
+  // entry of a constant list, -1 when it is one but reported (index out of range, a slice, not static).
+  int const_list_item(const Expr& e, int64_t& out);
+  // A float or list constant where an integer is needed: reported (true), else false.
+  bool non_int_const(const Expr& e, const std::string& where);
+  // The constant list named by `e` (a bare name), or nullptr.
+  const std::vector<int64_t>* const_list(const std::string& name) const;
+  // A loop's unroll gears: as written, or the constant list `unroll: NAME` names (nullopt: reported).
+  std::optional<std::vector<int64_t>> unroll_of(const LoopAst& l);
+  // {cube_tile: ...} with entries written as dim expressions (`m: [unroll_level, unroll_level]`): each
+  // evaluated and the tile checked as a literal one is (elaborate_cube_tile.cpp).
+  std::optional<CubeTile> cube_tile_of(const Stmt& s);
   // `owner` names the workspace after the loop that carries the value ("" for a local tensor: its root function).
   std::optional<Binding> new_local_tensor(const std::string& name, DType dt, const Shape& shape, SrcLoc loc, int len,
                                           const std::string& what, const std::string& owner = "");

@@ -37,6 +37,7 @@ struct LoopAst {
   bool has_count = false;
   SrcExpr begin, end, step, count;  // range: [begin, end, step] (begin/step optional); or count
   std::vector<int64_t> unroll;       // as written
+  std::string unroll_const;          // `unroll: unroll_list`: a constant list bound by a statement
 };
 
 struct Stmt {
@@ -52,7 +53,11 @@ struct Stmt {
   // VecTile: entries written as dim expressions (`[t_tile, 64]`, `["min(k, 4)", 128]`), index-aligned with
   // vec.shape (whose entry is 0 until the elaborator evaluates it; a null expr is an integer entry).
   std::vector<SrcExpr> vec_exprs;
+  SrcExpr vec_list;  // VecTile written `vec_tile: NAME`: a constant list bound by a statement (expr null: not)
   CubeTile cube;     // CubeTile
+  // CubeTile: entries written as dim expressions (`m: [unroll_level, unroll_level]`), index-aligned with
+  // m[0..1], k[0..2], n[0..1] (a null expr: an integer entry, already in cube); empty when all are integers.
+  std::vector<SrcExpr> cube_exprs;
   bool broken = false;  // VecTile / CubeTile: reported invalid; the ops after it do not also say "no tile"
   LoopAst loop;      // Loop
   ExprPtr cond;      // If

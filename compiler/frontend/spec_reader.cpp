@@ -6,6 +6,7 @@
 #include <regex>
 #include <set>
 
+#include "compiler/frontend/cube_tile_rules.h"
 #include "compiler/frontend/options.h"
 #include "runtime/core/resource_limits.h"
 #include "compiler/frontend/parser.h"
@@ -536,6 +537,13 @@ class Reader {
     s.kind = Stmt::Kind::VecTile;
     const YAML::Node v = n["vec_tile"];
     s.vec.loc = s.loc;
+    if (v.IsScalar() && is_identifier(v.Scalar())) {
+      // `vec_tile: tile_shapes`: a constant list bound by a statement (elaborate_vec_tile.cpp).
+      auto x = dim_src(v, "a vec_tile");
+      if (x) s.vec_list = std::move(*x);
+      s.broken = !x;
+      return std::move(s);  // s is the caller's: a copy would copy the whole body
+    }
     if (!v.IsSequence() || v.size() < 1 || v.size() > 4) {
       std::string got = !v.IsSequence() ? node_kind(v)
                         : v.size() == 0 ? std::string("an empty list")
@@ -573,7 +581,11 @@ class Reader {
     return std::move(s);  // s is the caller's: a copy would copy the whole body
   }
 
-  bool cube_axis(const YAML::Node& c, const char* axis, size_t max_len, std::vector<int64_t>& out) {
+  // One axis of a cube_tile: integer entries are checked here; an entry written as a dim expression
+  // (`[unroll_level, unroll_level]`) goes to `exprs` (index-aligned with `out`, whose entry is 0) and its
+  // axis is checked per elaboration (elaborate_cube_tile.cpp).
+  bool cube_axis(const YAML::Node& c, const char* axis, size_t max_len, std::vector<int64_t>& out,
+                 std::vector<SrcExpr>& exprs) {
     const YAML::Node v = c[axis];
     std::string form = max_len == 3 ? "[L0, L1] or [L0, L1_A, L1_B]" : "[L0, L1]";
     if (!v) {
@@ -584,9 +596,21 @@ class Reader {
       r_.error(value_loc(c, axis), std::string("cube_tile ") + axis + " must be " + form + ", got " + node_kind(v));
       return false;
     }
-    bool ok = true;
+    bool ok = true, symbolic = false;
     for (auto e : v) {
       auto i = as_int(e);
+      if (!i && e.IsScalar() && !e.Scalar().empty()) {
+        auto x = dim_src(e, std::string("a cube_tile ") + axis + " entry");
+        if (!x) {
+          ok = false;
+          continue;
+        }
+        exprs.resize(out.size());
+        exprs.push_back(std::move(*x));
+        out.push_back(0);
+        symbolic = true;
+        continue;
+      }
       if (!i || *i <= 0) {
         r_.error(YamlSource::loc(e), std::string("cube_tile ") + axis + " entries must be positive integers, got " +
                                          node_kind(e));
@@ -595,30 +619,12 @@ class Reader {
       }
       out.push_back(*i);
     }
+    exprs.resize(out.size());
     if (!ok) return false;
-    const std::string a = axis;
-    const std::string l0 = std::to_string(out[0]);
-    // Every axis is cut into 16-element fractals by the cube unit (16x16
-    // blocks of 16-bit operands), m as much as k and n.
-    if (out[0] % 16 != 0) {
-      int64_t lo = out[0] / 16 * 16, hi = lo + 16;
-      r_.error(value_loc(c, axis), "cube_tile " + a + ": the L0 tile " + l0 + " must be a multiple of 16 (one cube fractal)",
-               lo > 0 ? "use " + std::to_string(lo) + " or " + std::to_string(hi) : "use " + std::to_string(hi));
+    if (symbolic) return true;  // checked once the entries are known
+    for (const CubeAxisIssue& i : cube_axis_issues(axis, out)) {
+      r_.error(value_loc(c, axis), i.message, i.hint);
       ok = false;
-    }
-    for (size_t j = 1; j < out.size(); ++j) {
-      const std::string which = j == 2 ? "the L1 tile of B " : "the L1 tile ";
-      const std::string l1 = std::to_string(out[j]);
-      if (out[j] < out[0]) {
-        r_.error(value_loc(c, axis), "cube_tile " + a + ": the L0 tile " + l0 + " is larger than " + which + l1,
-                 "L0 tiles are cut from the L1 tile: use L0 <= L1, e.g. [" + l0 + ", " + l0 + "]");
-        ok = false;
-      } else if (out[j] % out[0] != 0) {
-        int64_t lo = out[j] / out[0] * out[0];
-        r_.error(value_loc(c, axis), "cube_tile " + a + ": " + which + l1 + " must be a multiple of the L0 tile " + l0,
-                 "use " + std::to_string(lo) + " or " + std::to_string(lo + out[0]));
-        ok = false;
-      }
     }
     return ok;
   }
@@ -632,9 +638,10 @@ class Reader {
       return std::move(s);  // s is the caller's: a copy would copy the whole body
     }
     std::vector<int64_t> m, k, nn;
-    bool ok = cube_axis(c, "m", 2, m);
-    ok = cube_axis(c, "k", 3, k) && ok;
-    ok = cube_axis(c, "n", 2, nn) && ok;
+    std::vector<SrcExpr> me, ke, ne;
+    bool ok = cube_axis(c, "m", 2, m, me);
+    ok = cube_axis(c, "k", 3, k, ke) && ok;
+    ok = cube_axis(c, "n", 2, nn, ne) && ok;
     if (c["split_k"]) {
       auto b = as_bool(c["split_k"]);
       if (!b) {
@@ -652,6 +659,16 @@ class Reader {
     s.cube.n = {nn[0], nn[1]};
     s.cube.k = {k[0], k[1], k.size() == 3 ? k[2] : k[1]};
     s.cube.loc = s.loc;
+    auto has_expr = [](const std::vector<SrcExpr>& v) {
+      for (const SrcExpr& x : v)
+        if (x.expr) return true;
+      return false;
+    };
+    if (has_expr(me) || has_expr(ke) || has_expr(ne)) {
+      // m[0..1], k[0..2], n[0..1]; a two-entry k's B tile is its A tile (k[2] reads k[1]'s expression).
+      const SrcExpr kb = k.size() == 3 ? ke[2] : ke[1];
+      s.cube_exprs = {me[0], me[1], ke[0], ke[1], kb, ne[0], ne[1]};
+    }
     return std::move(s);  // s is the caller's: a copy would copy the whole body
   }
 
@@ -774,7 +791,9 @@ class Reader {
       if (l["unroll"]) {
         a.unroll_loc = YamlSource::loc(key_node(l, "unroll"));
         const YAML::Node u = l["unroll"];
-        if (!u.IsSequence() || u.size() == 0) {
+        if (u.IsScalar() && is_identifier(u.Scalar())) {
+          a.unroll_const = u.Scalar();  // PyPTO's unroll_list=unroll_list: a constant list, read per elaboration
+        } else if (!u.IsSequence() || u.size() == 0) {
           r_.error(value_loc(l, "unroll"), "unroll must be a list of positive factors such as [64, 16, 4], got " +
                                                node_kind(u));
           ok = false;

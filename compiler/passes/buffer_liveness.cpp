@@ -173,7 +173,7 @@ std::string live_buffer_list(const Program& prog, const TileRoot& root, const st
 
 std::string fitting_vec_tile(const Program& prog, const TileRoot& root, const std::vector<int>& ops,
                              const std::vector<TileLive>& lives, MemKind mem, int pos, int64_t cap,
-                             const std::array<int64_t, 6>& align) {
+                             const std::array<int64_t, 6>& align, const VecTileCheck& verify) {
   if (mem != MemKind::UB || pos < 0 || pos >= int(ops.size())) return {};
   const TileOp& op = root.ops[size_t(ops[size_t(pos)])];
   if (op.source_op < 0 || op.source_op >= int(prog.ops.size())) return {};
@@ -203,13 +203,26 @@ std::string fitting_vec_tile(const Program& prog, const TileRoot& root, const st
     }
     return sum;
   };
-  int64_t best = 0;
-  for (int64_t v = ext - 1; v >= 1 && !best; --v)
-    if (need(v) <= cap) best = v;
-  if (!best) return {};
   std::vector<int64_t> nv = vt;
-  auto text = [&](int64_t v) {
+  auto shape = [&](int64_t v) {
     nv[ax] = v;
+    return nv;
+  };
+  // The extent the arithmetic says fits, verified by re-tiling when a check is given: at most a few
+  // proposals are tried (each a whole tiling), the estimate's first, then halving.
+  int64_t best = 0, tries = 0;
+  for (int64_t v = ext - 1; v >= 1 && !best; --v) {
+    if (need(v) > cap) continue;
+    if (!verify || verify(vt, shape(v))) {
+      best = v;
+      break;
+    }
+    if (++tries >= 4) return {};
+    v = std::max<int64_t>(1, v / 2) + 1;  // the loop's --v makes it v / 2
+  }
+  if (!best) return {};
+  auto text = [&](int64_t v) {
+    shape(v);
     std::string t = "[";
     for (size_t i = 0; i < nv.size(); ++i) t += (i ? ", " : "") + std::to_string(nv[i]);
     return t + "]";
@@ -218,9 +231,10 @@ std::string fitting_vec_tile(const Program& prog, const TileRoot& root, const st
   os << "vec_tile " << text(best);
   if (src.vec_tile->loc.valid()) os << " at line " << src.vec_tile->loc.line;
   os << " fits (" << need(best) << " bytes live here)";
-  // A round extent too: whole 8-row blocks, or 128-byte multiples on the last axis.
+  // A round extent too: whole 8-row blocks, or 128-byte multiples on the last axis (verified as well).
   const int64_t g = ax + 1 == vt.size() ? std::max<int64_t>(1, 128 / dtype_size(rt.dtype)) : 8;
-  if (best > g && best % g) os << ", " << text(best / g * g) << " in whole blocks of " << g;
+  if (best > g && best % g && (!verify || verify(vt, shape(best / g * g))))
+    os << ", " << text(best / g * g) << " in whole blocks of " << g;
   return os.str();
 }
 

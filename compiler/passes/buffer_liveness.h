@@ -12,6 +12,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -78,9 +79,12 @@ std::string live_buffer_list(const Program& prog, const TileRoot& root, const st
 // the extent of the tile's widest axis scaled down (tiles whose extent on that
 // axis is the op's scale with it, the others stay). Empty when there is no
 // vec_tile or no extent fits. E.g. "vec_tile [24, 768] at line 12 fits (needs 147552 bytes)".
+// `verify` (when given) re-tiles with a proposed shape: a proposal it refuses is not printed, the next
+// smaller one is tried (a few at most), so the hint never names a tile that overflows in turn.
+using VecTileCheck = std::function<bool(const std::vector<int64_t>& from, const std::vector<int64_t>& to)>;
 std::string fitting_vec_tile(const Program& prog, const TileRoot& root, const std::vector<int>& ops,
                              const std::vector<TileLive>& lives, MemKind mem, int pos, int64_t cap,
-                             const std::array<int64_t, 6>& align);
+                             const std::array<int64_t, 6>& align, const VecTileCheck& verify = {});
 
 // Whether an overflow ("does not fit") was already reported at `loc`: each op
 // and statement is reported once, not once per tile instance or leaf.

@@ -19,6 +19,7 @@
 
 #include "compiler/passes/backend.h"
 #include "compiler/passes/buffer_liveness.h"
+#include "compiler/passes/vec_tile_proposal.h"
 
 namespace ptoc {
 
@@ -361,7 +362,10 @@ void report_overflow(const Program& prog, const TileRoot& root, const LeafPlan& 
     std::array<int64_t, 6> align{};
     for (int m = 0; m < 6; ++m) align[size_t(m)] = mem_alignment(plat, MemKind(m));
     std::vector<TileLive> lives = tile_lives(root, ops, align);
-    fit = fitting_vec_tile(prog, root, ops, lives, ov.mem, ov.step, ov.capacity, align);
+    const VecTileCheck retile = [&](const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
+      return vec_tile_proposal_fits(prog, plat, src->vec_tile->loc, from, to);
+    };
+    fit = fitting_vec_tile(prog, root, ops, lives, ov.mem, ov.step, ov.capacity, align, retile);
   }
   if (!fit.empty()) {
     hint << fit;

@@ -23,7 +23,9 @@
 
 #include "compiler/passes/affine_box.h"
 #include "compiler/passes/buffer_liveness.h"
+#include "compiler/passes/low_peak_order.h"
 #include "compiler/passes/tile_build.h"
+#include "compiler/passes/vec_tile_proposal.h"
 
 namespace ptoc::tiling {
 
@@ -330,7 +332,11 @@ bool check_fits(Builder& b, const std::vector<int>& ops, const std::string& cont
     const std::string list = live_buffer_list(b.prog, b.root, ops, lives, MemKind(m), pos, &total);
     int count = 0;
     for (const TileLive& l : lives) count += int(b.root.tiles[size_t(l.tile)].mem) == m && holds_at(l, pos);
-    std::string fit = fitting_vec_tile(b.prog, b.root, ops, lives, MemKind(m), pos, b.cap[m], b.align);
+    const VecTileCheck retile = [&](const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
+      const Op& s = b.prog.ops[size_t(op.source_op)];
+      return s.vec_tile && vec_tile_proposal_fits(b.prog, b.plat, s.vec_tile->loc, from, to);
+    };
+    std::string fit = fitting_vec_tile(b.prog, b.root, ops, lives, MemKind(m), pos, b.cap[m], b.align, retile);
     std::string hint = hint_for(b, op, MemKind(m));
     if (!fit.empty()) hint = fit + (hint.empty() ? "" : "; or " + hint);
     b.diags.error(loc,
@@ -486,7 +492,9 @@ void partition(Builder& b) {
   for (int i = 0; i < n; ++i)
     if (g.find(i) == i) {
       ++groups;
-      if (!check_fits(b, g.members[i], "")) return;
+      if (!fits(b, peak_bytes(r, g.members[i], b.align)) && !fits_in_low_peak_order(b, g.members[i]) &&
+          !check_fits(b, g.members[i], ""))
+        return;
     }
   b.stats.supernodes += groups;
 
@@ -511,16 +519,22 @@ void partition(Builder& b) {
       lo[k] = std::max(ea.lo[k], ec.lo[k]);
       hi[k] = ea.hi[k] + ec.hi[k] + 2 * s[k];
     }
-    if (!fits(b, lo)) {  // cannot fit
-      if (forced) check_fits(b, merged(), " when " + why);
+    // A forced merge that overflows in creation order may fit with each chunk's chain run to its end
+    // first (low_peak_order.h); the subgraph then takes that order when it is built.
+    auto forced_fit = [&](const std::vector<int>& m, PeakBounds::Bytes& p) {
+      if (forced && fits_in_low_peak_order(b, m, &p)) return true;
+      if (forced) check_fits(b, m, " when " + why);
       return false;
-    }
-    if (!fits(b, hi)) {  // the bounds do not decide: count
+    };
+    if (!fits(b, lo)) {  // cannot fit
+      if (!forced_fit(merged(), lo)) return false;
+      hi = lo;
+    } else if (!fits(b, hi)) {  // the bounds do not decide: count
       auto m = merged();
       lo = hi = peak_bytes(r, m, b.align);
       if (!fits(b, lo)) {
-        if (forced) check_fits(b, m, " when " + why);
-        return false;
+        if (!forced_fit(m, lo)) return false;
+        hi = lo;
       }
     }
     const size_t size = g.members[a].size() + g.members[c].size();
@@ -780,7 +794,11 @@ void partition(Builder& b) {
     if (!fits(b, peak_bytes(r, sg.ops, b.align))) {
       // The creation order is the one the merges were checked in.
       sg.ops = order_ops(r, ops, [](int o) { return double(o); });
-      if (!check_fits(b, sg.ops, "")) return;
+      std::vector<int> low;
+      if (!fits(b, peak_bytes(r, sg.ops, b.align)) && fits_in_low_peak_order(b, ops, nullptr, &low))
+        sg.ops = std::move(low);  // a forced scope merge that fits only so (low_peak_order.h)
+      else if (!check_fits(b, sg.ops, ""))
+        return;
     }
     sg.core = op_core(r, r.ops[ops.front()]);
     for (int o : ops) {

@@ -3,7 +3,7 @@
 // (GM -> L1 copies of A [mL0 x kAL1] and B [kBL1 x nL0]), L1 -> L0A/L0B per
 // k step, FixOut to GM with the cast to the output dtype. split_k cuts K into
 // independent partial chains whose FixOuts add atomically into a zero-filled
-// fp32 output. Operands come from GM (a vector result is stored first).
+// fp32 output (int32 for int8 operands). Operands come from GM (a vector result is stored first).
 #include <algorithm>
 
 #include "compiler/passes/gm_box_axes.h"
@@ -39,14 +39,17 @@ void Builder::expand_matmul(const Op& op) {
   if (kA % kL0 != 0) kA = (kA + kL0 - 1) / kL0 * kL0;
   if (kB % kL0 != 0) kB = (kB + kL0 - 1) / kL0 * kL0;
   DType out = prog.values[w].dtype;
+  const DType adt = prog.values[a].dtype, bdt = prog.values[bv].dtype;
   // split_k: independent K parts of min(kAL1, kBL1).
   int64_t chunk = K;
   if (ct.split_k) {
-    if (out != DType::fp32) {
-      error(op, "split_k sums partial matmuls in GM and needs out_dtype=fp32 (this matmul gives " +
+    // The partial sums add in GM at the output dtype: fp32, or int32 for int8 x int8 (exact: integer adds
+    // commute, so the sum's bits never depend on the order the parts land in).
+    const bool int_acc = out == DType::int32 && adt == DType::int8;
+    if (out != DType::fp32 && !int_acc) {
+      error(op, "split_k sums partial matmuls in GM and needs out_dtype=fp32, or int32 for int8 operands (this matmul gives " +
                     std::string(dtype_name(out)) + ")",
-            out == DType::int32 ? std::string("an int8 matmul gives int32: set split_k: false")
-                                : "add out_dtype=fp32 and cast afterwards, or set split_k: false");
+            "add out_dtype=fp32 and cast afterwards, or set split_k: false");
       return;
     }
     chunk = std::min(kA, kB);
@@ -57,7 +60,6 @@ void Builder::expand_matmul(const Op& op) {
   GmLoc la = gm_of(a), lb = gm_of(bv);
   GmLoc lw = home_of(w);
   auto avalid = valid_of(a), bvalid = valid_of(bv), wvalid = valid_of(w);
-  DType adt = prog.values[a].dtype, bdt = prog.values[bv].dtype;
   Format afmt = tensor_format(la.tensor), bfmt = tensor_format(lb.tensor);
   DimExpr Kvalid = op.trans_a ? avalid[ra - 2] : avalid[ra - 1];
 
@@ -141,8 +143,8 @@ void Builder::expand_matmul(const Op& op) {
           z.kind = TileOpKind::Vec;
           z.vop = OpKind::Full;
           z.fill = 0;
-          z.dtype = DType::fp32;
-          z.dst = new_tile(MemKind::UB, DType::fp32, {mL0, nL0}, cvalid);
+          z.dtype = out;
+          z.dst = new_tile(MemKind::UB, out, {mL0, nL0}, cvalid);
           int zt = z.dst;
           emit(std::move(z));
           TileOp zs;

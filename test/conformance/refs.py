@@ -1218,3 +1218,20 @@ def ctrl4_path_nested(i, d):
                 acc = r(acc * 3.0, f)
         y[b] = acc
     return {"y": y}
+
+
+@ref(dims={"T": 37}, kinds={"p": "wide", "q": "wide", "qn": "wide", "x": "wide"})
+def const4_split_k_int32(i, d):
+    p, q = i["p"].astype(np.int64), i["q"].astype(np.int64)
+    yb = np.maximum(p, 100) @ np.maximum(q, 100)
+    assert yb.min() > 2 ** 24  # the sums fp32 partials could not hold exactly
+    return {"yb": r(yb, "int32"), "yn": r(p @ i["qn"].astype(np.int64), "int32"),
+            "yt": r(i["x"].astype(np.int64) @ q, "int32")}
+
+
+@ref(dims={"T": 23})
+def const4_lists_floats(i, d):
+    x, f = i["x"], "fp32"
+    eps = L(1e-6, f)
+    ms = r(r(r(x * x, f).sum(-1, keepdims=True), f) * L(1.0 / 256, f), f)
+    return {"s": r(np.sqrt(r(ms + eps, f)), f), "y": r(r(x * 0.5, f) - eps, f)}

@@ -245,6 +245,35 @@ TEST_CASE("matmul: split_k makes independent partial chains added into a zeroed 
     if (op.kind == TileOpKind::FixOut) REQUIRE(op.atomic_add);
 }
 
+TEST_CASE("matmul: int8 split_k adds int32 partials into an int32 zero fill", "[tiling][expand][cube]") {
+  ProgramBuilder b;
+  int a = b.tensor("a", TensorRole::Input, DType::int8, {64, 1024});
+  int w = b.tensor("w", TensorRole::Input, DType::int8, {1024, 64});
+  int c = b.tensor("c", TensorRole::Output, DType::int32, {64, 64});
+  b.set_cube(64, 64, 256, 64, true);
+  int m = b.matmul(b.ref(a), b.ref(w), DType::int32);
+  b.assemble(m, c, {0, 0});
+  auto t = tile(b.finish());
+  REQUIRE(t.ok);
+  const TileRoot& r = t.roots[0];
+  check_invariants(r);
+  REQUIRE(count_core(r, CoreType::AIC) == 4);  // K 1024 / 256
+  int fixouts = 0, fills = 0;
+  for (auto& op : r.ops) {
+    if (op.kind == TileOpKind::FixOut) {
+      ++fixouts;
+      REQUIRE(op.atomic_add);
+      REQUIRE(op.dtype == DType::int32);
+    }
+    if (op.kind == TileOpKind::Vec && op.vop == OpKind::Full) {
+      ++fills;
+      REQUIRE(r.tiles[size_t(op.dst)].dtype == DType::int32);  // not an fp32 zero reinterpreted
+    }
+  }
+  REQUIRE(fixouts == 4);
+  REQUIRE(fills == 1);
+}
+
 TEST_CASE("matmul: split_k with a non-fp32 output is a located error", "[tiling][expand][cube][errors]") {
   ProgramBuilder b;
   int a = b.tensor("a", TensorRole::Input, DType::fp16, {128, 1024});

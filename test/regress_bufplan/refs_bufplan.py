@@ -132,9 +132,22 @@ def alias(i):
     return {"y": y, "t": t, "z": r(r(hh, "fp16") + r(1, "fp16"), "fp16")}
 
 
+# --- hc_pre's scope over a split 16384-wide reduction [4, 4096] -----------------------------------
+
+def scope_split_reduce_inputs(rng):
+    return {"x": _normal(rng, (8, 16384), F)}
+
+
+def scope_split_reduce(i):
+    x = i["x"]
+    m = r(r(x * x, F).sum(-1, keepdims=True), F)
+    return {"y": r(np.sqrt(r(r(m / r(16384.0, F), F) + r(1e-6, F), F)), F)}
+
+
 REFS = {
     "bufplan_layernorm": (layernorm_inputs, layernorm),
     "bufplan_lstm": (lstm_inputs, lstm),
     "bufplan_delta_rule": (delta_rule_inputs, delta_rule),
     "bufplan_alias": (alias_inputs, alias),
+    "bufplan_scope_split_reduce": (scope_split_reduce_inputs, scope_split_reduce),
 }

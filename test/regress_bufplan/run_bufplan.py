@@ -118,6 +118,21 @@ def overflow(ptoc, spec):
     for h in hints:
         if h not in p.stderr:
             fail(f"hint '{h}' missing in:\n{p.stderr}")
+    # Every vec_tile the hint proposes must compile: the spec with the tile at that line replaced.
+    lines = text.splitlines(keepends=True)
+    for m in re.finditer(r"vec_tile (\[[0-9, ]+\]) at line (\d+) fits \([^)]*\)(?:, (\[[0-9, ]+\]) in whole blocks)?", p.stderr):
+        line = int(m[2])
+        for shape in filter(None, (m[1], m[3])):
+            fixed = lines[:]
+            fixed[line - 1] = re.sub(r"vec_tile: \[[^\]]*\]", "vec_tile: " + shape, fixed[line - 1])
+            with tempfile.TemporaryDirectory() as d:
+                path = os.path.join(d, os.path.basename(spec))
+                with open(path, "w") as f:
+                    f.write("".join(fixed))
+                q = run([ptoc, path, "-o", os.path.join(d, "op.bundle")])
+            if q.returncode != 0:
+                fail(f"the hint's proposal vec_tile {shape} at line {line} does not compile")
+            print(f"ok   the hint's proposal vec_tile {shape} at line {line} compiles")
     print("PASS")
 
 

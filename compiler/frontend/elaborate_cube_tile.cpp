@@ -1,0 +1,60 @@
+// cube_tile entries written as dim expressions: PyPTO's set_cube_tile_shapes([unroll_level, unroll_level],
+// [256, 512], [256, 256]) inside a loop_unroll body, where the m tile is the gear. Each entry is a
+// compile-time constant of its elaboration (static dims, unroll factors, static-loop variables, constants
+// and constant-list entries), evaluated per gear and then held to the rules of an integer entry
+// (cube_tile_rules.h), reported at the entry. One difference, PyPTO's: an m entry that is an expression is
+// rounded up to whole 16-row fractals (gear 1, 2, 4, 8 -> 16; 24 -> 32), as the cube pads rows; k and n
+// entries must be multiples of 16 as written ones must.
+#include <string>
+
+#include "compiler/frontend/cube_tile_rules.h"
+#include "compiler/frontend/dim_simplify.h"
+#include "compiler/frontend/elaborator.h"
+
+namespace ptoc::fe {
+
+std::optional<CubeTile> Elaborator::cube_tile_of(const Stmt& s) {
+  CubeTile c = s.cube;
+  // m[0..1], k[0..2], n[0..1], as spec_reader.cpp lays out cube_exprs.
+  int64_t* slot[7] = {&c.m[0], &c.m[1], &c.k[0], &c.k[1], &c.k[2], &c.n[0], &c.n[1]};
+  bool ok = true;
+  SrcLoc first;
+  int first_len = 1;
+  for (size_t i = 0; i < s.cube_exprs.size() && i < 7; ++i) {
+    const SrcExpr& e = s.cube_exprs[i];
+    if (!e.expr) continue;
+    if (!first.valid()) {
+      first = e.loc();
+      first_len = int(e.text.size());
+    }
+    auto d = dim_src(e, DimUse::Static);
+    if (!d) {
+      ok = false;  // reported by dim(): a dynamic name says "this must be static"
+      continue;
+    }
+    auto v = simplify(*d).as_const();
+    if (!v || *v <= 0) {
+      r_.error(e.loc(), "cube_tile entry '" + e.text + "' " +
+                            (!v ? std::string("is not static")
+                                : "is " + std::to_string(*v) + "; tile entries must be positive"),
+               "a cube_tile entry may use static dims, unroll factors, static-loop variables, constants and literals",
+               int(e.text.size()));
+      ok = false;
+      continue;
+    }
+    *slot[i] = i < 2 ? (*v + 15) / 16 * 16 : *v;  // m: whole fractals
+  }
+  if (!ok) return std::nullopt;
+  // The rules of written entries, on the evaluated axes (reported at the first expression entry).
+  const std::vector<std::pair<std::string, std::vector<int64_t>>> axes = {
+      {"m", {c.m[0], c.m[1]}}, {"k", {c.k[0], c.k[1], c.k[2]}}, {"n", {c.n[0], c.n[1]}}};
+  for (const auto& [axis, v] : axes)
+    for (const CubeAxisIssue& i : cube_axis_issues(axis, v)) {
+      r_.error(first.valid() ? first : s.loc, i.message + " (this gear's cube_tile)", i.hint, first_len);
+      ok = false;
+    }
+  if (!ok) return std::nullopt;
+  return c;
+}
+
+}  // namespace ptoc::fe
