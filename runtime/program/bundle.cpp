@@ -261,8 +261,7 @@ std::string roots_text(const CompiledProgram& p, bool& ok) {
   o.end_array();
   o.key("roots").begin_array();
   for (auto& r : p.roots) {
-    // A loaded program writes back the records it read.
-    const CompactRoot cr = r.compact ? *r.compact : compact_root(p, r);
+    const CompactRoot cr = compact_root(p, r);
     o.begin_object();
     put_compact_root(o, cr);
     o.key("factor").value(r.factor);

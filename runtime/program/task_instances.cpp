@@ -92,6 +92,7 @@ size_t task_value_count(const Task& t) {
 }
 
 CompactRoot compact_root(const CompiledProgram& p, const RootFunction& rf) {
+  if (rf.compact) return *rf.compact;  // a loaded root: the records it was read from
   CompactRoot cr;
   const size_t n = rf.tasks.size();
   cr.instances.resize(n);
