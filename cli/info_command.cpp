@@ -7,6 +7,7 @@
 #include "runtime/program/bundle.h"
 #include "cli/ptorun_commands.h"
 #include "runtime/program/knobs.h"
+#include "runtime/program/root_tasks.h"
 
 namespace ptoc::runtime {
 
@@ -107,20 +108,21 @@ int info(const std::string& path, bool instances) {
   os << "control flow\n";
   print_control(os, p, p.control, 2);
   size_t total_tasks = 0;
-  for (auto& r : p.roots) total_tasks += r.tasks.size();
+  for (auto& r : p.roots) total_tasks += task_count(r);
   os << fmt::format("root functions ({}, {} tasks)\n", p.roots.size(), total_tasks);
   for (auto& r : p.roots) {
     size_t aic = 0;
-    for (auto& t : r.tasks)
-      if (const LeafFunction* l = p.leaf_class(t); l && l->core == CoreType::AIC) ++aic;
+    for (size_t i = 0; i < task_count(r); ++i)
+      if (const int c = task_class(r, i); c >= 0 && size_t(c) < p.leaves.size() && p.leaves[size_t(c)].core == CoreType::AIC)
+        ++aic;
     os << fmt::format("  func{:<4} {:<20} factor {:<3} tasks {:>6} (AIC {}, AIV {})  temps {}\n", r.index, r.name,
-                      r.factor, r.tasks.size(), aic, r.tasks.size() - aic, r.temps.size());
+                      r.factor, task_count(r), aic, task_count(r) - aic, r.temps.size());
   }
   // Each class is stored once; its instances are the tasks that call it.
   std::vector<size_t> count(p.leaves.size(), 0);
   for (auto& r : p.roots)
-    for (auto& t : r.tasks)
-      if (p.leaf_class(t)) ++count[size_t(p.class_index(t))];
+    for (size_t i = 0; i < task_count(r); ++i)
+      if (const int c = task_class(r, i); c >= 0 && size_t(c) < p.leaves.size()) ++count[size_t(c)];
   os << fmt::format("leaf classes ({}, {} instances)\n", p.leaves.size(), total_tasks);
   for (size_t ci = 0; ci < p.leaves.size(); ++ci) {
     const LeafFunction& l = p.leaves[ci];
@@ -137,10 +139,10 @@ int info(const std::string& path, bool instances) {
   if (instances) {
     os << "instances (root, task: class, leaf, successors)\n";
     for (auto& r : p.roots)
-      for (size_t i = 0; i < r.tasks.size(); ++i) {
-        const Task& t = r.tasks[i];
-        os << fmt::format("  func{} t{:<5} class {:<4} leaf {:<6} succ [", r.index, i, p.class_index(t), t.leaf);
-        for (size_t s = 0; s < t.succ.size(); ++s) os << (s ? ", " : "") << t.succ[s];
+      for (size_t i = 0; i < task_count(r); ++i) {
+        const std::vector<int>& succ = task_succ(r, i);
+        os << fmt::format("  func{} t{:<5} class {:<4} leaf {:<6} succ [", r.index, i, task_class(r, i), task_leaf(r, i));
+        for (size_t s = 0; s < succ.size(); ++s) os << (s ? ", " : "") << succ[s];
         os << "]\n";
       }
   }

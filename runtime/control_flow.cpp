@@ -10,6 +10,7 @@
 
 #include "runtime/dim_program.h"
 #include "runtime/gm_tracker.h"
+#include "runtime/program/root_tasks.h"
 #include "runtime/workspace_pool.h"
 
 namespace ptoc::runtime {
@@ -72,21 +73,49 @@ struct ControlFlow::Impl {
     int out;     // offsets at out..out+rank-1, extents at out+rank..
     SrcLoc loc;  // the statement that moves the box (for the bounds error)
   };
+  // The values of a task body: a compact root's template or explicit task (shared by every task
+  // that instantiates it: a task's value k is the body's plus the delta of group_of[k]), or one
+  // task of a root built in memory. So the program and a root instance's values grow with the
+  // bodies, not the tasks.
   struct TaskSlots {
-    int args;  // first output index
+    bool ready = false;
+    int args = 0;  // first output index
+    size_t nargs = 0;
     std::vector<RegionSlots> regions;
+    const std::vector<int>* group_of = nullptr;  // template: per value, its delta group (-1: none)
   };
   struct RootCode {
     bool ready = false;
     ExprProgram code;
     int nout = 0;
-    std::vector<TaskSlots> tasks;
+    std::vector<TaskSlots> tasks;        // per body (body_of)
     std::vector<int> temp_shape;         // first output of each temp's shape
     std::vector<int> temp_slot_of;       // tensor index -> position in RootFunction::temps (-1)
     std::vector<int> window_at;          // per RootFunction::window_checks: start, extent, bound outputs
   };
   std::vector<RootCode> roots;
   std::vector<char> tracked;  // per tensor: written by some task and not a temp
+  std::vector<int64_t> box;   // add_root: one region's offsets and extents with the task's deltas
+
+  // Task ti's body in RootCode::tasks, and its deltas (null: none).
+  static size_t body_of(const RootFunction& rf, size_t ti) {
+    if (!rf.compact) return ti;
+    const TaskInstanceRecord& r = rf.compact->instances[ti];
+    return r.tmpl >= 0 ? size_t(r.tmpl) : rf.compact->templates.size() + size_t(r.explicit_task);
+  }
+  static size_t body_count(const RootFunction& rf) {
+    return rf.compact ? rf.compact->templates.size() + rf.compact->explicit_tasks.size() : rf.tasks.size();
+  }
+  static const std::vector<int64_t>* deltas_of(const RootFunction& rf, size_t ti) {
+    if (!rf.compact || rf.compact->instances[ti].tmpl < 0) return nullptr;
+    return &rf.compact->instances[ti].deltas;
+  }
+  // Value k of a task whose body's values start at `vals`.
+  static int64_t task_value(const TaskSlots& ts, const std::vector<int64_t>* d, const int64_t* vals, size_t k) {
+    if (!d) return vals[k];
+    const int g = (*ts.group_of)[k];
+    return g < 0 ? vals[k] : int64_t(uint64_t(vals[k]) + uint64_t((*d)[size_t(g)]));
+  }
 
   // Walk stack.
   struct Frame {
@@ -144,13 +173,14 @@ struct ControlFlow::Impl {
     roots.resize(p.roots.size());
     tracked.assign(p.tensors.size(), 0);
     for (auto& r : p.roots)
-      for (auto& t : r.tasks)
-        for (auto& w : t.writes) {
-          if (w.tensor < 0 || size_t(w.tensor) >= p.tensors.size())
-            throw ControlFlowError("root function '" + r.name + "' writes tensor #" + std::to_string(w.tensor) +
+      for (size_t ti = 0; ti < task_count(r); ++ti)
+        for_each_region_tensor(r, ti, [&](int w, bool write) {
+          if (!write) return;
+          if (w < 0 || size_t(w) >= p.tensors.size())
+            throw ControlFlowError("root function '" + r.name + "' writes tensor #" + std::to_string(w) +
                                    ", which does not exist");
-          if (p.tensors[size_t(w.tensor)].role != GmTensor::Role::Temp) tracked[size_t(w.tensor)] = 1;
-        }
+          if (p.tensors[size_t(w)].role != GmTensor::Role::Temp) tracked[size_t(w)] = 1;
+        });
     std::vector<uint64_t> pitch(p.tensors.size(), 1);
     for (size_t i = 0; i < p.tensors.size(); ++i) {
       auto& g = layout.geometry[i];
@@ -277,6 +307,25 @@ struct ControlFlow::Impl {
     return e;
   }
 
+  // The body of task ti with the body's own values: its template's (no deltas) or the task itself.
+  static Task body_task(const RootFunction& rf, size_t ti) {
+    if (!rf.compact) return rf.tasks[ti];
+    const CompactRoot& cr = *rf.compact;
+    const TaskInstanceRecord& rec = cr.instances[ti];
+    Task t;
+    if (rec.tmpl < 0) {
+      t = cr.explicit_tasks[size_t(rec.explicit_task)];
+      return t;
+    }
+    const TaskTemplate& tp = cr.templates[size_t(rec.tmpl)];
+    t.cls = tp.cls;
+    t.gm = tp.gm;
+    t.args = tp.args;
+    t.reads = tp.reads;
+    t.writes = tp.writes;
+    return t;
+  }
+
   void compile_root(int r) {
     auto& rf = p.roots[size_t(r)];
     RootCode rc;
@@ -303,20 +352,30 @@ struct ControlFlow::Impl {
       rc.temp_shape.push_back(n);
       for (auto& d : shape) emit(d, "the shape of temp '" + p.tensors[size_t(ti)].name + "'");
     }
-    for (size_t ti = 0; ti < rf.tasks.size(); ++ti) {
-      auto& t = rf.tasks[ti];
+    const size_t ntasks = task_count(rf);
+    rc.tasks.resize(body_count(rf));
+    for (size_t ti = 0; ti < ntasks; ++ti) {
       std::string where = "task " + std::to_string(ti);
-      if (!p.leaf_class(t))
+      const int cls = task_class(rf, ti);
+      if (cls < 0 || size_t(cls) >= p.leaves.size())
         throw ControlFlowError("root function '" + rf.name + "': " + where + " calls leaf class #" +
-                               std::to_string(p.class_index(t)) + ", which does not exist (" +
+                               std::to_string(cls) + ", which does not exist (" +
                                std::to_string(p.leaves.size()) + " classes)");
-      for (size_t s = 0; s < t.succ.size(); ++s)
-        if (t.succ[s] <= int(ti) || size_t(t.succ[s]) >= rf.tasks.size())
+      const std::vector<int>& succ = task_succ(rf, ti);
+      for (size_t s = 0; s < succ.size(); ++s)
+        if (succ[s] <= int(ti) || size_t(succ[s]) >= ntasks)
           throw ControlFlowError("root function '" + rf.name + "': " + where +
-                                 " has successor " + std::to_string(t.succ[s]) +
+                                 " has successor " + std::to_string(succ[s]) +
                                  " (tasks must be topologically ordered and successors in range)");
-      TaskSlots ts;
+      // Each body once, at its first task (the task its errors name): the template's own values.
+      TaskSlots& ts = rc.tasks[body_of(rf, ti)];
+      if (ts.ready) continue;
+      const Task t = body_task(rf, ti);
+      ts.ready = true;
       ts.args = n;
+      ts.nargs = t.args.size();
+      if (rf.compact && rf.compact->instances[ti].tmpl >= 0)
+        ts.group_of = &rf.compact->templates[size_t(rf.compact->instances[ti].tmpl)].group_of;
       for (size_t a = 0; a < t.args.size(); ++a) emit(t.args[a], where + " argument " + std::to_string(a));
       for (int pass = 0; pass < 2; ++pass)
         for (auto& rg : pass == 0 ? t.reads : t.writes) {
@@ -344,7 +403,6 @@ struct ControlFlow::Impl {
           throw ControlFlowError("root function '" + rf.name + "': " + where + " passes temp '" +
                                  p.tensors[size_t(g)].name + "' of another root function");
       }
-      rc.tasks.push_back(std::move(ts));
     }
     for (auto& w : rf.window_checks) {
       rc.window_at.push_back(n);
@@ -353,8 +411,8 @@ struct ControlFlow::Impl {
       emit(w.extent, what + " (extent)");
       emit(w.bound, what + " (bound)");
     }
-    if (rf.tasks.size() > kMaxTasksPerRoot)
-      throw ControlFlowError("root function '" + rf.name + "' has " + std::to_string(rf.tasks.size()) +
+    if (ntasks > kMaxTasksPerRoot)
+      throw ControlFlowError("root function '" + rf.name + "' has " + std::to_string(ntasks) +
                              " tasks; a task id holds at most " + std::to_string(kMaxTasksPerRoot));
     rc.nout = n;
     rc.ready = true;
@@ -511,7 +569,7 @@ struct ControlFlow::Impl {
     };
     if (opt.check_bounds) {
       // runtime_debug_mode 4 keeps its per-task wording.
-      m << "runtime_debug_mode 4: GM bounds check failed: task " << ti << " (leaf " << rf.tasks[ti].leaf
+      m << "runtime_debug_mode 4: GM bounds check failed: task " << ti << " (leaf " << task_leaf(rf, ti)
         << ") of root function '" << rf.name << "' (" << env_text(env, rf.loop_vars) << ") "
         << (rs.write ? "writes" : "reads") << " tensor '" << t.name << "' at offset ";
       box(off);
@@ -585,30 +643,36 @@ struct ControlFlow::Impl {
     for (auto off : pd.temp_off) ri.temp_base.push_back(block + off);
 
     const uint32_t first = uint32_t(n_tasks);
-    n_tasks += rf.tasks.size();
+    const size_t ntasks = task_count(rf);
+    n_tasks += ntasks;
     if (dt.tasks.size() < n_tasks) dt.tasks.resize(n_tasks);
-    for (size_t ti = 0; ti < rf.tasks.size(); ++ti) {
-      const Task& t = rf.tasks[ti];
+    for (size_t ti = 0; ti < ntasks; ++ti) {
       TaskInstance& x = dt.tasks[first + ti];
       x.root_instance = uint32_t(group);
       x.task = uint32_t(ti);
-      x.leaf = t.leaf;
-      x.cls = p.class_index(t);
+      x.leaf = task_leaf(rf, ti);
+      x.cls = task_class(rf, ti);
       x.task_id = ((pd.func_id << 16) | uint32_t(ti)) & 0x3FFFFFFu;
       auto addr_of = [&](int tensor) {
         int k = rc.temp_slot_of[size_t(tensor)];
         return k >= 0 ? ri.temp_base[size_t(k)] : layout.base[size_t(tensor)];
       };
       x.gm.clear();
-      for (int g : t.gm) x.gm.push_back(addr_of(g));
-      const TaskSlots& ts = rc.tasks[ti];
-      x.args.assign(pd.vals.begin() + ts.args, pd.vals.begin() + ts.args + long(t.args.size()));
+      for (int g : task_gm(rf, ti)) x.gm.push_back(addr_of(g));
+      const TaskSlots& ts = rc.tasks[body_of(rf, ti)];
+      const std::vector<int64_t>* d = deltas_of(rf, ti);
+      const int64_t* vals = pd.vals.data() + ts.args;
+      x.args.resize(opt.resolve_args ? ts.nargs : 0);
+      for (size_t a = 0; a < x.args.size(); ++a) x.args[a] = task_value(ts, d, vals, a);
       x.accesses.clear();
       for (auto& rs : ts.regions) {
         int k = rc.temp_slot_of[size_t(rs.tensor)];
         const TensorGeometry& g = k >= 0 ? pd.temp_geom[size_t(k)] : layout.geometry[size_t(rs.tensor)];
-        const int64_t* off = pd.vals.data() + rs.out;
-        const int64_t* ext = off + g.shape.size();
+        const size_t rank = g.shape.size();
+        box.resize(2 * rank);
+        for (size_t v = 0; v < 2 * rank; ++v) box[v] = task_value(ts, d, vals, size_t(rs.out - ts.args) + v);
+        const int64_t* off = box.data();
+        const int64_t* ext = off + rank;
         // Every box inside its tensor before any host-twin access, in every mode: a --dim that
         // disagrees with an input's shape is a user error, never memory corruption. A few integer
         // compares per box of the root instance, from the values its dim program computed anyway.
@@ -625,14 +689,14 @@ struct ControlFlow::Impl {
       }
       x.succ.clear();
       if (!opt.drop_compiler_edges)
-        for (int s : t.succ) x.succ.push_back(first + uint32_t(s));
+        for (int s : task_succ(rf, ti)) x.succ.push_back(first + uint32_t(s));
       x.pred_count = 0;
     }
-    for (size_t ti = 0; ti < rf.tasks.size(); ++ti)
+    for (size_t ti = 0; ti < ntasks; ++ti)
       for (uint32_t s : dt.tasks[first + ti].succ) dt.tasks[s].pred_count++;
 
     // Cross-root edges inside the device task, and device-task waits, by GM overlap.
-    for (size_t ti = 0; ti < rf.tasks.size(); ++ti) {
+    for (size_t ti = 0; ti < ntasks; ++ti) {
       const uint32_t id = first + uint32_t(ti);
       deps.clear();
       deps_dev.clear();

@@ -44,6 +44,9 @@ struct ControlFlowOptions {
   // Test only (PTORUN_TEST_DROP_EDGES=1): ignore the compiler's task-graph edges inside root
   // functions, so a test proves runtime_debug_mode 3 finds the hazards those edges should order.
   bool drop_compiler_edges = false;
+  // TaskInstance::args evaluated: only kernels read them (numerics, preflight, the NPU launcher); a
+  // timing-only simulation leaves them empty, so a task in flight holds its GM slots, accesses and edges.
+  bool resolve_args = true;
   // Host-ready tensors: per spec tensor, the data of an int32 input the control flow reads run-time
   // values from (LoopNode::loads); null for the others. Not owned; must outlive the walk.
   std::vector<const TensorData*> host_values;

@@ -225,7 +225,11 @@ const RunResult& Session::run(const RunConfig& cfg) {
     // launches would recompute the same numbers.
     std::unique_ptr<KernelRunner> twin;
     std::unique_ptr<Executor> ex;
-    auto first = std::make_unique<ControlFlow>(p, m.env, cfo);
+    auto first = std::make_unique<ControlFlow>(p, m.env, [&] {
+      ControlFlowOptions o = cfo;
+      o.resolve_args = cfg.numerics;  // round 0's walk feeds the executor
+      return o;
+    }());
     const GmLayout layout = first->layout();  // every walk lays GM out the same way
     if (cfg.numerics) {
       // Every task's GM windows and local tiles, for these dims, before the first kernel call.
@@ -250,6 +254,9 @@ const RunResult& Session::run(const RunConfig& cfg) {
       for (auto& [name, t] : m.inputs) ex->load(input_index(name), t);
     }
     const bool observe = ex && cfg.on_device_task_run && ex->record_accesses(true);
+    // The simulator reads no kernel argument: the later rounds' walks (timing only) leave them out.
+    ControlFlowOptions sim_cfo = cfo;
+    sim_cfo.resolve_args = false;
     sim::SimOptions so;
     so.rounds = cfg.rounds;
     so.device_sched_mode = options_.device_sched_mode;
@@ -272,7 +279,7 @@ const RunResult& Session::run(const RunConfig& cfg) {
           fold_stats(*walks.begin()->second);
           walks.erase(walks.begin());
         }
-        it = walks.emplace(round, std::make_unique<ControlFlow>(p, m.env, cfo)).first;
+        it = walks.emplace(round, std::make_unique<ControlFlow>(p, m.env, sim_cfo)).first;
       }
       bool more = it->second->next(out);
       if (more && round == 0 && !observe && cfg.on_device_task) cfg.on_device_task(out);

@@ -7,6 +7,7 @@
 #include "runtime/program/leaf_footprint.h"
 #include "runtime/program/leaf_program.h"
 #include "runtime/program/leaf_tiles.h"
+#include "runtime/program/root_tasks.h"
 
 namespace ptoc::runtime {
 
@@ -105,15 +106,16 @@ struct Checker {
                 "') lies outside every GM tensor of the run");
   }
 
-  const Task* task_of(const DeviceTask& dt, const TaskInstance& t) const {
+  // The GM tensor per kernel slot of the task (shared with its template in a compact root).
+  const std::vector<int>* gm_of(const DeviceTask& dt, const TaskInstance& t) const {
     if (t.root_instance >= dt.roots.size()) return nullptr;
     const RootFunction& rf = p.roots.at(size_t(dt.roots[t.root_instance].root));
-    return t.task < rf.tasks.size() ? &rf.tasks[t.task] : nullptr;
+    return t.task < task_count(rf) ? &task_gm(rf, t.task) : nullptr;
   }
-  const Task* cur_task = nullptr;
+  const std::vector<int>* cur_gm = nullptr;
   std::string tensor_of(const TaskInstance&, int slot) const {
-    if (!cur_task || slot < 0 || size_t(slot) >= cur_task->gm.size()) return "?";
-    const int g = cur_task->gm[size_t(slot)];
+    if (!cur_gm || slot < 0 || size_t(slot) >= cur_gm->size()) return "?";
+    const int g = (*cur_gm)[size_t(slot)];
     return g >= 0 && size_t(g) < p.tensors.size() ? p.tensors[size_t(g)].name : "?";
   }
 
@@ -301,7 +303,7 @@ std::string preflight_tasks(const CompiledProgram& p, const DimExpr::Env& dims, 
       const int ci = t.class_index();
       const LeafFunction* l = ci >= 0 && size_t(ci) < p.leaves.size() ? &p.leaves[size_t(ci)] : nullptr;
       if (!l || l->kernel < 0 || size_t(l->kernel) >= kernels.size() || !kernels[size_t(l->kernel)]) continue;
-      c.cur_task = c.task_of(dt, t);
+      c.cur_gm = c.gm_of(dt, t);
       const RootFunction& rf = p.roots.at(size_t(dt.roots.at(t.root_instance).root));
       c.kernel = &p.kernels[size_t(l->kernel)].name;
       c.root = &rf.name;

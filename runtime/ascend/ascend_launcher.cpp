@@ -9,6 +9,7 @@
 #include "device_binaries.h"
 #include "kernels/pto_abi.h"
 #include "runtime/gm_arena.h"
+#include "runtime/program/root_tasks.h"
 #include "runtime/core/platform.h"
 
 namespace ptoc::ascend {
@@ -240,7 +241,7 @@ sim::Trace AscendLauncher::run() {
         r.core = tm.stream, r.core_type = m.p.leaves.at(size_t(t.cls)).core, r.seq = dt.seq, r.task_index = tm.index;
         r.task_id = t.task_id, r.root = root.root, r.root_hash = m.p.roots[size_t(root.root)].hash;
         r.leaf = t.leaf, r.cls = t.cls, r.leaf_hash = m.p.leaves.at(size_t(t.cls)).hash;
-        r.op_magic = m.p.roots[size_t(root.root)].tasks[t.task].op_magic;
+        r.op_magic = task_op_magic(m.p.roots[size_t(root.root)], t.task);
         r.start_ps = round_offset_ps + int64_t(double(start_ms) * 1e9);
         r.end_ps = round_offset_ps + int64_t(double(end_ms) * 1e9);
         r.ready_ps = r.dispatch_ps = r.start_ps;

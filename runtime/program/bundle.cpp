@@ -596,7 +596,7 @@ TaskInstanceRecord instance_from(const json& a) {
 }
 
 // The root function of `r` (its keys but the streamed ones) and `cr`, verified against the classes
-// and tensors and then expanded.
+// and tensors and kept in compact form (RootFunction::compact; root_tasks.h reads it).
 RootFunction root_from(const json& r, CompactRoot& cr, const CompiledProgram& p, const std::string& who) {
   RootFunction x;
   x.index = r.at("index").get<int>();
@@ -625,13 +625,13 @@ RootFunction root_from(const json& r, CompactRoot& cr, const CompiledProgram& p,
   if (std::string bad = validate_compact_root(cr, p.leaves.size(), p.tensors.size()); !bad.empty())
     throw BundleError(who + "corrupted bundle: root function '" + x.name + "' (#" + std::to_string(p.roots.size()) +
                       "): " + bad + "; recompile the spec");
-  x.tasks = expand_root(cr);
+  x.compact = std::make_shared<const CompactRoot>(std::move(cr));
   return x;
 }
 
 // The roots section, {"control": [...], "roots": [{..., "explicit": [...], "instances": [...], ...}]},
 // decoded incrementally (json_stream.h): each root function's instance records and explicit tasks
-// are decoded one at a time and each root is expanded when it ends, so the memory is the decoded
+// are decoded one at a time and each root is kept as its records when it ends, so the memory is the decoded
 // program, not a DOM of the whole section (about 30 bytes per byte of text).
 class RootsReader : public JsonStreamReader {
  public:

@@ -1,5 +1,7 @@
 #include "runtime/program/bundle_verify.h"
 
+#include "runtime/program/root_tasks.h"
+
 #include <utility>
 #include <vector>
 
@@ -36,6 +38,34 @@ std::string verify_task(const CompiledProgram& p, const Task& t) {
         return "a region of tensor '" + x.name + "' has rank " + num(r.offset.size()) + "/" + num(r.extent.size()) +
                ", the tensor has rank " + num(x.shape.size());
     }
+  return "";
+}
+
+// A compact root's templates and explicit tasks, each as verify_task checks a task; then every
+// instance names one of them (the first instance of a bad template is the task named).
+std::string verify_compact(const CompiledProgram& p, const CompactRoot& cr) {
+  std::vector<std::string> tmpl_bad(cr.templates.size()), expl_bad(cr.explicit_tasks.size());
+  for (size_t t = 0; t < cr.templates.size(); ++t) {
+    const TaskTemplate& tp = cr.templates[t];
+    Task body;
+    body.cls = tp.cls;
+    body.gm = tp.gm;
+    body.args = tp.args;
+    body.reads = tp.reads;
+    body.writes = tp.writes;
+    tmpl_bad[t] = verify_task(p, body);
+  }
+  for (size_t e = 0; e < cr.explicit_tasks.size(); ++e) expl_bad[e] = verify_task(p, cr.explicit_tasks[e]);
+  for (size_t i = 0; i < cr.instances.size(); ++i) {
+    const TaskInstanceRecord& r = cr.instances[i];
+    const std::string* bad = nullptr;
+    if (r.tmpl >= 0 && size_t(r.tmpl) < tmpl_bad.size()) bad = &tmpl_bad[size_t(r.tmpl)];
+    else if (r.tmpl < 0 && r.explicit_task >= 0 && size_t(r.explicit_task) < expl_bad.size())
+      bad = &expl_bad[size_t(r.explicit_task)];
+    else
+      return "task " + num(i) + ": its record names no template or explicit task";
+    if (!bad->empty()) return "task " + num(i) + ": " + *bad;
+  }
   return "";
 }
 
@@ -78,13 +108,19 @@ std::string verify_program_indices(const CompiledProgram& p) {
     for (int t : f.temps)
       if (t < 0 || size_t(t) >= p.tensors.size() || p.tensors[size_t(t)].role != GmTensor::Role::Temp)
         return who + ": temp #" + num(int64_t(t)) + " is not a temp tensor (" + num(p.tensors.size()) + " tensors)";
-    for (size_t i = 0; i < f.tasks.size(); ++i) {
-      if (std::string bad = verify_task(p, f.tasks[i]); !bad.empty()) return who + " task " + num(i) + ": " + bad;
-      for (int s : f.tasks[i].succ)
-        if (s <= int(i) || size_t(s) >= f.tasks.size())
-          return who + " task " + num(i) + ": successor " + num(int64_t(s)) + " out of range (" +
-                 num(f.tasks.size()) + " tasks, topologically ordered)";
+    if (f.compact) {
+      // Per record: what a task shares with its template (class, GM slots, argument count, regions)
+      // is checked once on the template, as it would be on every task that instantiates it.
+      if (std::string bad = verify_compact(p, *f.compact); !bad.empty()) return who + " " + bad;
     }
+    for (size_t i = 0; !f.compact && i < f.tasks.size(); ++i)
+      if (std::string bad = verify_task(p, f.tasks[i]); !bad.empty()) return who + " task " + num(i) + ": " + bad;
+    const size_t n = task_count(f);
+    for (size_t i = 0; i < n; ++i)
+      for (int s : task_succ(f, i))
+        if (s <= int(i) || size_t(s) >= n)
+          return who + " task " + num(i) + ": successor " + num(int64_t(s)) + " out of range (" + num(n) +
+                 " tasks, topologically ordered)";
     for (const WindowCheck& w : f.window_checks)
       if (w.axis < 0 || w.axis > 64) return who + ": window check axis " + num(int64_t(w.axis)) + " out of range";
   }

@@ -6,6 +6,7 @@
 // The bundle (runtime/bundle.h) serialises exactly this.
 #pragma once
 #include <array>
+#include <memory>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -105,13 +106,18 @@ struct WindowCheck {
 // A task id keeps the task's index in its root function in 16 bits (runtime/control_flow.cpp).
 inline constexpr size_t kMaxTasksPerRoot = 0xFFFF;
 
+struct CompactRoot;  // runtime/program/task_instances.h
+
 struct RootFunction {
   int index = -1;                  // function magic (func{index}_{order})
   std::string name;
   uint64_t hash = 0;
   std::vector<std::string> loop_vars;
   int64_t factor = 1;
-  std::vector<Task> tasks;         // topologically ordered
+  std::vector<Task> tasks;         // topologically ordered; empty when `compact` holds them
+  // A loaded bundle's tasks as instance records, never expanded (read through root_tasks.h, which
+  // serves both forms); null for programs built in memory, whose tasks are `tasks`.
+  std::shared_ptr<const CompactRoot> compact;
   std::vector<int> temps;          // GmTensor indices with role Temp owned by this root
   std::vector<WindowCheck> window_checks;
 };

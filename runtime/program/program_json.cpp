@@ -1,6 +1,8 @@
 // program.json from the compiled program; see program_json.h.
 #include "runtime/program/program_json.h"
 
+#include "runtime/program/root_tasks.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -37,10 +39,12 @@ std::string hash_text(uint64_t h) { return std::to_string(h); }
 std::vector<std::vector<int>> kernel_gm_tensors(const CompiledProgram& cp) {
   std::vector<std::vector<int>> out(cp.kernels.size());
   for (const RootFunction& rf : cp.roots)
-    for (const Task& t : rf.tasks)
-      if (const LeafFunction* lf = cp.leaf_class(t); lf && lf->kernel >= 0 && size_t(lf->kernel) < out.size())
-        for (const auto* v : {&t.reads, &t.writes})
-          for (const Region& g : *v) out[size_t(lf->kernel)].push_back(g.tensor);
+    for (size_t ti = 0; ti < task_count(rf); ++ti) {
+      const int c = task_class(rf, ti);
+      const LeafFunction* lf = c >= 0 && size_t(c) < cp.leaves.size() ? &cp.leaves[size_t(c)] : nullptr;
+      if (!lf || lf->kernel < 0 || size_t(lf->kernel) >= out.size()) continue;
+      for_each_region_tensor(rf, ti, [&](int g, bool) { out[size_t(lf->kernel)].push_back(g); });
+    }
   for (auto& v : out) {
     std::sort(v.begin(), v.end());
     v.erase(std::unique(v.begin(), v.end()), v.end());
@@ -100,7 +104,7 @@ void put_raw_tensors(JsonOut& o, const CompiledProgram& cp, const std::vector<in
 std::string assemble_program_json(const CompiledProgram& cp, const std::vector<std::string>& blocks, bool& ok) {
   JsonOut o(1);
   size_t tasks = 0, block_bytes = 0;
-  for (const RootFunction& rf : cp.roots) tasks += rf.tasks.size();
+  for (const RootFunction& rf : cp.roots) tasks += task_count(rf);
   for (auto& b : blocks) block_bytes += b.size() + 8;
   o.reserve(1024 * tasks + block_bytes + 4096);
   o.begin_object();
@@ -115,8 +119,9 @@ std::string assemble_program_json(const CompiledProgram& cp, const std::vector<s
     o.key("loop_vars").array(rf.loop_vars);
     o.key("operations").begin_array();
     int magic = 0;
-    for (size_t ti = 0; ti < rf.tasks.size(); ++ti) {
-      const Task& t = rf.tasks[ti];
+    const std::vector<int> pred_counts = task_pred_counts(rf);
+    for (size_t ti = 0; ti < task_count(rf); ++ti) {
+      const Task t = task_at(rf, ti, false);
       const LeafFunction& lf = cp.leaves.at(size_t(cp.class_index(t)));
       o.begin_object();
       o.key("calleehash").value(hash_text(lf.hash));
@@ -144,7 +149,7 @@ std::string assemble_program_json(const CompiledProgram& cp, const std::vector<s
       merge_keys("l1_reuse");
       o.key("leafIndex").value(t.leaf);
       if (!lf.merge_info.empty()) o.key("mergeInfo").value(lf.merge_info);
-      o.key("predCount").value(t.pred_count);
+      o.key("predCount").value(pred_counts[ti]);
       o.key("successors").array(t.succ);
       o.key("taskIndex").value(ti);
       merge_keys("vec_merge");
@@ -156,16 +161,14 @@ std::string assemble_program_json(const CompiledProgram& cp, const std::vector<s
     }
     o.end_array();
     std::vector<int> used;
-    for (const Task& t : rf.tasks)
-      for (const auto* v : {&t.reads, &t.writes})
-        for (const Region& g : *v) used.push_back(g.tensor);
+    for (size_t ti = 0; ti < task_count(rf); ++ti) for_each_region_tensor(rf, ti, [&](int g, bool) { used.push_back(g); });
     std::sort(used.begin(), used.end());
     used.erase(std::unique(used.begin(), used.end()), used.end());
     put_raw_tensors(o, cp, used);
     o.key("tensors").begin_array();
     magic = 0;
-    for (const Task& t : rf.tasks)
-      for (const auto* v : {&t.reads, &t.writes})
+    for (size_t ti = 0; ti < task_count(rf); ++ti)
+      for (const Task t = task_at(rf, ti, false); const auto* v : {&t.reads, &t.writes})
         for (const Region& g : *v) {
           o.begin_object();
           o.key("magic").value(magic++);

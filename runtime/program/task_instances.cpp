@@ -92,6 +92,7 @@ size_t task_value_count(const Task& t) {
 }
 
 CompactRoot compact_root(const CompiledProgram& p, const RootFunction& rf) {
+  if (rf.compact) return *rf.compact;  // a loaded root: the records it was read from
   CompactRoot cr;
   const size_t n = rf.tasks.size();
   cr.instances.resize(n);
@@ -289,39 +290,43 @@ std::string validate_compact_root(const CompactRoot& cr, size_t num_classes, siz
   return "";
 }
 
+Task expand_task(const CompactRoot& cr, size_t i) {
+  const TaskInstanceRecord& r = cr.instances.at(i);
+  Task t;
+  if (r.tmpl >= 0) {
+    const TaskTemplate& tp = cr.templates.at(size_t(r.tmpl));
+    if (r.deltas.size() != size_t(tp.groups)) throw std::runtime_error("instance " + std::to_string(i) + ": deltas");
+    t.cls = tp.cls;
+    t.gm = tp.gm;
+    t.args = tp.args;
+    t.reads = tp.reads;
+    t.writes = tp.writes;
+    size_t k = 0;
+    each_value(t, [&](DimExpr& e) {
+      const int g = tp.group_of.at(k++);
+      if (g >= 0 && r.deltas[size_t(g)] != 0) e = e + DimExpr(r.deltas[size_t(g)]);
+    });
+  } else {
+    const Task& x = cr.explicit_tasks.at(size_t(r.explicit_task));
+    t.cls = x.cls;
+    t.gm = x.gm;
+    t.args = x.args;
+    t.reads = x.reads;
+    t.writes = x.writes;
+  }
+  t.leaf = r.leaf;
+  t.hash_order = r.hash_order;
+  t.label = cr.labels.at(size_t(r.label));
+  t.succ = r.succ;
+  t.op_magic = cr.op_magics.empty() ? cr.op_magic_base + int(i) : cr.op_magics.at(i);
+  return t;
+}
+
 std::vector<Task> expand_root(const CompactRoot& cr) {
   const size_t n = cr.instances.size();
-  std::vector<Task> out(n);
-  for (size_t i = 0; i < n; ++i) {
-    const TaskInstanceRecord& r = cr.instances[i];
-    Task& t = out[i];
-    if (r.tmpl >= 0) {
-      const TaskTemplate& tp = cr.templates.at(size_t(r.tmpl));
-      if (r.deltas.size() != size_t(tp.groups)) throw std::runtime_error("instance " + std::to_string(i) + ": deltas");
-      t.cls = tp.cls;
-      t.gm = tp.gm;
-      t.args = tp.args;
-      t.reads = tp.reads;
-      t.writes = tp.writes;
-      size_t k = 0;
-      each_value(t, [&](DimExpr& e) {
-        const int g = tp.group_of.at(k++);
-        if (g >= 0 && r.deltas[size_t(g)] != 0) e = e + DimExpr(r.deltas[size_t(g)]);
-      });
-    } else {
-      const Task& x = cr.explicit_tasks.at(size_t(r.explicit_task));
-      t.cls = x.cls;
-      t.gm = x.gm;
-      t.args = x.args;
-      t.reads = x.reads;
-      t.writes = x.writes;
-    }
-    t.leaf = r.leaf;
-    t.hash_order = r.hash_order;
-    t.label = cr.labels.at(size_t(r.label));
-    t.succ = r.succ;
-    t.op_magic = cr.op_magics.empty() ? cr.op_magic_base + int(i) : cr.op_magics.at(i);
-  }
+  std::vector<Task> out;
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) out.push_back(expand_task(cr, i));
   if (!cr.pred_counts.empty()) {
     for (size_t i = 0; i < n; ++i) out[i].pred_count = cr.pred_counts.at(i);
   } else {
@@ -329,6 +334,21 @@ std::vector<Task> expand_root(const CompactRoot& cr) {
       for (int s : t.succ) ++out.at(size_t(s)).pred_count;
   }
   return out;
+}
+
+int instance_class(const CompactRoot& cr, size_t i) {
+  const TaskInstanceRecord& r = cr.instances[i];
+  return r.tmpl >= 0 ? cr.templates[size_t(r.tmpl)].cls : cr.explicit_tasks[size_t(r.explicit_task)].cls;
+}
+
+const std::vector<int>& instance_gm(const CompactRoot& cr, size_t i) {
+  const TaskInstanceRecord& r = cr.instances[i];
+  return r.tmpl >= 0 ? cr.templates[size_t(r.tmpl)].gm : cr.explicit_tasks[size_t(r.explicit_task)].gm;
+}
+
+size_t instance_arg_count(const CompactRoot& cr, size_t i) {
+  const TaskInstanceRecord& r = cr.instances[i];
+  return r.tmpl >= 0 ? cr.templates[size_t(r.tmpl)].args.size() : cr.explicit_tasks[size_t(r.explicit_task)].args.size();
 }
 
 }  // namespace ptoc

@@ -52,10 +52,18 @@ struct CompactRoot {
 // The number of values of a task (args, then reads' and writes' offsets and extents).
 size_t task_value_count(const Task& t);
 
+// (A loaded root, RootFunction::compact, gives back its records.)
 CompactRoot compact_root(const CompiledProgram& p, const RootFunction& rf);
 // The tasks of `cr`, exactly as compact_root() saw them. Throws std::runtime_error naming the
 // instance when a record is inconsistent (validate_compact_root() says what first).
 std::vector<Task> expand_root(const CompactRoot& cr);
+// Task i of `cr` resolved from its record alone (its template or explicit task, its deltas): element i
+// of expand_root() but for pred_count, which is left 0 (it needs the other records).
+Task expand_task(const CompactRoot& cr, size_t i);
+// What instance i stores or shares with its template, read without resolving it.
+int instance_class(const CompactRoot& cr, size_t i);
+const std::vector<int>& instance_gm(const CompactRoot& cr, size_t i);
+size_t instance_arg_count(const CompactRoot& cr, size_t i);
 // "" when every index of `cr` is in range and its counts agree, else what is wrong (first problem).
 std::string validate_compact_root(const CompactRoot& cr, size_t num_classes, size_t num_tensors);
 

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "runtime/program/knobs.h"
+#include "runtime/program/root_tasks.h"
 #include "runtime/sim/dma_issue.h"
 #include "runtime/sim/event_queue.h"
 #include "runtime/sim/l2_cache.h"
@@ -550,7 +551,7 @@ class Machine {
       if (r.root >= 0 && size_t(r.root) < prog_.roots.size()) {
         const RootFunction& rf = prog_.roots[r.root];
         r.root_hash = rf.hash;
-        if (ti.task < rf.tasks.size()) r.op_magic = rf.tasks[ti.task].op_magic;
+        if (ti.task < task_count(rf)) r.op_magic = task_op_magic(rf, ti.task);
       }
     }
     r.root_instance = int32_t(ti.root_instance);

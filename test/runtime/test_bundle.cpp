@@ -8,6 +8,7 @@
 #include "programs.h"
 #include "runtime/program/bundle.h"
 #include "runtime/core/dim_expr_parse.h"
+#include "runtime/program/root_tasks.h"
 
 using namespace ptoc;
 using namespace ptoc::runtime;
@@ -126,10 +127,10 @@ TEST_CASE("bundle round trip keeps every field") {
   CHECK(q.kernels[2].name == "flip_add");
   CHECK(q.kernels[2].num_gm == 2);
   REQUIRE(q.roots.size() == 3);
-  CHECK(q.roots[2].tasks[0].args[0].str() == "(N // 16 - 1 - j) * 16");
-  CHECK(q.roots[0].tasks[0].succ == std::vector<int>{1});
-  CHECK(q.roots[0].tasks[0].label == "ADD");
-  CHECK(q.roots[0].tasks[1].writes[0].offset[0].str() == "i * 16");
+  CHECK(task_at(q.roots[2], 0).args[0].str() == "(N // 16 - 1 - j) * 16");
+  CHECK(task_succ(q.roots[0], 0) == std::vector<int>{1});
+  CHECK(task_at(q.roots[0], 0).label == "ADD");
+  CHECK(task_at(q.roots[0], 1).writes[0].offset[0].str() == "i * 16");
   REQUIRE(q.control.size() == 2);
   CHECK(q.control[0].gears.size() == 2);
   CHECK(q.control[0].gears[0].factor == 4);
