@@ -1008,6 +1008,7 @@ class Gen:
         prog.lang2 = getattr(self, "lang2", None)
         prog.cover = getattr(self, "cover", None)
         __import__("gen_catalog3").program_hook(self, prog)  # in-place outputs, scatter_update: own stream
+        __import__("gen_catalog4").program_hook(self, prog)  # constants, string modes, ...: own stream
         return prog
 
 
