@@ -20,7 +20,9 @@ agrees with `ptoc eval` but both differ from the NumPy model: the evaluator or t
 """
 import argparse
 import json
+import math
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -48,8 +50,11 @@ SANITIZER = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer"
 
 
 class Tools:
-    def __init__(self, ptoc, ptorun, timeout, cache=None):
+    def __init__(self, ptoc, ptorun, timeout, cache=None, cpu_timeout=None):
         self.ptoc, self.ptorun, self.timeout = ptoc, ptorun, timeout
+        # A bound on each step's CPU seconds (RLIMIT_CPU: SIGXCPU, classed as a timeout): on a loaded machine
+        # the wall-clock bound says more about the load than about ptoc. The wall bound stays as a backstop.
+        self.cpu_timeout = cpu_timeout
         self.env = dict(os.environ)
         if cache:
             # absolute: ptoc runs g++ in a temporary folder, and a relative XDG_CACHE_HOME then names
@@ -60,11 +65,19 @@ class Tools:
 
     def run(self, cmd):
         """(returncode or 'timeout', stdout+stderr); a negative code is a signal."""
+        limit = None
+        if self.cpu_timeout:
+            cpu = int(math.ceil(self.cpu_timeout))
+
+            def limit():
+                resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=self.timeout, env=self.env,
-                               errors="replace")
+                               errors="replace", preexec_fn=limit)
         except subprocess.TimeoutExpired:
             return "timeout", ""
+        if self.cpu_timeout and p.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
+            return "timeout", p.stdout + p.stderr
         return p.returncode, p.stdout + p.stderr
 
 
@@ -227,7 +240,7 @@ def header(prog, res, note=""):
 
 def long_mode(a):
     import shrink
-    tools = Tools(a.ptoc, a.ptorun, a.timeout, a.cache)
+    tools = Tools(a.ptoc, a.ptorun, a.timeout, a.cache, a.cpu_timeout)
     os.makedirs(a.out, exist_ok=True)
     fails = os.path.join(a.out, "failures")
     os.makedirs(fails, exist_ok=True)
@@ -275,6 +288,12 @@ def features(prog):
     return sorted(set(gen_lang.used(prog)) | set(gen_cover.used(prog)) | set(gen_catalog4.used(prog)))
 
 
+def _child_cpu():
+    """CPU seconds (user + system) of every finished child of this process: ptoc, ptorun, g++."""
+    t = os.times()
+    return t.children_user + t.children_system
+
+
 def write_summary(a, records, counts, el):
     """summary.json and summary.txt of the specs done so far (rewritten every 25 specs and at the end)."""
     gen_n = len(records)
@@ -283,7 +302,7 @@ def write_summary(a, records, counts, el):
     ran = compiled
     summary = {"specs_generated": gen_n, "rejected_by_check": rejected,
                "rejection_rate": round(rejected / max(gen_n, 1), 4), "compiled": compiled, "ran": ran,
-               "classes": counts, "seconds": round(el, 1), "seed": a.seed, "count": a.count, "jobs": a.jobs,
+               "classes": counts, "seconds": round(el, 1), "cpu_seconds": round(_child_cpu(), 1), "seed": a.seed, "count": a.count, "jobs": a.jobs,
                "avoid": list(a.avoid), "failures": [r for r in records if r["class"] not in ("pass", "capacity")]}
     usage = {}
     for r in records:
@@ -294,7 +313,7 @@ def write_summary(a, records, counts, el):
     with open(os.path.join(a.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
     text = (f"specs generated {gen_n}, rejected by ptoc check {rejected} ({100 * summary['rejection_rate']:.1f} %), "
-            f"compiled {compiled}, run {ran}, in {el:.0f} s (jobs {a.jobs})\n"
+            f"compiled {compiled}, run {ran}, in {el:.0f} s wall, {summary['cpu_seconds']:.0f} s CPU (jobs {a.jobs})\n"
             f"outcomes: {json.dumps(counts)}\n"
             f"features (specs using each, by outcome): {json.dumps(summary['features'])}\n")
     for r in summary["failures"]:
@@ -305,7 +324,7 @@ def write_summary(a, records, counts, el):
 
 
 def spec_mode(a, path, prog=None):
-    tools = Tools(a.ptoc, a.ptorun, a.timeout, a.cache)
+    tools = Tools(a.ptoc, a.ptorun, a.timeout, a.cache, a.cpu_timeout)
     work = tempfile.mkdtemp(prefix="ptoc-fuzz-spec-", dir=a.tmp)
     with open(path) as f:
         text = f.read()
@@ -461,7 +480,9 @@ def main():
     p.add_argument("--out", default=None)
     p.add_argument("--cache", default=None, help="XDG_CACHE_HOME for the host-twin cache")
     p.add_argument("--tmp", default=None)
-    p.add_argument("--timeout", type=float, default=300)
+    p.add_argument("--timeout", type=float, default=300, help="wall-clock seconds per step")
+    p.add_argument("--cpu-timeout", type=float, default=None,
+                   help="CPU seconds per step (RLIMIT_CPU); a step past it is a timeout whatever the load")
     p.add_argument("--shrink-seconds", type=float, default=300)
     p.add_argument("--no-shrink", action="store_true")
     p.add_argument("--avoid-known", action="store_true", help="leave out the patterns of gen.KNOWN")
@@ -497,7 +518,7 @@ def main():
         print(f"{res.cls} at {res.stage}: {res.detail}\n{res.out}")
         return 0 if res.cls == "pass" else 1
     if a.one is not None:
-        tools = Tools(a.ptoc, a.ptorun, a.timeout, a.cache)
+        tools = Tools(a.ptoc, a.ptorun, a.timeout, a.cache, a.cpu_timeout)
         work = a.keep or tempfile.mkdtemp(prefix="ptoc-fuzz-one-")
         prog, res = run_seed(tools, a.one, work, keep=True, avoid=a.avoid)
         print(prog.spec_text())
