@@ -65,20 +65,29 @@ class Tools:
 
     def run(self, cmd):
         """(returncode or 'timeout', stdout+stderr); a negative code is a signal."""
-        limit = None
+        # The CPU bound is set on the started child (prlimit), not by a preexec_fn: a preexec_fn makes
+        # subprocess fork() instead of vfork, and OpenBLAS's fork handler then stops its thread pool under
+        # the other job's matmul in the model (a hang of the whole run, seen in this round's first try).
+        try:
+            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self.env,
+                                 errors="replace")
+        except OSError as e:
+            return 127, str(e)
         if self.cpu_timeout:
             cpu = int(math.ceil(self.cpu_timeout))
-
-            def limit():
-                resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+            try:
+                resource.prlimit(p.pid, resource.RLIMIT_CPU, (cpu, cpu + 5))
+            except (ProcessLookupError, PermissionError):
+                pass  # already gone
         try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=self.timeout, env=self.env,
-                               errors="replace", preexec_fn=limit)
+            out, err = p.communicate(timeout=self.timeout)
         except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
             return "timeout", ""
         if self.cpu_timeout and p.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
-            return "timeout", p.stdout + p.stderr
-        return p.returncode, p.stdout + p.stderr
+            return "timeout", out + err
+        return p.returncode, out + err
 
 
 def crashed(rc, text):
