@@ -438,6 +438,31 @@ def open_seeds():
     return out
 
 
+def families_agree(a, path):
+    """`# compare: families`: the spec compiles to the same bundle bytes with and without tile families (the
+    family path partitions one member and replicates it; both must count and lay out the same tasks)."""
+    tools = Tools(a.ptoc, a.ptorun, a.timeout, a.cache, getattr(a, "cpu_timeout", None))
+    work = tempfile.mkdtemp(prefix="ptoc-fuzz-fam-", dir=a.tmp)
+    try:
+        bundles = []
+        for extra in ([], ["--no-families"]):
+            b = os.path.join(work, f"op{len(bundles)}.bundle")
+            rc, out = tools.run([tools.ptoc, path, "-o", b, *extra])
+            c = crashed(rc, out)
+            if c or rc == "timeout":
+                return Result("crash" if c else "timeout", "compile", f"{extra}: {c or ''} {first_line(out)}", out)
+            if rc != 0:
+                return Result("spurious-rejection", "compile", f"{extra or 'families'}: {first_line(out, 'error')}",
+                              out)
+            with open(b, "rb") as f:
+                bundles.append(f.read())
+        if bundles[0] != bundles[1]:
+            return Result("miscompile", "compile", "the bundles with and without --no-families differ", "")
+        return Result("pass", "compile", "", "")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def regression_mode(a):
     """found/open/*.yaml must still fail as their header says (expected failure); found/fixed/*.yaml must pass."""
     status = 0
@@ -460,7 +485,10 @@ def regression_mode(a):
                     # (seconds; generous, so only a regression to the old behaviour trips it).
                     bound = argparse.Namespace(**vars(a))
                     bound.timeout = min(a.timeout, float(line.split(":", 1)[1].split()[0]))
-            res = spec_mode(bound, path)
+            if "\n# compare: families" in "\n" + head:
+                res = families_agree(bound, path)
+            else:
+                res = spec_mode(bound, path)
             if sub == "fixed":
                 ok = res.cls == "pass"
                 listing.append(f"  {'ok  ' if ok else 'FAIL'} fixed/{fn}: {res.cls} {res.detail[:120]}")
