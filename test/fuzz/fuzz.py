@@ -352,6 +352,10 @@ class SpecOnly:
         self.dims = doc.get("dims") or {}
         self.dimval = dimval
         self.kinds = {n: "small" for n, t in self.inputs.items() if t["dtype"] in gen.INTS}
+        for n, t in self.inputs.items():
+            if isinstance(t.get("values"), list) and len(t["values"]) == 2:
+                # run-time values (slots, trip counts): inside their declared range, as the generator draws them
+                self.kinds[n] = f"range:{int(t['values'][0])}:{int(t['values'][1])}"
 
     def shape_of(self, ty):
         from model import dim_eval
