@@ -262,6 +262,14 @@ def c_const_bind(r, prog, st, dt):
     e = M.Bin("+", e, ConstScalar("c4k", dt), dt)
     body.append(M.Assemble(o, [0, 0], e))
     if r.random() < 0.5:
+        # an if on the constants choosing between two computations (PyPTO's `if not split_k:` per gear)
+        o3 = _out(st, prog, [W, D], dt)
+        xs = M.Slice(x, dt, [0, 0], ["c4w", D])
+        cond = r.choice(["c4k > 3", "c4w % 2 == 0", "c4k >= 2 and c4w < 6", "not c4k == 4"])
+        two = M.Bin("*", xs, M.Const(2, dt), dt)
+        one = M.Bin("+", xs, ConstScalar("c4w", dt), dt)
+        body.append(ConstIf(cond, [M.Assemble(o3, [0, 0], two)], [M.Assemble(o3, [0, 0], one)]))
+    if r.random() < 0.5:
         # a static loop whose constants come from its variable
         n = r.randint(2, 4)
         x2 = _inp(st, prog, [2 * n + 1, D], dt)
@@ -282,8 +290,14 @@ def c_const_unroll(r, prog, st, dt):
     o = _out(st, prog, ["C4T", D], dt)
     unroll = sorted(r.sample([2, 4, 8], r.randint(1, 2)), reverse=True)
     off = 1 if WRONG == "const_unroll" else 0
-    inner = [ConstBind("c4t", "c4u"), ConstBind("c4h", r.choice(["min(c4t, 2)", "c4t", "max(c4t // 2, 1)"])),
-             M.Raw({"vec_tile": ["c4h", D]}),
+    if r.random() < 0.5:
+        tile = [ConstBind("c4t", "c4u"), ConstBind("c4h", "c4t"),
+                ConstIf(f"c4t <= {r.choice([2, 4])}", [M.Raw({"vec_tile": ["c4t", D]})],
+                        [M.Raw({"vec_tile": [2, D]})])]
+    else:
+        tile = [ConstBind("c4t", "c4u"), ConstBind("c4h", r.choice(["min(c4t, 2)", "c4t", "max(c4t // 2, 1)"])),
+                M.Raw({"vec_tile": ["c4h", D]})]
+    inner = tile + [
              M.Assemble(o, ["c4b", 0], M.Bin("-", M.Bin("*", M.Slice(x, dt, ["c4b", 0], ["c4b + c4t", D]),
                                                         ConstScalar("c4t", dt, off), dt), ConstScalar("c4h", dt), dt))]
     body.append(M.Loop("c4b", "C4T", inner, unroll=unroll, factor="c4u"))
