@@ -20,7 +20,9 @@ agrees with `ptoc eval` but both differ from the NumPy model: the evaluator or t
 """
 import argparse
 import json
+import math
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -36,6 +38,7 @@ sys.path.insert(0, HERE)
 import numpy as np  # noqa: E402
 
 import gen  # noqa: E402
+import gen_catalog4  # noqa: E402
 import gen_cover  # noqa: E402
 import gen_lang  # noqa: E402
 from model import ModelError  # noqa: E402
@@ -47,8 +50,11 @@ SANITIZER = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer"
 
 
 class Tools:
-    def __init__(self, ptoc, ptorun, timeout, cache=None):
+    def __init__(self, ptoc, ptorun, timeout, cache=None, cpu_timeout=None):
         self.ptoc, self.ptorun, self.timeout = ptoc, ptorun, timeout
+        # A bound on each step's CPU seconds (RLIMIT_CPU: SIGXCPU, classed as a timeout): on a loaded machine
+        # the wall-clock bound says more about the load than about ptoc. The wall bound stays as a backstop.
+        self.cpu_timeout = cpu_timeout
         self.env = dict(os.environ)
         if cache:
             # absolute: ptoc runs g++ in a temporary folder, and a relative XDG_CACHE_HOME then names
@@ -59,12 +65,29 @@ class Tools:
 
     def run(self, cmd):
         """(returncode or 'timeout', stdout+stderr); a negative code is a signal."""
+        # The CPU bound is set on the started child (prlimit), not by a preexec_fn: a preexec_fn makes
+        # subprocess fork() instead of vfork, and OpenBLAS's fork handler then stops its thread pool under
+        # the other job's matmul in the model (a hang of the whole run, seen in this round's first try).
         try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=self.timeout, env=self.env,
-                               errors="replace")
+            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self.env,
+                                 errors="replace")
+        except OSError as e:
+            return 127, str(e)
+        if self.cpu_timeout:
+            cpu = int(math.ceil(self.cpu_timeout))
+            try:
+                resource.prlimit(p.pid, resource.RLIMIT_CPU, (cpu, cpu + 5))
+            except (ProcessLookupError, PermissionError):
+                pass  # already gone
+        try:
+            out, err = p.communicate(timeout=self.timeout)
         except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
             return "timeout", ""
-        return p.returncode, p.stdout + p.stderr
+        if self.cpu_timeout and p.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
+            return "timeout", out + err
+        return p.returncode, out + err
 
 
 def crashed(rc, text):
@@ -226,7 +249,7 @@ def header(prog, res, note=""):
 
 def long_mode(a):
     import shrink
-    tools = Tools(a.ptoc, a.ptorun, a.timeout, a.cache)
+    tools = Tools(a.ptoc, a.ptorun, a.timeout, a.cache, a.cpu_timeout)
     os.makedirs(a.out, exist_ok=True)
     fails = os.path.join(a.out, "failures")
     os.makedirs(fails, exist_ok=True)
@@ -271,7 +294,13 @@ def long_mode(a):
 
 def features(prog):
     """The constructs of gen_lang.py and gen_cover.py a program uses (per-feature counts in the summary)."""
-    return sorted(set(gen_lang.used(prog)) | set(gen_cover.used(prog)))
+    return sorted(set(gen_lang.used(prog)) | set(gen_cover.used(prog)) | set(gen_catalog4.used(prog)))
+
+
+def _child_cpu():
+    """CPU seconds (user + system) of every finished child of this process: ptoc, ptorun, g++."""
+    t = os.times()
+    return t.children_user + t.children_system
 
 
 def write_summary(a, records, counts, el):
@@ -282,7 +311,7 @@ def write_summary(a, records, counts, el):
     ran = compiled
     summary = {"specs_generated": gen_n, "rejected_by_check": rejected,
                "rejection_rate": round(rejected / max(gen_n, 1), 4), "compiled": compiled, "ran": ran,
-               "classes": counts, "seconds": round(el, 1), "seed": a.seed, "count": a.count, "jobs": a.jobs,
+               "classes": counts, "seconds": round(el, 1), "cpu_seconds": round(_child_cpu(), 1), "seed": a.seed, "count": a.count, "jobs": a.jobs,
                "avoid": list(a.avoid), "failures": [r for r in records if r["class"] not in ("pass", "capacity")]}
     usage = {}
     for r in records:
@@ -293,7 +322,7 @@ def write_summary(a, records, counts, el):
     with open(os.path.join(a.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
     text = (f"specs generated {gen_n}, rejected by ptoc check {rejected} ({100 * summary['rejection_rate']:.1f} %), "
-            f"compiled {compiled}, run {ran}, in {el:.0f} s (jobs {a.jobs})\n"
+            f"compiled {compiled}, run {ran}, in {el:.0f} s wall, {summary['cpu_seconds']:.0f} s CPU (jobs {a.jobs})\n"
             f"outcomes: {json.dumps(counts)}\n"
             f"features (specs using each, by outcome): {json.dumps(summary['features'])}\n")
     for r in summary["failures"]:
@@ -304,7 +333,7 @@ def write_summary(a, records, counts, el):
 
 
 def spec_mode(a, path, prog=None):
-    tools = Tools(a.ptoc, a.ptorun, a.timeout, a.cache)
+    tools = Tools(a.ptoc, a.ptorun, a.timeout, a.cache, a.cpu_timeout)
     work = tempfile.mkdtemp(prefix="ptoc-fuzz-spec-", dir=a.tmp)
     with open(path) as f:
         text = f.read()
@@ -323,6 +352,10 @@ class SpecOnly:
         self.dims = doc.get("dims") or {}
         self.dimval = dimval
         self.kinds = {n: "small" for n, t in self.inputs.items() if t["dtype"] in gen.INTS}
+        for n, t in self.inputs.items():
+            if isinstance(t.get("values"), list) and len(t["values"]) == 2:
+                # run-time values (slots, trip counts): inside their declared range, as the generator draws them
+                self.kinds[n] = f"range:{int(t['values'][0])}:{int(t['values'][1])}"
 
     def shape_of(self, ty):
         from model import dim_eval
@@ -409,6 +442,31 @@ def open_seeds():
     return out
 
 
+def families_agree(a, path):
+    """`# compare: families`: the spec compiles to the same bundle bytes with and without tile families (the
+    family path partitions one member and replicates it; both must count and lay out the same tasks)."""
+    tools = Tools(a.ptoc, a.ptorun, a.timeout, a.cache, getattr(a, "cpu_timeout", None))
+    work = tempfile.mkdtemp(prefix="ptoc-fuzz-fam-", dir=a.tmp)
+    try:
+        bundles = []
+        for extra in ([], ["--no-families"]):
+            b = os.path.join(work, f"op{len(bundles)}.bundle")
+            rc, out = tools.run([tools.ptoc, path, "-o", b, *extra])
+            c = crashed(rc, out)
+            if c or rc == "timeout":
+                return Result("crash" if c else "timeout", "compile", f"{extra}: {c or ''} {first_line(out)}", out)
+            if rc != 0:
+                return Result("spurious-rejection", "compile", f"{extra or 'families'}: {first_line(out, 'error')}",
+                              out)
+            with open(b, "rb") as f:
+                bundles.append(f.read())
+        if bundles[0] != bundles[1]:
+            return Result("miscompile", "compile", "the bundles with and without --no-families differ", "")
+        return Result("pass", "compile", "", "")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def regression_mode(a):
     """found/open/*.yaml must still fail as their header says (expected failure); found/fixed/*.yaml must pass."""
     status = 0
@@ -431,7 +489,10 @@ def regression_mode(a):
                     # (seconds; generous, so only a regression to the old behaviour trips it).
                     bound = argparse.Namespace(**vars(a))
                     bound.timeout = min(a.timeout, float(line.split(":", 1)[1].split()[0]))
-            res = spec_mode(bound, path)
+            if "\n# compare: families" in "\n" + head:
+                res = families_agree(bound, path)
+            else:
+                res = spec_mode(bound, path)
             if sub == "fixed":
                 ok = res.cls == "pass"
                 listing.append(f"  {'ok  ' if ok else 'FAIL'} fixed/{fn}: {res.cls} {res.detail[:120]}")
@@ -460,7 +521,9 @@ def main():
     p.add_argument("--out", default=None)
     p.add_argument("--cache", default=None, help="XDG_CACHE_HOME for the host-twin cache")
     p.add_argument("--tmp", default=None)
-    p.add_argument("--timeout", type=float, default=300)
+    p.add_argument("--timeout", type=float, default=300, help="wall-clock seconds per step")
+    p.add_argument("--cpu-timeout", type=float, default=None,
+                   help="CPU seconds per step (RLIMIT_CPU); a step past it is a timeout whatever the load")
     p.add_argument("--shrink-seconds", type=float, default=300)
     p.add_argument("--no-shrink", action="store_true")
     p.add_argument("--avoid-known", action="store_true", help="leave out the patterns of gen.KNOWN")
@@ -470,14 +533,16 @@ def main():
     p.add_argument("--spec")
     p.add_argument("--keep")
     p.add_argument("--print", type=int, help="print the spec of one seed")
-    p.add_argument("--cover", choices=["symbolic_tile"] + sorted(gen_cover.TOP) + sorted(gen_cover.OPT_IN),
-                   help="a test run of one gen_cover.py construct: every seed that can take it does")
+    p.add_argument("--cover", choices=["symbolic_tile"] + sorted(gen_cover.TOP) + sorted(gen_cover.OPT_IN) +
+                   sorted(gen_catalog4.KINDS),
+                   help="a test run of one gen_cover.py or gen_catalog4.py construct: every seed that can take it does")
     a = p.parse_args()
     a.avoid = []
     a.seed_given = "--seed" in sys.argv
     a.count_given = "--count" in sys.argv
     a.avoid = sorted(set(gen.KNOWN) | set(gen.KNOWN_LONG)) if a.avoid_known else []
-    gen_cover.FORCE = a.cover
+    gen_cover.FORCE = a.cover if a.cover not in gen_catalog4.KINDS else None
+    gen_catalog4.FORCE = a.cover if a.cover in gen_catalog4.KINDS else None
     if a.print is not None:
         print(gen.generate(a.print, a.avoid).spec_text())
         return 0
@@ -494,7 +559,7 @@ def main():
         print(f"{res.cls} at {res.stage}: {res.detail}\n{res.out}")
         return 0 if res.cls == "pass" else 1
     if a.one is not None:
-        tools = Tools(a.ptoc, a.ptorun, a.timeout, a.cache)
+        tools = Tools(a.ptoc, a.ptorun, a.timeout, a.cache, a.cpu_timeout)
         work = a.keep or tempfile.mkdtemp(prefix="ptoc-fuzz-one-")
         prog, res = run_seed(tools, a.one, work, keep=True, avoid=a.avoid)
         print(prog.spec_text())

@@ -167,6 +167,13 @@ class Gen:
     def vec_tile(self, ctx, shape, force=False):
         r = self.r
         if not force and ctx.tile_rank == len(shape) and r.random() < 0.8:
+            cur = getattr(ctx, "tile", None)
+            if cur is not None and len(cur) == len(shape) and tile_count(shape, cur) > TILE_COUNT_MAX:
+                # the tile in force was chosen for a smaller shape: grown (no draw, the seed's program is
+                # otherwise unchanged) so this statement's tile instances stay within the budget
+                grown = grow_tile(cur, shape)
+                ctx.stmts.append(Raw({"vec_tile": grown}))
+                ctx.tile = grown
             return
         elem_budget = r.choice([512, 1024, 2048, 4096])
         tile = []
@@ -177,12 +184,14 @@ class Gen:
         while _prod(tile) > elem_budget:
             i = max(range(len(tile)), key=lambda j: tile[j])
             tile[i] = max(1, tile[i] // 2)
+        tile = grow_tile(tile, shape)
         if ctx.gear and len(shape) == 2 and r.random() < 0.7:
             alt = [max(1, tile[0] // 2), tile[1]]
             ctx.stmts.append(Raw({"if": "k >= 4", "then": [{"vec_tile": tile}], "else": [{"vec_tile": alt}]}))
         else:
             ctx.stmts.append(Raw({"vec_tile": tile}))
         ctx.tile_rank = len(shape)
+        ctx.tile = list(tile)
 
     def cube_tile(self, ctx, out_dtype, force=False):
         r = self.r
@@ -627,6 +636,7 @@ class Gen:
                    ctx.dynamic)
         ctx2.gear_mm_off = True
         ctx2.tile_rank = ctx.tile_rank
+        ctx2.tile = getattr(ctx, "tile", None)
         for a in ctx2.axes:
             a.blocks = (1, 0)
         e, t = self.expr(ctx2, shape, dt, vkey, 1)
@@ -674,6 +684,7 @@ class Gen:
         self.outputs[out] = {"dtype": p.t.dtype, "shape": list(new)}
         ctx.stmts.append(Assemble(out, [0] * len(new), Ref(name2, p.t.dtype)))
         ctx.tile_rank = len(new)
+        ctx.tile = getattr(inner, "tile", None)
         del t
 
     def reduce_keepdim0(self, ctx):
@@ -1008,6 +1019,7 @@ class Gen:
         prog.lang2 = getattr(self, "lang2", None)
         prog.cover = getattr(self, "cover", None)
         __import__("gen_catalog3").program_hook(self, prog)  # in-place outputs, scatter_update: own stream
+        __import__("gen_catalog4").program_hook(self, prog)  # constants, string modes, ...: own stream
         return prog
 
 
@@ -1135,6 +1147,30 @@ def _quantize_expr(self, ctx, shape, dtype):
 
 
 Gen.quantize_expr = _quantize_expr
+
+
+# Tile instances one statement may make (the product over its axes of ceil(extent / tile)). Tiles of one or
+# two elements over large tensors (a tile kept from a [R, 1] value for a [R, 512] one) made the fourth round's
+# tiny-tile timeouts: the compile is quadratic in the tiles one leaf absorbs (VecNBuffer sorts and counts the
+# whole leaf per absorbed member: 0.72 / 2.42 / 8.97 s CPU at 16k / 32k / 64k one-element tiles, fuzz seed
+# 9006604) and past 65 535 leaf tasks a root function is refused anyway (test/fuzz/README.md).
+TILE_COUNT_MAX = 4096
+
+
+def tile_count(shape, tile):
+    n = 1
+    for e, t in zip(shape, tile):
+        n *= -(-max(int(e), 1) // max(int(t), 1))
+    return n
+
+
+def grow_tile(tile, shape):
+    """tile with its entries doubled (up to the extent), most-split axis first, until the count fits."""
+    tile = [int(t) for t in tile]
+    while tile_count(shape, tile) > TILE_COUNT_MAX:
+        i = max(range(len(tile)), key=lambda j: -(-max(int(shape[j]), 1) // tile[j]))
+        tile[i] = min(max(int(shape[i]), 1), tile[i] * 2)
+    return tile
 
 
 def _prod(xs):
