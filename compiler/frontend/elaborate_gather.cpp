@@ -129,8 +129,8 @@ EV Elaborator::index_arg(const Call& c, const Expr* x, const std::string& what) 
   const DType dt = p_.values[size_t(a.value)].dtype;
   if (dt == DType::int64) return rounded_cast(a, DType::int32, -1, true, *x, x->off, x->len);
   if (dt != DType::int32) {
-    err(x->off, x->len, "'" + c.fn + "' " + what + " must be int32 or int64, '" + text_of(*x) + "' is " +
-                            std::string(dtype_name(dt)),
+    err(x->off, x->len, "'" + c.fn + "' " + what + " must be int32, '" + text_of(*x) + "' is " +
+                            std::string(dtype_name(dt)) + " (int64 is taken too)",
         "insert cast(" + text_of(*x) + ", int32)");
     return EV::poison();
   }

@@ -41,7 +41,7 @@ std::optional<DimExpr> Elaborator::scalar_read(const Expr& e, DimUse use) {
   }
   if (td.dtype != DType::int32 && td.dtype != DType::int64) {
     err(base.off, base.len, "'" + name + "' is " + std::string(dtype_name(td.dtype)) +
-                                "; run-time values are read from int32 or int64 inputs",
+                                "; run-time values are read from int32 inputs (or int64)",
         "declare the index tensor with dtype: int32 (or int64, PyPTO's DT_INT64)");
     return std::nullopt;
   }
@@ -179,8 +179,8 @@ EV Elaborator::call_index_select(const Expr& e) {
   const int t = base->kind == Expr::Kind::Name && !(names_ && names_->count(base->name)) ? p_.find_tensor(base->name) : -1;
   if (t < 0 || p_.tensors[size_t(t)].role != TensorRole::Input ||
       (p_.tensors[size_t(t)].dtype != DType::int32 && p_.tensors[size_t(t)].dtype != DType::int64)) {
-    err(ie.off, ie.len, "index_select's index '" + text_of(ie) + "' must be an int32 or int64 input tensor (its "
-                        "elements are read as run-time values)", "declare it under inputs: with dtype: int32");
+    err(ie.off, ie.len, "index_select's index '" + text_of(ie) + "' must be an int32 input tensor (its elements are "
+                        "read as run-time values; int64 is taken too)", "declare it under inputs: with dtype: int32");
     return EV::poison();
   }
   if (!check_not_inplace_values(t, ie.off, ie.len)) return EV::poison();

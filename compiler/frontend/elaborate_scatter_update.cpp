@@ -127,7 +127,7 @@ EV Elaborator::call_scatter_update(const Call& c) {
   }
   const Value iv = p_.values[size_t(ix.value)];
   if ((iv.dtype != DType::int32 && iv.dtype != DType::int64) || iv.shape.size() != 2) {
-    err(ie.off, ie.len, fmt::format("scatter_update's index must be an int32 or int64 [b, s] tensor, got {} {}",
+    err(ie.off, ie.len, fmt::format("scatter_update's index must be an int32 [b, s] tensor, got {} {} (int64 is taken too)",
                                     dtype_name(iv.dtype), shape_str(iv.shape)),
         "for one slot per token: view(slots, [t_tile, 1], [t_idx, 0])");
     return EV::poison();

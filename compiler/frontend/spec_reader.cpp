@@ -346,8 +346,8 @@ class Reader {
         }
       }
       if (v["values"] && ok && t.decl.dtype != DType::int32 && t.decl.dtype != DType::int64) {
-        r_.error(value_loc(v, "values"), what + ": values: is for int32 and int64 inputs (run-time values), not " +
-                                             std::string(dtype_name(t.decl.dtype)));
+        r_.error(value_loc(v, "values"), what + ": values: is for int32 inputs (run-time values), not " +
+                                             std::string(dtype_name(t.decl.dtype)) + " (int64 inputs take it too)");
         ok = false;
       } else if (v["values"]) {
         ok &= tensor_values(v, role, what, t.decl);
