@@ -198,12 +198,12 @@ struct ControlFlow::Impl {
     for (auto& n : list) {
       for (auto& l : n.loads) {
         if (l.tensor < 0 || size_t(l.tensor) >= p.tensors.size() || p.tensors[size_t(l.tensor)].role != GmTensor::Role::Input ||
-            p.tensors[size_t(l.tensor)].dtype != DType::int32 ||
+            (p.tensors[size_t(l.tensor)].dtype != DType::int32 && p.tensors[size_t(l.tensor)].dtype != DType::int64) ||
             l.index.size() != p.tensors[size_t(l.tensor)].shape.size() || l.sym.empty())
-          throw ControlFlowError("run-time value " + l.text + ": the load names no int32 input of rank " +
+          throw ControlFlowError("run-time value " + l.text + ": the load names no int32 or int64 input of rank " +
                                  std::to_string(l.index.size()) + " (tensor #" + std::to_string(l.tensor) + ")");
         const TensorData* d = size_t(l.tensor) < opt.host_values.size() ? opt.host_values[size_t(l.tensor)] : nullptr;
-        if (!d || d->dtype != DType::int32 || d->shape != layout.geometry[size_t(l.tensor)].shape)
+        if (!d || d->dtype != p.tensors[size_t(l.tensor)].dtype || d->shape != layout.geometry[size_t(l.tensor)].shape)
           throw ControlFlowError("run-time value " + l.text + " (" + spec_pos(l.loc) + "): the data of input '" +
                                  p.tensors[size_t(l.tensor)].name + "' was not given to the control flow");
         st.slot(l.sym);

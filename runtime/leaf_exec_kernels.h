@@ -33,6 +33,7 @@ template <typename F> LeafCallFn pick_type(int64_t t, F&& f) {
     case 4: return f(Type<int8_t>{});
     case 5: return f(Type<uint8_t>{});
     case 6: return f(Type<pto_bool>{});
+    case 7: return f(Type<int64_t>{});
     default: return nullptr;
   }
 }

@@ -42,6 +42,7 @@ std::string ctype(DType t) {
     case DType::int8: return "pto_i8";
     case DType::uint8: return "pto_u8";
     case DType::boolean: return "pto_bool";
+    case DType::int64: return "pto_i64";
   }
   return "pto_f32";
 }

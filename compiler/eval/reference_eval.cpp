@@ -84,7 +84,7 @@ std::string shape_str(const Shape& s) {
   return r + "]";
 }
 
-bool is_int(DType t) { return t == DType::int32 || t == DType::int8 || t == DType::uint8; }
+bool is_int(DType t) { return dtype_is_int(t); }
 
 double unary(OpKind k, double x) { return is_unary(k) ? scalar_unary(k, x) : kPad; }
 

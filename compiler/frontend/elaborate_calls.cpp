@@ -7,6 +7,7 @@
 
 #include "compiler/frontend/dim_simplify.h"
 #include "compiler/frontend/elaborate_call.h"
+#include "compiler/frontend/int64_rules.h"
 #include "compiler/frontend/elaborator.h"
 #include "compiler/frontend/suggest.h"
 
@@ -270,6 +271,14 @@ std::optional<Shape> Elaborator::list_arg(const Expr* x, const std::string& what
 bool Elaborator::check_operand_dtype(const OpSpec& spec, DType t, const Expr& e, int op_off, int op_len,
                                      const std::string& spelling) {
   const std::string dt(dtype_name(t));
+  if (t == DType::int64 && !int64_lowering_ && !int64_operand_ok(spec)) {
+    err(op_off, op_len,
+        "'" + spelling + "' does not take int64 operands, '" + text_of(e) + "' is int64 (PyPTO allows int64 in " +
+            std::string(kInt64Ops) + ", and as the index of gather, index_select, index_add, index_put_, scatter and "
+            "scatter_update)",
+        "insert cast(" + text_of(e) + ", int32)");
+    return false;
+  }
   switch (spec.operands) {
     case OperandRule::Any: return true;
     case OperandRule::Float:

@@ -13,7 +13,8 @@ namespace ptoc::fe {
 DType wider(DType a, DType b) {
   auto rank = [](DType t) {
     switch (t) {
-      case DType::fp32: return 6;
+      case DType::fp32: return 7;
+      case DType::int64: return 6;
       case DType::bf16: return 5;
       case DType::fp16: return 4;
       case DType::int32: return 3;

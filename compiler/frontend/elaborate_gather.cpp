@@ -120,14 +120,17 @@ int Elaborator::const_like(double v, DType dt, size_t rank, int loc_off, int loc
   return emit(f, dt, f.shape, f.shape, loc_off, loc_len);
 }
 
-// The int32 index argument: a tensor of int32 (an input or a computed value), ND.
+// The index argument: a tensor of int32 or int64 (PyPTO's DT_INT32, DT_INT64; an input or a computed
+// value), ND. An int64 index becomes int32 with saturation: a valid index is < 2^31 (PyPTO: shape sizes
+// fit INT32_MAX), and one beyond stays out of range (it selects nothing) instead of wrapping into it.
 EV Elaborator::index_arg(const Call& c, const Expr* x, const std::string& what) {
   EV a = tensor_arg(c, x, what);
   if (!a.ok() || !check_nz(a, *x, c.fn)) return EV::poison();
   const DType dt = p_.values[size_t(a.value)].dtype;
+  if (dt == DType::int64) return rounded_cast(a, DType::int32, -1, true, *x, x->off, x->len);
   if (dt != DType::int32) {
     err(x->off, x->len, "'" + c.fn + "' " + what + " must be int32, '" + text_of(*x) + "' is " +
-                            std::string(dtype_name(dt)),
+                            std::string(dtype_name(dt)) + " (int64 is taken too)",
         "insert cast(" + text_of(*x) + ", int32)");
     return EV::poison();
   }
@@ -493,9 +496,9 @@ EV Elaborator::call_scatter(const Call& c) {
   const size_t rank = args->rank;
   const std::optional<int> dim = args->dim;
   const Expr& ie = *c.args[2];
-  if (rank > 3) {  // the mask is one rank up, and values have at most 4 axes
-    err(c.fo, c.fl, "'" + c.fn + "' of a rank-" + std::to_string(rank) + " value is not supported; ranks 1 to 3 are",
-        "reshape to rank 3 or less first");
+  if (rank > 4) {  // the mask is one rank up, and values have at most 4 axes (rank 4 merges two axes)
+    err(c.fo, c.fl, "'" + c.fn + "' of a rank-" + std::to_string(rank) + " value is not supported; ranks 1 to 4 are",
+        "reshape to rank 4 or less first");
     return EV::poison();
   }
   if (iv.shape.size() != rank) {
@@ -566,18 +569,72 @@ EV Elaborator::call_scatter(const Call& c) {
         "PyPTO's rule: no INF/NAN");
     return EV::poison();
   }
+  // Rank 4 (the mask would be rank 5): two adjacent axes other than dim are merged, the inner one static and
+  // whole in the input, the index and src, so the scatter below is of rank 3; the result is reshaped back.
+  int av = a.value, ixv = ix.value, svv = sv.is_tensor() ? sv.value : -1;
+  std::optional<VecTile> user = ts_->vec;
+  if (rank == 4) {
+    const size_t m0 = d >= 2 ? 0 : 2;  // merged: m0 and m0 + 1
+    auto whole_inner = [&](const Value& v) {
+      return v.shape[m0 + 1].as_const() && provably_equal(v.valid[m0 + 1], v.shape[m0 + 1]);
+    };
+    const Value* sp = sv.is_tensor() ? &p_.values[size_t(sv.value)] : nullptr;
+    if (!whole_inner(x) || !whole_inner(iv) ||
+        (sp && (!provably_equal(sp->shape[m0], iv.shape[m0]) || !provably_equal(sp->shape[m0 + 1], iv.shape[m0 + 1]) ||
+                !whole_inner(*sp)))) {
+      err(c.fo, c.fl, "'" + c.fn + "' of rank 4 along dim " + std::to_string(d) + " merges axes " +
+                          std::to_string(m0) + " and " + std::to_string(m0 + 1) + ": axis " + std::to_string(m0 + 1) +
+                          " must be static and whole in the input, the index and src, and src must have the index's "
+                          "extents on both; '" + text_of(*c.args[0]) + "' has shape " + shape_str(x.shape) +
+                          " valid " + shape_str(x.valid) + ", the index " + shape_str(iv.shape) + " valid " +
+                          shape_str(iv.valid) + (sp ? ", src " + shape_str(sp->shape) : std::string()),
+          "slice whole blocks of axis " + std::to_string(m0 + 1) + ", or view src to the index's shape");
+      return EV::poison();
+    }
+    auto merge = [&](int v) {
+      const Value vv = p_.values[size_t(v)];
+      Shape sh, va;
+      for (size_t i = 0; i < 4; ++i) {
+        if (i == m0 + 1) continue;
+        sh.push_back(i == m0 ? simplify(vv.shape[i] * vv.shape[i + 1]) : vv.shape[i]);
+        va.push_back(i == m0 ? simplify(vv.valid[i] * vv.shape[i + 1]) : vv.valid[i]);
+      }
+      return reshape_to(v, sh, va, c.fo);
+    };
+    av = merge(av);
+    ixv = merge(ixv);
+    if (svv >= 0) svv = merge(svv);
+    if (user && user->shape.size() == 4) {
+      VecTile t = *user;
+      const int64_t inner = std::min<int64_t>(t.shape[m0 + 1], *x.shape[m0 + 1].as_const());
+      t.shape[m0] = t.shape[m0] * std::max<int64_t>(1, inner);
+      t.shape.erase(t.shape.begin() + long(m0) + 1);
+      user = t;
+    }
+  }
+  const bool merged4 = rank == 4;
+  const Value x4 = x;
+  const size_t rank3 = merged4 ? 3 : rank, d3 = merged4 && d >= 2 ? d - 1 : d;
+  return scatter_body(c, rank3, d3, av, ixv, svv, sv, user, *n, *jn, mode, merged4 ? &x4 : nullptr);
+}
+
+// The scatter of call_scatter once its arguments are checked (and a rank 4 merged to rank 3): input av,
+// index ixv, src svv (or the number sv), along d; the result reshaped to `back4` when one is given.
+EV Elaborator::scatter_body(const Call& c, size_t rank, size_t d, int av, int ixv, int svv, const EV& sv,
+                            const std::optional<VecTile>& user, int64_t n_, int64_t jn_, int mode, const Value* back4) {
+  const std::optional<int64_t> n = n_, jn = jn_;
+  const Value x = p_.values[size_t(av)];
   const int last = int(rank) - 1;
-  const std::optional<VecTile> user = ts_->vec;
   std::vector<int64_t> ut = user && user->shape.size() == rank ? user->shape : std::vector<int64_t>(rank, 1 << 20);
   std::swap(ut[d], ut[size_t(last)]);
   Shape tsh = x.shape;
   std::swap(tsh[d], tsh[size_t(last)]);
   TileScope swapped(ts_, fit_tile(user, tsh, ut));
-  int X = swap_axes(a.value, int(d), last, c.fo, c.fl);
-  int I = swap_axes(ix.value, int(d), last, c.fo, c.fl);
+  int X = swap_axes(av, int(d), last, c.fo, c.fl);
+  int I = swap_axes(ixv, int(d), last, c.fo, c.fl);
   int S = -1;
   if (sv.is_tensor()) {
-    S = swap_axes(sv.value, int(d), last, c.fo, c.fl);
+    S = swap_axes(svv, int(d), last, c.fo, c.fl);
     const Value st = p_.values[size_t(S)];
     const Value it = p_.values[size_t(I)];
     bool bigger = false;
@@ -659,7 +716,9 @@ EV Elaborator::call_scatter(const Call& c) {
     out = binary(mode == 1 ? OpKind::Add : OpKind::Mul, EV::tensor(X), EV::tensor(val), c.e, c.e, c.fo, c.fl, c.fn);
     if (!out.ok()) return EV::poison();
   }
-  return EV::tensor(swap_axes(out.value, int(d), last, c.fo, c.fl));
+  const int back = swap_axes(out.value, int(d), last, c.fo, c.fl);
+  if (!back4) return EV::tensor(back);
+  return EV::tensor(reshape_to(back, back4->shape, back4->valid, c.fo));
 }
 
 }  // namespace ptoc::fe

@@ -11,7 +11,7 @@ namespace ptoc::fe {
 std::optional<DimExpr> Elaborator::scalar_read(const Expr& e, DimUse use) {
   const Expr& base = *e.items[0];
   const std::string shown = text_of(e);
-  const std::string how = "run-time values are elements of int32 inputs, indexed by dims, loop variables and integers";
+  const std::string how = "run-time values are elements of int32 (or int64) inputs, indexed by dims, loop variables and integers";
   if (base.kind != Expr::Kind::Name) {
     err(e.off, e.len, "'" + shown + "' is not a dim expression", how);
     return std::nullopt;
@@ -26,7 +26,7 @@ std::optional<DimExpr> Elaborator::scalar_read(const Expr& e, DimUse use) {
     if (!broken_tensors_.count(name)) {
       std::vector<std::string> cands;
       for (const auto& d : p_.tensors)
-        if (d.role == TensorRole::Input && d.dtype == DType::int32) cands.push_back(d.name);
+        if (d.role == TensorRole::Input && (d.dtype == DType::int32 || d.dtype == DType::int64)) cands.push_back(d.name);
       std::string hint = did_you_mean(name, cands);
       err(base.off, base.len, "unknown tensor '" + name + "' in a dim expression", hint.empty() ? how : hint);
     }
@@ -39,10 +39,10 @@ std::optional<DimExpr> Elaborator::scalar_read(const Expr& e, DimUse use) {
                                 "; run-time values are read from inputs, before any kernel runs", how);
     return std::nullopt;
   }
-  if (td.dtype != DType::int32) {
+  if (td.dtype != DType::int32 && td.dtype != DType::int64) {
     err(base.off, base.len, "'" + name + "' is " + std::string(dtype_name(td.dtype)) +
-                                "; run-time values are read from int32 inputs",
-        "declare the index tensor with dtype: int32");
+                                "; run-time values are read from int32 inputs (or int64)",
+        "declare the index tensor with dtype: int32 (or int64, PyPTO's DT_INT64)");
     return std::nullopt;
   }
   if (use == DimUse::DimsOnly) {
@@ -177,9 +177,10 @@ EV Elaborator::call_index_select(const Expr& e) {
     }
   }
   const int t = base->kind == Expr::Kind::Name && !(names_ && names_->count(base->name)) ? p_.find_tensor(base->name) : -1;
-  if (t < 0 || p_.tensors[size_t(t)].role != TensorRole::Input || p_.tensors[size_t(t)].dtype != DType::int32) {
+  if (t < 0 || p_.tensors[size_t(t)].role != TensorRole::Input ||
+      (p_.tensors[size_t(t)].dtype != DType::int32 && p_.tensors[size_t(t)].dtype != DType::int64)) {
     err(ie.off, ie.len, "index_select's index '" + text_of(ie) + "' must be an int32 input tensor (its elements are "
-                        "read as run-time values)", "declare it under inputs: with dtype: int32");
+                        "read as run-time values; int64 is taken too)", "declare it under inputs: with dtype: int32");
     return EV::poison();
   }
   if (!check_not_inplace_values(t, ie.off, ie.len)) return EV::poison();

@@ -26,13 +26,14 @@ struct ModeName {
 constexpr ModeName kModes[] = {{"CAST_NONE", kNone},   {"CAST_RINT", kRint}, {"CAST_ROUND", kRound},
                                {"CAST_FLOOR", kFloor}, {"CAST_CEIL", kCeil}, {"CAST_TRUNC", kTrunc}};
 
-bool is_int_type(DType t) { return t == DType::int32 || t == DType::int8 || t == DType::uint8; }
+bool is_int_type(DType t) { return dtype_is_int(t); }
 
 // [lo, hi] of an integer dtype.
 std::pair<double, double> int_range(DType t) {
   switch (t) {
     case DType::int8: return {-128, 127};
     case DType::uint8: return {0, 255};
+    case DType::int64: return {-9223372036854775808.0, 9223372036854775807.0};
     default: return {-2147483648.0, 2147483647.0};
   }
 }
@@ -106,8 +107,12 @@ EV Elaborator::rounded_cast(const EV& a, DType to, int mode, bool saturate, cons
       std::tie(slo, shi) = int_range(s);
     }
     // Only bounds inside the source's range: a literal takes the operand's dtype.
+    // An int64 source is clipped by ptoc itself (PyPTO's int64 -> int32 saturation), not the user's maximum.
+    const bool saved = int64_lowering_;
+    int64_lowering_ = s == DType::int64;
     if (lo > slo) x = binary(OpKind::Maximum, x, EV::number(lo, true), ea, ea, op_off, op_len, sp);
     if (hi < shi) x = binary(OpKind::Minimum, x, EV::number(hi, true), ea, ea, op_off, op_len, sp);
+    int64_lowering_ = saved;
     if (!x.ok()) return EV::poison();
   }
   const Value v = p_.values[size_t(x.value)];

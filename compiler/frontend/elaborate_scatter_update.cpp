@@ -7,6 +7,8 @@
 //   rank 2: cache [NB * BS, d],  src [b * s, d]:    cache[index[i][j]] = src[i * s + j]
 // Each row is one assemble at its run-time slot, in (i, j) order, so a later duplicate wins (PyPTO leaves
 // duplicates unspecified). PyPTO's tile rule: the tile has src's rank and the last axis d whole.
+// The index may be int32 or int64 (PyPTO's DT_INT64 cache index), and may be computed on the device
+// (elaborate_scatter_update_computed.cpp) instead of read from an input.
 #include <fmt/format.h>
 
 #include "compiler/frontend/dim_simplify.h"
@@ -124,8 +126,8 @@ EV Elaborator::call_scatter_update(const Call& c) {
     return EV::poison();
   }
   const Value iv = p_.values[size_t(ix.value)];
-  if (iv.dtype != DType::int32 || iv.shape.size() != 2) {
-    err(ie.off, ie.len, fmt::format("scatter_update's index must be an int32 [b, s] tensor, got {} {}",
+  if ((iv.dtype != DType::int32 && iv.dtype != DType::int64) || iv.shape.size() != 2) {
+    err(ie.off, ie.len, fmt::format("scatter_update's index must be an int32 [b, s] tensor, got {} {} (int64 is taken too)",
                                     dtype_name(iv.dtype), shape_str(iv.shape)),
         "for one slot per token: view(slots, [t_tile, 1], [t_idx, 0])");
     return EV::poison();
@@ -149,14 +151,12 @@ EV Elaborator::call_scatter_update(const Call& c) {
     return EV::poison();
   }
   auto src0 = input_element(ix.value, {DimExpr(0), DimExpr(0)});
-  if (!src0 || p_.tensors[size_t(src0->first)].role != TensorRole::Input ||
-      p_.tensors[size_t(src0->first)].dtype != DType::int32) {
-    err(ie.off, ie.len, "scatter_update's index '" + text_of(ie) + "' must be a view of an int32 input (its slots "
-                        "are read by the control flow as run-time values)",
-        "declare the slots under inputs: with dtype: int32 and view them: view(slots, [t_tile, 1], [t_idx, 0])");
-    return EV::poison();
-  }
-  if (!check_not_inplace_values(src0->first, ie.off, ie.len)) return EV::poison();
+  // A view of an input: the slots are run-time values read by the control flow (one assemble per row).
+  // Anything else (computed by ops on the device): the rows are selected on the device (scatter_computed).
+  const bool computed = !src0 || p_.tensors[size_t(src0->first)].role != TensorRole::Input ||
+                        (p_.tensors[size_t(src0->first)].dtype != DType::int32 &&
+                         p_.tensors[size_t(src0->first)].dtype != DType::int64);
+  if (!computed && !check_not_inplace_values(src0->first, ie.off, ie.len)) return EV::poison();
   // src: the rows, dtype and row length of the cache, whole.
   const Expr& se = *c.args[3];
   EV sx = expr(se);
@@ -195,6 +195,7 @@ EV Elaborator::call_scatter_update(const Call& c) {
     return EV::poison();
   }
   if (!seq_) return EV::poison();
+  if (computed) return scatter_update_computed(c, t, cache, ix, sx, *xe);
   Shape row_shape = rank == 4 ? Shape{DimExpr(1), DimExpr(1), DimExpr(1), d} : Shape{DimExpr(1), d};
   for (int64_t i = 0; i < *b; ++i)
     for (int64_t j = 0; j < *sn; ++j) {

@@ -180,6 +180,10 @@ class Elaborator {
   EV call_index_add(const Call& c);
   EV call_index_put(const Call& c);
   EV call_scatter(const Call& c);  // scatter, scatter_
+  // scatter_update whose index is computed on the device (elaborate_scatter_update_computed.cpp)
+  EV scatter_update_computed(const Call& c, int t, const Shape& cache, const EV& ix, const EV& src, const Expr& xe);
+  EV scatter_body(const Call& c, size_t rank, size_t d, int av, int ixv, int svv, const EV& sv,
+                  const std::optional<VecTile>& user, int64_t n, int64_t jn, int mode, const Value* back4);
   EV index_put_several(const Call& c, const EV& a, const Expr& il);  // [i0, i1, ...] (elaborate_index_put.cpp)
   EV index_arg(const Call& c, const Expr* x, const std::string& what);  // an int32 tensor
   // gather / scatter's first three arguments (input, dim, index), checked; nullopt after an error.
@@ -351,6 +355,7 @@ class Elaborator {
   // Element `c` of value v traced through views and reshapes to the GM tensor it reads: {tensor, index}.
   std::optional<std::pair<int, std::vector<DimExpr>>> input_element(int v, std::vector<DimExpr> c) const;
   int scatter_target_ = -1;  // while a scatter_update statement is elaborated: the tensor it updates
+  bool int64_lowering_ = false;  // ptoc's own ops on int64 (a saturating cast's clip): not the user's
   std::set<std::string> loop_names_;
   std::map<std::string, int> loop_locals_;      // value names bound in a finished loop body -> the loop's line
   std::map<std::string, int> loop_vars_ended_;  // variables of finished loops -> the loop's line

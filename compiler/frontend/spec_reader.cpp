@@ -281,7 +281,7 @@ class Reader {
                "for example 'values: [1, 1024]' (the range generated inputs are drawn from, both ends included)");
       return false;
     }
-    if (*lo < INT32_MIN || *hi > INT32_MAX) {
+    if (d.dtype != DType::int64 && (*lo < INT32_MIN || *hi > INT32_MAX)) {
       r_.error(loc, what + ": values [" + std::to_string(*lo) + ", " + std::to_string(*hi) + "] do not fit int32");
       return false;
     }
@@ -328,7 +328,7 @@ class Reader {
       if (!check_map(v, {"dtype", "shape", "format", "values", "inplace"}, what, r_, t.decl.loc)) continue;
       bool ok = true;
       if (!v["dtype"]) {
-        r_.error(t.decl.loc, what + " has no dtype", "add 'dtype: fp32' (fp32 fp16 bf16 int32 int8 uint8 bool)");
+        r_.error(t.decl.loc, what + " has no dtype", "add 'dtype: fp32' (fp32 fp16 bf16 int32 int8 uint8 bool int64)");
         ok = false;
       } else {
         const YAML::Node d = v["dtype"];
@@ -339,16 +339,16 @@ class Reader {
           if (w == "float32" || w == "float") hint = "did you mean 'fp32'?";
           if (w == "float16" || w == "half") hint = "did you mean 'fp16'?";
           if (w == "bfloat16") hint = "did you mean 'bf16'?";
-          if (hint.empty()) hint = "dtypes: fp32 fp16 bf16 int32 int8 uint8 bool";
+          if (hint.empty()) hint = "dtypes: fp32 fp16 bf16 int32 int8 uint8 bool int64";
           r_.error(value_loc(v, "dtype"), "unknown dtype " + node_kind(d), hint, int(w.size()));
           ok = false;
         } else {
           t.decl.dtype = *dt;
         }
       }
-      if (v["values"] && ok && t.decl.dtype != DType::int32) {
+      if (v["values"] && ok && t.decl.dtype != DType::int32 && t.decl.dtype != DType::int64) {
         r_.error(value_loc(v, "values"), what + ": values: is for int32 inputs (run-time values), not " +
-                                             std::string(dtype_name(t.decl.dtype)));
+                                             std::string(dtype_name(t.decl.dtype)) + " (int64 inputs take it too)");
         ok = false;
       } else if (v["values"]) {
         ok &= tensor_values(v, role, what, t.decl);

@@ -22,6 +22,7 @@ typedef float pto_f32;
 typedef half pto_f16;
 typedef bfloat16_t pto_bf16;
 typedef int32_t pto_i32;
+typedef int64_t pto_i64;
 typedef int8_t pto_i8;
 typedef uint8_t pto_u8;
 typedef uint8_t pto_bool;  // 0 / 1 bytes; shares uint8_t's type on the device

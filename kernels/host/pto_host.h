@@ -142,6 +142,7 @@ typedef float pto_f32;
 typedef pto::f16 pto_f16;
 typedef pto::bf16 pto_bf16;
 typedef int32_t pto_i32;
+typedef int64_t pto_i64;
 typedef int8_t pto_i8;
 typedef uint8_t pto_u8;
 typedef pto::boolean pto_bool;

@@ -84,6 +84,13 @@ template <typename I> struct IntElem {
 template <> struct Elem<int32_t> : IntElem<int32_t> {};
 template <> struct Elem<int8_t> : IntElem<int8_t> {};
 template <> struct Elem<uint8_t> : IntElem<uint8_t> {};
+// int64 (PyPTO's DT_INT64 index tensors): exact while |v| <= 2^53; saturates at +-2^63, as round_to_dtype.
+template <> struct Elem<int64_t> : IntElem<int64_t> {
+  static inline int64_t store(double v) {
+    return !isfinite(v) ? 0 : v >= 9223372036854775807.0 ? INT64_MAX : v <= -9223372036854775808.0 ? INT64_MIN
+                                                                                                       : int64_t(trunc(v));
+  }
+};
 template <> struct Elem<boolean> {
   using C = double;
   static constexpr bool narrow = false;

@@ -36,7 +36,8 @@ typedef enum ptorun_dtype {
   PTORUN_INT32 = 2,
   PTORUN_INT8 = 3,
   PTORUN_UINT8 = 4,
-  PTORUN_BOOL = 5     /* one byte per element, 0 or 1 */
+  PTORUN_BOOL = 5,    /* one byte per element, 0 or 1 */
+  PTORUN_INT64 = 6    /* int64 tensors, bit-exact */
 } ptorun_dtype;
 
 typedef struct ptorun_bundle ptorun_bundle;

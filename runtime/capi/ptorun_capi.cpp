@@ -47,6 +47,7 @@ int guarded(ptorun_bundle* b, F&& f) {
 // Element size of the caller's buffer for `d`.
 size_t host_size(ptorun_dtype d) {
   switch (d) {
+    case PTORUN_INT64: return 8;
     case PTORUN_FLOAT32: case PTORUN_INT32: return 4;
     case PTORUN_FLOAT16: return 2;
     default: return 1;
@@ -62,6 +63,7 @@ bool accepts(ptoc::DType tensor, ptorun_dtype d) {
     case PTORUN_INT8: return tensor == DType::int8;
     case PTORUN_UINT8: return tensor == DType::uint8;
     case PTORUN_BOOL: return tensor == DType::boolean;
+    case PTORUN_INT64: return tensor == DType::int64;
   }
   return false;
 }
@@ -74,6 +76,7 @@ double load_elem(const void* data, ptorun_dtype d, int64_t i) {
     case PTORUN_INT8: return double(static_cast<const int8_t*>(data)[i]);
     case PTORUN_UINT8: return double(static_cast<const uint8_t*>(data)[i]);
     case PTORUN_BOOL: return static_cast<const uint8_t*>(data)[i] ? 1.0 : 0.0;
+    case PTORUN_INT64: return double(static_cast<const int64_t*>(data)[i]);
   }
   return 0;
 }
@@ -86,6 +89,7 @@ void store_elem(void* data, ptorun_dtype d, int64_t i, double v) {
     case PTORUN_INT8: static_cast<int8_t*>(data)[i] = int8_t(v); break;
     case PTORUN_UINT8: static_cast<uint8_t*>(data)[i] = uint8_t(v); break;
     case PTORUN_BOOL: static_cast<uint8_t*>(data)[i] = v != 0; break;
+    case PTORUN_INT64: static_cast<int64_t*>(data)[i] = int64_t(v); break;
   }
 }
 
@@ -146,7 +150,10 @@ int ptorun_set_input(ptorun_bundle* b, const char* name, ptorun_dtype dtype, con
                                       "matching integer type otherwise");
     if (rank < 0 || rank > 8) throw ptoc::runtime::UsageError("ptorun_set_input: rank must be 0..8");
     auto t = ptoc::TensorData::zeros(dt, std::vector<int64_t>(shape, shape + rank));
-    for (int64_t i = 0; i < t.numel(); ++i) t.set(i, load_elem(data, dtype, i));
+    if (dtype == PTORUN_INT64 && t.numel() > 0)  // bit-exact, not through double
+      std::memcpy(t.bytes.data(), data, size_t(t.numel()) * 8);
+    else
+      for (int64_t i = 0; i < t.numel(); ++i) t.set(i, load_elem(data, dtype, i));
     b->session->set_input(name, std::move(t));
   });
 }
@@ -188,7 +195,10 @@ int ptorun_get_output(const ptorun_bundle* b, const char* name, ptorun_dtype dty
     if (bytes != need)
       throw ptoc::runtime::UsageError(std::string("output ") + name + " needs a buffer of " + std::to_string(need) +
                                       " bytes, got " + std::to_string(bytes));
-    for (int64_t i = 0; i < t.numel(); ++i) store_elem(data, dtype, i, t.get(i));
+    if (dtype == PTORUN_INT64 && t.numel() > 0)
+      std::memcpy(data, t.bytes.data(), need);
+    else
+      for (int64_t i = 0; i < t.numel(); ++i) store_elem(data, dtype, i, t.get(i));
   });
 }
 

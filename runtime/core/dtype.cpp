@@ -13,6 +13,7 @@ std::string_view dtype_name(DType t) {
     case DType::int8: return "int8";
     case DType::uint8: return "uint8";
     case DType::boolean: return "bool";
+    case DType::int64: return "int64";
   }
   return "?";
 }
@@ -25,6 +26,7 @@ std::optional<DType> parse_dtype(std::string_view s) {
 
 int dtype_size(DType t) {
   switch (t) {
+    case DType::int64: return 8;
     case DType::fp32: case DType::int32: return 4;
     case DType::fp16: case DType::bf16: return 2;
     default: return 1;
@@ -32,6 +34,10 @@ int dtype_size(DType t) {
 }
 
 bool dtype_is_float(DType t) { return t == DType::fp32 || t == DType::fp16 || t == DType::bf16; }
+
+bool dtype_is_int(DType t) {
+  return t == DType::int32 || t == DType::int8 || t == DType::uint8 || t == DType::int64;
+}
 
 uint16_t float_to_half(float f) {
   uint32_t x;
@@ -106,6 +112,11 @@ double round_to_dtype(double v, DType t) {
     case DType::int8: return std::isfinite(v) ? double(int8_t(int64_t(std::trunc(v)))) : 0.0;
     case DType::uint8: return std::isfinite(v) ? double(uint8_t(int64_t(std::trunc(v)))) : 0.0;
     case DType::boolean: return v != 0.0 ? 1.0 : 0.0;
+    case DType::int64:
+      if (!std::isfinite(v)) return 0.0;
+      if (v >= 9223372036854775807.0) return 9223372036854775807.0;
+      if (v <= -9223372036854775808.0) return -9223372036854775808.0;
+      return std::trunc(v);
   }
   return v;
 }

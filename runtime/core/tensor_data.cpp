@@ -63,6 +63,7 @@ double TensorData::get(int64_t i) const {
     case DType::int8: return load_le<int8_t>(p);
     case DType::uint8: return load_le<uint8_t>(p);
     case DType::boolean: return *p != 0 ? 1.0 : 0.0;
+    case DType::int64: return double(load_le<int64_t>(p));
   }
   return 0;
 }
@@ -78,6 +79,7 @@ void TensorData::set(int64_t i, double v) {
     case DType::int8: store_le<int8_t>(p, int8_t(r)); break;
     case DType::uint8: store_le<uint8_t>(p, uint8_t(r)); break;
     case DType::boolean: *p = r != 0 ? 1 : 0; break;
+    case DType::int64: store_le<int64_t>(p, r >= 9223372036854775807.0 ? INT64_MAX : int64_t(r)); break;
   }
 }
 
@@ -129,6 +131,7 @@ std::string accepted(DType t) {
     case DType::int8: return "an int8 array (other integer arrays are accepted when their values fit)";
     case DType::uint8: return "a uint8 array (other integer arrays are accepted when their values fit)";
     case DType::boolean: return "a bool array";
+    case DType::int64: return "an int64 array (other integer arrays are accepted)";
   }
   return "?";
 }
@@ -331,7 +334,7 @@ TensorData read_npy_as(const std::string& path, DType dtype, const std::string& 
   bool ok = false;
   switch (dtype) {
     case DType::fp32: case DType::fp16: case DType::bf16: ok = npy_is_float(*type); break;
-    case DType::int32: case DType::int8: case DType::uint8: ok = npy_is_int(*type); break;
+    case DType::int32: case DType::int8: case DType::uint8: case DType::int64: ok = npy_is_int(*type); break;
     case DType::boolean: ok = *type == NpyType::b1; break;
   }
   if (!ok)
@@ -367,6 +370,10 @@ TensorData read_npy_as(const std::string& path, DType dtype, const std::string& 
       case NpyType::i4: v = load_le<int32_t>(p); break;
       case NpyType::i8: {
         int64_t iv = load_le<int64_t>(p);
+        if (dtype == DType::int64) {  // bit-exact, not through double
+          store_le<int64_t>(t.bytes.data() + size_t(i) * 8, iv);
+          continue;
+        }
         if (iv > INT32_MAX || iv < INT32_MIN)
           throw fail("element " + std::to_string(i) + " = " + std::to_string(iv) + " does not fit " +
                      std::string(dtype_name(dtype)));
@@ -400,6 +407,7 @@ void write_npy(const std::string& path, const TensorData& t) {
     case DType::int8: descr = "|i1"; esz = 1; break;
     case DType::uint8: descr = "|u1"; esz = 1; break;
     case DType::boolean: descr = "|b1"; esz = 1; break;
+    case DType::int64: descr = "<i8"; esz = 8; break;
   }
   std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " +
                        shape_str(t.shape) + ", }";

@@ -196,7 +196,7 @@ TensorData random_tensor(DType dtype, const std::vector<int64_t>& shape, uint64_
       case DType::fp32: case DType::fp16: case DType::bf16:
         v = double(r >> 11) * 0x1.0p-53 * 2.0 - 1.0;  // uniform in [-1, 1)
         break;
-      case DType::int32: case DType::int8: v = double(int64_t(r % 17) - 8); break;  // -8..8
+      case DType::int32: case DType::int8: case DType::int64: v = double(int64_t(r % 17) - 8); break;  // -8..8
       case DType::uint8: v = double(r % 17); break;                                   // 0..16
       case DType::boolean: v = double(r & 1); break;
     }

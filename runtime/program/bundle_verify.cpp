@@ -137,9 +137,9 @@ std::string verify_program_indices(const CompiledProgram& p) {
         return "the loop nest (" + where + ") reads run-time value '" + l.text + "' from tensor #" +
                num(int64_t(l.tensor)) + ", out of range (" + num(p.tensors.size()) + " tensors)";
       const GmTensor& t = p.tensors[size_t(l.tensor)];
-      if (t.dtype != DType::int32 || l.index.size() != t.shape.size())
+      if ((t.dtype != DType::int32 && t.dtype != DType::int64) || l.index.size() != t.shape.size())
         return "the loop nest (" + where + ") reads run-time value '" + l.text + "' from tensor '" + t.name +
-               "' with " + num(l.index.size()) + " indices: it needs an int32 tensor and one index per axis";
+               "' with " + num(l.index.size()) + " indices: it needs an int32 or int64 tensor and one index per axis";
     }
     if (n->kind == LoopNode::Kind::Root) {
       if (n->root < 0 || size_t(n->root) >= p.roots.size())

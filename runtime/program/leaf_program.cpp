@@ -8,6 +8,7 @@ namespace ptoc::leaf {
 
 int elem_bytes(ElemType t) {
   switch (t) {
+    case ElemType::i64: return 8;
     case ElemType::f32:
     case ElemType::i32: return 4;
     case ElemType::f16:

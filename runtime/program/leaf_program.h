@@ -42,8 +42,9 @@ struct Local {
 };
 
 // Element types, in the order of ptoc::DType (runtime/core/dtype.h).
-enum class ElemType : uint8_t { f32, f16, bf16, i32, i8, u8, boolean };
-inline constexpr int kNumElemTypes = 7;
+// In DType's order (the codegen casts one to the other).
+enum class ElemType : uint8_t { f32, f16, bf16, i32, i8, u8, boolean, i64 };
+inline constexpr int kNumElemTypes = 8;
 int elem_bytes(ElemType t);
 
 // Local memories, in the order of the compiler's MemKind (GM is not a buffer memory).

@@ -28,6 +28,7 @@ int pypto_datatype(DType t) {
     case DType::bf16: return 8;
     case DType::uint8: return 11;
     case DType::boolean: return 15;
+    case DType::int64: return 4;
   }
   return 20;  // BOTTOM
 }

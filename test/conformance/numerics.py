@@ -7,13 +7,13 @@ test/specs: every reference op computes in float64 and rounds its result to the 
 import numpy as np
 
 NPY = {"fp32": np.float32, "fp16": np.float16, "bf16": np.float32, "int32": np.int32,
-       "int8": np.int8, "uint8": np.uint8, "bool": np.bool_}
+       "int8": np.int8, "uint8": np.uint8, "bool": np.bool_, "int64": np.int64}
 FLOATS = ("fp32", "fp16", "bf16")
-INTS = ("int32", "int8", "uint8")
+INTS = ("int32", "int8", "uint8", "int64")
 
 # |got - ref| <= atol * rms(ref) + rtol * |ref|, the contract's table (section 10).
 TOL = {"fp32": (1e-4, 5e-5), "fp16": (4e-3, 2e-3), "bf16": (3e-2, 1.6e-2),
-       "int32": (0, 0), "int8": (0, 0), "uint8": (0, 0), "bool": (0, 0)}
+       "int32": (0, 0), "int8": (0, 0), "uint8": (0, 0), "bool": (0, 0), "int64": (0, 0)}
 
 
 @np.errstate(over="ignore", invalid="ignore")
@@ -37,6 +37,8 @@ def rnd(x, dtype):
         return _bf16(x)
     if dtype == "bool":
         return (x != 0).astype(np.float64)
+    if dtype == "int64":  # exact while |x| <= 2^53 (the references compute in float64), saturating beyond
+        return np.clip(np.trunc(np.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0)), -2.0 ** 63, 2.0 ** 63)
     info = np.iinfo(NPY[dtype])
     t = np.trunc(x).astype(np.int64)  # integer op results are integers already; trunc is for '/'
     w = int(info.max) - int(info.min) + 1
@@ -82,6 +84,8 @@ def make_input(rng, dtype, shape, kind="normal"):
         v = rnd(v, dtype)
     elif dtype == "bool":
         v = rng.integers(0, 2, shape).astype(np.float64)
+    elif dtype == "int64" and kind == "wide":  # past int32 on both sides, exact in float64
+        v = rng.integers(-2 ** 40, 2 ** 40, shape).astype(np.float64)
     elif dtype == "uint8":
         v = rng.integers(0, 256 if kind == "wide" else 40, shape).astype(np.float64)
     elif dtype == "int8" and kind == "small":

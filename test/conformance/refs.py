@@ -1235,3 +1235,58 @@ def const4_lists_floats(i, d):
     eps = L(1e-6, f)
     ms = r(r(r(x * x, f).sum(-1, keepdims=True), f) * L(1.0 / 256, f), f)
     return {"s": r(np.sqrt(r(ms + eps, f)), f), "y": r(r(x * 0.5, f) - eps, f)}
+
+
+# --- lang4: int64, rank-4 scatter, scatter_update with a device-computed index ---------------------
+def _gather1(x, idx):
+    # out[b, j] = x[b, idx[b, j]], 0 where the index is outside the axis.
+    out = np.zeros(idx.shape)
+    for b, j in np.ndindex(*idx.shape):
+        k = int(idx[b, j])
+        out[b, j] = x[b, k] if 0 <= k < x.shape[1] else 0.0
+    return out
+
+
+@ref(kinds={"w": "wide", "k": "small"})
+def lang4_int64(i, d):
+    w, f, k, x = i["w"], i["f"], i["k"], i["x"]
+    return {"w32": cast(w, "int64", "int32"),
+            "wsat": np.clip(w, -2.0 ** 31, 2.0 ** 31 - 1),
+            "wf": r(w, "fp32"),
+            "f64": cast(r(f * 1000, "fp32"), "fp32", "int64"),
+            "k64": k.copy(),
+            "wt": w.T.copy(),
+            "wc": np.concatenate([w, w], 1),
+            "fin": np.ones(w.shape),
+            "g1": _gather1(x, i["gi"]),
+            "g2": _gather1(x, np.abs(k)),
+            "isel": x[:, i["sel"].astype(np.int64)]}
+
+
+@ref(kinds={"n": "small", "n3": "small"})
+def lang4_scatter_rank4(i, d):
+    x = i["x"]
+    return {"y0": _scatter_nd(i["z"], 0, i["i0"], i["s0"], None, "fp32"),
+            "y1": _scatter_nd(x, 1, i["i1"], i["s1"], None, "fp32"),
+            "y2": _scatter_nd(x, 2, i["i2"], i["s2"], "add", "fp32"),
+            "y3": _scatter_nd(i["n"], 3, i["i3"], i["n3"], "add", "int32"),
+            "ym": _scatter_nd(x, 2, i["i2"], i["s2"], "multiply", "fp32"),
+            "yh": _scatter_nd(i["h"], 1, i["i1"], i["h1"], None, "fp16"),
+            "yc": _scatter_nd(x, 3, i["i3"], 1.5, None, "fp32")}
+
+
+@ref(dims={"T": 7})
+def lang4_scatter_update_computed(i, d):
+    # cache[slot] = row for the tokens in order; a slot outside [0, NB * BS) writes nothing.
+    out = {k: i[k + "_in"].copy() for k in ("c32", "c64", "c16", "cw")}
+    m = 16
+    for t, s in enumerate(i["slots"].astype(np.int64)):
+        for name, slot, row in (("c32", 3 * s - 2, r(i["x"][t] * 2, "fp32")), ("c64", s, i["x"][t]),
+                                ("cw", 2 * s + 1, r(i["x"][t] + 1, "fp32")), ("c16", s + 1, i["rh"][t])):
+            if not 0 <= slot < m:
+                continue
+            if name == "c16":
+                out[name][slot // 4, slot % 4, 0] = row
+            else:
+                out[name][slot] = row
+    return out

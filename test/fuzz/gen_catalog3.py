@@ -71,7 +71,7 @@ class ScatterUpdate(Stmt):
             # rows b.. of the cache seen as [NB * BS, D]
             src = (f"reshape(reshape({self.inp}, [{self.rows()}, {d}])[{self.b}:{self.b + s}, :] * {self.m}, "
                    f"[{s}, 1, 1, {d}])")
-        return (f"{self.out} = scatter_update({self.inp}, -2, reshape({self.slots}, [{s}, 1]), {src})")
+        return f"{self.out} = scatter_update({self.inp}, -2, {index_text(self)}, {src})"
 
     def rows(self):
         return self.nrows
@@ -84,6 +84,27 @@ class ScatterUpdate(Stmt):
         src = _wrap(flat[self.b:self.b + self.nslots].copy() * self.m, self.dtype)
         for j, s in enumerate(env["tensors"][self.slots].astype(np.int64)):
             flat[s] = src[j]
+
+
+def index_text(st):
+    """The scatter_update index: the slots input reshaped (read by the control flow), or a name bound to a
+    value computed from it on the device (_BindIndex)."""
+    return st.index_name or f"reshape({st.slots}, [{st.nslots}, 1])"
+
+
+class _BindIndex(Stmt):
+    """lang4: `idx = reshape(slots, [s, 1]) * 1` (int32) or `cast(reshape(slots, [s, 1]), int32)` (int64
+    slots): the same slots, computed on the device, so scatter_update compares them there."""
+
+    def __init__(self, name, st, dtype):
+        self.name, self.st, self.dtype = name, st, dtype
+
+    def emit(self):
+        r = f"reshape({self.st.slots}, [{self.st.nslots}, 1])"
+        return f"{self.name} = " + (f"cast({r}, int32)" if self.dtype == "int64" else f"{r} * 1")
+
+    def run(self, env):
+        env["values"][self.name] = env["tensors"][self.st.slots].reshape(-1, 1).astype(np.float64)
 
 
 class FillpadString(Stmt):
@@ -143,7 +164,12 @@ def program_hook(g, prog):
     else:
         s = r.randint(1, min(nrows, 6))
         slots = f"c3slots{k}"
-        prog.inputs[slots] = {"dtype": "int32", "shape": [s], "values": [0, nrows - 1]}
+        # lang4 (its own stream, so the other draws of every seed stay as they were): int64 slots, PyPTO's
+        # DT_INT64 cache index, and an index computed on the device.
+        r4 = random.Random(f"lang4{g.seed}")
+        slots_dt = r4.choice(["int32", "int64"])
+        computed = r4.random() < 0.5
+        prog.inputs[slots] = {"dtype": slots_dt, "shape": [s], "values": [0, nrows - 1]}
         prog.kinds[slots] = f"range:0:{nrows - 1}"
         b = r.randint(0, nrows - s)
         rank = 4 if kind == "scatter4" else 2
@@ -153,6 +179,9 @@ def program_hook(g, prog):
         st = ScatterUpdate(out, r.choice([inp, out]), slots, s, b, r.choice([1, 2, -1]), dt, rank,
                            shape[1] if rank == 4 else 1, d)
         st.nrows = nrows
+        st.index_name = f"c3idx{k}" if computed else None
+        if computed:  # bound under the rank-2 tile in force (the rank-4 one comes after)
+            body.append(_BindIndex(st.index_name, st, slots_dt))
         if rank == 4:
             # the reshape and product need a rank-2 tile, scatter_update a rank-4 one: two statements
             tmp = f"c3src{k}"
@@ -188,7 +217,7 @@ class _Scatter4(Stmt):
 
     def emit(self):
         st = self.st
-        return f"{st.out} = scatter_update({st.inp}, -2, reshape({st.slots}, [{st.nslots}, 1]), {self.tmp})"
+        return f"{st.out} = scatter_update({st.inp}, -2, {index_text(st)}, {self.tmp})"
 
     def run(self, env):
         st = self.st

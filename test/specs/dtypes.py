@@ -11,7 +11,7 @@ FLOAT_DTYPES = ("fp32", "fp16", "bf16")
 # The NumPy type a .npy input is written as, and the one ptoc writes an output as (DESIGN.md).
 NPY_TYPE = {
     "fp32": np.float32, "fp16": np.float16, "bf16": np.float32,
-    "int32": np.int32, "int8": np.int8, "uint8": np.uint8, "bool": np.bool_,
+    "int32": np.int32, "int8": np.int8, "uint8": np.uint8, "bool": np.bool_, "int64": np.int64,
 }
 
 # Per-dtype comparison tolerances: |got - ref| <= atol * scale + rtol * |ref|, with scale the RMS of the
@@ -24,7 +24,7 @@ TOLERANCE = {
     "fp32": (1e-4, 5e-5),
     "fp16": (4e-3, 2e-3),
     "bf16": (3e-2, 1.6e-2),
-    "int32": (0.0, 0.0), "int8": (0.0, 0.0), "uint8": (0.0, 0.0), "bool": (0.0, 0.0),
+    "int32": (0.0, 0.0), "int8": (0.0, 0.0), "uint8": (0.0, 0.0), "bool": (0.0, 0.0), "int64": (0.0, 0.0),
 }
 
 
@@ -53,6 +53,8 @@ def rnd(x, dtype):
         return bf16_round(x)
     if dtype == "bool":
         return (x != 0).astype(np.float64)
+    if dtype == "int64":  # exact while |x| <= 2^53 (float64), saturating beyond
+        return np.clip(np.trunc(np.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0)), -2.0 ** 63, 2.0 ** 63)
     info = np.iinfo(NPY_TYPE[dtype])
     t = np.trunc(x).astype(np.int64)
     width = info.max - info.min + 1

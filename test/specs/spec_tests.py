@@ -235,7 +235,7 @@ def cmd_conform(a):
         elif "values" in t:  # run-time values (block tables, lengths): the range the spec declares
             lo, hi = t["values"]
             vals = rng.integers(lo, hi + 1, shape).astype(np.float64)
-            arr = vals.astype(np.int32)
+            arr = vals.astype(np.int64 if t["dtype"] == "int64" else np.int32)
         else:
             vals, arr = make_input(rng, t["dtype"], shape, ref.scale.get(tname, 1.0) if ref else 1.0)
         inputs[tname] = vals
