@@ -15,9 +15,37 @@ L2Cache::L2Cache(uint64_t capacity_bytes, uint32_t line_bytes) {
 
 uint64_t* L2Cache::page(uint64_t page_no) {
   if (page_no == last_page_no_) return last_page_;
-  auto [it, fresh] = dir_.try_emplace(page_no, static_cast<uint32_t>(pages_.size()));
-  if (fresh) pages_.emplace_back(new uint64_t[size_t(1) << kPageShift]());  // zero = never touched
+  auto it = dir_.find(page_no);
+  if (it == dir_.end()) {
+    // A page none of whose granules was stamped in the last cap_lines_ clock ticks holds nothing
+    // resident, now or later (the clock only grows): it behaves as an untouched page, so it is
+    // recycled. Swept at most once per cap_lines_ ticks: the pages held stay about what the
+    // capacity covers, however much GM a long run walks through.
+    if (free_pages_.empty() && clock_ - last_sweep_ >= cap_lines_) {
+      last_sweep_ = clock_;
+      for (auto d = dir_.begin(); d != dir_.end();)
+        if (clock_ - page_clock_[d->second] >= cap_lines_) {
+          free_pages_.push_back(d->second);
+          d = dir_.erase(d);
+        } else {
+          ++d;
+        }
+    }
+    uint32_t index;
+    if (!free_pages_.empty()) {
+      index = free_pages_.back();
+      free_pages_.pop_back();
+      std::fill_n(pages_[index].get(), size_t(1) << kPageShift, uint64_t(0));
+    } else {
+      index = static_cast<uint32_t>(pages_.size());
+      pages_.emplace_back(new uint64_t[size_t(1) << kPageShift]());  // zero = never touched
+      page_clock_.push_back(0);
+    }
+    page_clock_[index] = clock_;
+    it = dir_.emplace(page_no, index).first;
+  }
   last_page_no_ = page_no;
+  last_index_ = it->second;
   last_page_ = pages_[it->second].get();
   return last_page_;
 }
@@ -68,6 +96,7 @@ void L2Cache::access(uint64_t addr, uint64_t len, bool allocate, L2Result& r) {
       else if (age >= half_) e = (++clock_ << 8) | (unsigned(e & 0xff) | want);
       else e |= want;
     }
+    if (allocate) page_clock_[last_index_] = clock_;
   }
 }
 

@@ -33,6 +33,9 @@ class L2Cache {
   uint64_t capacity_lines() const { return cap_lines_; }
   uint32_t line_bytes() const { return 1u << shift_; }
   static constexpr int kLinesPerGranule = 8;
+  // Stamp pages held now: bounded by what can be resident, not by the GM touched over the run
+  // (a page whose every granule aged out is recycled: it reads as never touched, as before).
+  size_t pages_in_use() const { return dir_.size(); }
 
  private:
   static constexpr int kPageShift = 12;  // 4096 granules per page
@@ -42,8 +45,12 @@ class L2Cache {
   int shift_;
   std::unordered_map<uint64_t, uint32_t> dir_;
   std::vector<std::unique_ptr<uint64_t[]>> pages_;
+  std::vector<uint64_t> page_clock_;  // per page: clock_ after its last stamp (>= every stamp in it)
+  std::vector<uint32_t> free_pages_;  // recycled, zeroed on reuse
+  uint64_t last_sweep_ = 0;           // clock_ at the last sweep for dead pages
   uint64_t last_page_no_ = ~0ull;
   uint64_t* last_page_ = nullptr;
+  uint32_t last_index_ = 0;
 };
 
 }  // namespace ptoc::sim
