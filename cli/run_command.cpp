@@ -113,9 +113,18 @@ int run_impl(const RunArgs& a) {
   if (rq.any() || opts.runtime_debug_mode == 3) {
     rq.folder = partial.path = profiling::create_run_folder(profiling::resolve_output_base(a.output_dir));
     if (rq.any() && a.backend != "ascend") {
-      stream = std::make_unique<profiling::TaskStream>(rq.folder, a.rounds - 1, rq.swimlane,
-                                                       uint64_t(limits::get(limits::Id::task_records)));
+      const std::string platform_name = a.platform.empty() ? p.target : a.platform;
+      const Platform* platform = find_platform(platform_name);
+      const uint64_t cap = uint64_t(limits::get(limits::Id::task_records));
+      if (platform && rq.pmu_group > 0)
+        stream = std::make_unique<profiling::TaskStream>(rq.folder, a.rounds - 1, rq.swimlane, cap, p, *platform,
+                                                         rq.pmu_group);
+      else
+        stream = std::make_unique<profiling::TaskStream>(rq.folder, a.rounds - 1, rq.swimlane, cap);
+      if (!rq.swimlane && !rq.pmu_trace) stream->keep_none();
       cfg.on_task_record = [&](int round, const sim::TaskRecord& t, const DeviceTask& dt) { stream->add(round, t, dt); };
+      if (stream->writes_pmu())
+        cfg.on_task_start = [&](int round, const DeviceTask& dt, uint32_t i) { stream->started(round, dt, i); };
     }
   }
   cfg.keep_task_records = rq.any();  // the NPU's trace (the simulator streams to `stream`)

@@ -259,6 +259,8 @@ const RunResult& Session::run(const RunConfig& cfg) {
     int sim_round = 0;  // the round the simulator runs: rounds run one after another
     if (cfg.on_task_record)
       so.task_sink = [&](const sim::TaskRecord& r, const DeviceTask& dt) { cfg.on_task_record(sim_round, r, dt); };
+    if (cfg.on_task_start)
+      so.on_task_start = [&](const DeviceTask& dt, uint32_t i) { cfg.on_task_start(sim_round, dt, i); };
     // One control-flow walk per launch. A round's device tasks may still finish after the next
     // round started building, so the walks of the current and previous rounds stay alive.
     std::map<int, std::unique_ptr<ControlFlow>> walks;

@@ -32,7 +32,7 @@ namespace {
 
 // Every file but those `stream` wrote already; `last` holds the task records they are built from.
 void write_round_files(const ArtifactRequest& rq, const sim::Trace& trace, const sim::RoundTrace& last,
-                       const CompiledProgram& program, std::ostream& log, bool topo_and_l1) {
+                       const CompiledProgram& program, std::ostream& log, bool topo_and_l1, bool pmu_csv) {
   std::vector<ordered_json> aicpu_view;
   if (rq.device_perf) aicpu_view = write_perf_data(trace, rq.folder, log);
   if (rq.swimlane) {
@@ -58,7 +58,7 @@ void write_round_files(const ArtifactRequest& rq, const sim::Trace& trace, const
     doc.commit();
     log << aicore_summary(trace);
   }
-  if (rq.pmu_group > 0) {
+  if (rq.pmu_group > 0 && pmu_csv) {
     write_file_atomic(rq.folder + "/tilefwk_prof_pmu.csv", pmu_csv_text(trace, last, program, rq.pmu_group));
   }
   if (rq.pmu_trace) {
@@ -89,7 +89,7 @@ void write_artifacts(const ArtifactRequest& rq, const sim::Trace& trace, const C
       log << "[WARN] round " << r.round << ": task num larger than the task_records limit of " << r.tasks.size()
           << ", the excess part (" << r.summary.task_records_dropped
           << " tasks) will not be recorded; raise it with --limit task_records=N\n";
-  write_round_files(rq, trace, trace.rounds.back(), program, log, true);
+  write_round_files(rq, trace, trace.rounds.back(), program, log, true, true);
 }
 
 void write_artifacts(const ArtifactRequest& rq, const sim::Trace& trace, TaskStream& stream,
@@ -98,12 +98,21 @@ void write_artifacts(const ArtifactRequest& rq, const sim::Trace& trace, TaskStr
   if (trace.rounds.empty()) return;
   stream.finish(trace);
   const sim::RoundTrace& last = trace.rounds.back();
-  if (stream.dropped())
+  if (stream.dropped()) {
+    std::vector<std::string> cut, all;
+    if (rq.swimlane) cut.push_back("merged_swimlane.json"), all = {"dyn_topo.txt", "tilefwk_L1_prof_data.json"};
+    if (rq.pmu_group > 0) (stream.writes_pmu() ? all : cut).push_back("tilefwk_prof_pmu.csv");
+    if (rq.pmu_trace) cut.push_back("the PMU trace");
+    auto list = [](const std::vector<std::string>& v) {
+      std::string out;
+      for (size_t i = 0; i < v.size(); ++i) out += (i == 0 ? "" : i + 1 == v.size() ? " and " : ", ") + v[i];
+      return out;
+    };
     log << "[WARN] round " << last.round << ": task num larger than the task_records limit of " << stream.kept_cap()
-        << ", the excess part (" << stream.dropped()
-        << " tasks) will not be recorded in merged_swimlane.json, tilefwk_prof_pmu.csv and the PMU trace"
-        << (rq.swimlane ? " (dyn_topo.txt and tilefwk_L1_prof_data.json hold every task)" : "")
+        << ", the excess part (" << stream.dropped() << " tasks) will not be recorded in " << list(cut)
+        << (all.empty() ? "" : " (" + list(all) + (all.size() > 1 ? " hold" : " holds") + " every task)")
         << "; raise it with --limit task_records=N\n";
+  }
   // The lanes of the last round with the kept records (moved, not copied: the stream is done).
   sim::RoundTrace view;
   view.round = last.round;
@@ -112,7 +121,7 @@ void write_artifacts(const ArtifactRequest& rq, const sim::Trace& trace, TaskStr
   view.summary = last.summary;
   view.tasks.swap(stream.kept().tasks);
   view.succ_ids.swap(stream.kept().succ_ids);
-  write_round_files(rq, trace, view, program, log, false);
+  write_round_files(rq, trace, view, program, log, false, !stream.writes_pmu());
 }
 
 }  // namespace ptoc::profiling

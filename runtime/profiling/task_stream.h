@@ -8,18 +8,28 @@
 //   device task was written (the device tasks in flight), then written in task order.
 // - tilefwk_L1_prof_data.json: per core the first kMaxDfxTasksPerCore tasks by execStart, as
 //   PyPTO's DFX buffer holds them: a bounded heap per core.
+// - tilefwk_prof_pmu.csv (with a PMU group): every task by execStart (ties in execEnd order).
+//   Tasks start in time order (started(), the simulator's start hook) and end in time order
+//   (add()): a row is written once every task that started before it has ended, except those
+//   sharing the latest start written so far (a task still running may tie with them and must
+//   follow them). What is held is the tasks that ended while an older one still runs.
 // The artifacts that need the whole round at once (the Machine View of merged_swimlane.json:
-// draw_swim_lane.py reads everything in memory, > 6 GB for an 839 MB swimlane; tilefwk_prof_pmu.csv
-// and the PMU trace, ordered by execStart over all cores) are built from the first
-// `keep_cap` records of the last round (the task_records limit), with a warning when it cut.
+// draw_swim_lane.py reads everything in memory, > 6 GB for an 839 MB swimlane; the PMU trace)
+// are built from the first `keep_cap` records of the last round (the task_records limit), with
+// a warning when it cut.
 // For runs within that limit every file is byte-identical to the one built from all records.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <map>
+#include <set>
+#include <unordered_map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "runtime/core/platform.h"
+#include "runtime/program/compiled_program.h"
 #include "runtime/sim/trace.h"
 
 namespace ptoc::runtime {
@@ -36,12 +46,20 @@ class TaskStream {
   // files hold (rounds before it are only counted); `l1_and_topo`: write dyn_topo.txt and
   // tilefwk_L1_prof_data.json (runtime_debug_mode >= 1); `keep_cap`: records kept for the rest.
   TaskStream(std::string folder, int last_round, bool l1_and_topo, uint64_t keep_cap);
+  // With tilefwk_prof_pmu.csv of `pmu_group` (> 0) for `program` on `platform` (both outlive the stream).
+  TaskStream(std::string folder, int last_round, bool l1_and_topo, uint64_t keep_cap, const CompiledProgram& program,
+             const Platform& platform, int pmu_group);
   ~TaskStream();
   TaskStream(const TaskStream&) = delete;
   TaskStream& operator=(const TaskStream&) = delete;
 
+  // A task starts, in start order (sim::TaskStartHook with its round). Needed for the PMU csv only.
+  void started(int round, const runtime::DeviceTask& dt, uint32_t task_index);
   // One finished task, in execEnd order (sim::TaskRecordSink with its round).
   void add(int round, const sim::TaskRecord& r, const runtime::DeviceTask& dt);
+  bool writes_pmu() const { return pmu_group_ > 0; }
+  // No artifact needs kept records (neither the Machine View nor the PMU trace): keep none.
+  void keep_none() { keep_none_ = true; }
   // Writes what is held and renames the streamed files into place. `trace` gives the counter clock.
   void finish(const sim::Trace& trace);
 
@@ -68,18 +86,30 @@ class TaskStream {
     std::vector<std::pair<uint32_t, std::string>> rows;  // (task index, dyn_topo row)
   };
   void flush_topo(bool all);
+  void flush_pmu(bool all);
+  int sched_of(int core) const;
 
   std::string folder_;
   int last_round_;
   bool l1_and_topo_;
   uint64_t keep_cap_;
   uint64_t dropped_ = 0, streamed_ = 0;
+  bool keep_none_ = false;
   sim::RoundTrace kept_;
   std::unique_ptr<ChunkedFile> topo_;
   std::map<int32_t, PendingDeviceTask> pending_;  // by seqNo
   int32_t next_seq_ = 0;                          // the next device task dyn_topo.txt takes
   std::map<int32_t, L1Core> l1_;                  // by core
   std::vector<uint32_t> succ_;                    // scratch
+  // The PMU csv.
+  const CompiledProgram* program_ = nullptr;
+  const Platform* platform_ = nullptr;
+  int pmu_group_ = 0;
+  std::unique_ptr<ChunkedFile> pmu_;
+  std::deque<uint64_t> started_;                                       // (seq, task index) in start order
+  std::unordered_map<uint64_t, std::pair<uint64_t, sim::TaskRecord>> ended_;  // ended, not yet in start order: (arrival, record)
+  std::vector<std::pair<uint64_t, sim::TaskRecord>> ready_;           // every earlier start has ended
+  std::set<std::pair<int, int>> seen_;                                // (core, leaf) run before: icache warm
 };
 
 }  // namespace ptoc::profiling

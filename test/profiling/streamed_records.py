@@ -41,8 +41,8 @@ def read(path):
 n = 3000
 capped, out = profiled("capped", n, "--limit", "task_records=500")
 expect(f"[WARN] round 0: task num larger than the task_records limit of 500, the excess part ({n - 500} tasks) "
-       "will not be recorded in merged_swimlane.json, tilefwk_prof_pmu.csv and the PMU trace (dyn_topo.txt and "
-       "tilefwk_L1_prof_data.json hold every task)" in out, "the cap warns and names the files it cut", out)
+       "will not be recorded in merged_swimlane.json (dyn_topo.txt and tilefwk_L1_prof_data.json hold every task)"
+       in out, "the cap warns and names the files it cut", out)
 topo = read(os.path.join(capped, "dyn_topo.txt")).decode().splitlines()
 expect(topo[0].startswith("seqNo,taskId,") and len(topo) == 1 + n, f"dyn_topo.txt holds all {n} tasks", str(len(topo)))
 keys = [tuple(int(x) for x in row.split(",")[:2]) for row in topo[1:]]

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "runtime/device_task.h"
+#include "runtime/profiling/pmu_writer.h"
 #include "runtime/profiling/swimlane_writer.h"
 #include "runtime/profiling/task_stream.h"
 
@@ -185,4 +186,80 @@ TEST_CASE("an unfinished stream leaves no file behind") {
   }
   CHECK(std::filesystem::is_empty(folder));
   std::filesystem::remove_all(folder);
+}
+
+TEST_CASE("the streamed PMU csv is the whole-round writer's bytes") {
+  const Platform& pf = *find_platform("ascend910b1");
+  CompiledProgram prog;
+  LeafFunction a, b;
+  a.id = 0, a.core = CoreType::AIV, a.num_ops = 4;
+  b.id = 1, b.core = CoreType::AIC, b.num_ops = 9;
+  prog.leaves = {a, b};
+  std::mt19937 rng(11);
+  // 3000 tasks of one device task on 6 cores: starts on a coarse grid (many ties, whose start-hook
+  // order is shuffled), ends in time order; starts and ends interleaved by time as the model runs them.
+  runtime::DeviceTask dt;
+  dt.tasks.resize(3000);
+  std::vector<sim::TaskRecord> recs;
+  for (uint32_t i = 0; i < 3000; ++i) {
+    sim::TaskRecord r;
+    r.core = int32_t(rng() % 6) + (i % 2 ? 0 : pf.aic);
+    r.core_type = r.core < pf.aic ? CoreType::AIC : CoreType::AIV;
+    r.task_index = i, r.task_id = i;
+    r.leaf = r.cls = r.core_type == CoreType::AIC ? 1 : 0;
+    r.start_ps = int64_t(rng() % 400) * 1000;
+    r.end_ps = r.start_ps + 1 + int64_t(rng() % 20) * 1000;
+    r.total_cycles = (r.end_ps - r.start_ps) / 100;
+    r.pipe_busy[0] = int64_t(i);
+    r.bytes_read = 64 * i;
+    recs.push_back(r);
+  }
+  struct Event {
+    int64_t ps;
+    uint32_t tie;
+    bool end;
+    uint32_t task;
+  };
+  std::vector<Event> events;
+  for (const auto& r : recs) {
+    events.push_back({r.start_ps, uint32_t(rng()), false, r.task_index});
+    events.push_back({r.end_ps, uint32_t(rng()), true, r.task_index});
+  }
+  std::sort(events.begin(), events.end(), [](const Event& x, const Event& y) {
+    return x.ps != y.ps ? x.ps < y.ps : x.tie < y.tie;
+  });
+  const std::string folder = temp_folder("pmu");
+  sim::Trace trace = counter_clock();
+  trace.arch = pf.arch;
+  TaskStream stream(folder, 0, false, 0, prog, pf, 5);
+  REQUIRE(stream.writes_pmu());
+  sim::RoundTrace rt;
+  for (const Event& e : events) {
+    if (!e.end) {
+      stream.started(0, dt, e.task);
+      continue;
+    }
+    stream.add(0, recs[e.task], dt);
+    rt.tasks.push_back(recs[e.task]);  // the stored round: execEnd order
+  }
+  // The lanes as the machine model deals cores to Schedule AICPUs.
+  const int n = pf.sched_threads();
+  for (int c = 0; c < pf.aic + pf.aiv; ++c) {
+    sim::CoreLane lane;
+    lane.core = c;
+    lane.sched = c < pf.aic ? int(int64_t(c) * n / pf.aic) : int(int64_t(c - pf.aic) * n / pf.aiv);
+    rt.cores.push_back(lane);
+  }
+  trace.rounds.push_back(rt);
+  stream.finish(trace);
+  const std::string csv = slurp(folder + "/tilefwk_prof_pmu.csv");
+  CHECK(csv == pmu_csv_text(trace, rt, prog, 5));
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 3001);
+  // A lane that disagrees with the stream's core-to-AICPU map is an internal error, not a wrong file.
+  trace.rounds.back().cores[3].sched += 1;
+  const std::string other = temp_folder("pmu2");
+  TaskStream bad(other, 0, false, 0, prog, pf, 5);
+  CHECK_THROWS_WITH(bad.finish(trace), Catch::Contains("core 3 belongs to Schedule AICPU"));
+  std::filesystem::remove_all(folder);
+  std::filesystem::remove_all(other);
 }
