@@ -27,6 +27,8 @@
 #include "runtime/gm_arena.h"
 #include "runtime/profiling/artifacts.h"
 #include "runtime/profiling/run_folder.h"
+#include "runtime/profiling/task_stream.h"
+#include "runtime/core/resource_limits.h"
 #include "runtime/session.h"
 
 namespace ptoc::runtime {
@@ -97,7 +99,35 @@ int run_impl(const RunArgs& a) {
     std::cerr << "ptorun: note: --twin=cce loads and runs the host shared library stored in the bundle: use it only "
                  "on bundles you trust (specs/README.md, Limits); the default leaf-program numerics run any bundle safely\n";
   cfg.seed = a.seed;
-  cfg.keep_task_records = rq.any();
+  // Profiled runs stream their task records into the run folder as the simulator produces them
+  // (profiling/task_stream.h), so the folder exists from the start; it keeps its .partial name
+  // until the last file is written, and is removed if the run itself fails.
+  std::unique_ptr<profiling::TaskStream> stream;
+  struct PartialFolder {
+    std::string path;
+    ~PartialFolder() {
+      std::error_code ec;
+      if (!path.empty()) std::filesystem::remove_all(path, ec);
+    }
+  } partial;
+  if (rq.any() || opts.runtime_debug_mode == 3) {
+    rq.folder = partial.path = profiling::create_run_folder(profiling::resolve_output_base(a.output_dir));
+    if (rq.any() && a.backend != "ascend") {
+      const std::string platform_name = a.platform.empty() ? p.target : a.platform;
+      const Platform* platform = find_platform(platform_name);
+      const uint64_t cap = uint64_t(limits::get(limits::Id::task_records));
+      if (platform && rq.pmu_group > 0)
+        stream = std::make_unique<profiling::TaskStream>(rq.folder, a.rounds - 1, rq.swimlane, cap, p, *platform,
+                                                         rq.pmu_group);
+      else
+        stream = std::make_unique<profiling::TaskStream>(rq.folder, a.rounds - 1, rq.swimlane, cap);
+      if (!rq.swimlane && !rq.pmu_trace) stream->keep_none();
+      cfg.on_task_record = [&](int round, const sim::TaskRecord& t, const DeviceTask& dt) { stream->add(round, t, dt); };
+      if (stream->writes_pmu())
+        cfg.on_task_start = [&](int round, const DeviceTask& dt, uint32_t i) { stream->started(round, dt, i); };
+    }
+  }
+  cfg.keep_task_records = rq.any();  // the NPU's trace (the simulator streams to `stream`)
   ProgressLine progress(std::cerr);
   if (!a.quiet) cfg.on_progress = [&](int round, uint64_t done, int64_t ps) { progress.update(round, done, ps); };
   if (cfo_drops_edges())
@@ -132,8 +162,12 @@ int run_impl(const RunArgs& a) {
 
   int status = kExitOk;
   if (rq.any() || deps) {
-    rq.folder = profiling::create_run_folder(profiling::resolve_output_base(a.output_dir));
-    if (rq.any()) profiling::write_artifacts(rq, r.trace, p, *r.platform, std::cout);
+    partial.path.clear();  // from here a failure leaves the folder marked incomplete (run_folder.h)
+    if (rq.any() && stream && r.backend == "sim")
+      profiling::write_artifacts(rq, r.trace, *stream, p, *r.platform, std::cout);
+    else if (rq.any())
+      profiling::write_artifacts(rq, r.trace, p, *r.platform, std::cout);
+    stream.reset();
     if (rq.swimlane) {
       const std::string graph = program_json_text(p);
       if (!graph.empty()) write_file_atomic(rq.folder + "/program.json", graph);

@@ -263,6 +263,11 @@ const RunResult& Session::run(const RunConfig& cfg) {
     so.keep_task_records = cfg.keep_task_records;
     so.task_record_cap = uint64_t(limits::get(limits::Id::task_records));
     so.on_progress = cfg.on_progress;
+    int sim_round = 0;  // the round the simulator runs: rounds run one after another
+    if (cfg.on_task_record)
+      so.task_sink = [&](const sim::TaskRecord& r, const DeviceTask& dt) { cfg.on_task_record(sim_round, r, dt); };
+    if (cfg.on_task_start)
+      so.on_task_start = [&](const DeviceTask& dt, uint32_t i) { cfg.on_task_start(sim_round, dt, i); };
     // One control-flow walk per launch. A round's device tasks may still finish after the next
     // round started building, so the walks of the current and previous rounds stay alive.
     std::map<int, std::unique_ptr<ControlFlow>> walks;
@@ -273,6 +278,7 @@ const RunResult& Session::run(const RunConfig& cfg) {
       m.result.root_instances += w.stats().root_instances;
     };
     sim::DeviceTaskSource source = [&](int round, DeviceTask& out) {
+      sim_round = round;
       auto it = walks.find(round);
       if (it == walks.end()) {
         while (!walks.empty() && walks.begin()->first < round - 1) {

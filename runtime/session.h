@@ -35,6 +35,11 @@ struct RunConfig {
   std::string twin = "leaf";    // numerics by: "leaf" (the leaf programs) | "cce" (the compiled host twin)
   uint64_t seed = 0;            // fills inputs that were not set
   bool keep_task_records = false;  // needed by the profiling writers (at most the task_records limit per round)
+  // Streaming instead (simulator): every task record with its round, in execEnd order, as it is
+  // produced; none is kept in RunResult::trace (profiling/task_stream.h writes them out).
+  std::function<void(int round, const sim::TaskRecord&, const DeviceTask&)> on_task_record;
+  // With it: every task as it starts on its simulated core, in start order (sim::TaskStartHook).
+  std::function<void(int round, const DeviceTask&, uint32_t task_index)> on_task_start;
   // Progress of a long run, after each device task: round, tasks finished in it, simulated time.
   // The runtime only reports; `ptorun` prints a line from it (cli/run_progress.h).
   std::function<void(int round, uint64_t tasks_done, int64_t simulated_ps)> on_progress;

@@ -5,26 +5,92 @@
 # profiling modes, the regression specs, the hostile command-line cases and the crafted bundles.
 # Any report from either sanitizer fails the job: a release build hides undefined behaviour that
 # the next compiler version turns into a wrong number.
-#   scripts/sanitize.sh [--quick] [--fuzz] [--build DIR]
+#   scripts/sanitize.sh [--quick] [--fuzz] [--fuzz-only] [--fuzz-seconds N] [--build DIR]
 # --quick (what scripts/test.sh runs in CI): five library specs and one profiling mode; the default
 # (the long command) runs 21 library specs and every profiling mode.
+# --fuzz adds the libFuzzer runs (FUZZ_SECONDS or --fuzz-seconds per target, default 10); --fuzz-only
+# runs just them (their build is ASan+UBSan too). The long fuzz run (issue 12: 10 M executions per
+# target) is `nice -n 15 scripts/sanitize.sh --fuzz-only --fuzz-seconds 36000`.
 # Ends with "sanitize: N passed, N failed"; exit 1 when anything failed, 3 when the build failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 quick=0
 fuzz=0
+fuzz_only=0
+fuzz_seconds=${FUZZ_SECONDS:-10}
 build=build-asan
 while (($#)); do
   case $1 in
     --quick) quick=1; shift ;;
     --fuzz) fuzz=1; shift ;;
+    --fuzz-only) fuzz=1; fuzz_only=1; shift ;;
+    --fuzz-seconds) fuzz_seconds=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     *) echo "sanitize.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 
 t0=$SECONDS
+python=/usr/bin/python3
+[[ -x $python ]] || python=python3
+log=$(mktemp -d)
+trap 'rm -rf "$log"' EXIT
+passed=0 failed=0
+
+# run NAME CMD...: passes when CMD succeeds and no sanitizer wrote a report.
+run() {
+  local name=$1
+  shift
+  if "$@" >"$log/out" 2>&1 && ! grep -qE "runtime error:|ERROR: AddressSanitizer|ERROR: LeakSanitizer" "$log/out"; then
+    passed=$((passed + 1))
+    echo "ok: $name"
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $name"
+    grep -E -A30 "runtime error:|ERROR: AddressSanitizer|FAIL" "$log/out" | head -60 || tail -40 "$log/out"
+  fi
+}
+
+# --fuzz: the libFuzzer runs (test/fuzz/run_libfuzzer.sh, clang, its own build-fuzz/): the bundle
+# reader, the .npy reader and the front end, $fuzz_seconds each, with the dictionaries and seeds of
+# test/fuzz. The bundle seeds are compiled by build/cli/ptoc (else this job's sanitized ptoc).
+# Skipped, and said so, without clang++ and its fuzzer runtime.
+fuzz_runs() {
+  local fuzz_build=$root/build-fuzz seeds_ptoc=$root/build/cli/ptoc
+  [[ -x $seeds_ptoc ]] || seeds_ptoc=${ptoc:-}
+  if ! command -v clang++ >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
+    echo "sanitize: fuzz runs skipped: no clang++ with libFuzzer (Debian: clang libclang-rt-dev)"
+    return
+  fi
+  if [[ -z $seeds_ptoc || ! -x $seeds_ptoc ]]; then
+    echo "FAIL: fuzz runs: no ptoc to compile the bundle seeds (build build/cli/ptoc first)"
+    failed=$((failed + 1))
+    return
+  fi
+  if [[ ! -f $fuzz_build/build.ninja ]] &&
+     ! CXX="ccache clang++" CC="ccache clang" meson setup "$fuzz_build" -Dfuzzing=true -Db_sanitize=address,undefined \
+       -Db_lundef=false --buildtype=debug -Doptimization=1 >"$log/fuzz_setup" 2>&1; then
+    echo "FAIL: fuzz build setup"; tail -20 "$log/fuzz_setup"; failed=$((failed + 1))
+    return
+  fi
+  if ! ninja -C "$fuzz_build" test/fuzz/fuzz_bundle test/fuzz/fuzz_npy test/fuzz/fuzz_frontend >"$log/fuzz_build" 2>&1; then
+    echo "FAIL: fuzz targets build"; tail -20 "$log/fuzz_build"; failed=$((failed + 1))
+    return
+  fi
+  run "libfuzzer runs (${fuzz_seconds} s per target)" test/fuzz/run_libfuzzer.sh --seconds "$fuzz_seconds" \
+    --build "$fuzz_build" --ptoc "$seeds_ptoc"
+  grep -h -A3 "^libfuzzer " "$log/out" || true
+}
+
+if ((fuzz_only)); then
+  fuzz_runs
+  echo "sanitize: $((SECONDS - t0)) s in all"
+  echo "sanitize: $passed passed, $failed failed"
+  ((failed == 0))
+  exit
+fi
+
 if [[ ! -f $build/build.ninja ]]; then
   # -O1: the sanitizers' own advice (fast enough to run, still catches everything); only the
   # targets below are built, not the benches nor the fuzz targets.
@@ -63,25 +129,6 @@ ptorun=$root/$build/cli/ptorun
 # are short-lived processes that free at exit by design.
 export ASAN_OPTIONS=halt_on_error=1:abort_on_error=0:allocator_may_return_null=1:detect_leaks=0:exitcode=66
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=66
-python=/usr/bin/python3
-[[ -x $python ]] || python=python3
-log=$(mktemp -d)
-trap 'rm -rf "$log"' EXIT
-passed=0 failed=0
-
-# run NAME CMD...: passes when CMD succeeds and no sanitizer wrote a report.
-run() {
-  local name=$1
-  shift
-  if "$@" >"$log/out" 2>&1 && ! grep -qE "runtime error:|ERROR: AddressSanitizer|ERROR: LeakSanitizer" "$log/out"; then
-    passed=$((passed + 1))
-    echo "ok: $name"
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $name"
-    grep -E -A30 "runtime error:|ERROR: AddressSanitizer|FAIL" "$log/out" | head -60 || tail -40 "$log/out"
-  fi
-}
 
 # The unit tests: every Catch2 executable as meson registers it (its arguments and environment).
 mapfile -t unit_tests < <(meson introspect "$build" --tests | UNIT_EXES="${unit_exes[*]}" /usr/bin/python3 -c '
@@ -132,27 +179,7 @@ run "hostile cli" bash test/hardening/hostile_cli.sh "$ptoc" "$ptorun" "$root"
 
 run "crafted bundles" "$python" test/hardening/crafted_bundles.py "$ptoc" "$ptorun" "$root/$build/test/hardening/bundle_craft" "$root"
 
-# --fuzz: the libFuzzer smoke runs (test/fuzz/run_libfuzzer.sh, clang, its own build-fuzz/):
-# the bundle reader, the .npy reader and the front end, FUZZ_SECONDS (default 10) each, with the
-# dictionaries and seeds of test/fuzz. Skipped, and said so, without clang++ and its fuzzer runtime.
-if ((fuzz)); then
-  fuzz_build=$root/build-fuzz
-  if ! command -v clang++ >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
-    echo "sanitize: fuzz smoke skipped: no clang++ with libFuzzer (Debian: clang libclang-rt-dev)"
-  else
-    if [[ ! -f $fuzz_build/build.ninja ]]; then
-      CXX="ccache clang++" CC="ccache clang" meson setup "$fuzz_build" -Dfuzzing=true -Db_sanitize=address,undefined \
-        -Db_lundef=false --buildtype=debug -Doptimization=1 >/dev/null || failed=$((failed + 1))
-    fi
-    if ninja -C "$fuzz_build" test/fuzz/fuzz_bundle test/fuzz/fuzz_npy test/fuzz/fuzz_frontend >"$log/fuzz_build" 2>&1; then
-      run "libfuzzer smoke" test/fuzz/run_libfuzzer.sh --seconds "${FUZZ_SECONDS:-10}" --build "$fuzz_build" \
-        --ptoc "$root/build/cli/ptoc"
-      grep -h "^libfuzzer " "$log/out" || true
-    else
-      echo "FAIL: fuzz targets build"; tail -20 "$log/fuzz_build"; failed=$((failed + 1))
-    fi
-  fi
-fi
+((fuzz)) && fuzz_runs
 
 echo "sanitize: $((SECONDS - t0)) s in all"
 echo "sanitize: $passed passed, $failed failed"

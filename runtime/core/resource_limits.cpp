@@ -33,11 +33,13 @@ const std::vector<Limit> kTable = {
     // The loop nest is walked recursively after this check (control flow, `ptorun info`); the
     // front end nests at most yaml_depth (max 1000) bodies, so 1000 is every bundle ptoc writes.
     {Id::loop_depth, "loop_depth", 1000, 1, 1000, "levels", "nesting of control-flow loops in a bundle"},
-    // The artifact writers build each file in memory: about 4 KiB per record all told (peak RSS
-    // 4.1 GB for 10^6 records, --runtime-debug-mode 1), so the default keeps a profiled run under
-    // 1 GB however many tasks it runs.
+    // dyn_topo.txt, tilefwk_L1_prof_data.json and the PMU csv are streamed (profiling/task_stream.h);
+    // the kept records feed the writers that need the whole round: the Machine View (draw_swim_lane.py
+    // reads it whole) and the 950 PMU trace. The Machine View is built in memory at about 0.7 KiB per
+    // record, so the default keeps a profiled run of any length ~100 MB above an unprofiled one.
     {Id::task_records, "task_records", 200000, 1, int64_t(1) << 40, "records",
-     "profiled task records kept per round; later tasks are counted, not recorded (a warning says so)"},
+     "profiled task records kept for merged_swimlane.json and the PMU trace (dyn_topo.txt, the L1 file and the "
+     "PMU csv hold every task); later tasks are left out of those two, with a warning"},
     {Id::dump_bytes, "dump_bytes", 256 * kMiB, 1, int64_t(1) << 40, "bytes",
      "total size of the --dump-after files of one compile; later dumps are left out with a warning"},
     {Id::static_iterations, "static_iterations", 100000, 1, 100000000, "bodies",

@@ -27,6 +27,12 @@ struct ArtifactRequest {
 void write_artifacts(const ArtifactRequest& request, const sim::Trace& trace, const CompiledProgram& program,
                      const Platform& platform, std::ostream& log);
 
+class TaskStream;
+// The same with the task records streamed during the run (task_stream.h): `trace` holds none;
+// finishes the stream's files, then writes the others from its kept records.
+void write_artifacts(const ArtifactRequest& request, const sim::Trace& trace, TaskStream& stream,
+                     const CompiledProgram& program, const Platform& platform, std::ostream& log);
+
 // The terminal block of draw_swim_lane.py (AICore End-to-End Time, AICore Utilization) plus our
 // "Operator End-to-End Time", for the last round of `trace`.
 std::string aicore_summary(const sim::Trace& trace);

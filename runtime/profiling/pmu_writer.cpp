@@ -41,31 +41,36 @@ PmuSource pmu_source(const sim::TaskRecord& t, const CompiledProgram& p, bool fi
   return s;
 }
 
+std::vector<std::string> pmu_header(int group, const std::string& arch) {
+  std::vector<std::string> header = kPmuFixedColumns;
+  auto names = pmu_counter_names(group, arch);
+  header.insert(header.end(), names.begin(), names.end());
+  return header;
+}
+
+std::vector<std::string> pmu_row(const sim::TaskRecord& r, const CompiledProgram& p, int group, const std::string& arch,
+                                 int sched, bool first_run_on_core) {
+  auto values = pmu_counter_values(group, arch, pmu_source(r, p, first_run_on_core));
+  // As AiCoreProf reports them: the record head's task id is 0; the entry's task id ("sub task id") is
+  // the leaf task's id masked as from the control topology (funcId << 16 | opIdx, 26 bits).
+  std::vector<std::string> row = {std::to_string(1 + sched), "0", "0", std::to_string(r.core), std::to_string(r.seq),
+                                  std::to_string(r.task_id & 0x3ffffffu), std::to_string(r.total_cycles)};
+  for (auto v : values) row.push_back(std::to_string(v));
+  return row;
+}
+
 namespace {
 // The header, then each row in file order.
 void pmu_rows(const sim::Trace& trace, const sim::RoundTrace& round, const CompiledProgram& p, int group,
               const std::function<void(std::vector<std::string>&&)>& emit) {
-  std::vector<std::string> header = kPmuFixedColumns;
-  auto names = pmu_counter_names(group, trace.arch);
-  header.insert(header.end(), names.begin(), names.end());
-  emit(std::move(header));
+  emit(pmu_header(group, trace.arch));
   std::vector<const sim::TaskRecord*> order;
   for (const auto& r : round.tasks) order.push_back(&r);
   std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->start_ps < b->start_ps; });
   std::map<int, int> core_sched;
   for (const auto& lane : round.cores) core_sched[lane.core] = lane.sched;
   std::set<std::pair<int, int>> seen;  // (core, leaf): the first run of a kernel on a core misses the icache
-  for (const auto* r : order) {
-    bool first = seen.insert({r->core, r->leaf}).second;
-    auto values = pmu_counter_values(group, trace.arch, pmu_source(*r, p, first));
-    // As AiCoreProf reports them: the record head's task id is 0; the entry's task id ("sub task id") is
-    // the leaf task's id masked as from the control topology (funcId << 16 | opIdx, 26 bits).
-    std::vector<std::string> row = {std::to_string(1 + core_sched[r->core]), "0", "0",
-                                    std::to_string(r->core), std::to_string(r->seq),
-                                    std::to_string(r->task_id & 0x3ffffffu), std::to_string(r->total_cycles)};
-    for (auto v : values) row.push_back(std::to_string(v));
-    emit(std::move(row));
-  }
+  for (const auto* r : order) emit(pmu_row(*r, p, group, trace.arch, core_sched[r->core], seen.insert({r->core, r->leaf}).second));
 }
 }  // namespace
 

@@ -12,6 +12,11 @@
 namespace ptoc::profiling {
 
 PmuSource pmu_source(const sim::TaskRecord& t, const CompiledProgram& program, bool first_run_on_core);
+// The csv's header and one row (`sched`: the core's Schedule AICPU, 0-based), shared with the
+// streamed file (task_stream.h).
+std::vector<std::string> pmu_header(int group, const std::string& arch);
+std::vector<std::string> pmu_row(const sim::TaskRecord& r, const CompiledProgram& p, int group, const std::string& arch,
+                                 int sched, bool first_run_on_core);
 CsvTable pmu_table(const sim::Trace& trace, const sim::RoundTrace& round, const CompiledProgram& program, int group);
 // format_csv(pmu_table(...)), each row formatted as it is built (no table of every row's cells).
 std::string pmu_csv_text(const sim::Trace& trace, const sim::RoundTrace& round, const CompiledProgram& program,

@@ -19,14 +19,14 @@ using nlohmann::ordered_json;
 namespace {
 
 // Successor task ids in dyn_topo.txt order: intra-root (same funcId) first, then stitched ones.
-std::vector<uint32_t> topo_successors(const sim::TaskRecord& t, const sim::RoundTrace& round) {
+std::vector<uint32_t> topo_successors(uint32_t task_id, const uint32_t* ids, size_t n) {
   std::vector<uint32_t> intra, stitched;
-  for (uint32_t k = 0; k < t.succ_count; ++k) {
-    uint32_t id = round.succ_ids[t.succ_begin + k];
-    ((id >> 16) == (t.task_id >> 16) ? intra : stitched).push_back(id);
-  }
+  for (size_t k = 0; k < n; ++k) ((ids[k] >> 16) == (task_id >> 16) ? intra : stitched).push_back(ids[k]);
   intra.insert(intra.end(), stitched.begin(), stitched.end());
   return intra;
+}
+std::vector<uint32_t> topo_successors(const sim::TaskRecord& t, const sim::RoundTrace& round) {
+  return topo_successors(t.task_id, round.succ_ids.data() + t.succ_begin, t.succ_count);
 }
 
 // Tasks in dyn_topo.txt order: device task, then task order inside it, as DumpTopo appends them.
@@ -236,6 +236,16 @@ struct ProgramIndex {
 
 }  // namespace
 
+ordered_json l1_task_entry(const sim::Trace& trace, int32_t seq, int32_t leaf, uint32_t task_id, int64_t start_ps,
+                           int64_t end_ps) {
+  return {{"seqNo", seq}, {"leafIndex", leaf}, {"taskId", task_id & 0x3ffffffu},
+          {"execStart", trace.ticks(start_ps)}, {"execEnd", trace.ticks(end_ps)}};
+}
+
+ordered_json l1_core_entry(int core, CoreType type, ordered_json&& tasks) {
+  return {{"blockIdx", core}, {"coreType", type == CoreType::AIC ? "AIC" : "AIV"}, {"tasks", std::move(tasks)}};
+}
+
 // Each core's entry of tilefwk_L1_prof_data.json, in file order.
 static void l1_prof_entries(const sim::Trace& trace, const sim::RoundTrace& round,
                             const std::function<void(ordered_json&&)>& emit) {
@@ -246,11 +256,9 @@ static void l1_prof_entries(const sim::Trace& trace, const sim::RoundTrace& roun
     ordered_json list = ordered_json::array();
     for (size_t i = 0; i < tasks.size() && i < kMaxDfxTasksPerCore; ++i) {
       const auto* t = tasks[i];
-      list.push_back({{"seqNo", t->seq}, {"leafIndex", t->leaf}, {"taskId", t->task_id & 0x3ffffffu},
-                      {"execStart", trace.ticks(t->start_ps)}, {"execEnd", trace.ticks(t->end_ps)}});
+      list.push_back(l1_task_entry(trace, t->seq, t->leaf, t->task_id, t->start_ps, t->end_ps));
     }
-    emit({{"blockIdx", core}, {"coreType", tasks.front()->core_type == CoreType::AIC ? "AIC" : "AIV"},
-          {"tasks", std::move(list)}});
+    emit(l1_core_entry(core, tasks.front()->core_type, std::move(list)));
   }
 }
 
@@ -269,17 +277,20 @@ std::string l1_prof_data_text(const sim::Trace& trace, const sim::RoundTrace& ro
   return out + "]";
 }
 
+std::string dyn_topo_row(const sim::TaskRecord& t, const uint32_t* succ_ids, size_t n) {
+  const auto succ = topo_successors(t.task_id, succ_ids, n);
+  size_t intra = 0;
+  for (auto id : succ) intra += (id >> 16) == (t.task_id >> 16);
+  std::string out = fmt::format("{},{},{},{},{},{},{},{},{},{},{}", t.seq, t.task_id, t.root, t.root_hash, t.op_magic,
+                                t.leaf, t.leaf_hash, int(t.core_type), t.leaf, -1, intra);
+  for (auto id : succ) out += fmt::format(",{}", id);
+  out += "\n";
+  return out;
+}
+
 std::string dyn_topo(const sim::Trace&, const sim::RoundTrace& round, const CompiledProgram&) {
-  std::string out = "seqNo,taskId,rootIndex,rootHash,opmagic,leafIndex,leafHash,coreType,psgId,wrapId,staticSuccCount,successors\n";
-  for (const auto* t : topo_order(round)) {
-    const auto succ = topo_successors(*t, round);
-    size_t intra = 0;
-    for (auto id : succ) intra += (id >> 16) == (t->task_id >> 16);
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", t->seq, t->task_id, t->root, t->root_hash, t->op_magic,
-                       t->leaf, t->leaf_hash, int(t->core_type), t->leaf, -1, intra);
-    for (auto id : succ) out += fmt::format(",{}", id);
-    out += "\n";
-  }
+  std::string out = kDynTopoHeader;
+  for (const auto* t : topo_order(round)) out += dyn_topo_row(*t, round.succ_ids.data() + t->succ_begin, t->succ_count);
   return out;
 }
 

@@ -17,6 +17,16 @@ namespace ptoc::profiling {
 
 inline constexpr size_t kMaxDfxTasksPerCore = 10000;  // MAX_DFX_TASK_NUM_PER_CORE
 
+inline constexpr const char* kDynTopoHeader =
+    "seqNo,taskId,rootIndex,rootHash,opmagic,leafIndex,leafHash,coreType,psgId,wrapId,staticSuccCount,successors\n";
+
+// The pieces the streamed files (task_stream.h) share with the whole-round writers below.
+nlohmann::ordered_json l1_task_entry(const sim::Trace& trace, int32_t seq, int32_t leaf, uint32_t task_id,
+                                     int64_t start_ps, int64_t end_ps);
+nlohmann::ordered_json l1_core_entry(int core, CoreType type, nlohmann::ordered_json&& tasks);
+// One row of dyn_topo.txt ("\n" included); `succ_ids`: the task's successors' task ids, in graph order.
+std::string dyn_topo_row(const sim::TaskRecord& t, const uint32_t* succ_ids, size_t n);
+
 nlohmann::ordered_json l1_prof_data(const sim::Trace& trace, const sim::RoundTrace& round);
 // l1_prof_data(...).dump(), serialised one core at a time (the whole tree never exists).
 std::string l1_prof_data_text(const sim::Trace& trace, const sim::RoundTrace& round);

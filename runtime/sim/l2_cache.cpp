@@ -13,10 +13,40 @@ L2Cache::L2Cache(uint64_t capacity_bytes, uint32_t line_bytes) {
   half_ = std::max<uint64_t>(1, cap_lines_ / 2);
 }
 
-uint64_t* L2Cache::new_page(uint64_t page_no) {
-  auto [it, fresh] = dir_.try_emplace(page_no, static_cast<uint32_t>(pages_.size()));
-  if (fresh) pages_.emplace_back(new uint64_t[size_t(1) << kPageShift]());  // zero = never touched
+uint64_t* L2Cache::switch_page(uint64_t page_no, uint64_t clock) {
+  if (last_page_) page_clock_[last_index_] = clock;  // the page left holds no stamp newer than clock
+  clock_ = clock;
+  auto it = dir_.find(page_no);
+  if (it == dir_.end()) {
+    // A page none of whose granules was stamped in the last cap_lines_ clock ticks holds nothing
+    // resident, now or later (the clock only grows): it behaves as an untouched page, so it is
+    // recycled. Swept at most once per cap_lines_ ticks: the pages held stay about what the
+    // capacity covers, however much GM a long run walks through.
+    if (free_pages_.empty() && clock_ - last_sweep_ >= cap_lines_) {
+      last_sweep_ = clock_;
+      for (auto d = dir_.begin(); d != dir_.end();)
+        if (clock_ - page_clock_[d->second] >= cap_lines_) {
+          free_pages_.push_back(d->second);
+          d = dir_.erase(d);
+        } else {
+          ++d;
+        }
+    }
+    uint32_t index;
+    if (!free_pages_.empty()) {
+      index = free_pages_.back();
+      free_pages_.pop_back();
+      std::fill_n(pages_[index].get(), size_t(1) << kPageShift, uint64_t(0));
+    } else {
+      index = static_cast<uint32_t>(pages_.size());
+      pages_.emplace_back(new uint64_t[size_t(1) << kPageShift]());  // zero = never touched
+      page_clock_.push_back(0);
+    }
+    page_clock_[index] = clock_;
+    it = dir_.emplace(page_no, index).first;
+  }
   last_page_no_ = page_no;
+  last_index_ = it->second;
   last_page_ = pages_[it->second].get();
   return last_page_;
 }
@@ -55,9 +85,9 @@ void L2Cache::access_rows(uint64_t addr, uint64_t rows, uint64_t row_bytes, uint
     uint64_t g = addr >> gshift;
     const uint64_t gstep = stride >> gshift;
     uint64_t page_no = g >> kPageShift;
-    uint64_t* pg = page(page_no);
+    uint64_t* pg = page(page_no, clock);
     for (uint64_t k = 0; k < rows; ++k, g += gstep) {
-      if ((g >> kPageShift) != page_no) page_no = g >> kPageShift, pg = page(page_no);
+      if ((g >> kPageShift) != page_no) page_no = g >> kPageShift, pg = page(page_no, clock);
       uint64_t& e = pg[g & pmask];
       const uint64_t st = e >> 8;
       const uint64_t age = clock - st;
@@ -86,7 +116,7 @@ void L2Cache::access_rows(uint64_t addr, uint64_t rows, uint64_t row_bytes, uint
       uint64_t g = start >> gshift;
       const uint64_t glast = (end - 1) >> gshift;
       while (g <= glast) {
-        uint64_t* pg = page(g >> kPageShift);
+        uint64_t* pg = page(g >> kPageShift, clock);
         const uint64_t limit = std::min(glast + 1, ((g >> kPageShift) + 1) << kPageShift);
         for (; g < limit; ++g) {
           const uint64_t lo = std::max(start, g << gshift);
@@ -121,6 +151,7 @@ void L2Cache::access_rows(uint64_t addr, uint64_t rows, uint64_t row_bytes, uint
     }
   }
   clock_ = clock;
+  if (allocate && last_page_) page_clock_[last_index_] = clock;
   r.hit_bytes += hit_bytes;
   r.miss_bytes += miss_bytes;
   r.hit_lines += hit_lines;

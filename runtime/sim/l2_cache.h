@@ -36,18 +36,29 @@ class L2Cache {
   uint64_t capacity_lines() const { return cap_lines_; }
   uint32_t line_bytes() const { return 1u << shift_; }
   static constexpr int kLinesPerGranule = 8;
+  // Stamp pages held now: bounded by what can be resident, not by the GM touched over the run
+  // (a page whose every granule aged out is recycled: it reads as never touched, as before).
+  size_t pages_in_use() const { return dir_.size(); }
 
  private:
   static constexpr int kPageShift = 12;  // 4096 granules per page
-  uint64_t* page(uint64_t page_no) { return page_no == last_page_no_ ? last_page_ : new_page(page_no); }
-  uint64_t* new_page(uint64_t page_no);
+  // `clock` is the caller's running clock (access_rows keeps it in a local): it is stored before a
+  // page switch so that the sweep for dead pages sees every stamp made so far.
+  uint64_t* page(uint64_t page_no, uint64_t clock) {
+    return page_no == last_page_no_ ? last_page_ : switch_page(page_no, clock);
+  }
+  uint64_t* switch_page(uint64_t page_no, uint64_t clock);
   uint64_t cap_lines_, half_;
   uint64_t clock_ = 0;
   int shift_;
   std::unordered_map<uint64_t, uint32_t> dir_;
   std::vector<std::unique_ptr<uint64_t[]>> pages_;
+  std::vector<uint64_t> page_clock_;  // per page: a clock >= every stamp in it
+  std::vector<uint32_t> free_pages_;  // recycled, zeroed on reuse
+  uint64_t last_sweep_ = 0;           // clock_ at the last sweep for dead pages
   uint64_t last_page_no_ = ~0ull;
   uint64_t* last_page_ = nullptr;
+  uint32_t last_index_ = 0;
 };
 
 }  // namespace ptoc::sim

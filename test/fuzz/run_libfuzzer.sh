@@ -4,7 +4,9 @@
 # summary line per target: executions, crashes. Exit 1 when a target crashed (its reproducer is in
 # BUILD/fuzz-libfuzzer/<target>/crash-*), 0 otherwise.
 #   test/fuzz/run_libfuzzer.sh [--seconds 60] [--build build-fuzz] [--targets "frontend bundle npy"]
-#                              [--ptoc PATH] [-- extra libFuzzer flags]
+#                              [--ptoc PATH] [--out DIR] [-- extra libFuzzer flags]
+# --out: where corpora, logs and crash files go (default BUILD/fuzz-libfuzzer), so a long run and a
+# smoke run can go on side by side.
 # --ptoc compiles the bundle seeds (default: BUILD/cli/ptoc, else build/cli/ptoc of the source tree).
 # Long runs: --seconds 3600 (or more); the corpus under BUILD/fuzz-libfuzzer/<target>/corpus grows
 # between runs. PTOC_FUZZ_ASAN_EXTRA=detect_stack_use_after_scope=0 (for example) adds ASan options, to get
@@ -15,6 +17,7 @@ build=build-fuzz
 targets="frontend bundle npy"
 extra=""
 ptoc=""
+out=""
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 while [ $# -gt 0 ]; do
@@ -23,12 +26,13 @@ while [ $# -gt 0 ]; do
     --build) build=$2; shift 2 ;;
     --targets) targets=$2; shift 2 ;;
     --ptoc) ptoc=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
     --) shift; extra="$*"; break ;;
     *) echo "run_libfuzzer.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 case "$build" in /*) ;; *) build="$src/$build" ;; esac
-out="$build/fuzz-libfuzzer"
+[ -n "${out:-}" ] || out="$build/fuzz-libfuzzer"
 if [ -z "$ptoc" ]; then
   ptoc="$build/cli/ptoc"
   [ -x "$ptoc" ] || ptoc="$src/build/cli/ptoc"
