@@ -65,6 +65,17 @@ DimExpr Elaborator::path_minmax(bool is_min, const DimExpr& a, const DimExpr& b)
   return is_min ? min(a, b) : max(a, b);
 }
 
+void Elaborator::loop_body(const Stmt& s, const Seq& inner, const std::vector<Carried>& carried, Names& local,
+                           const Names& outer_names, const std::string& var) {
+  loop_carries_.push_back({&inner, &carried});
+  block(s.body);
+  loop_carries_.pop_back();
+  carry_out(carried, local, s.loc.line);
+  drop_zero_fills();
+  flush_run();
+  note_loop_locals(local, outer_names, var, s.loc.line);
+}
+
 bool Elaborator::loop_paths(const Stmt& s, const std::vector<Carried>& carried, const Names& outer_names,
                             const TileState& gear_ts) {
   const LoopAst& l = s.loop;
@@ -158,13 +169,7 @@ bool Elaborator::loop_paths(const Stmt& s, const std::vector<Carried>& carried, 
     seq_ = &inner;
     names_ = &local;
     ts_ = &ts;
-    loop_carries_.push_back({&inner, &carried});
-    block(s.body);
-    loop_carries_.pop_back();
-    carry_out(carried, local, s.loc.line);
-    drop_zero_fills();
-    flush_run();
-    note_loop_locals(local, outer_names, l.var, s.loc.line);
+    loop_body(s, inner, carried, local, outer_names, l.var);
     seq_ = gear_seq;
     names_ = gear_names;
     ts_ = gear_ts_ptr;

@@ -520,13 +520,7 @@ void Elaborator::loop(const Stmt& s) {
     if (loop_paths(s, carried, *outer_names, ts)) {  // branches on is_loop_begin/end(var): one body per path
       flush_run();
     } else {
-      loop_carries_.push_back({&inner, &carried});
-      block(s.body);
-      loop_carries_.pop_back();
-      carry_out(carried, local, s.loc.line);
-      drop_zero_fills();
-      flush_run();
-      note_loop_locals(local, *outer_names, l.var, s.loc.line);
+      loop_body(s, inner, carried, local, *outer_names, l.var);
     }
     seq_ = outer_seq;
     names_ = outer_names;

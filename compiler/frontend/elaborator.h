@@ -300,6 +300,10 @@ class Elaborator {
   // A dynamic loop's gear body that branches on is_loop_begin / is_loop_end of the loop's own
   // variable is elaborated once per path (first / middle / last) with those conditions decided,
   // as PyPTO traces one path function per condition outcome; false: no such branch, nothing done.
+  // A loop body elaborated into `inner` with `local` as its names: the carried values, the end of
+  // the sequence's zero fills and run, the locals it declares.
+  void loop_body(const Stmt& s, const Seq& inner, const std::vector<Carried>& carried, Names& local,
+                 const Names& outer_names, const std::string& var);
   bool loop_paths(const Stmt& s, const std::vector<Carried>& carried, const Names& outer_names,
                   const TileState& gear_ts);
   // min(a, b) / max(a, b) of a dim expression, resolved to a or b when a fact of the path decides it.

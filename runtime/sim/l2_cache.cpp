@@ -74,6 +74,31 @@ void L2Cache::access_rows(uint64_t addr, uint64_t rows, uint64_t row_bytes, uint
   uint64_t clock = clock_, hit_bytes = 0, miss_bytes = 0;
   uint32_t hit_lines = 0, miss_lines = 0;
   const uint64_t gbytes = uint64_t(1) << gshift, off = addr & (gbytes - 1);
+  // One granule entry touched on the lines in `want` (`bytes` in all, `line_part(l)` on line l): counts
+  // hits and misses and, when allocating, stamps it.
+  auto touch = [&](uint64_t& e, unsigned want, unsigned nwant, uint64_t bytes, unsigned l0, unsigned l1,
+                   auto&& line_part) {
+    const uint64_t st = e >> 8;
+    const uint64_t age = clock - st;
+    const bool resident = st != 0 && age < cap;
+    const unsigned have = resident ? unsigned(e & 0xff) & want : 0;
+    if (have == want) {
+      hit_bytes += bytes;
+      hit_lines += nwant;
+    } else if (have == 0) {
+      miss_bytes += bytes;
+      miss_lines += nwant;
+    } else {
+      for (unsigned l = l0; l <= l1; ++l) {
+        if (have & (1u << l)) hit_bytes += line_part(l), ++hit_lines;
+        else miss_bytes += line_part(l), ++miss_lines;
+      }
+    }
+    if (!allocate) return;
+    if (!resident) e = (++clock << 8) | want;
+    else if (age >= half) e = (++clock << 8) | (unsigned(e & 0xff) | want);
+    else e |= want;
+  };
   if (rows > 1 && stride % gbytes == 0 && off + row_bytes <= gbytes) {
     // Every row covers the same lines of its own granule (NZ fractal rows, tiles of granule-aligned
     // rows): the mask and each line's bytes are the same for all rows; only the granule moves.
@@ -88,27 +113,7 @@ void L2Cache::access_rows(uint64_t addr, uint64_t rows, uint64_t row_bytes, uint
     uint64_t* pg = page(page_no, clock);
     for (uint64_t k = 0; k < rows; ++k, g += gstep) {
       if ((g >> kPageShift) != page_no) page_no = g >> kPageShift, pg = page(page_no, clock);
-      uint64_t& e = pg[g & pmask];
-      const uint64_t st = e >> 8;
-      const uint64_t age = clock - st;
-      const bool resident = st != 0 && age < cap;
-      const unsigned have = resident ? unsigned(e & 0xff) & want : 0;
-      if (have == want) {
-        hit_bytes += row_bytes;
-        hit_lines += nwant;
-      } else if (have == 0) {
-        miss_bytes += row_bytes;
-        miss_lines += nwant;
-      } else {
-        for (unsigned l = l0; l <= l1; ++l) {
-          if (have & (1u << l)) hit_bytes += line_bytes[l], ++hit_lines;
-          else miss_bytes += line_bytes[l], ++miss_lines;
-        }
-      }
-      if (!allocate) continue;
-      if (!resident) e = (++clock << 8) | want;
-      else if (age >= half) e = (++clock << 8) | (unsigned(e & 0xff) | want);
-      else e |= want;
+      touch(pg[g & pmask], want, nwant, row_bytes, l0, l1, [&](unsigned l) { return line_bytes[l]; });
     }
   } else {
     for (uint64_t k = 0; k < rows; ++k) {
@@ -123,29 +128,10 @@ void L2Cache::access_rows(uint64_t addr, uint64_t rows, uint64_t row_bytes, uint
           const uint64_t hi = std::min(end, (g + 1) << gshift);
           const unsigned l0 = unsigned((lo >> shift) & 7), l1 = unsigned(((hi - 1) >> shift) & 7);
           const unsigned want = ((2u << l1) - 1) & ~((1u << l0) - 1);
-          uint64_t& e = pg[g & pmask];
-          const uint64_t st = e >> 8;
-          const uint64_t age = clock - st;
-          const bool resident = st != 0 && age < cap;
-          const unsigned have = resident ? unsigned(e & 0xff) & want : 0;
-          if (have == want) {
-            hit_bytes += hi - lo;
-            hit_lines += kBits8.n[want];
-          } else if (have == 0) {
-            miss_bytes += hi - lo;
-            miss_lines += kBits8.n[want];
-          } else {
-            for (unsigned l = l0; l <= l1; ++l) {
-              const uint64_t a = std::max(lo, (g << gshift) + (uint64_t(l) << shift));
-              const uint64_t b = std::min(hi, (g << gshift) + (uint64_t(l + 1) << shift));
-              if (have & (1u << l)) hit_bytes += b - a, ++hit_lines;
-              else miss_bytes += b - a, ++miss_lines;
-            }
-          }
-          if (!allocate) continue;
-          if (!resident) e = (++clock << 8) | want;
-          else if (age >= half) e = (++clock << 8) | (unsigned(e & 0xff) | want);
-          else e |= want;
+          touch(pg[g & pmask], want, kBits8.n[want], hi - lo, l0, l1, [&](unsigned l) {
+            return std::min(hi, (g << gshift) + (uint64_t(l + 1) << shift)) -
+                   std::max(lo, (g << gshift) + (uint64_t(l) << shift));
+          });
         }
       }
     }

@@ -13,15 +13,10 @@ import numpy as np  # noqa: E402
 
 import gen  # noqa: E402
 import model as M  # noqa: E402
+from selftest_checks import Checks  # noqa: E402
 import shrink  # noqa: E402
 
-failures = []
-
-
-def check(what, cond):
-    print(f"{'ok  ' if cond else 'FAIL'} {what}")
-    if not cond:
-        failures.append(what)
+check = Checks()
 
 
 def run(body, dims, tensors):
@@ -110,7 +105,4 @@ small.body = small.body[:1]
 shrink.prune(small)
 text = small.spec_text()
 check("prune keeps only referenced inputs", all(n in text.split("body:")[1] for n in small.inputs))
-if failures:
-    print(f"{len(failures)} failed")
-    sys.exit(1)
-print("all ok")
+check.finish()

@@ -20,6 +20,7 @@ import numpy as np  # noqa: E402
 import gen  # noqa: E402
 import gen_catalog4 as G4  # noqa: E402
 import model as M  # noqa: E402
+from selftest_checks import Checks  # noqa: E402
 from gen_index_ops import Scatter  # noqa: E402
 
 
@@ -135,16 +136,8 @@ if __name__ == "__main__":
     ap.add_argument("--ptorun")
     ap.add_argument("--cache")
     a = ap.parse_args()
-    failures = []
-
-    def check(what, cond):
-        print(f"{'ok  ' if cond else 'FAIL'} {what}")
-        if not cond:
-            failures.append(what)
+    check = Checks()
     run(check)
     if a.ptoc and a.ptorun:
         wrong_models(check, a.ptoc, a.ptorun, a.cache)
-    if failures:
-        print(f"{len(failures)} failures")
-        sys.exit(1)
-    print("all ok")
+    check.finish()

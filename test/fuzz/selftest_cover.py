@@ -15,6 +15,7 @@ import gen  # noqa: E402
 import gen_cover as GC  # noqa: E402
 import gen_lang as GL  # noqa: E402
 import model as M  # noqa: E402
+from selftest_checks import Checks  # noqa: E402
 from gen_index_ops import Gather, IndexScatter, Scatter  # noqa: E402
 from model_tolerance import narrow_accumulations, tolerance_dtype  # noqa: E402
 from numerics import compare  # noqa: E402
@@ -163,14 +164,6 @@ def run(check):
 
 
 if __name__ == "__main__":
-    failures = []
-
-    def check(what, cond):
-        print(f"{'ok  ' if cond else 'FAIL'} {what}")
-        if not cond:
-            failures.append(what)
+    check = Checks()
     run(check)
-    if failures:
-        print(f"{len(failures)} failures")
-        sys.exit(1)
-    print("all ok")
+    check.finish()

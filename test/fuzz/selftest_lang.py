@@ -15,14 +15,9 @@ import numpy as np  # noqa: E402
 import gen  # noqa: E402
 import gen_lang as GL  # noqa: E402
 import model as M  # noqa: E402
+from selftest_checks import Checks  # noqa: E402
 
-failures = []
-
-
-def check(what, cond):
-    print(f"{'ok  ' if cond else 'FAIL'} {what}")
-    if not cond:
-        failures.append(what)
+check = Checks()
 
 
 def env(tensors, dims=None):
@@ -133,7 +128,4 @@ check("deterministic", gen.generate(1042).spec_text() == gen.generate(1042).spec
 import selftest_cover  # noqa: E402
 selftest_cover.run(check)
 
-if failures:
-    print(f"{len(failures)} failures")
-    sys.exit(1)
-print("all ok")
+check.finish()
