@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <type_traits>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -73,22 +74,16 @@ inline void append_flow_event(std::string& out, bool finish, int64_t id, int64_t
 }
 
 // {"name":..,"pid":1,"tid":1,"ph":"C","ts":..,"args":{"size":..}} with an integer or a double size.
-inline void append_counter_event(std::string& out, std::string_view name, double ts, int64_t size) {
+template <typename Size>
+inline void append_counter_event(std::string& out, std::string_view name, double ts, Size size) {
+  static_assert(std::is_same_v<Size, int64_t> || std::is_same_v<Size, double>);
   out += R"({"name":)";
   append_json_string(out, name);
   out += R"(,"pid":1,"tid":1,"ph":"C","ts":)";
   append_json_double(out, ts);
   out += R"(,"args":{"size":)";
-  append_json_int(out, size);
-  out += "}}";
-}
-inline void append_counter_event(std::string& out, std::string_view name, double ts, double size) {
-  out += R"({"name":)";
-  append_json_string(out, name);
-  out += R"(,"pid":1,"tid":1,"ph":"C","ts":)";
-  append_json_double(out, ts);
-  out += R"(,"args":{"size":)";
-  append_json_double(out, size);
+  if constexpr (std::is_same_v<Size, int64_t>) append_json_int(out, size);
+  else append_json_double(out, size);
   out += "}}";
 }
 
