@@ -78,7 +78,10 @@ Platform make_910b1() {
   // L2 (CacheConfig.toml l2Size 20971520, 512 B lines, 6 ports), not the ini's 192 MiB. The matmul guide's
   // measurement needs it: a 6144^3 fp16 GEMM in 128x256 tiles takes 2.1 ms, 1.6 ms once the output is cut
   // into 768x1024 views (mDim*mL1 = nDim*nL1), which is only possible if B (72 MiB) does not stay resident
-  // across rounds; with 192 MiB every form would hit. Writes allocate in it as reads do.
+  // across rounds; with 192 MiB every form would hit. Writes allocate in it as reads do. Checked against the
+  // other published figures (session 9, MODEL.md part 6): CANN's own GEMM tilers keep L2 batches under
+  // 100 MiB (L2_TILE_THRESHOLD) and the asc-devkit board reuses a 72 MiB set, but at 100 MiB (or 192) the
+  // guide's one root reuses A across columns too (0.98x); no sourced capacity gives both, so 20 MiB stays.
   p.l2_reuse = 20ll << 20;
   p.hbm = 64ll << 30;                   // [INI] memory_size 64 GiB
   p.gm_read_bpc = 32;                   // [INI] AICoreMemoryRates ddr 32 B/cycle/core (unit: ascend-platform.md reading)

@@ -9,7 +9,9 @@ L2Cache::L2Cache(uint64_t capacity_bytes, uint32_t line_bytes) {
   if (line_bytes == 0 || (line_bytes & (line_bytes - 1)) != 0)
     throw std::invalid_argument("L2 line size must be a power of two");
   shift_ = __builtin_ctz(line_bytes);
-  cap_lines_ = std::max<uint64_t>(1, (capacity_bytes >> shift_) / kLinesPerGranule);  // in granules
+  // In lines: the clock counts lines stamped, so a granule holding 1 of its 8 lines (a 512 B row of a
+  // strided tile) takes 1 line of the capacity, not 8 (issue 15, MODEL.md part 6).
+  cap_lines_ = std::max<uint64_t>(kLinesPerGranule, capacity_bytes >> shift_);
   half_ = std::max<uint64_t>(1, cap_lines_ / 2);
 }
 
@@ -79,9 +81,10 @@ void L2Cache::access_rows(uint64_t addr, uint64_t rows, uint64_t row_bytes, uint
   auto touch = [&](uint64_t& e, unsigned want, unsigned nwant, uint64_t bytes, unsigned l0, unsigned l1,
                    auto&& line_part) {
     const uint64_t st = e >> 8;
-    const uint64_t age = clock - st;
-    const bool resident = st != 0 && age < cap;
-    const unsigned have = resident ? unsigned(e & 0xff) & want : 0;
+    const uint64_t age = clock - st;  // lines stamped since this granule's stamp
+    const unsigned mask = unsigned(e & 0xff);
+    const bool resident = st != 0 && age + kBits8.n[mask] <= cap;
+    const unsigned have = resident ? mask & want : 0;
     if (have == want) {
       hit_bytes += bytes;
       hit_lines += nwant;
@@ -95,9 +98,22 @@ void L2Cache::access_rows(uint64_t addr, uint64_t rows, uint64_t row_bytes, uint
       }
     }
     if (!allocate) return;
-    if (!resident) e = (++clock << 8) | want;
-    else if (age >= half) e = (++clock << 8) | (unsigned(e & 0xff) | want);
-    else e |= want;
+    // Every stamp advances the clock by the lines it stamps: an allocation by the lines brought in, a
+    // refresh (a granule in the older half of the window) by the lines touched, and lines joining a
+    // granule in the younger half by the lines added. A join re-stamps the granule: its new lines
+    // must age from now, not from the granule's last stamp (with the old stamp, the second of two
+    // slices sharing a boundary granule lost those lines one window early: the board's 75.5 MB
+    // slices hit 0.674 instead of 0.75 at 76 MiB).
+    if (!resident) {
+      clock += nwant;
+      e = (clock << 8) | want;
+    } else if (age >= half) {
+      clock += nwant;
+      e = (clock << 8) | (mask | want);
+    } else if (const unsigned added = want & ~mask) {
+      clock += kBits8.n[added];
+      e = (clock << 8) | (mask | want);
+    }
   };
   if (rows > 1 && stride % gbytes == 0 && off + row_bytes <= gbytes) {
     // Every row covers the same lines of its own granule (NZ fractal rows, tiles of granule-aligned

@@ -2,15 +2,16 @@
 // approximate LRU replacement kept in flat stamp pages (no per-access
 // allocation). For speed, lines are grouped in granules of 8: one entry per
 // granule holds a replacement stamp and an 8-bit mask of the lines present,
-// so hits and misses are exact per line while replacement (and capacity) is
-// per granule: a granule partly filled occupies a whole granule (pessimistic
-// only for strided rows narrower than a granule).
+// so hits and misses are exact per line, and so is the capacity: a granule
+// holding k of its lines takes k lines of it (strided rows narrower than a
+// granule are not charged whole granules).
 //
-// Replacement: every allocation or refresh takes the next value of a global
-// clock; a granule is resident while fewer than capacity/granule granules were
-// stamped after it. A hit on a line in the younger half of that window does not
-// re-stamp it (the two-list trick of CLOCK/Linux), so re-reading hot data does
-// not push other lines out, and the resident set never exceeds the capacity.
+// Replacement: the global clock counts lines stamped; every allocation,
+// refresh or join advances it by the lines it stamps, and a granule is
+// resident while the lines stamped after it plus its own fit the capacity.
+// A hit on a line in the younger half of that window does not re-stamp it
+// (the two-list trick of CLOCK/Linux), so re-reading hot data does not push
+// other lines out; lines joining a young granule re-stamp it.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -33,7 +34,7 @@ class L2Cache {
   // Touch `rows` runs of `row_bytes` at addr, addr+stride, ...: the same as one access() per row, in
   // row order, without a call (and a page lookup) per row.
   void access_rows(uint64_t addr, uint64_t rows, uint64_t row_bytes, uint64_t stride, bool allocate, L2Result& r);
-  uint64_t capacity_lines() const { return cap_lines_; }
+  uint64_t capacity_lines() const { return cap_lines_; }  // the capacity kept, in lines
   uint32_t line_bytes() const { return 1u << shift_; }
   static constexpr int kLinesPerGranule = 8;
   // Stamp pages held now: bounded by what can be resident, not by the GM touched over the run
