@@ -83,6 +83,7 @@ std::vector<TileRoot> build_tile_roots(const Program& prog, const Platform& plat
       }
     } recycle{b, prog, rt, vals_pool, home_pool};
     b.magic = rt.index >= 0 ? rt.index : int(i);
+    b.copy_blocks = opts.families;
     b.temp_base = int(prog.tensors.size()) + temps;
     if (envs.count(int(i))) b.env = envs[int(i)];
     auto t0 = Clock::now();

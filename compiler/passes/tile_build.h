@@ -104,6 +104,9 @@ struct Builder {
   std::unordered_map<int, int> last_use;  // value -> position in RootTemplate::ops of its last reader
   // The blocks of a root's first matmul, checked as they are emitted (tile_families.h).
   EmittedBlocks emitted_blocks;
+  // Emit a matmul's later output blocks as copies of its first where they are alike
+  // (block_replica.h); build_tile_roots sets it with the family path (off: every block built).
+  bool copy_blocks = false;
   std::vector<int> tile_writer;    // tile -> first op writing it
   std::vector<double> tile_written_at;  // tile -> TileOp::seq of its last writer so far
   // Values whose home is a reshaped view of the tensor a reshape of them is

@@ -183,6 +183,68 @@ TEST_CASE("families: a matmul's output blocks are one family", "[family]") {
   CHECK(same_both_ways(gemm(512, 512, 1024)) == 1);
 }
 
+// Matmul output blocks emitted as copies of block 0 (block_replica.h) on the family path are the
+// blocks the explicit path builds, field for field: orientations, batches, a broadcast batch, int8,
+// split_k, tails (built, not copied), an output assembled at an offset and an operand viewed at one.
+TEST_CASE("families: copied matmul blocks are the blocks the explicit path builds", "[family]") {
+  auto check = [](const Program& p, int64_t blocks, int64_t copied) {
+    Run fam = tile_with(p, true), exp = tile_with(p, false);
+    REQUIRE(exp.stats.copied_blocks == 0);
+    REQUIRE(describe(fam) == describe(exp));
+    CHECK(fam.stats.family_roots == 1);
+    CHECK(fam.stats.copied_blocks == copied);
+    CHECK(fam.stats.subgraphs >= blocks);
+  };
+  check(gemm(512, 512, 1024), 16, 15);
+  check(gemm(256, 1024, 512, {}, true), 4, 3);
+  // Tails: of the 4 x 3 blocks of M 500 (by 128) and N 700 (by 256), the 3 x 2 full ones are copied
+  // (block 0 aside); the tail blocks are built.
+  check(gemm(500, 300, 700), 12, 3 * 2 - 1);
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      ProgramBuilder b;
+      int a = b.tensor("a", TensorRole::Input, DType::fp16, ta ? std::vector<int64_t>{256, 384} : std::vector<int64_t>{384, 256});
+      int w = b.tensor("w", TensorRole::Input, DType::fp16, tb ? std::vector<int64_t>{512, 256} : std::vector<int64_t>{256, 512});
+      int c = b.tensor("c", TensorRole::Output, DType::fp32, {384, 512});
+      b.set_cube(128, 64, 128, 256);
+      b.assemble(b.matmul(b.ref(a), b.ref(w), DType::fp32, ta, tb), c, {0, 0});
+      INFO("trans_a " << ta << " trans_b " << tb);
+      check(b.finish(), 6, 5);
+    }
+  {  // batched, and a rank-2 w read by every batch
+    for (bool bcast : {false, true}) {
+      ProgramBuilder b;
+      int a = b.tensor("a", TensorRole::Input, DType::fp16, {3, 256, 128});
+      int w = bcast ? b.tensor("w", TensorRole::Input, DType::fp16, {128, 512})
+                    : b.tensor("w", TensorRole::Input, DType::fp16, {3, 128, 512});
+      int c = b.tensor("c", TensorRole::Output, DType::fp32, {3, 256, 512});
+      b.set_cube(128, 64, 128, 256);
+      b.assemble(b.matmul(b.ref(a), b.ref(w)), c, {0, 0, 0});
+      INFO("broadcast w " << bcast);
+      check(b.finish(), 12, 11);
+    }
+  }
+  {  // int8 x int8 into int32, split_k
+    ProgramBuilder b;
+    int a = b.tensor("a", TensorRole::Input, DType::int8, {256, 1024});
+    int w = b.tensor("w", TensorRole::Input, DType::int8, {1024, 512});
+    int c = b.tensor("c", TensorRole::Output, DType::int32, {256, 512});
+    b.set_cube(128, 64, 256, 256, true);
+    b.assemble(b.matmul(b.ref(a), b.ref(w), DType::int32), c, {0, 0});
+    check(b.finish(), 4, 3);
+  }
+  {  // the output assembled at an offset of a larger tensor, the left operand a window of its tensor
+    ProgramBuilder b;
+    int a = b.tensor("a", TensorRole::Input, DType::fp16, {512, 256});
+    int w = b.tensor("w", TensorRole::Input, DType::fp16, {256, 512});
+    int c = b.tensor("c", TensorRole::Output, DType::fp32, {640, 768});
+    b.set_cube(128, 64, 128, 256);
+    int av = b.view(b.ref(a), {256, 256}, {128, 0});
+    b.assemble(b.matmul(av, b.ref(w)), c, {128, 256});
+    check(b.finish(), 4, 3);
+  }
+}
+
 TEST_CASE("families: tail blocks are members (only valid extents differ)", "[family]") {
   auto f = family_of(gemm(500, 300, 700));
   REQUIRE(f.family);

@@ -1,0 +1,65 @@
+// Copies of a matmul's first output block (block_replica.h).
+#include "compiler/passes/block_replica.h"
+
+#include "compiler/passes/tile_build.h"
+
+namespace ptoc::tiling {
+
+namespace {
+
+bool all_const(const std::vector<DimExpr>& v) {
+  for (const DimExpr& e : v)
+    if (!e.is_const()) return false;
+  return true;
+}
+
+}  // namespace
+
+void finish_block_template(const TileRoot& r, BlockTemplate& t) {
+  t.usable = false;
+  if (t.op_end <= t.op_begin || int(t.operand.size()) != t.op_end - t.op_begin) return;
+  auto own = [&](int tile) { return tile >= t.tile_begin && tile < t.tile_end; };
+  for (int i = t.op_begin; i < t.op_end; ++i) {
+    const TileOp& op = r.ops[size_t(i)];
+    if (op.dst >= 0 && !own(op.dst)) return;
+    for (int s : op.srcs)
+      if (!own(s)) return;
+    // emit() gave it seq = id; a copy gets its own id the same way.
+    if (op.seq != double(op.id)) return;
+    const bool has_gm = op.gm.tensor >= 0;
+    if (has_gm != (t.operand[size_t(i - t.op_begin)] != BlockOperand::None)) return;
+    if (!has_gm) continue;
+    if (!all_const(op.gm.offset) || !all_const(op.gm.extent)) return;
+    int& rank = t.rank[size_t(t.operand[size_t(i - t.op_begin)])];
+    if (rank >= 0 && rank != int(op.gm.offset.size())) return;
+    rank = int(op.gm.offset.size());
+  }
+  for (int k = t.tile_begin; k < t.tile_end; ++k)
+    if (!all_const(r.tiles[size_t(k)].valid)) return;
+  t.usable = true;
+}
+
+void emit_block_copy(Builder& b, const BlockTemplate& t, const std::array<std::vector<int64_t>, 3>& delta) {
+  TileRoot& r = b.root;
+  const int shift = int(r.tiles.size()) - t.tile_begin;
+  for (int k = t.tile_begin; k < t.tile_end; ++k) {
+    LocalTile lt = r.tiles[size_t(k)];
+    lt.id = int(r.tiles.size());
+    r.tiles.push_back(std::move(lt));
+  }
+  for (int i = t.op_begin; i < t.op_end; ++i) {
+    TileOp c = r.ops[size_t(i)];
+    c.seq = -1;  // emit(): its own id
+    for (int& s : c.srcs) s += shift;
+    if (c.dst >= 0) c.dst += shift;
+    const BlockOperand x = t.operand[size_t(i - t.op_begin)];
+    if (x != BlockOperand::None) {
+      const std::vector<int64_t>& d = delta[size_t(x)];
+      for (size_t e = 0; e < c.gm.offset.size(); ++e)
+        if (d[e] != 0) c.gm.offset[e] = DimExpr(*c.gm.offset[e].as_const() + d[e]);
+    }
+    b.emit(std::move(c));
+  }
+}
+
+}  // namespace ptoc::tiling
