@@ -62,4 +62,17 @@ void emit_block_copy(Builder& b, const BlockTemplate& t, const std::array<std::v
   }
 }
 
+bool note_block_copy(const BlockTemplate& t, int op_begin, int tile_begin, EmittedBlocks& eb) {
+  const int P = t.op_end - t.op_begin, T = t.tile_end - t.tile_begin;
+  if (eb.broken || eb.blocks < 1 || t.op_begin != 0 || t.tile_begin != 0 || eb.seg.op_begin != 0 ||
+      eb.seg.tile_begin != 0 || eb.seg.ops_per != P || eb.seg.tiles_per != T || op_begin != eb.blocks * P ||
+      tile_begin != eb.blocks * T)
+    return false;
+  // check_emitted_block's tests hold by construction: every op is block 0's with its tiles moved by
+  // blocks * T (same_op), equal extents (alike), equal tiles first written inside the block.
+  eb.alike.push_back(1);
+  ++eb.blocks;
+  return true;
+}
+
 }  // namespace ptoc::tiling

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "compiler/passes/tile_families.h"
 #include "compiler/passes/tile_graph.h"
 
 namespace ptoc::tiling {
@@ -32,5 +33,10 @@ void finish_block_template(const TileRoot& r, BlockTemplate& t);
 // Emits block 0 of `t` again with tiles renumbered after the root's last and every GM offset of
 // operand X moved by delta[X] (one entry per offset axis of that operand's references).
 void emit_block_copy(Builder& b, const BlockTemplate& t, const std::array<std::vector<int64_t>, 3>& delta);
+
+// Records a copy just emitted (ops from `op_begin`, tiles from `tile_begin`) in expansion's family
+// record as check_emitted_block would: a copy of block 0 when block 0 is the record's block 0 is
+// block 0 moved with the same extents (alike). False: not that case, check_emitted_block decides.
+bool note_block_copy(const BlockTemplate& t, int op_begin, int tile_begin, EmittedBlocks& eb);
 
 }  // namespace ptoc::tiling

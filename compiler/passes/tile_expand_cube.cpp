@@ -190,7 +190,8 @@ void Builder::expand_matmul(const Op& op) {
               for (size_t i = 0; i < (*rk)[x].size(); ++i) (*rk)[x][i] -= refs0[x][i];
             emit_block_copy(*this, tmpl, *rk);
             ++stats.copied_blocks;
-            if (check_blocks) check_emitted_block(root, tile_writer, block_begin, int(root.ops.size()), emitted_blocks);
+            if (check_blocks && !note_block_copy(tmpl, block_begin, tile_begin, emitted_blocks))
+              check_emitted_block(root, tile_writer, block_begin, int(root.ops.size()), emitted_blocks);
             continue;
           }
         }

@@ -37,7 +37,8 @@ tiling::FamilyCheck family_of(const Program& p) {
 
 // Root 0 expanded, its family found both from the blocks expansion checked (EmittedBlocks) and by
 // the search over the ops: the two must agree field for field. Returns the emitted-blocks record.
-tiling::EmittedBlocks emitted_agrees(const Program& p) {
+// With `copy`, expansion copies blocks (block_replica.h) and records the copies without checking them.
+tiling::EmittedBlocks emitted_agrees(const Program& p, bool copy) {
   DiagEngine d("t.yaml", spec_source());
   TilingStats st;
   TileRoot tr;
@@ -45,6 +46,7 @@ tiling::EmittedBlocks emitted_agrees(const Program& p) {
   tiling::Builder b(p, tiling_platform("ascend910b1"), d, tr, st);
   b.magic = 0;
   b.temp_base = int(p.tensors.size());
+  b.copy_blocks = copy;
   b.expand_root(p.roots[0]);
   REQUIRE(!b.failed);
   auto searched = tiling::find_tile_family(p, tr);
@@ -67,6 +69,17 @@ tiling::EmittedBlocks emitted_agrees(const Program& p) {
     }
   }
   return b.emitted_blocks;
+}
+
+// The record is the same whether expansion copies blocks or builds and checks each one.
+tiling::EmittedBlocks emitted_agrees(const Program& p) {
+  tiling::EmittedBlocks built = emitted_agrees(p, false), copied = emitted_agrees(p, true);
+  CHECK(built.broken == copied.broken);
+  CHECK(built.blocks == copied.blocks);
+  CHECK(built.alike == copied.alike);
+  CHECK(built.seg.ops_per == copied.seg.ops_per);
+  CHECK(built.seg.tiles_per == copied.seg.tiles_per);
+  return built;
 }
 
 struct Run {
