@@ -26,6 +26,16 @@ struct BlockTemplate {
   bool usable = false;                // every GM offset/extent and tile valid extent is a constant
 };
 
+// What expansion copied, block by block, for a root that is one matmul's output blocks: carried by
+// the root's FamilyReplicas, so that the backend derives a copied member's task from member 0's
+// (task_replica.h) instead of reading the member's ops.
+struct BlockCopies {
+  int ops_per = 0, tiles_per = 0;                         // of block 0 (ops and tiles from 0)
+  std::vector<BlockOperand> operand;                      // per op of block 0
+  std::vector<char> copied;                               // per block: a copy of block 0
+  std::vector<std::array<std::vector<int64_t>, 3>> delta;  // per block: its offsets minus block 0's, per operand
+};
+
 // Completes `t` (its range and `operand` filled while block 0 was emitted): usable when block 0's
 // ops read and write only its own tiles and every offset and extent in it is a constant.
 void finish_block_template(const TileRoot& r, BlockTemplate& t);

@@ -79,6 +79,7 @@ DimExpr clip_extent(int64_t ext, const DimExpr& rem);
 DimExpr rename_symbol(const DimExpr& e, const std::string& from, const std::string& to);
 
 struct SgGraph;
+struct BlockCopies;  // block_replica.h
 
 struct Builder {
   const Program& prog;
@@ -107,6 +108,7 @@ struct Builder {
   // Emit a matmul's later output blocks as copies of its first where they are alike
   // (block_replica.h); build_tile_roots sets it with the family path (off: every block built).
   bool copy_blocks = false;
+  std::shared_ptr<BlockCopies> block_copies;  // what it copied, when the root starts with the matmul
   std::vector<int> tile_writer;    // tile -> first op writing it
   std::vector<double> tile_written_at;  // tile -> TileOp::seq of its last writer so far
   // Values whose home is a reshaped view of the tensor a reshape of them is

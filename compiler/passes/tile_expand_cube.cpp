@@ -175,6 +175,7 @@ void Builder::expand_matmul(const Op& op) {
   };
   std::array<DimExpr, 4> edges0;
   Offsets refs0;
+  BlockCopies* track = nullptr;  // this matmul's record of its copies (Builder::block_copies)
   for (int64_t g = 0; g < G; ++g)
     for (int64_t n0 = 0; n0 < N; n0 += nL0)
       for (int64_t m0 = 0; m0 < M; m0 += mL0) {
@@ -190,10 +191,18 @@ void Builder::expand_matmul(const Op& op) {
               for (size_t i = 0; i < (*rk)[x].size(); ++i) (*rk)[x][i] -= refs0[x][i];
             emit_block_copy(*this, tmpl, *rk);
             ++stats.copied_blocks;
+            if (track) {
+              track->copied.push_back(1);
+              track->delta.push_back(std::move(*rk));
+            }
             if (check_blocks && !note_block_copy(tmpl, block_begin, tile_begin, emitted_blocks))
               check_emitted_block(root, tile_writer, block_begin, int(root.ops.size()), emitted_blocks);
             continue;
           }
+        }
+        if (track) {  // a block built: not a copy
+          track->copied.push_back(0);
+          track->delta.emplace_back();
         }
         Box wb = out_box(g, n0, m0);
         std::vector<DimExpr> cvalid = last2(wb);
@@ -303,6 +312,15 @@ void Builder::expand_matmul(const Op& op) {
           std::optional<Offsets> r0 = tmpl.usable ? block_refs(g, n0, m0) : std::nullopt;
           tmpl.usable = tmpl.usable && r0;
           if (r0) refs0 = *r0;
+          if (check_blocks && tmpl.usable && tmpl.op_begin == 0 && tmpl.tile_begin == 0) {
+            block_copies = std::make_shared<BlockCopies>();
+            block_copies->ops_per = tmpl.op_end;
+            block_copies->tiles_per = tmpl.tile_end;
+            block_copies->operand = tmpl.operand;
+            block_copies->copied.push_back(0);
+            block_copies->delta.emplace_back();
+            track = block_copies.get();
+          }
         }
       }
   ValueInfo& vi = vals[w];

@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include "compiler/passes/backend.h"
+#include "compiler/passes/task_replica.h"
+#include "compiler/pipeline.h"
 #include "compiler/passes/leaf_classes.h"
 #include "compiler/passes/tile_build.h"
 #include "compiler/passes/tile_families.h"
@@ -255,6 +257,91 @@ TEST_CASE("families: copied matmul blocks are the blocks the explicit path build
     int av = b.view(b.ref(a), {256, 256}, {128, 0});
     b.assemble(b.matmul(av, b.ref(w)), c, {128, 256});
     check(b.finish(), 4, 3);
+  }
+}
+
+// Every task of a compiled program as text: what the bundle's root functions store of it.
+std::string tasks_text(const CompiledProgram& cp) {
+  std::ostringstream o;
+  auto exprs = [&](const std::vector<DimExpr>& v) {
+    for (const DimExpr& e : v) o << e.str() << ",";
+  };
+  for (const RootFunction& rf : cp.roots) {
+    o << rf.name << " " << rf.hash << "\n";
+    for (const Task& t : rf.tasks) {
+      o << " task " << t.leaf << " " << t.cls << " " << t.pred_count << " " << t.hash_order << " " << t.label << " "
+        << t.op_magic << " gm";
+      for (int g : t.gm) o << " " << g;
+      o << " args ";
+      exprs(t.args);
+      for (const auto* rs : {&t.reads, &t.writes}) {
+        o << " |";
+        for (const Region& r : *rs) {
+          o << " " << r.tensor << "@";
+          exprs(r.offset);
+          o << "+";
+          exprs(r.extent);
+          o << "L" << r.loc.line << ":" << r.loc.col;
+        }
+      }
+      o << " succ";
+      for (int x : t.succ) o << " " << x;
+      o << "\n";
+    }
+  }
+  return o.str();
+}
+
+std::optional<PipelineResult> compile_program(Program p, bool families) {
+  DiagEngine d("t.yaml", spec_source());
+  PipelineOptions po;
+  po.families = families;
+  return run_pipeline(std::move(p), tiling_platform("ascend910b1"), d, po);
+}
+
+// The tasks of copied members derived from member 0's (task_replica.h) are the tasks the explicit
+// path builds from each member's own ops; `derived`: whether the family root derives them.
+void tasks_alike(const Program& p, bool derived) {
+  auto fam = compile_program(p, true), exp = compile_program(p, false);
+  REQUIRE(fam);
+  REQUIRE(exp);
+  REQUIRE(tasks_text(fam->compiled) == tasks_text(exp->compiled));
+  REQUIRE(fam->roots.size() == 1);
+  CHECK(TaskReplicas(fam->roots[0]).active() == derived);
+  CHECK(!TaskReplicas(exp->roots[0]).active());
+}
+
+TEST_CASE("families: tasks of copied members are member 0's moved, the explicit path's tasks", "[family]") {
+  tasks_alike(gemm(512, 512, 1024), true);
+  tasks_alike(gemm(256, 1024, 512, {}, true), true);  // split_k: zero fill and atomic partial sums
+  tasks_alike(gemm(500, 300, 700), true);             // tail members built, the others derived
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      ProgramBuilder b;
+      int a = b.tensor("a", TensorRole::Input, DType::fp16, ta ? std::vector<int64_t>{256, 384} : std::vector<int64_t>{384, 256});
+      int w = b.tensor("w", TensorRole::Input, DType::fp16, tb ? std::vector<int64_t>{512, 256} : std::vector<int64_t>{256, 512});
+      int c = b.tensor("c", TensorRole::Output, DType::fp32, {384, 512});
+      b.set_cube(128, 64, 128, 256);
+      b.assemble(b.matmul(b.ref(a), b.ref(w), DType::fp32, ta, tb), c, {0, 0});
+      INFO("trans_a " << ta << " trans_b " << tb);
+      tasks_alike(b.finish(), true);
+    }
+  {  // batched with a broadcast w, the output at an offset
+    ProgramBuilder b;
+    int a = b.tensor("a", TensorRole::Input, DType::fp16, {3, 256, 128});
+    int w = b.tensor("w", TensorRole::Input, DType::fp16, {128, 512});
+    int c = b.tensor("c", TensorRole::Output, DType::fp32, {4, 256, 512});
+    b.set_cube(128, 64, 128, 256);
+    b.assemble(b.matmul(b.ref(a), b.ref(w)), c, {1, 0, 0});
+    tasks_alike(b.finish(), true);
+  }
+  {  // x @ x: both operands one tensor, so a box of one could be a box of the other: not derived
+    ProgramBuilder b;
+    int x = b.tensor("x", TensorRole::Input, DType::fp16, {512, 512});
+    int c = b.tensor("c", TensorRole::Output, DType::fp32, {512, 512});
+    b.set_cube(128, 64, 128, 256);
+    b.assemble(b.matmul(b.ref(x), b.ref(x)), c, {0, 0});
+    tasks_alike(b.finish(), false);
   }
 }
 
