@@ -42,14 +42,18 @@ void finish_block_template(const TileRoot& r, BlockTemplate& t) {
 void emit_block_copy(Builder& b, const BlockTemplate& t, const std::array<std::vector<int64_t>, 3>& delta) {
   TileRoot& r = b.root;
   const int shift = int(r.tiles.size()) - t.tile_begin;
+  // Copied in place at the end of the arrays (push_back of an element of the same vector is safe
+  // even when it reallocates), then moved: no temporary op or tile.
   for (int k = t.tile_begin; k < t.tile_end; ++k) {
-    LocalTile lt = r.tiles[size_t(k)];
-    lt.id = int(r.tiles.size());
-    r.tiles.push_back(std::move(lt));
+    r.tiles.push_back(r.tiles[size_t(k)]);
+    r.tiles.back().id = int(r.tiles.size()) - 1;
   }
+  const int first = int(r.ops.size());
   for (int i = t.op_begin; i < t.op_end; ++i) {
-    TileOp c = r.ops[size_t(i)];
-    c.seq = -1;  // emit(): its own id
+    r.ops.push_back(r.ops[size_t(i)]);
+    TileOp& c = r.ops.back();
+    c.id = int(r.ops.size()) - 1;
+    c.seq = double(c.id);  // emit(): expansion emits in program order
     for (int& s : c.srcs) s += shift;
     if (c.dst >= 0) c.dst += shift;
     const BlockOperand x = t.operand[size_t(i - t.op_begin)];
@@ -58,8 +62,8 @@ void emit_block_copy(Builder& b, const BlockTemplate& t, const std::array<std::v
       for (size_t e = 0; e < c.gm.offset.size(); ++e)
         if (d[e] != 0) c.gm.offset[e] = DimExpr(*c.gm.offset[e].as_const() + d[e]);
     }
-    b.emit(std::move(c));
   }
+  b.note_emitted(first, int(r.ops.size()));
 }
 
 bool note_block_copy(const BlockTemplate& t, int op_begin, int tile_begin, EmittedBlocks& eb) {

@@ -138,6 +138,8 @@ struct Builder {
   // Creation helpers.
   int new_tile(MemKind m, DType t, std::vector<int64_t> shape, std::vector<DimExpr> valid, Format f = Format::ND);
   int emit(TileOp op);
+  // emit()'s bookkeeping (GM write versions, tiles' writers) for ops [begin, end) already in place.
+  void note_emitted(int begin, int end);
   int new_temp(DType t, const std::vector<int64_t>& shape, const std::string& what);
   DType tensor_dtype(int tensor) const;
   Format tensor_format(int tensor) const;
