@@ -63,6 +63,9 @@ void emit_block_copy(Builder& b, const BlockTemplate& t, const std::array<std::v
         if (d[e] != 0) c.gm.offset[e] = DimExpr(*c.gm.offset[e].as_const() + d[e]);
     }
   }
+  // emit() grows these op by op; a copy knows their final size.
+  if (b.tile_writer.size() < r.tiles.size()) b.tile_writer.resize(r.tiles.size(), -1);
+  if (b.tile_written_at.size() < r.tiles.size()) b.tile_written_at.resize(r.tiles.size(), -1);
   b.note_emitted(first, int(r.ops.size()));
 }
 
