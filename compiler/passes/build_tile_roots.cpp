@@ -8,6 +8,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "compiler/passes/block_replica.h"
 #include "compiler/passes/tile_build.h"
 #include "compiler/passes/task_id_limit.h"
 #include "compiler/passes/tile_families.h"
@@ -83,6 +84,7 @@ std::vector<TileRoot> build_tile_roots(const Program& prog, const Platform& plat
       }
     } recycle{b, prog, rt, vals_pool, home_pool};
     b.magic = rt.index >= 0 ? rt.index : int(i);
+    b.copy_blocks = opts.families;
     b.temp_base = int(prog.tensors.size()) + temps;
     if (envs.count(int(i))) b.env = envs[int(i)];
     auto t0 = Clock::now();
@@ -119,6 +121,11 @@ std::vector<TileRoot> build_tile_roots(const Program& prog, const Platform& plat
       c0 = cpu_now();
       tiling::finalize_subgraphs(tr, b.family_graph.get(), b.iso_fresh);
       if (b.family && !merged) tr.replicas = tiling::family_replicas(tr, *b.family, b.family_rep_ops);
+      if (tr.replicas && b.block_copies) {
+        auto with_copies = std::make_shared<tiling::FamilyReplicas>(*tr.replicas);
+        with_copies->copies = b.block_copies;
+        tr.replicas = std::move(with_copies);
+      }
       stats.ms_edges += ms(t0);
       stats.cpu_edges += cpu_now() - c0;
     }

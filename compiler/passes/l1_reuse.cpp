@@ -5,12 +5,15 @@
 // optionally restricted to left (L0A) or right (L0B) operands. A merge that
 // would not fit L1/L0 (all chains' shared tiles stay resident) is refused.
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <optional>
 #include <unordered_map>
 
+#include "compiler/passes/block_replica.h"
 #include "compiler/passes/breadth_merge.h"
+#include "compiler/passes/tile_build.h"
 
 namespace ptoc::tiling {
 
@@ -93,6 +96,52 @@ std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg,
 std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg) {
   return l1_features(r, sg, l1_copies(r, sg));
 }
+
+// The root's members are its first matmul's output blocks (block_replica.h): member k is block k.
+const BlockCopies* copied_blocks(const Builder& b) {
+  const BlockCopies* c = b.block_copies.get();
+  if (!c || !b.family) return nullptr;
+  const TileFamily& f = *b.family;
+  if (f.segments.size() != 1 || f.segments[0].op_begin != 0 || f.segments[0].tile_begin != 0 ||
+      f.segments[0].ops_per != c->ops_per || f.segments[0].tiles_per != c->tiles_per ||
+      f.members != int(c->copied.size()) || int(c->operand.size()) != c->ops_per)
+    return nullptr;
+  return c;
+}
+
+// Member k's features from member 0's `f0` when member k is a copy of block 0: each key with its
+// offsets (a constant's 8 bytes after 'c', in key order) moved by the block's delta of the copy's
+// operand, its op and tile moved by k blocks. Nullopt: `s` is not member 0's subgraph moved there.
+std::optional<std::vector<Feature>> moved_features(const TileRoot& r, const BlockCopies& c, int k,
+                                                   const std::vector<Feature>& f0, const Subgraph& s,
+                                                   const std::vector<std::pair<size_t, char>>& copies) {
+  if (f0.size() != copies.size()) return std::nullopt;
+  const int dop = k * c.ops_per, dtile = k * c.tiles_per;
+  std::vector<Feature> out;
+  out.reserve(f0.size());
+  for (size_t i = 0; i < f0.size(); ++i) {
+    const Feature& f = f0[i];
+    if (copies[i].first >= s.ops.size() || s.ops[copies[i].first] != f.op + dop) return std::nullopt;
+    const BlockOperand x = c.operand[size_t(f.op)];
+    if (x == BlockOperand::None) return std::nullopt;
+    const std::vector<int64_t>& d = c.delta[size_t(k)][size_t(x)];
+    const size_t rank = r.ops[size_t(f.op)].gm.offset.size();
+    const size_t at = sizeof(int) + 1;  // after the tensor and '#'
+    if (d.size() != rank || f.key.size() < at + rank * (1 + sizeof(int64_t))) return std::nullopt;
+    Feature m{f.key, f.side, f.op + dop, f.tile + dtile, 0};
+    for (size_t e = 0; e < rank; ++e) {
+      const size_t pos = at + e * (1 + sizeof(int64_t));
+      if (m.key[pos] != 'c') return std::nullopt;
+      int64_t v;
+      std::memcpy(&v, m.key.data() + pos + 1, sizeof v);
+      v += d[e];
+      std::memcpy(m.key.data() + pos + 1, &v, sizeof v);
+    }
+    m.hash = std::hash<std::string>{}(m.key);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
 }  // namespace
 
 void l1_reuse(Builder& b) {
@@ -118,6 +167,8 @@ void l1_reuse(Builder& b) {
   // member 0's, on the tiles moved one to one, so with the same sides: the walk over its ops (all
   // of a GEMM's 388 k tile ops) is done once per j, and only the copies' keys are built per member.
   std::vector<std::optional<std::vector<std::pair<size_t, char>>>> family_copies;
+  const BlockCopies* blocks = copied_blocks(b);
+  std::vector<std::optional<std::vector<Feature>>> member0_features;  // per j, when blocks
   auto features_of = [&](int m) {
     const Subgraph& s = r.subgraphs[size_t(m)];
     if (!b.family || s.chains != 1 || size_t(m) >= b.family_sg_local.size()) return l1_features(r, s);
@@ -127,6 +178,18 @@ void l1_reuse(Builder& b) {
     if (family_copies.size() < b.family_rep_ops.size()) family_copies.resize(b.family_rep_ops.size());
     auto& copies = family_copies[size_t(j)];
     if (!copies) copies = l1_copies(r, s);
+    // A copied block's keys are member 0's moved: its ops are not read.
+    const int k = b.family_sg_member[size_t(m)];
+    if (blocks && k > 0 && k < int(blocks->copied.size()) && blocks->copied[size_t(k)]) {
+      if (member0_features.size() < b.family_rep_ops.size()) member0_features.resize(b.family_rep_ops.size());
+      auto& f0 = member0_features[size_t(j)];
+      if (!f0) {
+        Subgraph s0;  // member 0's copy of j as partitioned (member 0's ops are ids 0..P-1)
+        s0.ops = b.family_rep_ops[size_t(j)];
+        f0 = l1_features(r, s0, *copies);
+      }
+      if (auto moved = moved_features(r, *blocks, k, *f0, s, *copies)) return std::move(*moved);
+    }
     return l1_features(r, s, *copies);
   };
   for (auto& [order, members] : classes) {

@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "compiler/passes/backend.h"
+#include "compiler/passes/task_replica.h"
 
 namespace ptoc {
 
@@ -196,6 +197,7 @@ void build_task_graphs(const Program& prog, const std::vector<TileRoot>& roots, 
     if (int(order.size()) != n) throw std::logic_error("task graph: cycle between subgraphs of root " + rf.name);
 
     uint64_t h = XXH64(rf.name.data(), rf.name.size(), 0);
+    TaskReplicas replicas(tr);
     for (int i : order) {
       const Subgraph& sg = tr.subgraphs[i];
       const LeafPlan* p = plan_of[i];
@@ -204,24 +206,35 @@ void build_task_graphs(const Program& prog, const std::vector<TileRoot>& roots, 
       t.leaf = p->leaf;
       t.cls = p->leaf_class;
       const LeafPlan* rep = lazy ? lazy(int(p - plans.data()), step_ops, buffer_tiles) : nullptr;
-      if (rep) {
-        kernel_arg_values(tr, out.tensors, rep->args, step_ops, buffer_tiles, t.gm, t.args);
-      } else {
-        t.gm = p->args.gm_tensors;
-        t.args = p->args.values;
-        step_ops.clear();
-        for (const LeafStep& st : p->steps) step_ops.push_back(st.op);
-      }
-      RegionList reads{t.reads, {}}, writes{t.writes, {}};
-      for (int step_op : step_ops) {
-        const TileOp& op = tile_op(tr, step_op);
-        const SrcLoc loc = op.source_op >= 0 && size_t(op.source_op) < prog.ops.size() ? prog.ops[size_t(op.source_op)].loc
-                                                                                        : SrcLoc{};
-        if (op.kind == TileOpKind::CopyIn) reads.add(op.gm, out.tensors, loc);
-        if (op.kind == TileOpKind::CopyOut || op.kind == TileOpKind::FixOut) {
-          writes.add(op.gm, out.tensors, loc);
-          // An atomic add reads what it accumulates into.
-          if (op.atomic_add) reads.add(op.gm, out.tensors, loc);
+      // A copied family member's task is member 0's moved (task_replica.h): its ops are not read.
+      if (!rep || !replicas.derive(i, step_ops, buffer_tiles, t)) {
+        if (rep) {
+          kernel_arg_values(tr, out.tensors, rep->args, step_ops, buffer_tiles, t.gm, t.args);
+        } else {
+          t.gm = p->args.gm_tensors;
+          t.args = p->args.values;
+          step_ops.clear();
+          for (const LeafStep& st : p->steps) step_ops.push_back(st.op);
+        }
+        RegionList reads{t.reads, {}}, writes{t.writes, {}};
+        for (int step_op : step_ops) {
+          const TileOp& op = tile_op(tr, step_op);
+          const SrcLoc loc = op.source_op >= 0 && size_t(op.source_op) < prog.ops.size()
+                                 ? prog.ops[size_t(op.source_op)].loc
+                                 : SrcLoc{};
+          if (op.kind == TileOpKind::CopyIn) reads.add(op.gm, out.tensors, loc);
+          if (op.kind == TileOpKind::CopyOut || op.kind == TileOpKind::FixOut) {
+            writes.add(op.gm, out.tensors, loc);
+            // An atomic add reads what it accumulates into.
+            if (op.atomic_add) reads.add(op.gm, out.tensors, loc);
+          }
+        }
+        if (replicas.active()) {
+          if (!rep) {
+            buffer_tiles.clear();
+            for (const BufferSlot& b : p->buffers) buffer_tiles.push_back(b.tile);
+          }
+          replicas.note_member0(i, rep ? rep->args : p->args, step_ops, buffer_tiles, t);
         }
       }
       for (int j : succ[i]) t.succ.push_back(task_of[j]);

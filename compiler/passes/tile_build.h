@@ -79,6 +79,7 @@ DimExpr clip_extent(int64_t ext, const DimExpr& rem);
 DimExpr rename_symbol(const DimExpr& e, const std::string& from, const std::string& to);
 
 struct SgGraph;
+struct BlockCopies;  // block_replica.h
 
 struct Builder {
   const Program& prog;
@@ -104,6 +105,10 @@ struct Builder {
   std::unordered_map<int, int> last_use;  // value -> position in RootTemplate::ops of its last reader
   // The blocks of a root's first matmul, checked as they are emitted (tile_families.h).
   EmittedBlocks emitted_blocks;
+  // Emit a matmul's later output blocks as copies of its first where they are alike
+  // (block_replica.h); build_tile_roots sets it with the family path (off: every block built).
+  bool copy_blocks = false;
+  std::shared_ptr<BlockCopies> block_copies;  // what it copied, when the root starts with the matmul
   std::vector<int> tile_writer;    // tile -> first op writing it
   std::vector<double> tile_written_at;  // tile -> TileOp::seq of its last writer so far
   // Values whose home is a reshaped view of the tensor a reshape of them is
@@ -133,6 +138,8 @@ struct Builder {
   // Creation helpers.
   int new_tile(MemKind m, DType t, std::vector<int64_t> shape, std::vector<DimExpr> valid, Format f = Format::ND);
   int emit(TileOp op);
+  // emit()'s bookkeeping (GM write versions, tiles' writers) for ops [begin, end) already in place.
+  void note_emitted(int begin, int end);
   int new_temp(DType t, const std::vector<int64_t>& shape, const std::string& what);
   DType tensor_dtype(int tensor) const;
   Format tensor_format(int tensor) const;

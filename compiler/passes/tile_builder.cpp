@@ -66,18 +66,25 @@ int Builder::emit(TileOp op) {
   op.id = int(root.ops.size());
   if (op.seq < 0) op.seq = double(op.id);  // expansion emits in program order
   if (op.source_op < 0) op.source_op = cur_op;
-  if ((op.kind == TileOpKind::CopyOut || op.kind == TileOpKind::FixOut) && op.gm.tensor >= 0) {
-    if (int(gm_version.size()) <= op.gm.tensor) gm_version.resize(size_t(op.gm.tensor) + 1, 0);
-    ++gm_version[size_t(op.gm.tensor)];
-  }
-  if (op.dst >= 0) {
-    if (int(tile_writer.size()) <= op.dst) tile_writer.resize(op.dst + 1, -1);
-    if (tile_writer[op.dst] < 0) tile_writer[op.dst] = op.id;
-    if (int(tile_written_at.size()) <= op.dst) tile_written_at.resize(op.dst + 1, -1);
-    tile_written_at[op.dst] = std::max(tile_written_at[op.dst], op.seq);
-  }
   root.ops.push_back(std::move(op));
+  note_emitted(root.ops.back().id, root.ops.back().id + 1);
   return root.ops.back().id;
+}
+
+void Builder::note_emitted(int begin, int end) {
+  for (int i = begin; i < end; ++i) {
+    const TileOp& op = root.ops[size_t(i)];
+    if ((op.kind == TileOpKind::CopyOut || op.kind == TileOpKind::FixOut) && op.gm.tensor >= 0) {
+      if (int(gm_version.size()) <= op.gm.tensor) gm_version.resize(size_t(op.gm.tensor) + 1, 0);
+      ++gm_version[size_t(op.gm.tensor)];
+    }
+    if (op.dst >= 0) {
+      if (int(tile_writer.size()) <= op.dst) tile_writer.resize(op.dst + 1, -1);
+      if (tile_writer[op.dst] < 0) tile_writer[op.dst] = op.id;
+      if (int(tile_written_at.size()) <= op.dst) tile_written_at.resize(op.dst + 1, -1);
+      tile_written_at[op.dst] = std::max(tile_written_at[op.dst], op.seq);
+    }
+  }
 }
 
 int Builder::new_temp(DType t, const std::vector<int64_t>& shape, const std::string& what) {

@@ -6,6 +6,7 @@
 // fp32 output (int32 for int8 operands). Operands come from GM (a vector result is stored first).
 #include <algorithm>
 
+#include "compiler/passes/block_replica.h"
 #include "compiler/passes/gm_box_axes.h"
 #include "compiler/passes/tile_build.h"
 
@@ -120,22 +121,90 @@ void Builder::expand_matmul(const Op& op) {
   // after each is emitted (tile_families.h, EmittedBlocks); any other root leaves them broken.
   const bool check_blocks = root.ops.empty() && root.tiles.empty() && emitted_blocks.blocks == 0;
   if (!check_blocks) emitted_blocks.broken = true;
+  auto out_box = [&](int64_t g, int64_t n0, int64_t m0) {
+    Box wb;
+    if (batched) {
+      wb.off.push_back(DimExpr(g));
+      wb.ext.push_back(1);
+      wb.valid.push_back(DimExpr(1));
+    }
+    wb.off.push_back(DimExpr(m0));
+    wb.ext.push_back(mL0);
+    wb.valid.push_back(clip_extent(mL0, wvalid[wvalid.size() - 2] - DimExpr(m0)));
+    wb.off.push_back(DimExpr(n0));
+    wb.ext.push_back(nL0);
+    wb.valid.push_back(clip_extent(nL0, wvalid[wvalid.size() - 1] - DimExpr(n0)));
+    return wb;
+  };
+  // Block copies (block_replica.h): block 0 is recorded while it is emitted; a later block whose
+  // m/n valid extents are block 0's is block 0 moved, each operand's GM offsets by the difference of
+  // its first k step's references (offsets are constants, so they move linearly).
+  BlockTemplate tmpl;
+  bool recording = copy_blocks;
+  auto put = [&](TileOp&& o, BlockOperand x) {
+    if (recording) tmpl.operand.push_back(x);
+    emit(std::move(o));
+  };
+  const DimExpr& aM = avalid[op.trans_a ? ra - 1 : ra - 2];
+  const DimExpr& bN = bvalid[op.trans_b ? rb - 2 : rb - 1];
+  auto block_edges = [&](int64_t n0, int64_t m0) {
+    return std::array<DimExpr, 4>{clip_extent(mL0, wvalid[wvalid.size() - 2] - DimExpr(m0)),
+                                  clip_extent(nL0, wvalid[wvalid.size() - 1] - DimExpr(n0)),
+                                  clip_extent(mL0, aM - DimExpr(m0)), clip_extent(nL0, bN - DimExpr(n0))};
+  };
+  using Offsets = std::array<std::vector<int64_t>, 3>;
+  auto block_refs = [&](int64_t g, int64_t n0, int64_t m0) -> std::optional<Offsets> {
+    const int64_t g_a = a_bcast ? 0 : g, g_b = b_bcast ? 0 : g, kend = std::min(K, chunk);
+    const DimExpr kmax = min(Kvalid, DimExpr(kend));
+    const int64_t ea = std::min(kA, kend), eb = std::min(kB, kend);
+    Box ba = op.trans_a ? operand_box(a, ra, g_a, 0, ea, m0, mL0, avalid, kmax, avalid[ra - 1])
+                        : operand_box(a, ra, g_a, m0, mL0, 0, ea, avalid, avalid[ra - 2], kmax);
+    Box bb = op.trans_b ? operand_box(bv, rb, g_b, n0, nL0, 0, eb, bvalid, bvalid[rb - 2], kmax)
+                        : operand_box(bv, rb, g_b, 0, eb, n0, nL0, bvalid, kmax, bvalid[rb - 1]);
+    const GmRef refs[3] = {operand_ref(la, ba), operand_ref(lb, bb), gm_ref(lw, out_box(g, n0, m0))};
+    Offsets o;
+    for (size_t x = 0; x < 3; ++x) {
+      if (int(refs[x].offset.size()) != tmpl.rank[x] && tmpl.rank[x] >= 0) return std::nullopt;
+      for (const DimExpr& e : refs[x].offset) {
+        auto c = e.as_const();
+        if (!c) return std::nullopt;
+        o[x].push_back(*c);
+      }
+    }
+    return o;
+  };
+  std::array<DimExpr, 4> edges0;
+  Offsets refs0;
+  BlockCopies* track = nullptr;  // this matmul's record of its copies (Builder::block_copies)
   for (int64_t g = 0; g < G; ++g)
     for (int64_t n0 = 0; n0 < N; n0 += nL0)
       for (int64_t m0 = 0; m0 < M; m0 += mL0) {
-        const int block_begin = int(root.ops.size());
-        Box wb;
-        if (batched) {
-          wb.off.push_back(DimExpr(g));
-          wb.ext.push_back(1);
-          wb.valid.push_back(DimExpr(1));
+        const int block_begin = int(root.ops.size()), tile_begin = int(root.tiles.size());
+        if (tmpl.usable) {
+          const std::array<DimExpr, 4> e = block_edges(n0, m0);
+          bool same = true;
+          for (size_t i = 0; i < 4; ++i) same = same && e[i].same(edges0[i]);
+          std::optional<Offsets> rk;
+          if (same) rk = block_refs(g, n0, m0);
+          if (rk) {
+            for (size_t x = 0; x < 3; ++x)
+              for (size_t i = 0; i < (*rk)[x].size(); ++i) (*rk)[x][i] -= refs0[x][i];
+            emit_block_copy(*this, tmpl, *rk);
+            ++stats.copied_blocks;
+            if (track) {
+              track->copied.push_back(1);
+              track->delta.push_back(std::move(*rk));
+            }
+            if (check_blocks && !note_block_copy(tmpl, block_begin, tile_begin, emitted_blocks))
+              check_emitted_block(root, tile_writer, block_begin, int(root.ops.size()), emitted_blocks);
+            continue;
+          }
         }
-        wb.off.push_back(DimExpr(m0));
-        wb.ext.push_back(mL0);
-        wb.valid.push_back(clip_extent(mL0, wvalid[wvalid.size() - 2] - DimExpr(m0)));
-        wb.off.push_back(DimExpr(n0));
-        wb.ext.push_back(nL0);
-        wb.valid.push_back(clip_extent(nL0, wvalid[wvalid.size() - 1] - DimExpr(n0)));
+        if (track) {  // a block built: not a copy
+          track->copied.push_back(0);
+          track->delta.emplace_back();
+        }
+        Box wb = out_box(g, n0, m0);
         std::vector<DimExpr> cvalid = last2(wb);
         if (split) {
           // Zero the output tile first (AIV); the partial FixOuts add into it.
@@ -146,12 +215,12 @@ void Builder::expand_matmul(const Op& op) {
           z.dtype = out;
           z.dst = new_tile(MemKind::UB, out, {mL0, nL0}, cvalid);
           int zt = z.dst;
-          emit(std::move(z));
+          put(std::move(z), BlockOperand::None);
           TileOp zs;
           zs.kind = TileOpKind::CopyOut;
           zs.srcs = {zt};
           zs.gm = gm_ref(lw, wb);
-          emit(std::move(zs));
+          put(std::move(zs), BlockOperand::W);
         }
         for (int64_t p = 0; p < parts; ++p) {
           int64_t kbeg = p * chunk, kend = std::min(K, kbeg + chunk);
@@ -172,7 +241,7 @@ void Builder::expand_matmul(const Op& op) {
               in.trans_a = op.trans_a;
               l1a = in.dst;
               ka0 = k0;
-              emit(std::move(in));
+              put(std::move(in), BlockOperand::A);
             }
             if ((k0 - kbeg) % kB == 0) {
               int64_t ext = std::min(kB, kend - kbeg);
@@ -186,7 +255,7 @@ void Builder::expand_matmul(const Op& op) {
               in.trans_b = op.trans_b;
               l1b = in.dst;
               kb0 = k0;
-              emit(std::move(in));
+              put(std::move(in), BlockOperand::B);
             }
             DimExpr kv = clip_extent(kL0, kmax - DimExpr(k0));
             DimExpr mv = clip_extent(mL0, avalid[op.trans_a ? ra - 1 : ra - 2] - DimExpr(m0));
@@ -198,7 +267,7 @@ void Builder::expand_matmul(const Op& op) {
             la0.sub_offset = op.trans_a ? std::vector<int64_t>{k0 - ka0, 0} : std::vector<int64_t>{0, k0 - ka0};
             la0.dst = new_tile(MemKind::L0A, adt, {mL0, kL0}, {mv, kv});
             int t0a = la0.dst;
-            emit(std::move(la0));
+            put(std::move(la0), BlockOperand::None);
             TileOp lb0;
             lb0.kind = TileOpKind::L1ToL0B;
             lb0.srcs = {l1b};
@@ -206,7 +275,7 @@ void Builder::expand_matmul(const Op& op) {
             lb0.sub_offset = op.trans_b ? std::vector<int64_t>{0, k0 - kb0} : std::vector<int64_t>{k0 - kb0, 0};
             lb0.dst = new_tile(MemKind::L0B, bdt, {kL0, nL0}, {kv, nv});
             int t0b = lb0.dst;
-            emit(std::move(lb0));
+            put(std::move(lb0), BlockOperand::None);
             TileOp mm;
             mm.kind = TileOpKind::Mmad;
             mm.srcs = {t0a, t0b};
@@ -219,7 +288,7 @@ void Builder::expand_matmul(const Op& op) {
               mm.accumulate = true;
             }
             mm.dst = l0c;
-            emit(std::move(mm));
+            put(std::move(mm), BlockOperand::None);
           }
           TileOp fx;
           fx.kind = TileOpKind::FixOut;
@@ -227,10 +296,32 @@ void Builder::expand_matmul(const Op& op) {
           fx.dtype = out;
           fx.atomic_add = split;
           fx.gm = gm_ref(lw, wb);
-          emit(std::move(fx));
+          put(std::move(fx), BlockOperand::W);
         }
         // The block is complete (the body has no other way out than an exception).
         if (check_blocks) check_emitted_block(root, tile_writer, block_begin, int(root.ops.size()), emitted_blocks);
+        if (recording) {
+          recording = false;
+          tmpl.op_begin = block_begin;
+          tmpl.op_end = int(root.ops.size());
+          tmpl.tile_begin = tile_begin;
+          tmpl.tile_end = int(root.tiles.size());
+          finish_block_template(root, tmpl);
+          edges0 = block_edges(n0, m0);
+          for (const DimExpr& e : edges0) tmpl.usable = tmpl.usable && e.is_const();
+          std::optional<Offsets> r0 = tmpl.usable ? block_refs(g, n0, m0) : std::nullopt;
+          tmpl.usable = tmpl.usable && r0;
+          if (r0) refs0 = *r0;
+          if (check_blocks && tmpl.usable && tmpl.op_begin == 0 && tmpl.tile_begin == 0) {
+            block_copies = std::make_shared<BlockCopies>();
+            block_copies->ops_per = tmpl.op_end;
+            block_copies->tiles_per = tmpl.tile_end;
+            block_copies->operand = tmpl.operand;
+            block_copies->copied.push_back(0);
+            block_copies->delta.emplace_back();
+            track = block_copies.get();
+          }
+        }
       }
   ValueInfo& vi = vals[w];
   vi.kind = ValueInfo::Kind::Gm;

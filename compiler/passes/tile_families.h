@@ -91,8 +91,12 @@ FamilyCheck find_tile_family(const Program& prog, const TileRoot& r, const RootT
 // The subgraphs of a family root after finalize_subgraphs, when every one is a plain copy of a
 // subgraph of member 0 (nothing merged by the breadth merges): member k's copy of member 0's
 // subgraph j runs member 0's ops of j, each moved to member k, in the same order.
+struct BlockCopies;  // block_replica.h
+
 struct FamilyReplicas {
   TileFamily family;
+  // Expansion's block copies when the members are a matmul's copied output blocks; null: none.
+  std::shared_ptr<const BlockCopies> copies;
   std::vector<int> member, local;  // per subgraph (TileRoot::subgraphs index): k and j
   std::vector<int> of_member0;     // per subgraph j of member 0: its TileRoot::subgraphs index
   // Member k's tile playing the part of member 0's tile t0.

@@ -29,6 +29,7 @@ struct TilingStats {
   int64_t cube_nbuffer_merges = 0;   // subgraphs absorbed by CubeNBuffer
   int64_t subgraphs = 0;             // leaves after all merges
   int64_t family_roots = 0;          // roots partitioned as a tile family (tile_families.h)
+  int64_t copied_blocks = 0;         // matmul output blocks emitted as copies of the first (block_replica.h)
   double ms_expand = 0, ms_partition = 0, ms_breadth = 0, ms_edges = 0;     // wall
   double cpu_expand = 0, cpu_partition = 0, cpu_breadth = 0, cpu_edges = 0; // process CPU
 };

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """GEMM compile cost against problem size (issue 14, item 3): family path vs explicit path.
 
-    test/bench/gemm_compile_bench.py [--build-dir build] [--runs 3] [--quick] [--baseline OLD_BUILD]
+    test/bench/gemm_compile_bench.py [--build-dir build] [--runs 3] [--quick] [--baseline OLD_BUILD] [--stages]
 
 Compiles specs/gemm_6144.yaml with M scaled 1x/2x/4x/8x, once as shipped (tile families, lazy
 leaf copies) and once with --no-families (the explicit path: every tile op partitioned, every
@@ -12,6 +12,8 @@ same bundle bytes. Then the growth 8x/1x and the issue's targets (<= 100 ms CPU 
 
 --baseline OLD_BUILD: also OLD_BUILD/cli/ptoc's family path (e.g. main's, before a change), its CPU
 ms and MiB beside the others and the ratio new / old; its bundle must be the same bytes too.
+--stages: also the per-stage CPU ms of the family path at 1x (`ptoc --time-passes`, median of --runs),
+this build's and the baseline's side by side.
 --quick: 1x and 2x, one run (the CI smoke test: every step runs and prints; no speed asserted).
 Exit status 1 when the paths' bundles differ (an invariant, not a speed).
 Builds nothing: it runs BUILD/cli/ptoc.
@@ -40,12 +42,48 @@ def run(argv):
                 ru.ru_maxrss)
 
 
+def stage_cpu(exe, spec, out, runs):
+    """Median CPU ms per `--time-passes` line (tiler sub-stages indented by two more spaces), in order."""
+    per = {}
+    for _ in range(runs):
+        rc, err, _, _, _ = run([exe, spec, '-o', out, '--time-passes'])
+        if rc != 0:
+            sys.exit(f'gemm_compile_bench: ptoc {spec} --time-passes failed ({rc}):\n{err}')
+        seen = False
+        for line in err.splitlines():
+            if line.startswith('pass times'):
+                seen = True
+                continue
+            parts = line.rsplit(None, 2)
+            if not seen or len(parts) != 3 or not line.startswith('  '):
+                continue
+            try:
+                cpu = float(parts[2])
+            except ValueError:
+                continue
+            name = ('  ' if line.startswith('    ') else '') + parts[0].strip()
+            per.setdefault(name, []).append(cpu)
+    return {k: statistics.median(v) for k, v in per.items()}
+
+
+def print_stages(ptoc, old_ptoc, spec, out, runs):
+    new = stage_cpu(ptoc, spec, out, runs)
+    old = stage_cpu(old_ptoc, spec, out, runs) if old_ptoc else {}
+    print(f'\nper stage at 1x, family path (CPU ms, median of {runs}; lines under 0.5 ms in both left out)')
+    print(f'{"stage":<36} {"this":>9}' + (f' {"baseline":>9}' if old_ptoc else ''))
+    for name, ms in new.items():
+        if ms < 0.5 and old.get(name, 0) < 0.5 and name != 'total':
+            continue
+        print(f'{name:<36} {ms:9.1f}' + (f' {old.get(name, float("nan")):9.1f}' if old_ptoc else ''))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--build-dir', default=os.path.join(ROOT, 'build'))
     ap.add_argument('--runs', type=int, default=3)
     ap.add_argument('--quick', action='store_true')
     ap.add_argument('--baseline', help='a build dir of the ptoc to compare against (its family path)')
+    ap.add_argument('--stages', action='store_true', help='per-stage CPU ms at 1x (ptoc --time-passes)')
     args = ap.parse_args()
     ptoc = os.path.join(os.path.abspath(args.build_dir), 'cli', 'ptoc')
     old_ptoc = os.path.join(os.path.abspath(args.baseline), 'cli', 'ptoc') if args.baseline else None
@@ -96,6 +134,8 @@ def main():
                                     (f'ptoc gemm {scales[-1]}x / 1x CPU (family path)', growth, 2.0)):
             ratio = value / target
             print(f'{name:<44} {value:9.2f} {target:9.2f} {ratio:6.2f}{"!" if ratio > 1 else " "}')
+        if args.stages:
+            print_stages(ptoc, old_ptoc, os.path.join(tmp, 'gemm_1x.yaml'), os.path.join(tmp, 'stages.bundle'), runs)
         if not same_all:
             print('gemm_compile_bench: the family, explicit (and baseline) paths wrote different bundles')
             return 1

@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include "compiler/passes/backend.h"
+#include "compiler/passes/task_replica.h"
+#include "compiler/pipeline.h"
 #include "compiler/passes/leaf_classes.h"
 #include "compiler/passes/tile_build.h"
 #include "compiler/passes/tile_families.h"
@@ -37,7 +39,8 @@ tiling::FamilyCheck family_of(const Program& p) {
 
 // Root 0 expanded, its family found both from the blocks expansion checked (EmittedBlocks) and by
 // the search over the ops: the two must agree field for field. Returns the emitted-blocks record.
-tiling::EmittedBlocks emitted_agrees(const Program& p) {
+// With `copy`, expansion copies blocks (block_replica.h) and records the copies without checking them.
+tiling::EmittedBlocks emitted_agrees(const Program& p, bool copy) {
   DiagEngine d("t.yaml", spec_source());
   TilingStats st;
   TileRoot tr;
@@ -45,6 +48,7 @@ tiling::EmittedBlocks emitted_agrees(const Program& p) {
   tiling::Builder b(p, tiling_platform("ascend910b1"), d, tr, st);
   b.magic = 0;
   b.temp_base = int(p.tensors.size());
+  b.copy_blocks = copy;
   b.expand_root(p.roots[0]);
   REQUIRE(!b.failed);
   auto searched = tiling::find_tile_family(p, tr);
@@ -67,6 +71,17 @@ tiling::EmittedBlocks emitted_agrees(const Program& p) {
     }
   }
   return b.emitted_blocks;
+}
+
+// The record is the same whether expansion copies blocks or builds and checks each one.
+tiling::EmittedBlocks emitted_agrees(const Program& p) {
+  tiling::EmittedBlocks built = emitted_agrees(p, false), copied = emitted_agrees(p, true);
+  CHECK(built.broken == copied.broken);
+  CHECK(built.blocks == copied.blocks);
+  CHECK(built.alike == copied.alike);
+  CHECK(built.seg.ops_per == copied.seg.ops_per);
+  CHECK(built.seg.tiles_per == copied.seg.tiles_per);
+  return built;
 }
 
 struct Run {
@@ -181,6 +196,153 @@ TEST_CASE("families: a matmul's output blocks are one family", "[family]") {
   CHECK(f.family->ops_per == 2 + 2 + 8 * 3 + 1);
   CHECK(f.family->tiles_per == 2 + 2 + 8 * 2 + 1);
   CHECK(same_both_ways(gemm(512, 512, 1024)) == 1);
+}
+
+// Matmul output blocks emitted as copies of block 0 (block_replica.h) on the family path are the
+// blocks the explicit path builds, field for field: orientations, batches, a broadcast batch, int8,
+// split_k, tails (built, not copied), an output assembled at an offset and an operand viewed at one.
+TEST_CASE("families: copied matmul blocks are the blocks the explicit path builds", "[family]") {
+  auto check = [](const Program& p, int64_t blocks, int64_t copied) {
+    Run fam = tile_with(p, true), exp = tile_with(p, false);
+    REQUIRE(exp.stats.copied_blocks == 0);
+    REQUIRE(describe(fam) == describe(exp));
+    CHECK(fam.stats.family_roots == 1);
+    CHECK(fam.stats.copied_blocks == copied);
+    CHECK(fam.stats.subgraphs >= blocks);
+  };
+  check(gemm(512, 512, 1024), 16, 15);
+  check(gemm(256, 1024, 512, {}, true), 4, 3);
+  // Tails: of the 4 x 3 blocks of M 500 (by 128) and N 700 (by 256), the 3 x 2 full ones are copied
+  // (block 0 aside); the tail blocks are built.
+  check(gemm(500, 300, 700), 12, 3 * 2 - 1);
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      ProgramBuilder b;
+      int a = b.tensor("a", TensorRole::Input, DType::fp16, ta ? std::vector<int64_t>{256, 384} : std::vector<int64_t>{384, 256});
+      int w = b.tensor("w", TensorRole::Input, DType::fp16, tb ? std::vector<int64_t>{512, 256} : std::vector<int64_t>{256, 512});
+      int c = b.tensor("c", TensorRole::Output, DType::fp32, {384, 512});
+      b.set_cube(128, 64, 128, 256);
+      b.assemble(b.matmul(b.ref(a), b.ref(w), DType::fp32, ta, tb), c, {0, 0});
+      INFO("trans_a " << ta << " trans_b " << tb);
+      check(b.finish(), 6, 5);
+    }
+  {  // batched, and a rank-2 w read by every batch
+    for (bool bcast : {false, true}) {
+      ProgramBuilder b;
+      int a = b.tensor("a", TensorRole::Input, DType::fp16, {3, 256, 128});
+      int w = bcast ? b.tensor("w", TensorRole::Input, DType::fp16, {128, 512})
+                    : b.tensor("w", TensorRole::Input, DType::fp16, {3, 128, 512});
+      int c = b.tensor("c", TensorRole::Output, DType::fp32, {3, 256, 512});
+      b.set_cube(128, 64, 128, 256);
+      b.assemble(b.matmul(b.ref(a), b.ref(w)), c, {0, 0, 0});
+      INFO("broadcast w " << bcast);
+      check(b.finish(), 12, 11);
+    }
+  }
+  {  // int8 x int8 into int32, split_k
+    ProgramBuilder b;
+    int a = b.tensor("a", TensorRole::Input, DType::int8, {256, 1024});
+    int w = b.tensor("w", TensorRole::Input, DType::int8, {1024, 512});
+    int c = b.tensor("c", TensorRole::Output, DType::int32, {256, 512});
+    b.set_cube(128, 64, 256, 256, true);
+    b.assemble(b.matmul(b.ref(a), b.ref(w), DType::int32), c, {0, 0});
+    check(b.finish(), 4, 3);
+  }
+  {  // the output assembled at an offset of a larger tensor, the left operand a window of its tensor
+    ProgramBuilder b;
+    int a = b.tensor("a", TensorRole::Input, DType::fp16, {512, 256});
+    int w = b.tensor("w", TensorRole::Input, DType::fp16, {256, 512});
+    int c = b.tensor("c", TensorRole::Output, DType::fp32, {640, 768});
+    b.set_cube(128, 64, 128, 256);
+    int av = b.view(b.ref(a), {256, 256}, {128, 0});
+    b.assemble(b.matmul(av, b.ref(w)), c, {128, 256});
+    check(b.finish(), 4, 3);
+  }
+}
+
+// Every task of a compiled program as text: what the bundle's root functions store of it.
+std::string tasks_text(const CompiledProgram& cp) {
+  std::ostringstream o;
+  auto exprs = [&](const std::vector<DimExpr>& v) {
+    for (const DimExpr& e : v) o << e.str() << ",";
+  };
+  for (const RootFunction& rf : cp.roots) {
+    o << rf.name << " " << rf.hash << "\n";
+    for (const Task& t : rf.tasks) {
+      o << " task " << t.leaf << " " << t.cls << " " << t.pred_count << " " << t.hash_order << " " << t.label << " "
+        << t.op_magic << " gm";
+      for (int g : t.gm) o << " " << g;
+      o << " args ";
+      exprs(t.args);
+      for (const auto* rs : {&t.reads, &t.writes}) {
+        o << " |";
+        for (const Region& r : *rs) {
+          o << " " << r.tensor << "@";
+          exprs(r.offset);
+          o << "+";
+          exprs(r.extent);
+          o << "L" << r.loc.line << ":" << r.loc.col;
+        }
+      }
+      o << " succ";
+      for (int x : t.succ) o << " " << x;
+      o << "\n";
+    }
+  }
+  return o.str();
+}
+
+std::optional<PipelineResult> compile_program(Program p, bool families) {
+  DiagEngine d("t.yaml", spec_source());
+  PipelineOptions po;
+  po.families = families;
+  return run_pipeline(std::move(p), tiling_platform("ascend910b1"), d, po);
+}
+
+// The tasks of copied members derived from member 0's (task_replica.h) are the tasks the explicit
+// path builds from each member's own ops; `derived`: whether the family root derives them.
+void tasks_alike(const Program& p, bool derived) {
+  auto fam = compile_program(p, true), exp = compile_program(p, false);
+  REQUIRE(fam);
+  REQUIRE(exp);
+  REQUIRE(tasks_text(fam->compiled) == tasks_text(exp->compiled));
+  REQUIRE(fam->roots.size() == 1);
+  CHECK(TaskReplicas(fam->roots[0]).active() == derived);
+  CHECK(!TaskReplicas(exp->roots[0]).active());
+}
+
+TEST_CASE("families: tasks of copied members are member 0's moved, the explicit path's tasks", "[family]") {
+  tasks_alike(gemm(512, 512, 1024), true);
+  tasks_alike(gemm(256, 1024, 512, {}, true), true);  // split_k: zero fill and atomic partial sums
+  tasks_alike(gemm(500, 300, 700), true);             // tail members built, the others derived
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      ProgramBuilder b;
+      int a = b.tensor("a", TensorRole::Input, DType::fp16, ta ? std::vector<int64_t>{256, 384} : std::vector<int64_t>{384, 256});
+      int w = b.tensor("w", TensorRole::Input, DType::fp16, tb ? std::vector<int64_t>{512, 256} : std::vector<int64_t>{256, 512});
+      int c = b.tensor("c", TensorRole::Output, DType::fp32, {384, 512});
+      b.set_cube(128, 64, 128, 256);
+      b.assemble(b.matmul(b.ref(a), b.ref(w), DType::fp32, ta, tb), c, {0, 0});
+      INFO("trans_a " << ta << " trans_b " << tb);
+      tasks_alike(b.finish(), true);
+    }
+  {  // batched with a broadcast w, the output at an offset
+    ProgramBuilder b;
+    int a = b.tensor("a", TensorRole::Input, DType::fp16, {3, 256, 128});
+    int w = b.tensor("w", TensorRole::Input, DType::fp16, {128, 512});
+    int c = b.tensor("c", TensorRole::Output, DType::fp32, {4, 256, 512});
+    b.set_cube(128, 64, 128, 256);
+    b.assemble(b.matmul(b.ref(a), b.ref(w)), c, {1, 0, 0});
+    tasks_alike(b.finish(), true);
+  }
+  {  // x @ x: both operands one tensor, so a box of one could be a box of the other: not derived
+    ProgramBuilder b;
+    int x = b.tensor("x", TensorRole::Input, DType::fp16, {512, 512});
+    int c = b.tensor("c", TensorRole::Output, DType::fp32, {512, 512});
+    b.set_cube(128, 64, 128, 256);
+    b.assemble(b.matmul(b.ref(x), b.ref(x)), c, {0, 0});
+    tasks_alike(b.finish(), false);
+  }
 }
 
 TEST_CASE("families: tail blocks are members (only valid extents differ)", "[family]") {
