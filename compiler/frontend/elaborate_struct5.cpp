@@ -1,0 +1,407 @@
+// structops5's ops of PyPTO's catalogue, PyPTO's names, argument orders, dtype and tile rules, written as
+// ops ptoc has (so the evaluator, tiling, leaf programs, CCE and the machine model need nothing new):
+//   interleave(input, other)        stream[.., 2k] = input[.., k], stream[.., 2k + 1] = other[.., k] (a concat
+//                                   of [.., n, 1] pieces into [.., n, 2], reshaped to [.., 2n]); the two
+//                                   results are the stream's halves [.., 0:n] and [.., n:2n]
+//   deinterleave(input, other=None) the stream (input, or concat([input, other], -1)) reshaped to
+//                                   [.., n, 2]; results: its column 0 and column 1, reshaped to [.., n]
+//   gathermask(self, pattern_mode)  modes 1-2: column k of [.., n / 2, 2]; modes 3-6: of [.., n / 4, 4];
+//                                   mode 7: self
+//   index_add_ub / index_add__ub    index_add (elaborate_gather.cpp) under PyPTO's UB rules: fp32, fp16,
+//                                   bf16 or int32, the indexed axis whole in the vec_tile
+//   transposed_batchmatmul(a, b, out_dtype)  a [M, B, K] -> [B, M, K], batched matmul with b [B, K, N],
+//                                   [B, M, N] -> [M, B, N]; fp16 / bf16 in and out, fp32 accumulation
+// Every step moves bits only (views, reshapes, concat, transposes), so the numbers are the inputs' exactly;
+// the matmul rounds once, as matmul does.
+#include "compiler/frontend/elaborate_struct5.h"
+
+#include <algorithm>
+
+#include "compiler/frontend/dim_simplify.h"
+#include "compiler/frontend/shape_rules.h"
+
+namespace ptoc::fe {
+
+namespace {
+
+// Sets the vec_tile for the ops emitted while it lives, then restores the one in force.
+struct TileOverride {
+  TileState* ts;
+  std::optional<VecTile> saved;
+  TileOverride(TileState* t, std::optional<VecTile> v) : ts(t), saved(t ? t->vec : std::nullopt) {
+    if (ts && v) ts->vec = std::move(v);
+  }
+  ~TileOverride() {
+    if (ts) ts->vec = saved;
+  }
+};
+
+// The vec_tile in force with its last entry replaced by `last` (more entries appended), or nullopt.
+std::optional<VecTile> tile_with_last(const TileState* ts, size_t rank, std::vector<int64_t> last) {
+  if (!ts || !ts->vec || ts->vec->shape.size() != rank) return std::nullopt;
+  VecTile t = *ts->vec;
+  t.shape.pop_back();
+  for (int64_t e : last) t.shape.push_back(e);
+  return t;
+}
+
+std::string dims_text(const Shape& s) { return shape_str(s); }
+
+class Struct5 {
+ public:
+  Struct5(Elaborator& el, const Elaborator::Call& c) : el_(el), c_(c) {}
+
+  EV run() {
+    const std::string& f = c_.fn;
+    if (f == "interleave") return interleave();
+    if (f == "deinterleave") return deinterleave();
+    if (f == "gathermask") return gathermask();
+    if (f == "index_add_ub" || f == "index_add__ub") return index_add_ub();
+    if (f == "transposed_batchmatmul") return transposed_batchmatmul();
+    el_.err(c_.fo, c_.fl, "internal: structops5 op '" + f + "' has no elaboration");
+    return EV::poison();
+  }
+
+ private:
+  Elaborator& el_;
+  const Elaborator::Call& c_;
+
+  const Value& val(int v) const { return el_.p_.values[size_t(v)]; }
+  std::string arg_text(size_t k) const { return el_.text_of(*c_.args[k]); }
+
+  // A dtype PyPTO lists for the op (ptoc has no int16 / uint16 / uint32); `allowed` names them for the message.
+  bool dtype_in(DType t, std::initializer_list<DType> ok, size_t k, const std::string& allowed) {
+    if (std::find(ok.begin(), ok.end(), t) != ok.end()) return true;
+    el_.err(c_.args[k]->off, c_.args[k]->len,
+            "'" + c_.fn + "' takes " + allowed + ", '" + arg_text(k) + "' is " + std::string(dtype_name(t)),
+            "insert cast(" + arg_text(k) + ", " + (dtype_is_float(t) ? "fp32" : "int32") + ")");
+    return false;
+  }
+
+  // The second operand of interleave / deinterleave: the first one's dtype and shape (PyPTO's rule 1).
+  EV same_as_input(size_t k, const EV& a) {
+    EV b = el_.tensor_arg(c_, c_.args[k], "its other input");
+    if (!b.ok() || !el_.check_nz(b, *c_.args[k], c_.fn)) return EV::poison();
+    const Value& x = val(a.value);
+    const Value& y = val(b.value);
+    if (y.dtype != x.dtype) {
+      el_.err(c_.args[k]->off, c_.args[k]->len,
+              "'" + c_.fn + "' needs other of input's dtype: '" + arg_text(0) + "' is " +
+                  std::string(dtype_name(x.dtype)) + ", '" + arg_text(k) + "' is " + std::string(dtype_name(y.dtype)),
+              "insert cast(" + arg_text(k) + ", " + std::string(dtype_name(x.dtype)) + ")");
+      return EV::poison();
+    }
+    bool same = x.shape.size() == y.shape.size();
+    for (size_t i = 0; same && i < x.shape.size(); ++i) same = provably_equal(x.shape[i], y.shape[i]);
+    if (!same) {
+      el_.err(c_.args[k]->off, c_.args[k]->len,
+              "'" + c_.fn + "' needs other of input's shape: '" + arg_text(0) + "' is " + dims_text(x.shape) +
+                  ", '" + arg_text(k) + "' is " + dims_text(y.shape));
+      return EV::poison();
+    }
+    return b;
+  }
+
+  // Ranks 1 to 3 (the pairs live one rank up), the last axis static, whole, and a multiple of p.
+  std::optional<int64_t> last_axis(const Value& x, size_t k, int64_t p, const std::string& why) {
+    const size_t rank = x.shape.size();
+    if (rank < 1 || rank > 3) {
+      el_.err(c_.args[k]->off, c_.args[k]->len,
+              "'" + c_.fn + "' of a rank-" + std::to_string(rank) + " value is not supported; ranks 1 to 3 are",
+              "reshape to rank 3 or less first (PyPTO allows 4)");
+      return std::nullopt;
+    }
+    auto n = x.shape.back().as_const();
+    if (!n || !provably_equal(x.valid.back(), x.shape.back())) {
+      el_.err(c_.args[k]->off, c_.args[k]->len,
+              "'" + c_.fn + "' needs a static, whole last axis, '" + arg_text(k) + "' has shape " +
+                  dims_text(x.shape) + " valid " + dims_text(x.valid),
+              "PyPTO's rule: the last axis is not split by a view");
+      return std::nullopt;
+    }
+    if (*n % p != 0) {
+      el_.err(c_.args[k]->off, c_.args[k]->len,
+              "'" + c_.fn + "' needs the last axis a multiple of " + std::to_string(p) + " (" + why + "), '" +
+                  arg_text(k) + "' has " + std::to_string(*n));
+      return std::nullopt;
+    }
+    return *n;
+  }
+
+  // PyPTO's tile rules on the last vec_tile entry (a tile of another rank is reported by the first op).
+  bool tile_last_whole(size_t rank, int64_t n) {
+    if (!el_.ts_ || !el_.ts_->vec || el_.ts_->vec->shape.size() != rank) return true;
+    if (el_.ts_->vec->shape.back() >= n) return true;
+    el_.err(c_.fo, c_.fl,
+            "'" + c_.fn + "' needs the last axis whole in the vec_tile: the tile has " +
+                std::to_string(el_.ts_->vec->shape.back()) + ", the axis " + std::to_string(n),
+            "set the vec_tile's last entry to " + std::to_string(n) + " (PyPTO's rule)");
+    return false;
+  }
+  bool tile_last_multiple(size_t rank, int64_t p) {
+    if (!el_.ts_ || !el_.ts_->vec || el_.ts_->vec->shape.size() != rank) return true;
+    if (el_.ts_->vec->shape.back() % p == 0) return true;
+    el_.err(c_.fo, c_.fl,
+            "'" + c_.fn + "' needs the vec_tile's last entry a multiple of " + std::to_string(p) + ", it is " +
+                std::to_string(el_.ts_->vec->shape.back()),
+            "PyPTO's rule: a tile holds whole groups of " + std::to_string(p));
+    return false;
+  }
+
+  // x [.., n] -> [.., n / p, p]: the last axis whole, so the valid leading axes carry over.
+  int split_last(int v, int64_t p) {
+    const Value x = val(v);
+    Shape sh = x.shape, va = x.valid;
+    const int64_t n = *x.shape.back().as_const();
+    sh.back() = DimExpr(n / p);
+    va.back() = DimExpr(n / p);
+    sh.push_back(DimExpr(p));
+    va.push_back(DimExpr(p));
+    return el_.reshape_to(v, sh, va, c_.fo);
+  }
+
+  // A window [start, start + len) of the last axis.
+  int last_window(int v, int64_t start, int64_t len) {
+    const Value x = val(v);
+    Op op;
+    op.kind = OpKind::View;
+    op.inputs = {v};
+    op.shape = x.shape;
+    op.shape.back() = DimExpr(len);
+    op.offsets = Shape(x.shape.size(), DimExpr(0));
+    op.offsets.back() = DimExpr(start);
+    Shape va = x.valid;
+    va.back() = DimExpr(len);
+    return el_.emit(op, x.dtype, op.shape, va, c_.fo, c_.fl);
+  }
+
+  // Element k of every group of p along the last axis: [.., n] -> [.., n / p, p], transposed to
+  // [.., p, n / p] (under a tile of that rank: the caller's leading entries, the two axes whole), row k
+  // of it, reshaped to [.., n / p]. (A window of one column read straight off [.., n / p, p] would be a
+  // strided view, which the tiling does not lower.)
+  int pick(int v, int64_t p, int64_t k) {
+    int g = split_last(v, p);
+    const size_t r = val(g).shape.size();
+    const int64_t m = *val(g).shape[r - 2].as_const();
+    int t;
+    {
+      TileOverride scope(el_.ts_, tile_with_last(el_.ts_, r - 1, {p, m}));
+      t = el_.swap_axes(g, int(r) - 2, int(r) - 1, c_.fo, c_.fl);
+    }
+    const Value x = val(t);
+    Op op;
+    op.kind = OpKind::View;
+    op.inputs = {t};
+    op.shape = x.shape;
+    op.shape[r - 2] = DimExpr(1);
+    op.offsets = Shape(r, DimExpr(0));
+    op.offsets[r - 2] = DimExpr(k);
+    Shape va = x.valid;
+    va[r - 2] = DimExpr(1);
+    int w = el_.emit(op, x.dtype, op.shape, va, c_.fo, c_.fl);
+    Shape sh = x.shape, vb = x.valid;
+    sh.erase(sh.begin() + long(r - 2));
+    vb.erase(vb.begin() + long(r - 2));
+    return el_.reshape_to(w, sh, vb, c_.fo);
+  }
+
+  int concat_last(std::vector<int> parts, std::optional<VecTile> tile) {
+    TileOverride scope(el_.ts_, std::move(tile));
+    const Value x = val(parts[0]);
+    Shape sh = x.shape, va = x.valid;
+    const int64_t n = *x.shape.back().as_const();
+    sh.back() = DimExpr(n * int64_t(parts.size()));
+    va.back() = sh.back();
+    for (int p : parts) {
+      const Value& y = val(p);
+      for (size_t d = 0; d + 1 < sh.size(); ++d) va[d] = combine_valid(va[d], y.valid[d]);
+    }
+    Op op;
+    op.kind = OpKind::Concat;
+    op.inputs = std::move(parts);
+    op.axes = {int(sh.size()) - 1};
+    return el_.emit(op, x.dtype, sh, va, c_.fo, c_.fl);
+  }
+
+  static constexpr std::initializer_list<DType> kPairTypes = {DType::fp32, DType::fp16, DType::bf16, DType::int32,
+                                                              DType::int8, DType::uint8};
+  static constexpr const char* kPairNames = "fp32, fp16, bf16, int32, int8 or uint8 (PyPTO's dtypes ptoc has)";
+
+  bool need_two() {
+    if (c_.two_targets) return true;
+    el_.err(c_.fo, c_.fl, "'" + c_.fn + "' has two results (out0, out1)", "bind both: 'a, b = " + c_.fn + "(...)'");
+    return false;
+  }
+
+  EV interleave() {
+    if (!need_two()) return EV::poison();
+    EV a = el_.catalog_input(c_);
+    if (!a.ok() || !dtype_in(val(a.value).dtype, kPairTypes, 0, kPairNames)) return EV::poison();
+    EV b = same_as_input(1, a);
+    if (!b.ok()) return EV::poison();
+    const Value x = val(a.value);
+    auto n = last_axis(x, 0, 2, "PyPTO's rule");
+    if (!n || !tile_last_whole(x.shape.size(), *n)) return EV::poison();
+    auto column = [&](int v) {
+      const Value y = val(v);
+      Shape sh = y.shape, va = y.valid;
+      sh.push_back(DimExpr(1));
+      va.push_back(DimExpr(1));
+      return el_.reshape_to(v, sh, va, c_.fo);
+    };
+    const size_t rank = x.shape.size();
+    int pairs = concat_last({column(a.value), column(b.value)}, tile_with_last(el_.ts_, rank, {*n, 2}));
+    const Value pv = val(pairs);
+    Shape sh(pv.shape.begin(), pv.shape.end() - 1), va(pv.valid.begin(), pv.valid.end() - 1);
+    sh.back() = DimExpr(2 * *n);
+    va.back() = sh.back();
+    int stream = el_.reshape_to(pairs, sh, va, c_.fo);
+    EV out = EV::tensor(last_window(stream, 0, *n));
+    out.value2 = last_window(stream, *n, *n);
+    return out;
+  }
+
+  EV deinterleave() {
+    if (!need_two()) return EV::poison();
+    EV a = el_.catalog_input(c_);
+    if (!a.ok() || !dtype_in(val(a.value).dtype, kPairTypes, 0, kPairNames)) return EV::poison();
+    const Value x = val(a.value);
+    const size_t rank = x.shape.size();
+    int stream = a.value;
+    if (c_.args[1]) {
+      EV b = same_as_input(1, a);
+      if (!b.ok()) return EV::poison();
+      auto n = last_axis(x, 0, 2, "PyPTO's rule");
+      if (!n || !tile_last_whole(rank, *n)) return EV::poison();
+      stream = concat_last({a.value, b.value}, tile_with_last(el_.ts_, rank, {2 * *n}));
+    } else {
+      auto n = last_axis(x, 0, 2, "even and odd elements pair up");
+      if (!n || !tile_last_multiple(rank, 2)) return EV::poison();
+    }
+    EV out = EV::tensor(pick(stream, 2, 0));
+    out.value2 = pick(stream, 2, 1);
+    return out;
+  }
+
+  EV gathermask() {
+    EV a = el_.catalog_input(c_);
+    if (!a.ok()) return EV::poison();
+    const Value x = val(a.value);
+    if (!dtype_in(x.dtype, {DType::fp32, DType::fp16, DType::bf16, DType::int32}, 0,
+                  "fp32, fp16, bf16 or int32 (PyPTO's dtypes ptoc has)"))
+      return EV::poison();
+    auto mode = el_.const_int(*c_.args[1], "gathermask pattern_mode");
+    if (!mode) return EV::poison();
+    if (*mode < 1 || *mode > 7) {
+      el_.err(c_.args[1]->off, c_.args[1]->len,
+              "gathermask pattern_mode must be 1..7, got " + std::to_string(*mode),
+              "1, 2: the first / second of every 2 elements; 3..6: the first..fourth of every 4; 7: all");
+      return EV::poison();
+    }
+    if (*mode == 7) return a;
+    const int64_t p = *mode <= 2 ? 2 : 4;
+    const int64_t k = *mode <= 2 ? *mode - 1 : *mode - 3;
+    auto n = last_axis(x, 0, p, "pattern_mode " + std::to_string(*mode) + " takes groups of " + std::to_string(p));
+    if (!n || !tile_last_multiple(x.shape.size(), p)) return EV::poison();
+    return EV::tensor(pick(a.value, p, k));
+  }
+
+  EV index_add_ub() {
+    EV a = el_.catalog_input(c_);
+    if (!a.ok()) return EV::poison();
+    const Value x = val(a.value);
+    if (!dtype_in(x.dtype, {DType::fp32, DType::fp16, DType::bf16, DType::int32}, 0,
+                  "fp32, fp16, bf16 or int32 (PyPTO's UB dtypes ptoc has)"))
+      return EV::poison();
+    auto dim = el_.axis_arg(c_.args[1], x.shape.size(), "dim");
+    if (!dim) return EV::poison();
+    EV src = el_.tensor_arg(c_, c_.args[3], "its source");
+    if (!src.ok()) return EV::poison();
+    const Value s = val(src.value);
+    // PyPTO's rule 5: the dim axis of input and source, and the index, are not split by the tile.
+    if (el_.ts_ && el_.ts_->vec && el_.ts_->vec->shape.size() == x.shape.size() && s.shape.size() == x.shape.size()) {
+      auto nx = x.shape[size_t(*dim)].as_const();
+      auto ns = s.shape[size_t(*dim)].as_const();
+      const int64_t need = std::max(nx.value_or(0), ns.value_or(0));
+      const int64_t have = el_.ts_->vec->shape[size_t(*dim)];
+      if (have < need) {
+        el_.err(c_.fo, c_.fl,
+                "'" + c_.fn + "' needs axis " + std::to_string(*dim) + " whole in the vec_tile: the tile has " +
+                    std::to_string(have) + ", input and source have " + x.shape[size_t(*dim)].str() + " and " +
+                    s.shape[size_t(*dim)].str(),
+                "set the vec_tile's entry " + std::to_string(*dim) + " to " + std::to_string(need) +
+                    " (PyPTO's UB rule: the indexed axis and the index are not split), or use index_add");
+        return EV::poison();
+      }
+    }
+    return el_.call_index_add(c_);
+  }
+
+  EV transposed_batchmatmul() {
+    EV a = el_.tensor_arg(c_, c_.args[0], "tensor_a");
+    EV b = el_.tensor_arg(c_, c_.args[1], "tensor_b");
+    if (!a.ok() || !b.ok()) return EV::poison();
+    auto od = el_.dtype_arg(c_.args[2], DType::fp16);
+    if (!od) return EV::poison();
+    const Value x = val(a.value), y = val(b.value);
+    const std::initializer_list<DType> halves = {DType::fp16, DType::bf16};
+    const char* hn = "fp16 or bf16 (PyPTO's rule)";
+    if (!dtype_in(x.dtype, halves, 0, hn) || !dtype_in(y.dtype, halves, 1, hn)) return EV::poison();
+    if (*od != DType::fp16 && *od != DType::bf16) {
+      el_.err(c_.args[2]->off, c_.args[2]->len,
+              "transposed_batchmatmul out_dtype must be fp16 or bf16 (PyPTO's rule), got " +
+                  std::string(dtype_name(*od)));
+      return EV::poison();
+    }
+    if (y.dtype != x.dtype) {
+      el_.err(c_.args[1]->off, c_.args[1]->len,
+              "transposed_batchmatmul operands have different dtypes: " + std::string(dtype_name(x.dtype)) +
+                  " and " + std::string(dtype_name(y.dtype)),
+              "insert cast(" + arg_text(1) + ", " + std::string(dtype_name(x.dtype)) + ")");
+      return EV::poison();
+    }
+    if (x.shape.size() != 3 || y.shape.size() != 3) {
+      size_t k = x.shape.size() != 3 ? 0 : 1;
+      el_.err(c_.args[k]->off, c_.args[k]->len,
+              "transposed_batchmatmul takes tensor_a [M, B, K] and tensor_b [B, K, N], '" + arg_text(k) +
+                  "' has rank " + std::to_string(val(k == 0 ? a.value : b.value).shape.size()));
+      return EV::poison();
+    }
+    if (!el_.check_nz(a, *c_.args[0], c_.fn)) return EV::poison();
+    if (!provably_equal(x.shape[1], y.shape[0])) {
+      el_.err(c_.args[1]->off, c_.args[1]->len,
+              "transposed_batchmatmul batch sizes differ: tensor_a [M, B, K] is " + dims_text(x.shape) +
+                  ", tensor_b [B, K, N] is " + dims_text(y.shape));
+      return EV::poison();
+    }
+    if (!provably_equal(x.shape[2], y.shape[1])) {
+      el_.err(c_.args[1]->off, c_.args[1]->len,
+              "transposed_batchmatmul inner dimensions differ: K of tensor_a " + dims_text(x.shape) + " is " +
+                  x.shape[2].str() + ", of tensor_b " + dims_text(y.shape) + " is " + y.shape[1].str());
+      return EV::poison();
+    }
+    int at = el_.swap_axes(a.value, 0, 1, c_.fo, c_.fl);  // [B, M, K]
+    const Value xt = val(at);
+    Op op;
+    op.kind = OpKind::Matmul;
+    op.inputs = {at, b.value};
+    op.dtype = *od;
+    Shape sh = {xt.shape[0], xt.shape[1], y.shape[2]};
+    Shape va = {combine_valid(xt.valid[0], y.valid[0]), xt.valid[1], y.valid[2]};
+    int c = el_.emit(op, *od, sh, va, c_.fo, c_.fl);  // [B, M, N]
+    return EV::tensor(el_.swap_axes(c, 0, 1, c_.fo, c_.fl));  // [M, B, N]
+  }
+};
+
+}  // namespace
+
+bool is_struct5_op(std::string_view fn) {
+  for (std::string_view n : {"interleave", "deinterleave", "gathermask", "index_add_ub", "index_add__ub",
+                             "transposed_batchmatmul"})
+    if (fn == n) return true;
+  return false;
+}
+
+EV call_struct5(Elaborator& el, const Elaborator::Call& c) { return Struct5(el, c).run(); }
+
+}  // namespace ptoc::fe
