@@ -163,6 +163,8 @@ constexpr OpSpec kOps[] = {
      "x = index_add__ub(x, dim, index, source): index_add_ub, bound by name"},
     {"transposed_batchmatmul", std::nullopt, F::Composite, O::Float, R::Attribute, "tensor_a tensor_b out_dtype", 3,
      "[M, B, K] x [B, K, N] -> [M, B, N]: a batched matmul over axis 1 of tensor_a (fp16 / bf16)"},
+    {"atomic_add", std::nullopt, F::Composite, O::Numeric, R::Operand, "src offsets dst", 3,
+     "the statement atomic_add(src, [offsets], dst): dst's window at offsets += src, in program order"},
 };
 
 // docs/zh/api/operation/ of hicann/pypto (pypto-NAME.md; experimental-NAME is
@@ -170,7 +172,7 @@ constexpr OpSpec kOps[] = {
 constexpr PyptoOp kPypto[] = {
     {"abs", "abs"}, {"acos", ""}, {"acosh", ""}, {"add", "add"}, {"amax", "amax"}, {"amin", "amin"},
     {"arange", "arange"}, {"argmax", "argmax"}, {"argmin", "argmin"}, {"argsort", "argsort"}, {"asin", ""}, {"asinh", ""},
-    {"assemble", "NAME[...] = x"}, {"atan", ""}, {"atan2", ""}, {"atanh", ""}, {"atomic_add", ""}, {"axpy_", ""},
+    {"assemble", "NAME[...] = x"}, {"atan", ""}, {"atan2", ""}, {"atanh", ""}, {"atomic_add", "atomic_add"}, {"axpy_", ""},
     {"bitwise_and", "bitwise_and"}, {"bitwise_left_shift", ""}, {"bitwise_not", "bitwise_not"},
     {"bitwise_or", "bitwise_or"}, {"bitwise_right_shift", ""}, {"bitwise_xor", "bitwise_xor"}, {"cast", "cast"},
     {"cbrt", ""}, {"ceil", "ceil"}, {"ceil_div", ""}, {"clip", "clip"}, {"clone", "clone"}, {"concat", "concat"},

@@ -11,6 +11,9 @@
 //                                   bf16 or int32, the indexed axis whole in the vec_tile
 //   transposed_batchmatmul(a, b, out_dtype)  a [M, B, K] -> [B, M, K], batched matmul with b [B, K, N],
 //                                   [B, M, N] -> [M, B, N]; fp16 / bf16 in and out, fp32 accumulation
+//   atomic_add(src, offsets, dst)   a statement: dst[offsets : offsets + src.shape] = that window + src, an
+//                                   assemble of a read of dst (a GM tensor), so the adds land in program
+//                                   order and the sum is the same on every run (PyPTO: any order)
 // Every step moves bits only (views, reshapes, concat, transposes), so the numbers are the inputs' exactly;
 // the matmul rounds once, as matmul does.
 #include "compiler/frontend/elaborate_struct5.h"
@@ -47,6 +50,8 @@ std::optional<VecTile> tile_with_last(const TileState* ts, size_t rank, std::vec
 
 std::string dims_text(const Shape& s) { return shape_str(s); }
 
+bool in_atomic_stmt = false;  // atomic_add_stmt is elaborating the call
+
 class Struct5 {
  public:
   Struct5(Elaborator& el, const Elaborator::Call& c) : el_(el), c_(c) {}
@@ -58,6 +63,7 @@ class Struct5 {
     if (f == "gathermask") return gathermask();
     if (f == "index_add_ub" || f == "index_add__ub") return index_add_ub();
     if (f == "transposed_batchmatmul") return transposed_batchmatmul();
+    if (f == "atomic_add") return atomic_add();
     el_.err(c_.fo, c_.fl, "internal: structops5 op '" + f + "' has no elaboration");
     return EV::poison();
   }
@@ -391,13 +397,106 @@ class Struct5 {
     int c = el_.emit(op, *od, sh, va, c_.fo, c_.fl);  // [B, M, N]
     return EV::tensor(el_.swap_axes(c, 0, 1, c_.fo, c_.fl));  // [M, B, N]
   }
+
+  EV atomic_add() {
+    if (!in_atomic_stmt) {
+      el_.err(c_.fo, c_.fl, "atomic_add is a statement: it adds into dst and returns nothing",
+              "write it on its own line: - \"atomic_add(src, [o0, o1], dst)\"");
+      return EV::poison();
+    }
+    in_atomic_stmt = false;  // its arguments are expressions
+    EV v = el_.tensor_arg(c_, c_.args[0], "src");
+    if (!v.ok() || !el_.check_nz(v, *c_.args[0], c_.fn)) return EV::poison();
+    const Value src = val(v.value);
+    if (!el_.check_operand_dtype(c_.spec, src.dtype, *c_.args[0], c_.fo, c_.fl, c_.fn)) return EV::poison();
+    const Expr* de = c_.args[2];
+    const int t = de->kind == Expr::Kind::Name ? el_.inplace_target(el_.p_.find_tensor(de->name)) : -1;
+    auto local = de->kind == Expr::Kind::Name ? el_.names_->find(de->name) : el_.names_->end();
+    if (local != el_.names_->end() && local->second.is_local_tensor()) {
+      el_.err(de->off, de->len, "atomic_add into the local tensor '" + de->name + "' is not supported",
+              "write '" + de->name + "[...] = " + de->name + "[...] + src', or declare dst as an output or a "
+              "tensors: workspace");
+      return EV::poison();
+    }
+    if (t < 0 || el_.p_.tensors[size_t(t)].role == TensorRole::Input) {
+      el_.err(de->off, de->len,
+              "atomic_add's dst must be a GM tensor it can write, '" + el_.text_of(*de) + "' is " +
+                  (t < 0 ? "not one" : "a read-only input"),
+              t < 0 ? "name an output or a tensors: workspace"
+                    : "declare an output with 'inplace: " + de->name + "' to add into it in place");
+      return EV::poison();
+    }
+    const TensorDecl decl = el_.p_.tensors[size_t(t)];
+    if (decl.dtype != src.dtype) {
+      el_.err(c_.args[0]->off, c_.args[0]->len,
+              "atomic_add of a " + std::string(dtype_name(src.dtype)) + " src into " +
+                  std::string(dtype_name(decl.dtype)) + " tensor '" + decl.name + "'",
+              "insert cast(" + arg_text(0) + ", " + std::string(dtype_name(decl.dtype)) + ")");
+      return EV::poison();
+    }
+    const Expr* oe = c_.args[1];
+    if (oe->kind != Expr::Kind::List) {
+      el_.err(oe->off, oe->len, "atomic_add's offsets must be a list such as [0, b * 64], got '" +
+                                    el_.text_of(*oe) + "'");
+      return EV::poison();
+    }
+    Shape tshape;
+    for (const auto& d : decl.shape) tshape.push_back(d.substitute(el_.static_dims_));
+    if (oe->items.size() != tshape.size() || src.shape.size() != tshape.size()) {
+      el_.err(oe->off, oe->len,
+              "atomic_add needs len(offsets) == src's rank == dst's rank (PyPTO's rule): offsets has " +
+                  std::to_string(oe->items.size()) + ", src " + std::to_string(src.shape.size()) + ", '" +
+                  decl.name + "' " + std::to_string(tshape.size()));
+      return EV::poison();
+    }
+    Shape offs;
+    for (size_t i = 0; i < oe->items.size(); ++i) {
+      auto d = el_.dim(*oe->items[i], DimUse::Loop);
+      if (!d) return EV::poison();
+      offs.push_back(simplify(*d));
+      auto over = const_difference(offs[i] + src.shape[i], tshape[i]);
+      if (over && *over > 0) {
+        el_.err(oe->items[i]->off, oe->items[i]->len,
+                "atomic_add's window runs past axis " + std::to_string(i) + " of '" + decl.name + "': offset " +
+                    offs[i].str() + " + src extent " + src.shape[i].str() + " > " + tshape[i].str(),
+                "PyPTO's rule: offsets[i] + src.shape[i] <= dst.shape[i]");
+        return EV::poison();
+      }
+    }
+    // The window of dst as it is now (what earlier statements assembled), plus src, assembled back.
+    EV cur = el_.tensor_ref(t);
+    Op view;
+    view.kind = OpKind::View;
+    view.inputs = {cur.value};
+    view.shape = src.shape;
+    view.offsets = offs;
+    const int w = el_.emit(view, src.dtype, src.shape, src.valid, c_.fo, c_.fl);
+    EV sum = el_.binary(OpKind::Add, EV::tensor(w), v, *c_.args[2], *c_.args[0], c_.fo, c_.fl, c_.fn);
+    if (!sum.ok()) return EV::poison();
+    Op op;
+    op.kind = OpKind::Assemble;
+    op.inputs = {sum.value};
+    op.tensor = t;
+    op.offsets = offs;
+    el_.emit(op, src.dtype, {}, {}, c_.fo, c_.fl);
+    el_.written_.insert(t);
+    if (el_.seq_) el_.seq_->tensor_refs.erase(t);  // later reads see the new data
+    return EV::poison();  // no result
+  }
 };
 
 }  // namespace
 
+void atomic_add_stmt(Elaborator& el, const Stmt& s) {
+  const AssignAst& a = s.assign;
+  in_atomic_stmt = true;
+  el.expr(*a.value);
+  in_atomic_stmt = false;
+}
+
 bool is_struct5_op(std::string_view fn) {
   for (std::string_view n : {"interleave", "deinterleave", "gathermask", "index_add_ub", "index_add__ub",
-                             "transposed_batchmatmul"})
+                             "transposed_batchmatmul", "atomic_add"})
     if (fn == n) return true;
   return false;
 }

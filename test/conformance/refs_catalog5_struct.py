@@ -75,3 +75,21 @@ def catalog5_struct_tbmm(i, d):
     t = transposed_batchmatmul(i["x"], i["y"], "bf16")
     return {"c": transposed_batchmatmul(i["a"], i["b"], "fp16"), "d": t,
             "e": r(r(t * 2.0, "fp32") + 1.0, "fp32")}
+
+
+@ref(dims={"B": 21}, kinds={"n": "small"})
+def catalog5_struct_atomic_add(i, d):
+    x, h = i["x"], i["h"]
+    acc, hacc = np.full((8, 16), 0.5), np.zeros((8, 16))
+    for b0 in range(0, x.shape[0], 8):  # in program order, each add rounded to the dtype
+        k = min(8, x.shape[0] - b0)
+        acc[:k] = r(acc[:k] + x[b0:b0 + k], "fp32")
+        hacc[:k] = r(hacc[:k] + h[b0:b0 + k], "fp16")
+    ex = np.zeros((4, 4))
+    ex[0:2, 0:2] = 1
+    ex[0:2, 0:2] = r(ex[0:2, 0:2] + i["y"], "fp32")
+    ex[1:3, 1:3] = r(ex[1:3, 1:3] + r(i["y"] * 2, "fp32"), "fp32")
+    cnt = np.zeros((3, 8))
+    for t in range(6):
+        cnt[t % 3] += i["n"][t]
+    return {"acc": acc, "hacc": hacc, "ex": ex, "cnt": cnt}

@@ -170,3 +170,37 @@ TEST_CASE("transposed_batchmatmul: [M, B, K] x [B, K, N] -> [M, B, N], fp16 / bf
                "transposed_batchmatmul", "'transposed_batchmatmul' is missing its argument 'out_dtype'",
                "signature: transposed_batchmatmul(tensor_a, tensor_b, out_dtype)");
 }
+
+TEST_CASE("atomic_add(src, offsets, dst): a statement, dst's window read, added to and assembled back",
+          "[catalog5]") {
+  auto p = ok(spec("  - {vec_tile: [8, 8]}\n"
+                   "  - \"w[...] = z\"\n"
+                   "  - \"atomic_add(z * 2, [0, 0], w)\"\n"
+                   "  - loop: {var: i, count: 2, kind: static}\n"
+                   "    body:\n"
+                   "      - {vec_tile: [4, 8]}\n"
+                   "      - \"atomic_add(z[i * 4:(i + 1) * 4, :], [4 - i * 4, 0], w)\"\n",
+                   "w"));
+  CHECK(count(p, ptoc::OpKind::Assemble) == 4);  // the first write, then one per atomic_add
+  CHECK(count(p, ptoc::OpKind::Add) == 3);
+  const std::string tiles = "  - {vec_tile: [8, 8]}\n";
+  expect_error(spec(tiles + "  - \"w[...] = atomic_add(z, [0, 0], w)\"\n"), "atomic_add",
+               "atomic_add is a statement: it adds into dst and returns nothing",
+               "write it on its own line: - \"atomic_add(src, [o0, o1], dst)\"");
+  expect_error(spec(tiles + "  - \"atomic_add(z, [0, 0], x)\"\n"), "x)",
+               "atomic_add's dst must be a GM tensor it can write, 'x' is a read-only input",
+               "declare an output with 'inplace: x' to add into it in place");
+  expect_error(spec(tiles + "  - \"t = z\"\n  - \"atomic_add(z, [0, 0], t)\"\n"), "t)",
+               "atomic_add's dst must be a GM tensor it can write, 't' is not one");
+  expect_error(spec(tiles + "  - \"atomic_add(cast(z, fp16), [0, 0], w)\"\n"), "cast(z, fp16)",
+               "atomic_add of a fp16 src into fp32 tensor 'w'", "insert cast(cast(z, fp16), fp32)");
+  expect_error(spec(tiles + "  - \"atomic_add(z, [0], w)\"\n"), "[0]",
+               "atomic_add needs len(offsets) == src's rank == dst's rank (PyPTO's rule): offsets has 1, src 2, 'w' 2");
+  expect_error(spec(tiles + "  - \"atomic_add(z, [1, 0], w)\"\n"), "1, 0]",
+               "atomic_add's window runs past axis 0 of 'w': offset 1 + src extent 8 > 8",
+               "PyPTO's rule: offsets[i] + src.shape[i] <= dst.shape[i]");
+  expect_error(spec(tiles + "  - \"atomic_add(z, 0, w)\"\n"), "0, w",
+               "atomic_add's offsets must be a list such as [0, b * 64], got '0'");
+  expect_error(spec(tiles + "  - \"atomic_add(z, [0, 0])\"\n"), "atomic_add",
+               "'atomic_add' is missing its argument 'dst'");
+}

@@ -11,6 +11,8 @@ elaborate_struct5.cpp): one construct at the end of the body, with its own input
   indexed axis whole in the vec_tile.
 - `tbmm`: `transposed_batchmatmul(a [M, B, K], b [B, K, N], out_dtype)` in fp16 / bf16, sometimes followed by a
   vector op.
+- `atomic_add`: the statement `atomic_add(src, [offsets], dst)` into an output written first, from a static or a
+  dynamic loop (row blocks with a tail, windows that overlap or not, offsets from the loop variable).
 
 FORCE (fuzz.py --cover NAME) makes every seed take that construct. WRONG (selftest only) names a construct whose
 model is deliberately broken, to prove that the fuzzer's comparison catches it."""
@@ -23,7 +25,7 @@ from gen_index_ops import IndexScatter
 from gen_lang import Bind2
 from model import ModelError, Value, rnd
 
-KINDS = ("interleave", "deinterleave", "gathermask", "index_add_ub", "tbmm")
+KINDS = ("interleave", "deinterleave", "gathermask", "index_add_ub", "tbmm", "atomic_add")
 PAIR_TYPES = ("fp32", "fp16", "bf16", "int32", "int8", "uint8")
 MASK_TYPES = ("fp32", "fp16", "bf16", "int32")
 FLOAT = ("fp32", "fp16", "bf16")
@@ -149,6 +151,24 @@ class TBMM(M.Node):
             r = r * 2
         valid = [va.valid[0], min(va.valid[1], vb.valid[0]), vb.valid[2]]
         return Value(_box(r.shape, r, valid), valid)
+
+
+class AtomicAdd(M.Stmt):
+    """atomic_add(src, [offsets], dst): dst's window at offsets += src's valid region, rounded to the dtype."""
+
+    def __init__(self, src, offsets, dst, wrong=False):
+        self.src, self.offsets, self.dst, self.wrong = src, list(offsets), dst, wrong
+
+    def emit(self):
+        return f"atomic_add({M.strip(self.src.text())}, [{', '.join(str(o) for o in self.offsets)}], {self.dst})"
+
+    def run(self, env):
+        v = self.src.ev(env)
+        t = env["tensors"][self.dst]
+        off = [M.dim_eval(str(o), env["dims"]) for o in self.offsets]
+        box = tuple(slice(o, o + k) for o, k in zip(off, v.valid))
+        add = v.a[tuple(slice(0, k) for k in v.valid)]
+        t[box] = rnd(t[box] + add, self.src.dtype) if not self.wrong else rnd(t[box] - add, self.src.dtype)
 
 
 # ------------------------------------------------------------------------------------------- constructs
@@ -295,8 +315,41 @@ def c_tbmm(r, prog, st):
     body.append(M.Assemble(o, [0, 0, 0], node))
 
 
+def c_atomic_add(r, prog, st):
+    body = prog.body
+    dt = r.choice(["fp32", "fp16", "bf16", "int32"])
+    d = r.choice([8, 16, 32])
+    blk = r.randint(1, 6)
+    slots = r.randint(1, 3)
+    o = _out(st, prog, [slots * blk, d], dt)
+    body.append(M.Raw({"vec_tile": [r.randint(1, blk), d]}))
+    body.append(M.Assemble(o, [0, 0], M.Full([slots * blk, d], r.choice([0, 1, -2]), dt)))
+    wrong = WRONG == "atomic_add"
+    if r.random() < 0.5:
+        # a dynamic loop over row blocks of C5R rows (the last a tail), each added into slot b % slots
+        rows = r.randint(1, 5 * blk)
+        prog.dims["C5A"] = {"dynamic": True, "max": 64}
+        prog.dimval["C5A"] = rows
+        x = _inp(st, prog, ["C5A", d], dt)
+        src = M.Slice(x, dt, [f"c5b * {blk}", 0], [f"(c5b + 1) * {blk}", d])
+        inner = [AtomicAdd(src, [f"(c5b % {slots}) * {blk}", 0], o, wrong)]
+        body.append(M.Loop("c5b", f"ceil_div(C5A, {blk})", inner))
+    else:
+        # a static loop: windows of h rows at offsets that may overlap
+        n = r.randint(1, 4)
+        h = r.randint(1, slots * blk)
+        step = r.randint(0, slots * blk - h) if n > 1 else 0
+        step = min(step, (slots * blk - h) // max(n - 1, 1))
+        x = _inp(st, prog, [n * h, d], dt)
+        src = M.Slice(x, dt, [f"c5i * {h}", 0], [f"(c5i + 1) * {h}", d])
+        if dt != "int32" and r.random() < 0.5:
+            src = M.Bin("*", src, M.Const(2, dt), dt)
+        inner = [M.Raw({"vec_tile": [r.randint(1, h), d]}), AtomicAdd(src, [f"c5i * {step}", 0], o, wrong)]
+        body.append(M.Loop("c5i", n, inner, kind="static"))
+
+
 CONSTRUCTS = {"interleave": c_interleave, "deinterleave": c_deinterleave, "gathermask": c_gathermask,
-              "index_add_ub": c_index_add_ub, "tbmm": c_tbmm}
+              "index_add_ub": c_index_add_ub, "tbmm": c_tbmm, "atomic_add": c_atomic_add}
 
 
 def program_hook(g, prog):

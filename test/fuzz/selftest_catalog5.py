@@ -62,6 +62,19 @@ def run(check):
     check("transposed_batchmatmul", np.array_equal(G5.TBMM(M.Ref("a", "fp16"), M.Ref("b", "fp16"), "fp32").ev(e).a,
                                                    want))
 
+    # atomic_add: PyPTO's example (out [4, 4] with ones at [0:2, 0:2], x ones [2, 2] at [0, 0]), then a second
+    # window [1:3, 1:3] overlapping it; a src with a tail adds only its valid rows
+    out = np.zeros((4, 4))
+    out[0:2, 0:2] = 1
+    t = M.run_program([G5.AtomicAdd(M.Ref("x", "fp32"), [0, 0], "o"), G5.AtomicAdd(M.Ref("x", "fp32"), [1, 1], "o")],
+                      {}, {"x": np.ones((2, 2)), "o": out})
+    check("atomic_add: PyPTO's example, then an overlapping window",
+          t["o"].tolist() == [[2, 2, 0, 0], [2, 3, 1, 0], [0, 1, 1, 0], [0, 0, 0, 0]])
+    src = M.Slice("x", "fp32", [0, 0], [2, 2])
+    t = M.run_program([G5.AtomicAdd(src, [0, 0], "o")], {}, {"x": np.ones((1, 2)), "o": np.zeros((2, 2))})
+    check("atomic_add of a window with a tail adds its valid row", t["o"].tolist() == [[1, 1], [0, 0]])
+    check("... its text", G5.AtomicAdd(src, ["c5i * 2", 0], "o").emit() == "atomic_add(x[0:2, 0:2], [c5i * 2, 0], o)")
+
     # the hook draws from its own stream: a seed that draws none generates what it did before, and one that
     # draws a construct keeps the statements before it
     same, n_used = True, 0
