@@ -93,3 +93,8 @@ def catalog5_struct_atomic_add(i, d):
     for t in range(6):
         cnt[t % 3] += i["n"][t]
     return {"acc": acc, "hacc": hacc, "ex": ex, "cnt": cnt}
+
+
+@ref()
+def strided_column_view(i, d):  # failing/: a column window of a reshaped value, compiled
+    return {"e": i["x"][:, 0::2]}
