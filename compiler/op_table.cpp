@@ -165,6 +165,8 @@ constexpr OpSpec kOps[] = {
      "[M, B, K] x [B, K, N] -> [M, B, N]: a batched matmul over axis 1 of tensor_a (fp16 / bf16)"},
     {"atomic_add", std::nullopt, F::Composite, O::Numeric, R::Operand, "src offsets dst", 3,
      "the statement atomic_add(src, [offsets], dst): dst's window at offsets += src, in program order"},
+    {"gather_in_ub", std::nullopt, F::Composite, O::Float, R::Operand, "param indices block_table block_size axis", 4,
+     "rows param[block_table[0, t / bs] * bs + t % bs] for t in indices[0, :]: [k, hidden_dim]"},
 };
 
 // docs/zh/api/operation/ of hicann/pypto (pypto-NAME.md; experimental-NAME is
@@ -178,7 +180,7 @@ constexpr PyptoOp kPypto[] = {
     {"cbrt", ""}, {"ceil", "ceil"}, {"ceil_div", ""}, {"clip", "clip"}, {"clone", "clone"}, {"concat", "concat"},
     {"conv", ""}, {"cos", "cos"}, {"cosh", ""}, {"cumprod", "cumprod"}, {"cumsum", "cumsum"}, {"deinterleave", "deinterleave"},
     {"dequantize", "dequantize"}, {"div", "div"}, {"eq", "eq"}, {"erf", "erf"}, {"erfc", ""}, {"exp", "exp"},
-    {"exp2", "exp2"}, {"expand_clone", "expand_clone"}, {"expand_exp_dif", ""}, {"gather_in_l1", ""}, {"gather_in_ub", ""},
+    {"exp2", "exp2"}, {"expand_clone", "expand_clone"}, {"expand_exp_dif", ""}, {"gather_in_l1", ""}, {"gather_in_ub", "gather_in_ub"},
     {"get_operation_options", ""}, {"online_softmax", "online_softmax"}, {"online_softmax_update", "online_softmax_update"},
     {"set_operation_options", ""}, {"transposed_batchmatmul", "transposed_batchmatmul"}, {"expm1", "expm1"}, {"fillpad", "fillpad"},
     {"floor", "floor"}, {"floor_div", ""}, {"fmod", ""}, {"full", "full"}, {"gather", "gather"}, {"gathermask", "gathermask"},

@@ -11,6 +11,11 @@
 //                                   bf16 or int32, the indexed axis whole in the vec_tile
 //   transposed_batchmatmul(a, b, out_dtype)  a [M, B, K] -> [B, M, K], batched matmul with b [B, K, N],
 //                                   [B, M, N] -> [M, B, N]; fp16 / bf16 in and out, fp32 accumulation
+//   gather_in_ub(param, indices, block_table, block_size, axis=-2)  PyPTO's paged gather of token rows:
+//                                   row j = param[block_table[0, t / bs] * bs + t % bs], t = indices[0, j],
+//                                   written as two one-hot masks (the block table's entry, then the row) and
+//                                   sums of where, as gather is (elaborate_gather.cpp); exact in every dtype; an
+//                                   index or a block outside its table reads a row of 0
 //   atomic_add(src, offsets, dst)   a statement: dst[offsets : offsets + src.shape] = that window + src, an
 //                                   assemble of a read of dst (a GM tensor), so the adds land in program
 //                                   order and the sum is the same on every run (PyPTO: any order)
@@ -64,6 +69,7 @@ class Struct5 {
     if (f == "index_add_ub" || f == "index_add__ub") return index_add_ub();
     if (f == "transposed_batchmatmul") return transposed_batchmatmul();
     if (f == "atomic_add") return atomic_add();
+    if (f == "gather_in_ub") return gather_in_ub();
     el_.err(c_.fo, c_.fl, "internal: structops5 op '" + f + "' has no elaboration");
     return EV::poison();
   }
@@ -398,6 +404,130 @@ class Struct5 {
     return EV::tensor(el_.swap_axes(c, 0, 1, c_.fo, c_.fl));  // [M, B, N]
   }
 
+  // A tile of `want`'s rank for a mask: the static entries of `want`, the largest of axes other than `keep`
+  // halved until it holds at most 8192 elements (as gather's masks).
+  static VecTile mask_tile(const VecTile& user, std::vector<int64_t> want, size_t keep) {
+    auto elems = [&] {
+      int64_t p = 1;
+      for (int64_t w : want) p *= w;
+      return p;
+    };
+    while (elems() > 8192) {
+      size_t big = keep == 0 ? 1 : 0;
+      for (size_t i = 0; i < want.size(); ++i)
+        if (i != keep && want[i] > want[big]) big = i;
+      if (want[big] <= 1) big = keep;
+      if (want[big] <= 1) break;
+      want[big] = (want[big] + 1) / 2;
+    }
+    VecTile t;
+    t.shape = std::move(want);
+    t.loc = user.loc;
+    return t;
+  }
+
+  EV gather_in_ub() {
+    EV pv = el_.tensor_arg(c_, c_.args[0], "param");
+    EV ix = el_.tensor_arg(c_, c_.args[1], "indices");
+    EV bt = el_.tensor_arg(c_, c_.args[2], "block_table");
+    if (!pv.ok() || !ix.ok() || !bt.ok()) return EV::poison();
+    for (size_t k : {0, 1, 2})
+      if (!el_.check_nz(k == 0 ? pv : k == 1 ? ix : bt, *c_.args[k], c_.fn)) return EV::poison();
+    const Value param = val(pv.value), iv = val(ix.value), tv = val(bt.value);
+    if (!dtype_in(param.dtype, {DType::fp32, DType::fp16}, 0, "fp32 or fp16 param (PyPTO's rule)")) return EV::poison();
+    if (!dtype_in(iv.dtype, {DType::int32}, 1, "int32 indices (PyPTO's rule)") ||
+        !dtype_in(tv.dtype, {DType::int32}, 2, "an int32 block_table (PyPTO's rule)"))
+      return EV::poison();
+    auto bs = el_.const_int(*c_.args[3], "gather_in_ub block_size");
+    if (!bs) return EV::poison();
+    if (*bs < 1) {
+      el_.err(c_.args[3]->off, c_.args[3]->len, "gather_in_ub block_size must be at least 1, got " + std::to_string(*bs));
+      return EV::poison();
+    }
+    if (c_.args[4]) {
+      auto ax = el_.const_int(*c_.args[4], "gather_in_ub axis");
+      if (!ax) return EV::poison();
+      if (*ax != -2) {
+        el_.err(c_.args[4]->off, c_.args[4]->len, "gather_in_ub gathers along axis -2 only (PyPTO's rule), got " +
+                                                      std::to_string(*ax));
+        return EV::poison();
+      }
+    }
+    auto two_d = [&](const Value& v, size_t k, const std::string& form) {
+      if (v.shape.size() == 2 && (k == 0 || v.shape[0].as_const() == 1)) return true;
+      el_.err(c_.args[k]->off, c_.args[k]->len, "gather_in_ub's " + c_.names[k] + " must be " + form + ", '" +
+                                                    arg_text(k) + "' has shape " + dims_text(v.shape),
+              "PyPTO's rule");
+      return false;
+    };
+    if (!two_d(param, 0, "[token_size, hidden_dim]") || !two_d(iv, 1, "[1, k]") ||
+        !two_d(tv, 2, "[1, block_table_size]"))
+      return EV::poison();
+    auto T = param.shape[0].as_const();
+    auto K = iv.shape[1].as_const();
+    auto NB = tv.shape[1].as_const();
+    auto H = param.shape[1].as_const();
+    const std::pair<size_t, bool> whole[] = {
+        {0, T && H && provably_equal(param.valid[0], param.shape[0]) && provably_equal(param.valid[1], param.shape[1])},
+        {1, K.has_value()},
+        {2, NB && provably_equal(tv.valid[1], tv.shape[1])}};
+    for (auto [k, ok] : whole)
+      if (!ok) {
+        el_.err(c_.args[k]->off, c_.args[k]->len, "gather_in_ub needs '" + arg_text(k) +
+                                                      "' of a static shape, whole, it has shape " +
+                                                      dims_text(val(k == 0 ? pv.value : k == 1 ? ix.value : bt.value).shape),
+                "the one-hot masks run over the whole token and block axes");
+        return EV::poison();
+      }
+    if (!el_.ts_ || !el_.ts_->vec || el_.ts_->vec->shape.size() != 2) {
+      el_.err(c_.fo, c_.fl, "gather_in_ub needs a vec_tile of rank 2 (the result [k, hidden_dim]) in force",
+              "add {vec_tile: [k1, hidden_dim1]} before this statement (PyPTO's TileShape)");
+      return EV::poison();
+    }
+    const VecTile user = *el_.ts_->vec;
+    const int64_t k1 = std::min(user.shape[0], *K), h1 = std::min(user.shape[1], *H);
+    const Expr& e1 = *c_.args[1];
+    const Expr& e3 = *c_.args[3];
+    auto bin = [&](OpKind k, const EV& a, const EV& b) { return el_.binary(k, a, b, e1, e3, c_.fo, c_.fl, c_.fn); };
+    int out = -1;
+    {
+      // The block table's entry of each token: a [k, NB] mask, its int32 sums.
+      TileOverride scope(el_.ts_, mask_tile(user, {k1, *NB}, 1));
+      EV t = EV::tensor(el_.reshape_to(ix.value, {iv.shape[1], DimExpr(1)}, {iv.valid[1], DimExpr(1)}, c_.fo));
+      EV blk = bin(OpKind::Div, t, EV::number(double(*bs), true));
+      if (!blk.ok()) return EV::poison();
+      EV base = bin(OpKind::Mul, blk, EV::number(double(*bs), true));
+      EV tail = bin(OpKind::Sub, t, base);
+      EV ramp = EV::tensor(el_.iota(1, *NB, 2, DType::int32, e1, c_.fo, c_.fl));
+      EV hitm = bin(OpKind::Eq, blk, ramp);
+      if (!tail.ok() || !hitm.ok()) return EV::poison();
+      const int zero = el_.const_like(0, DType::int32, 2, c_.fo, c_.fl);
+      const int one = el_.const_like(1, DType::int32, 2, c_.fo, c_.fl);
+      EV slot = EV::tensor(el_.reduce_keepdim(OpKind::Sum, el_.select3(hitm.value, bt.value, zero, c_.fo, c_.fl), 1,
+                                              c_.fo, c_.fl));
+      EV hits = EV::tensor(el_.reduce_keepdim(OpKind::Sum, el_.select3(hitm.value, one, zero, c_.fo, c_.fl), 1,
+                                              c_.fo, c_.fl));
+      EV row = bin(OpKind::Add, bin(OpKind::Mul, slot, EV::number(double(*bs), true)), tail);
+      EV ok = bin(OpKind::LogicalAnd, bin(OpKind::Eq, hits, EV::number(1, true)), bin(OpKind::Ge, t, EV::number(0, true)));
+      if (!row.ok() || !ok.ok()) return EV::poison();
+      const int none = el_.const_like(-1, DType::int32, 2, c_.fo, c_.fl);
+      out = el_.select3(ok.value, row.value, none, c_.fo, c_.fl);  // [k, 1]: the token's row, -1 when none
+    }
+    // The rows: a [k, T, H] mask of row == t, the param's values where it holds, summed over T.
+    TileOverride scope(el_.ts_, mask_tile(user, {k1, *T, h1}, 1));
+    const Value ov = val(out);
+    EV r3 = EV::tensor(el_.reshape_to(out, {ov.shape[0], DimExpr(1), DimExpr(1)}, {ov.valid[0], DimExpr(1), DimExpr(1)},
+                                      c_.fo));
+    EV ramp = EV::tensor(el_.iota(1, *T, 3, DType::int32, e1, c_.fo, c_.fl));
+    EV m = bin(OpKind::Eq, r3, ramp);
+    if (!m.ok()) return EV::poison();
+    const int p3 = el_.reshape_to(pv.value, {DimExpr(1), param.shape[0], param.shape[1]},
+                                  {DimExpr(1), param.shape[0], param.shape[1]}, c_.fo);
+    const int zero = el_.const_like(0, param.dtype, 3, c_.fo, c_.fl);
+    const int pick = el_.select3(m.value, p3, zero, c_.fo, c_.fl);
+    return EV::tensor(el_.sum_drop(pick, 1, c_.fo, c_.fl));
+  }
+
   EV atomic_add() {
     if (!in_atomic_stmt) {
       el_.err(c_.fo, c_.fl, "atomic_add is a statement: it adds into dst and returns nothing",
@@ -496,7 +626,7 @@ void atomic_add_stmt(Elaborator& el, const Stmt& s) {
 
 bool is_struct5_op(std::string_view fn) {
   for (std::string_view n : {"interleave", "deinterleave", "gathermask", "index_add_ub", "index_add__ub",
-                             "transposed_batchmatmul", "atomic_add"})
+                             "transposed_batchmatmul", "atomic_add", "gather_in_ub"})
     if (fn == n) return true;
   return false;
 }

@@ -98,3 +98,22 @@ def catalog5_struct_atomic_add(i, d):
 @ref()
 def strided_column_view(i, d):  # failing/: a column window of a reshaped value, compiled
     return {"e": i["x"][:, 0::2]}
+
+
+def gather_in_ub(param, indices, block_table, bs):
+    """PyPTO: row j = param[block_table[0, t // bs] * bs + t % bs], t = indices[0, j]; outside: a row of 0."""
+    out = np.zeros((indices.shape[1], param.shape[1]))
+    for j, t in enumerate(indices[0].astype(np.int64)):
+        if t < 0 or t // bs >= block_table.shape[1]:
+            continue
+        row = int(block_table[0, t // bs]) * bs + t % bs
+        if 0 <= row < param.shape[0]:
+            out[j] = param[row]
+    return out
+
+
+@ref()
+def catalog5_struct_gather_in_ub(i, d):
+    top = np.argsort(-i["sc"][0], kind="stable")[:4].reshape(1, 4)
+    return {"ex": gather_in_ub(i["p"], i["pi"], i["pt"], 2), "g": gather_in_ub(i["kv"], i["ix"], i["bt"], 4),
+            "gt": gather_in_ub(i["kv"], top, i["bt"], 4), "gn": gather_in_ub(i["kv"], i["ix"] * 2 - 16, i["bt"], 4)}

@@ -11,13 +11,14 @@ using fe_test::op_tiles;
 namespace {
 
 // The outputs named in `outs` (every output must be written): u, v [8, 16] fp32, w [8, 8] fp32, c [16, 2, 64] fp16.
-std::string spec(const std::string& body, const std::string& outs = "uvwc") {
+std::string spec(const std::string& body, const std::string& outs = "uvwcg") {
   std::string o;
   for (char n : outs) {
     if (n == 'u') o += "  u: {dtype: fp32, shape: [8, 16]}\n";
     if (n == 'v') o += "  v: {dtype: fp32, shape: [8, 16]}\n";
     if (n == 'w') o += "  w: {dtype: fp32, shape: [8, 8]}\n";
     if (n == 'c') o += "  c: {dtype: fp16, shape: [16, 2, 64]}\n";
+    if (n == 'g') o += "  g: {dtype: fp16, shape: [4, 8]}\n";
   }
   return "ptoc: 1\nname: t\ndims:\n  B: dynamic\n"
          "inputs:\n"
@@ -38,6 +39,10 @@ std::string spec(const std::string& body, const std::string& outs = "uvwc") {
          "  b6: {dtype: fp16, shape: [2, 24, 64]}\n"
          "  f3: {dtype: fp32, shape: [16, 2, 32]}\n"
          "  a2: {dtype: fp16, shape: [16, 32]}\n"
+         "  kv: {dtype: fp16, shape: [16, 8]}\n"
+         "  ti: {dtype: int32, shape: [1, 4], values: [0, 15]}\n"
+         "  bt: {dtype: int32, shape: [1, 4], values: [0, 3]}\n"
+         "  t2: {dtype: int32, shape: [2, 4], values: [0, 15]}\n"
          "outputs:\n" + o + "body:\n" +
          body;
 }
@@ -203,4 +208,25 @@ TEST_CASE("atomic_add(src, offsets, dst): a statement, dst's window read, added 
                "atomic_add's offsets must be a list such as [0, b * 64], got '0'");
   expect_error(spec(tiles + "  - \"atomic_add(z, [0, 0])\"\n"), "atomic_add",
                "'atomic_add' is missing its argument 'dst'");
+}
+
+TEST_CASE("gather_in_ub: the block table's entry, then the row, as two one-hot masks", "[catalog5]") {
+  auto p = ok(spec("  - {vec_tile: [4, 8]}\n  - \"g[...] = gather_in_ub(kv, ti, bt, 4, -2)\"\n", "g"));
+  CHECK(count(p, ptoc::OpKind::Where) == 4);  // the entry, the hit count, the missing rows, the rows
+  CHECK(count(p, ptoc::OpKind::Matmul) == 0);
+  // The [k, T, H] mask runs under the user's k and hidden entries with the token axis whole.
+  CHECK(op_tiles(p, ptoc::OpKind::Sum).back() == std::vector<int64_t>{4, 16, 8});
+  const std::string t = "  - {vec_tile: [4, 8]}\n";
+  expect_error(spec(t + "  - \"g[...] = gather_in_ub(kv, ti, bt, 4, 0)\"\n"), "0)",
+               "gather_in_ub gathers along axis -2 only (PyPTO's rule), got 0");
+  expect_error(spec(t + "  - \"g[...] = gather_in_ub(kv, ti, bt, 0)\"\n"), "0)",
+               "gather_in_ub block_size must be at least 1, got 0");
+  expect_error(spec(t + "  - \"g[...] = gather_in_ub(kv, t2, bt, 4)\"\n"), "t2,",
+               "gather_in_ub's indices must be [1, k], 't2' has shape [2, 4]", "PyPTO's rule");
+  expect_error(spec(t + "  - \"g[...] = cast(gather_in_ub(cast(kv, bf16), ti, bt, 4), fp16)\"\n"), "cast(kv, bf16)",
+               "'gather_in_ub' takes fp32 or fp16 param (PyPTO's rule), 'cast(kv, bf16)' is bf16");
+  expect_error(spec(t + "  - \"g[...] = gather_in_ub(kv, cast(ti, fp32), bt, 4)\"\n"), "cast(ti, fp32)",
+               "'gather_in_ub' takes int32 indices (PyPTO's rule), 'cast(ti, fp32)' is fp32");
+  expect_error(spec("  - {vec_tile: [4, 8, 1]}\n  - \"g[...] = gather_in_ub(kv, ti, bt, 4)\"\n"), "gather_in_ub",
+               "gather_in_ub needs a vec_tile of rank 2 (the result [k, hidden_dim]) in force");
 }

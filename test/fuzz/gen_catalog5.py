@@ -11,6 +11,8 @@ elaborate_struct5.cpp): one construct at the end of the body, with its own input
   indexed axis whole in the vec_tile.
 - `tbmm`: `transposed_batchmatmul(a [M, B, K], b [B, K, N], out_dtype)` in fp16 / bf16, sometimes followed by a
   vector op.
+- `gather_in_ub`: PyPTO's paged gather of token rows through a block table, indices from an input (some outside
+  the table) or computed on the device.
 - `atomic_add`: the statement `atomic_add(src, [offsets], dst)` into an output written first, from a static or a
   dynamic loop (row blocks with a tail, windows that overlap or not, offsets from the loop variable).
 
@@ -25,7 +27,7 @@ from gen_index_ops import IndexScatter
 from gen_lang import Bind2
 from model import ModelError, Value, rnd
 
-KINDS = ("interleave", "deinterleave", "gathermask", "index_add_ub", "tbmm", "atomic_add")
+KINDS = ("interleave", "deinterleave", "gathermask", "index_add_ub", "tbmm", "atomic_add", "gather_in_ub")
 PAIR_TYPES = ("fp32", "fp16", "bf16", "int32", "int8", "uint8")
 MASK_TYPES = ("fp32", "fp16", "bf16", "int32")
 FLOAT = ("fp32", "fp16", "bf16")
@@ -151,6 +153,37 @@ class TBMM(M.Node):
             r = r * 2
         valid = [va.valid[0], min(va.valid[1], vb.valid[0]), vb.valid[2]]
         return Value(_box(r.shape, r, valid), valid)
+
+
+class GatherInUb(M.Node):
+    """gather_in_ub(param, indices, block_table, bs): row j = param[table[t // bs] * bs + t % bs]; outside: 0."""
+
+    def __init__(self, param, indices, table, bs, dtype, wrong=False):
+        self.param, self.indices, self.table, self.bs, self.dtype, self.wrong = param, indices, table, bs, dtype, wrong
+
+    def children(self):
+        return [self.param, self.indices, self.table]
+
+    def replace_child(self, i, new):
+        setattr(self, ("param", "indices", "table")[i], new)
+
+    def text(self):
+        return (f"gather_in_ub({M.strip(self.param.text())}, {M.strip(self.indices.text())}, "
+                f"{M.strip(self.table.text())}, {self.bs})")
+
+    def ev(self, env):
+        p, ix, tb = self.param.ev(env).a, self.indices.ev(env), self.table.ev(env).a
+        k = ix.a.shape[1]
+        out = np.zeros((k, p.shape[1]))
+        for j in range(ix.valid[1]):
+            t = int(ix.a[0, j])
+            if t < 0 or t // self.bs >= tb.shape[1]:
+                continue
+            row = int(tb[0, t // self.bs]) * self.bs + t % self.bs + (1 if self.wrong else 0)
+            if 0 <= row < p.shape[0]:
+                out[j] = p[row]
+        valid = [ix.valid[1], p.shape[1]]
+        return Value(_box(out.shape, out, valid), valid)
 
 
 class AtomicAdd(M.Stmt):
@@ -348,8 +381,29 @@ def c_atomic_add(r, prog, st):
         body.append(M.Loop("c5i", n, inner, kind="static"))
 
 
+def c_gather_in_ub(r, prog, st):
+    body = prog.body
+    dt = r.choice(["fp32", "fp16"])
+    bs = r.choice([1, 2, 4, 8])
+    nb = r.randint(1, 6)
+    T = bs * nb + r.randint(0, 3)
+    h = r.choice([8, 16, 32])
+    k = r.randint(1, 8)
+    kv = _inp(st, prog, [T, h], dt)
+    tb = _inp(st, prog, [1, nb], "int32", kind=f"range:0:{(T - 1) // bs}")
+    ix = _inp(st, prog, [1, k], "int32", kind=f"range:-1:{bs * nb}")  # one below and one past the table
+    idx = M.Ref(ix, "int32")
+    if r.random() < 0.4:  # computed on the device
+        idx = M.Bin("+", idx, M.Const(r.choice([-1, 1]), "int32"), "int32")
+    body.append(M.Raw({"vec_tile": [r.randint(1, k), r.choice([h, max(h // 2, 1)])]}))
+    o = _out(st, prog, [k, h], dt)
+    body.append(M.Assemble(o, [0, 0], GatherInUb(M.Ref(kv, dt), idx, M.Ref(tb, "int32"), bs, dt,
+                                                 wrong=WRONG == "gather_in_ub")))
+
+
 CONSTRUCTS = {"interleave": c_interleave, "deinterleave": c_deinterleave, "gathermask": c_gathermask,
-              "index_add_ub": c_index_add_ub, "tbmm": c_tbmm, "atomic_add": c_atomic_add}
+              "index_add_ub": c_index_add_ub, "tbmm": c_tbmm, "atomic_add": c_atomic_add,
+              "gather_in_ub": c_gather_in_ub}
 
 
 def program_hook(g, prog):

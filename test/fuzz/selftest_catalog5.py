@@ -62,6 +62,16 @@ def run(check):
     check("transposed_batchmatmul", np.array_equal(G5.TBMM(M.Ref("a", "fp16"), M.Ref("b", "fp16"), "fp32").ev(e).a,
                                                    want))
 
+    # gather_in_ub: PyPTO's doc example (tokens t = rows [10 t, 10 t + 1, ...], indices [0, 4, 3], block table
+    # [0, 2, 1], block size 2): rows 0, 2 and 5
+    e = env({"p": [[10 * t + c for c in range(4)] for t in range(6)], "i": [[0, 4, 3]], "b": [[0, 2, 1]]})
+    node = G5.GatherInUb(M.Ref("p", "fp32"), M.Ref("i", "int32"), M.Ref("b", "int32"), 2, "fp32")
+    check("gather_in_ub: PyPTO's example", node.ev(e).a.tolist() == [[0, 1, 2, 3], [20, 21, 22, 23],
+                                                                      [50, 51, 52, 53]])
+    e["tensors"]["i"] = np.array([[-1, 6, 1]], np.float64)
+    check("... an index below or past the table reads a row of 0",
+          node.ev(e).a.tolist() == [[0] * 4, [0] * 4, [10, 11, 12, 13]])
+
     # atomic_add: PyPTO's example (out [4, 4] with ones at [0:2, 0:2], x ones [2, 2] at [0, 0]), then a second
     # window [1:3, 1:3] overlapping it; a src with a tail adds only its valid rows
     out = np.zeros((4, 4))
