@@ -167,6 +167,8 @@ constexpr OpSpec kOps[] = {
      "the statement atomic_add(src, [offsets], dst): dst's window at offsets += src, in program order"},
     {"gather_in_ub", std::nullopt, F::Composite, O::Float, R::Operand, "param indices block_table block_size axis", 4,
      "rows param[block_table[0, t / bs] * bs + t % bs] for t in indices[0, :]: [k, hidden_dim]"},
+    {"set_operation_options", std::nullopt, F::Composite, O::Any, R::Operand, "combine_axis", 0,
+     "the statement set_operation_options(combine_axis=true): accepted; ptoc's kernels broadcast inline already"},
 };
 
 // docs/zh/api/operation/ of hicann/pypto (pypto-NAME.md; experimental-NAME is
@@ -182,7 +184,7 @@ constexpr PyptoOp kPypto[] = {
     {"dequantize", "dequantize"}, {"div", "div"}, {"eq", "eq"}, {"erf", "erf"}, {"erfc", ""}, {"exp", "exp"},
     {"exp2", "exp2"}, {"expand_clone", "expand_clone"}, {"expand_exp_dif", ""}, {"gather_in_l1", ""}, {"gather_in_ub", "gather_in_ub"},
     {"get_operation_options", ""}, {"online_softmax", "online_softmax"}, {"online_softmax_update", "online_softmax_update"},
-    {"set_operation_options", ""}, {"transposed_batchmatmul", "transposed_batchmatmul"}, {"expm1", "expm1"}, {"fillpad", "fillpad"},
+    {"set_operation_options", "set_operation_options"}, {"transposed_batchmatmul", "transposed_batchmatmul"}, {"expm1", "expm1"}, {"fillpad", "fillpad"},
     {"floor", "floor"}, {"floor_div", ""}, {"fmod", ""}, {"full", "full"}, {"gather", "gather"}, {"gathermask", "gathermask"},
     {"gcd", ""}, {"ge", "ge"}, {"gt", "gt"}, {"hypot", "hypot"}, {"index_add", "index_add"}, {"index_add_", "index_add_"},
     {"index_add__ub", "index_add__ub"}, {"index_add_ub", "index_add_ub"}, {"index_put_", "index_put_"}, {"index_select", "index_select(x, dim, idx)"}, {"interleave", "interleave"},

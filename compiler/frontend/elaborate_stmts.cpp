@@ -196,8 +196,8 @@ void Elaborator::assign(const Stmt& s) {
       (*names_)[a.target] = Binding::poisoned();
     return;
   }
-  if (a.target.empty()) {  // `atomic_add(src, offsets, dst)`, the one call statement (elaborate_struct5.cpp)
-    atomic_add_stmt(*this, s);
+  if (a.target.empty()) {  // `atomic_add(...)`, `set_operation_options(...)`: call statements (elaborate_struct5.cpp)
+    call_statement(*this, s);
     return;
   }
   if (local_tensor_decl(s)) return;

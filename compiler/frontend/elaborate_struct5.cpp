@@ -16,6 +16,10 @@
 //                                   written as two one-hot masks (the block table's entry, then the row) and
 //                                   sums of where, as gather is (elaborate_gather.cpp); exact in every dtype; an
 //                                   index or a block outside its table reads a row of 0
+//   set_operation_options(combine_axis=b)  a statement; PyPTO's combine_axis broadcasts a [.., 1] operand's
+//                                   last axis inside the kernel instead of expanding it first, which is what
+//                                   ptoc's kernels always do (size-1 axes broadcast in the tile library): so
+//                                   it is checked and changes nothing
 //   atomic_add(src, offsets, dst)   a statement: dst[offsets : offsets + src.shape] = that window + src, an
 //                                   assemble of a read of dst (a GM tensor), so the adds land in program
 //                                   order and the sum is the same on every run (PyPTO: any order)
@@ -55,7 +59,7 @@ std::optional<VecTile> tile_with_last(const TileState* ts, size_t rank, std::vec
 
 std::string dims_text(const Shape& s) { return shape_str(s); }
 
-bool in_atomic_stmt = false;  // atomic_add_stmt is elaborating the call
+bool in_call_stmt = false;  // call_statement is elaborating the call
 
 class Struct5 {
  public:
@@ -70,6 +74,7 @@ class Struct5 {
     if (f == "transposed_batchmatmul") return transposed_batchmatmul();
     if (f == "atomic_add") return atomic_add();
     if (f == "gather_in_ub") return gather_in_ub();
+    if (f == "set_operation_options") return set_operation_options();
     el_.err(c_.fo, c_.fl, "internal: structops5 op '" + f + "' has no elaboration");
     return EV::poison();
   }
@@ -528,13 +533,30 @@ class Struct5 {
     return EV::tensor(el_.sum_drop(pick, 1, c_.fo, c_.fl));
   }
 
+  EV set_operation_options() {
+    if (!in_call_stmt) {
+      el_.err(c_.fo, c_.fl, "set_operation_options is a statement: it returns nothing",
+              "write it on its own line: - \"set_operation_options(combine_axis=true)\"");
+      return EV::poison();
+    }
+    in_call_stmt = false;
+    for (const auto& a : c_.e.args)
+      if (a.name.empty()) {
+        el_.err(a.value->off, a.value->len, "set_operation_options takes keyword arguments only (PyPTO's '*')",
+                "write combine_axis=" + el_.text_of(*a.value));
+        return EV::poison();
+      }
+    if (!el_.bool_arg(c_, 0, false)) return EV::poison();
+    return EV::poison();  // no result, no op: ptoc's kernels broadcast a size-1 last axis inline already
+  }
+
   EV atomic_add() {
-    if (!in_atomic_stmt) {
+    if (!in_call_stmt) {
       el_.err(c_.fo, c_.fl, "atomic_add is a statement: it adds into dst and returns nothing",
               "write it on its own line: - \"atomic_add(src, [o0, o1], dst)\"");
       return EV::poison();
     }
-    in_atomic_stmt = false;  // its arguments are expressions
+    in_call_stmt = false;  // its arguments are expressions
     EV v = el_.tensor_arg(c_, c_.args[0], "src");
     if (!v.ok() || !el_.check_nz(v, *c_.args[0], c_.fn)) return EV::poison();
     const Value src = val(v.value);
@@ -617,16 +639,16 @@ class Struct5 {
 
 }  // namespace
 
-void atomic_add_stmt(Elaborator& el, const Stmt& s) {
+void call_statement(Elaborator& el, const Stmt& s) {
   const AssignAst& a = s.assign;
-  in_atomic_stmt = true;
+  in_call_stmt = true;
   el.expr(*a.value);
-  in_atomic_stmt = false;
+  in_call_stmt = false;
 }
 
 bool is_struct5_op(std::string_view fn) {
   for (std::string_view n : {"interleave", "deinterleave", "gathermask", "index_add_ub", "index_add__ub",
-                             "transposed_batchmatmul", "atomic_add", "gather_in_ub"})
+                             "transposed_batchmatmul", "atomic_add", "gather_in_ub", "set_operation_options"})
     if (fn == n) return true;
   return false;
 }

@@ -230,3 +230,18 @@ TEST_CASE("gather_in_ub: the block table's entry, then the row, as two one-hot m
   expect_error(spec("  - {vec_tile: [4, 8, 1]}\n  - \"g[...] = gather_in_ub(kv, ti, bt, 4)\"\n"), "gather_in_ub",
                "gather_in_ub needs a vec_tile of rank 2 (the result [k, hidden_dim]) in force");
 }
+
+TEST_CASE("set_operation_options(combine_axis=...): a checked statement that changes nothing", "[catalog5]") {
+  const std::string body = "  - {vec_tile: [8, 16]}\n  - \"u[...] = x + view(x, [8, 1], [0, 0])\"\n";
+  auto plain = ok(spec(body, "u"));
+  auto with = ok(spec("  - \"set_operation_options(combine_axis=true)\"\n" + body, "u"));
+  CHECK(kinds(plain) == kinds(with));  // ptoc's kernels broadcast a [8, 1] operand inline already
+  expect_error(spec(body + "  - \"set_operation_options(combine_axs=true)\"\n"), "combine_axs",
+               "unknown argument 'combine_axs' to 'set_operation_options'", "did you mean 'combine_axis'?");
+  expect_error(spec(body + "  - \"set_operation_options(true)\"\n"), "true)",
+               "set_operation_options takes keyword arguments only (PyPTO's '*')", "write combine_axis=true");
+  expect_error(spec(body + "  - \"set_operation_options(combine_axis=2)\"\n"), "2)",
+               "'set_operation_options' argument combine_axis must be true or false, got '2'");
+  expect_error(spec("  - {vec_tile: [8, 16]}\n  - \"u[...] = x + set_operation_options(combine_axis=true)\"\n"),
+               "set_operation_options", "set_operation_options is a statement: it returns nothing");
+}

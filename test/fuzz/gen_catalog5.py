@@ -13,6 +13,8 @@ elaborate_struct5.cpp): one construct at the end of the body, with its own input
   vector op.
 - `gather_in_ub`: PyPTO's paged gather of token rows through a block table, indices from an input (some outside
   the table) or computed on the device.
+- `op_options`: `set_operation_options(combine_axis=...)` before a binary op with a `[R, 1]` operand (the
+  numbers must not change).
 - `atomic_add`: the statement `atomic_add(src, [offsets], dst)` into an output written first, from a static or a
   dynamic loop (row blocks with a tail, windows that overlap or not, offsets from the loop variable).
 
@@ -27,7 +29,8 @@ from gen_index_ops import IndexScatter
 from gen_lang import Bind2
 from model import ModelError, Value, rnd
 
-KINDS = ("interleave", "deinterleave", "gathermask", "index_add_ub", "tbmm", "atomic_add", "gather_in_ub")
+KINDS = ("interleave", "deinterleave", "gathermask", "index_add_ub", "tbmm", "atomic_add", "gather_in_ub",
+         "op_options")
 PAIR_TYPES = ("fp32", "fp16", "bf16", "int32", "int8", "uint8")
 MASK_TYPES = ("fp32", "fp16", "bf16", "int32")
 FLOAT = ("fp32", "fp16", "bf16")
@@ -401,9 +404,26 @@ def c_gather_in_ub(r, prog, st):
                                                  wrong=WRONG == "gather_in_ub")))
 
 
+def c_op_options(r, prog, st):
+    body = prog.body
+    dt = r.choice(FLOAT + ("int32",))
+    R, D = r.randint(1, 8), r.choice([8, 16, 32])
+    x = _inp(st, prog, [R, D], dt)
+    c = _inp(st, prog, [R, 1], dt)
+    body.append(M.Raw("set_operation_options(combine_axis=" + r.choice(["true", "false", "True"]) + ")"))
+    body.append(M.Raw({"vec_tile": [r.randint(1, R), D]}))
+    op = r.choice(["+", "-", "*"]) if dt != "int32" or WRONG != "op_options" else "+"
+    node = M.Bin(op, M.Ref(x, dt), M.Ref(c, dt), dt)
+    if WRONG == "op_options":
+        node = M.Bin(op, M.Ref(x, dt), M.Bin("+", M.Ref(c, dt), M.Const(1, dt), dt), dt)
+        node.text = lambda n=node, x=x, c=c, op=op: f"{x} {op} {c}"
+    o = _out(st, prog, [R, D], dt)
+    body.append(M.Assemble(o, [0, 0], node))
+
+
 CONSTRUCTS = {"interleave": c_interleave, "deinterleave": c_deinterleave, "gathermask": c_gathermask,
               "index_add_ub": c_index_add_ub, "tbmm": c_tbmm, "atomic_add": c_atomic_add,
-              "gather_in_ub": c_gather_in_ub}
+              "gather_in_ub": c_gather_in_ub, "op_options": c_op_options}
 
 
 def program_hook(g, prog):
