@@ -100,7 +100,7 @@ def catalog5_struct_atomic_add(i, d):
 
 
 @ref()
-def strided_column_view(i, d):  # failing/: a column window of a reshaped value, compiled
+def strided_column_view(i, d):  # a column window of a reshaped value, compiled (was a miscompile)
     return {"e": i["x"][:, 0::2]}
 
 
