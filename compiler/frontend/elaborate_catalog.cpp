@@ -17,6 +17,7 @@
 #include <cmath>
 
 #include "compiler/frontend/elaborate_call.h"
+#include "compiler/frontend/elaborate_struct5.h"
 #include "compiler/frontend/elaborator.h"
 #include "compiler/frontend/suggest.h"
 
@@ -57,6 +58,7 @@ EV Elaborator::call_composite(const Call& c) {
   if (c.fn == "clone" || c.fn == "isnan" || c.fn == "log10" || c.fn == "lrelu" || c.fn == "hypot")
     return call_catalog3(c);  // elaborate_catalog3.cpp
   if (c.fn == "quantize" || c.fn == "dequantize" || c.fn == "scaled_mm") return call_quant(c);  // elaborate_quant.cpp
+  if (is_struct5_op(c.fn)) return call_struct5(*this, c);  // elaborate_struct5.cpp
   err(c.fo, c.fl, "internal: composite op '" + c.fn + "' has no elaboration");
   return EV::poison();
 }
@@ -757,7 +759,7 @@ void Elaborator::assign_two(const Stmt& s, bool first_name_ok) {
   };
   static const char* const kCount[] = {"no", "one", "two", "three", "four", "five"};
   const size_t wanted = 1 + a.more_targets.size();
-  const std::string several = "only topk (two), online_softmax and online_softmax_update (three) return several tensors";
+  const std::string several = "only topk, interleave, deinterleave (two), online_softmax and online_softmax_update (three) return several tensors";
   if (wanted > 3) {
     err(a.more_targets[2].off, a.more_targets[2].len, "too many names: a call has at most three results",
         "write 'v, i = topk(x, k)' or 'e, m, l = online_softmax(scores, scale)'");

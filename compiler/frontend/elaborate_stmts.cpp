@@ -6,6 +6,7 @@
 #include "runtime/core/checked_int.h"
 #include "compiler/frontend/dim_simplify.h"
 #include "compiler/frontend/elaborate.h"
+#include "compiler/frontend/elaborate_struct5.h"
 #include "compiler/frontend/elaborator.h"
 #include "compiler/frontend/suggest.h"
 #include "runtime/core/platform.h"
@@ -193,6 +194,10 @@ void Elaborator::assign(const Stmt& s) {
     if (!p_.find_dim(a.target) && (p_.find_tensor(a.target) < 0 ||
                                    p_.tensors[size_t(p_.find_tensor(a.target))].role == TensorRole::Input))
       (*names_)[a.target] = Binding::poisoned();
+    return;
+  }
+  if (a.target.empty()) {  // `atomic_add(...)`, `set_operation_options(...)`: call statements (elaborate_struct5.cpp)
+    call_statement(*this, s);
     return;
   }
   if (local_tensor_decl(s)) return;

@@ -28,6 +28,15 @@ class Parser {
     a.target_off = n.off;
     a.target_len = n.len;
     next();
+    if ((n.text == "atomic_add" || n.text == "set_operation_options") && is_op("(")) {
+      // a call statement: PyPTO's atomic_add and set_operation_options return nothing
+      --i_;
+      a.target.clear();
+      a.eq_off = n.off;
+      a.value = expr();
+      end();
+      return a;
+    }
     if (is_op("[")) {
       a.subscript = true;
       next();

@@ -466,8 +466,25 @@ void Builder::expand_reshape(const Op& op) {
   };
   auto from = consts(in.shape), to = consts(outv.shape);
   ValueInfo& src = vals[u];
+  // A GM window whose innermost kept tensor axis is followed by a dropped one of extent > 1 in the tensor
+  // (reshape(view(reshape(x, [4, 8, 2]), [4, 8, 1], ...), [4, 8]): every other element) is a strided read
+  // the right-aligned copy cannot express: it is copied into a temp of its own first, as a window is below.
+  auto strided_drop = [&](const std::vector<int>& map) {
+    if (src.kind != ValueInfo::Kind::Gm || src.gm.tensor < 0) return false;
+    std::vector<DimExpr> tshape = src.gm.view;
+    if (tshape.empty())
+      tshape = src.gm.tensor < int(prog.tensors.size()) ? prog.tensors[src.gm.tensor].shape
+                                                        : root.temps[src.gm.tensor - temp_base].shape;
+    int last_kept = -1;
+    for (size_t e = 0; e < src.gm.map.size(); ++e)
+      if (src.gm.map[e] >= 0 && map[size_t(src.gm.map[e])] >= 0) last_kept = int(e);
+    for (size_t e = size_t(last_kept + 1); e < src.gm.map.size() && e < tshape.size(); ++e)
+      if (src.gm.map[e] >= 0 && map[size_t(src.gm.map[e])] < 0 && sub(tshape[e]).as_const() != 1) return true;
+    return false;
+  };
   if (from && to) {
-    if (auto map = squeeze_map(*from, *to)) {
+    auto map = squeeze_map(*from, *to);
+    if (map && !strided_drop(*map)) {
       ValueInfo& vi = vals[op.output];
       if (src.kind == ValueInfo::Kind::Gm) {
         vi.kind = ValueInfo::Kind::Gm;

@@ -1290,3 +1290,7 @@ def lang4_scatter_update_computed(i, d):
             else:
                 out[name][slot] = row
     return out
+
+
+# --- structops5's references live in their own module, which registers them here -------------------
+import refs_catalog5_struct  # noqa: E402,F401
