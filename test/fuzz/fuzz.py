@@ -489,6 +489,11 @@ def regression_mode(a):
                     # (seconds; generous, so only a regression to the old behaviour trips it).
                     bound = argparse.Namespace(**vars(a))
                     bound.timeout = min(a.timeout, float(line.split(":", 1)[1].split()[0]))
+                if line.startswith("# cpu-timeout:"):
+                    # The same bound in CPU seconds per step (RLIMIT_CPU), whatever the load.
+                    bound = argparse.Namespace(**vars(bound if bound is not a else a))
+                    cpu = float(line.split(":", 1)[1].split()[0])
+                    bound.cpu_timeout = min(a.cpu_timeout, cpu) if a.cpu_timeout else cpu
             if "\n# compare: families" in "\n" + head:
                 res = families_agree(bound, path)
             else:
