@@ -1152,10 +1152,12 @@ Gen.quantize_expr = _quantize_expr
 
 # Tile instances one statement may make (the product over its axes of ceil(extent / tile)). Tiles of one or
 # two elements over large tensors (a tile kept from a [R, 1] value for a [R, 512] one) made the fourth round's
-# tiny-tile timeouts: the compile is quadratic in the tiles one leaf absorbs (VecNBuffer sorts and counts the
-# whole leaf per absorbed member: 0.72 / 2.42 / 8.97 s CPU at 16k / 32k / 64k one-element tiles, fuzz seed
-# 9006604) and past 65 535 leaf tasks a root function is refused anyway (test/fuzz/README.md).
-TILE_COUNT_MAX = 4096
+# tiny-tile timeouts: VecNBuffer sorted and counted the whole leaf per absorbed member (0.32 / 1.34 / 5.64 s CPU
+# in breadth_merge at 16k / 32k / 64k one-element tiles, fuzz seed 9006604), which the sixth round fixed
+# (0.01 / 0.02 / 0.04 s, test/bench/tiny_tile_compile_bench.py), so the bound is 16 384 now, not 4 096. Past it
+# the rest of the compile still grows faster than the tiles (buffer_plan places a leaf's thousands of live
+# one-element buffers one by one against all of them), and past 65 535 leaf tasks a root function is refused.
+TILE_COUNT_MAX = 16384
 
 
 def tile_count(shape, tile):
