@@ -1154,10 +1154,12 @@ Gen.quantize_expr = _quantize_expr
 # two elements over large tensors (a tile kept from a [R, 1] value for a [R, 512] one) made the fourth round's
 # tiny-tile timeouts: VecNBuffer sorted and counted the whole leaf per absorbed member (0.32 / 1.34 / 5.64 s CPU
 # in breadth_merge at 16k / 32k / 64k one-element tiles, fuzz seed 9006604), which the sixth round fixed
-# (0.01 / 0.02 / 0.04 s, test/bench/tiny_tile_compile_bench.py), so the bound is 16 384 now, not 4 096. Past it
-# the rest of the compile still grows faster than the tiles (buffer_plan places a leaf's thousands of live
-# one-element buffers one by one against all of them), and past 65 535 leaf tasks a root function is refused.
-TILE_COUNT_MAX = 16384
+# (0.01 / 0.02 / 0.04 s, test/bench/tiny_tile_compile_bench.py). The bound stays 4 096 all the same: with 16 384
+# the sixth round's long run (seed 9700732) merged hundreds of one-element chains into one leaf whose CCE text
+# (3.2 MB) the host twin's g++ (--host-twin=cce) could not compile within the 60 s CPU bound; and buffer_plan
+# still places a leaf's thousands of live one-element buffers one by one against all of them. Past 65 535
+# leaf tasks a root function is refused anyway.
+TILE_COUNT_MAX = 4096
 
 
 def tile_count(shape, tile):
