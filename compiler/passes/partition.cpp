@@ -307,6 +307,9 @@ static std::string hint_for(const Builder& b, const TileOp& op, MemKind m) {
            (src.vec_tile->loc.valid() ? " at line " + std::to_string(src.vec_tile->loc.line) : std::string()) +
            ", or merge fewer ops (scope, vec_nbuffer_setting)";
   }
+  if (m == MemKind::UB && src.kind == OpKind::Assemble)
+    return "add {vec_tile: [...]} before this statement: with none in force (a scope or loop body restores the "
+           "outer setting at its end) the copy moves the whole value as one tile";
   if (src.cube_tile) {
     std::string what = m == MemKind::L0C ? "m or n L0" : m == MemKind::L1 ? "the k L1 extents" : "m, n or k L0";
     return "reduce " + what + " of cube_tile" +

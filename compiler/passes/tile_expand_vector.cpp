@@ -333,6 +333,11 @@ void Builder::expand_assemble(const Op& op) {
     T = vi.tile;
   } else if (op.vec_tile && op.vec_tile->shape.size() == S->size()) {
     T = clip_tile(op.vec_tile->shape, *S);
+  } else if (const Op* f = vi.kind == ValueInfo::Kind::Full ? &prog.ops[size_t(vi.src)] : nullptr;
+             f && f->vec_tile && f->vec_tile->shape.size() == S->size()) {
+    // A full() made under a vec_tile (e.g. in a scope body) and stored where none is in force: its
+    // own tile, as a computed value would be stored (one box was the whole tensor in UB).
+    T = clip_tile(f->vec_tile->shape, *S);
   } else {
     T = *S;  // a plain copy with no tile in force: one box
   }

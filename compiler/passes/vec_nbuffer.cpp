@@ -29,11 +29,12 @@ void vec_nbuffer(Builder& b) {
     std::map<std::set<int>, std::vector<int>> buckets;
     for (int m : members) buckets[g->pred[m]].push_back(m);
     int64_t groups = 0;
+    AbsorbRun run(b);  // each anchor's absorbs cost the member, not the whole leaf
     for (auto& [preds, list] : buckets) {
       int anchor = -1;
       int64_t in_anchor = 0;
       for (int m : list) {
-        if (anchor >= 0 && in_anchor < N && try_absorb(b, *g, anchor, m, false)) {
+        if (anchor >= 0 && in_anchor < N && try_absorb(b, *g, run, anchor, m)) {
           ++in_anchor;
           ++merged;
           continue;
@@ -42,6 +43,7 @@ void vec_nbuffer(Builder& b) {
         in_anchor = 1;
         ++groups;
       }
+      run.flush();
     }
     std::string info = "vecNBufferInfo hashOrder: func" + std::to_string(b.magic) + "_" + std::to_string(order) +
                        ", subGraphCount: " + std::to_string(members.size()) + ", nbuffer: " + std::to_string(N);

@@ -1021,6 +1021,7 @@ class Gen:
         __import__("gen_catalog3").program_hook(self, prog)  # in-place outputs, scatter_update: own stream
         __import__("gen_catalog4").program_hook(self, prog)  # constants, string modes, ...: own stream
         __import__("gen_catalog5").program_hook(self, prog)  # structops5: interleave, gathermask, ...: own stream
+        __import__("gen_cover5").program_hook(self, prog)  # constant lists, symbolic cube tiles, ...: own stream
         return prog
 
 
@@ -1152,9 +1153,13 @@ Gen.quantize_expr = _quantize_expr
 
 # Tile instances one statement may make (the product over its axes of ceil(extent / tile)). Tiles of one or
 # two elements over large tensors (a tile kept from a [R, 1] value for a [R, 512] one) made the fourth round's
-# tiny-tile timeouts: the compile is quadratic in the tiles one leaf absorbs (VecNBuffer sorts and counts the
-# whole leaf per absorbed member: 0.72 / 2.42 / 8.97 s CPU at 16k / 32k / 64k one-element tiles, fuzz seed
-# 9006604) and past 65 535 leaf tasks a root function is refused anyway (test/fuzz/README.md).
+# tiny-tile timeouts: VecNBuffer sorted and counted the whole leaf per absorbed member (0.32 / 1.34 / 5.64 s CPU
+# in breadth_merge at 16k / 32k / 64k one-element tiles, fuzz seed 9006604), which the sixth round fixed
+# (0.01 / 0.02 / 0.04 s, test/bench/tiny_tile_compile_bench.py). The bound stays 4 096 all the same: with 16 384
+# the sixth round's long run (seed 9700732) merged hundreds of one-element chains into one leaf whose CCE text
+# (3.2 MB) the host twin's g++ (--host-twin=cce) could not compile within the 60 s CPU bound; and buffer_plan
+# still places a leaf's thousands of live one-element buffers one by one against all of them. Past 65 535
+# leaf tasks a root function is refused anyway.
 TILE_COUNT_MAX = 4096
 
 
