@@ -308,6 +308,13 @@ class Elaborator {
                   const TileState& gear_ts);
   // min(a, b) / max(a, b) of a dim expression, resolved to a or b when a fact of the path decides it.
   DimExpr path_minmax(bool is_min, const DimExpr& a, const DimExpr& b) const;
+  // `a op b` decided 0 / 1 by the facts of the path this copy belongs to (nullopt: not decided).
+  std::optional<int64_t> path_compare(const std::string& op, const DimExpr& a, const DimExpr& b) const;
+  // A comparison of `en`'s variable with its first or last value (`j == 0`, `j == n - 1`, `j > 0`):
+  // 1 first, 2 last, 3 the same in every instance, 0 neither (or not a plain dim expression).
+  // Evaluated without diagnostics.
+  int loop_position_compare(const Expr& cmp, const Frame::Enclosing& en);
+  bool loop_position_condition(const Expr& e);  // some comparison in `e` is one, for an enclosing loop
   static DimExpr loop_begin01(const Frame::Enclosing& en);  // 1 in the instance that starts at begin
   static DimExpr loop_end01(const Frame::Enclosing& en);    // 1 in the instance that covers the last iteration
 
