@@ -39,6 +39,7 @@ import numpy as np  # noqa: E402
 
 import gen  # noqa: E402
 import gen_catalog4  # noqa: E402
+import gen_lang5  # noqa: E402
 import gen_cover  # noqa: E402
 import gen_lang  # noqa: E402
 from model import ModelError  # noqa: E402
@@ -294,7 +295,8 @@ def long_mode(a):
 
 def features(prog):
     """The constructs of gen_lang.py and gen_cover.py a program uses (per-feature counts in the summary)."""
-    return sorted(set(gen_lang.used(prog)) | set(gen_cover.used(prog)) | set(gen_catalog4.used(prog)))
+    return sorted(set(gen_lang.used(prog)) | set(gen_cover.used(prog)) | set(gen_catalog4.used(prog)) |
+                  set(gen_lang5.used(prog)))
 
 
 def _child_cpu():
@@ -534,15 +536,16 @@ def main():
     p.add_argument("--keep")
     p.add_argument("--print", type=int, help="print the spec of one seed")
     p.add_argument("--cover", choices=["symbolic_tile"] + sorted(gen_cover.TOP) + sorted(gen_cover.OPT_IN) +
-                   sorted(gen_catalog4.KINDS),
+                   sorted(gen_catalog4.KINDS) + sorted(gen_lang5.KINDS),
                    help="a test run of one gen_cover.py or gen_catalog4.py construct: every seed that can take it does")
     a = p.parse_args()
     a.avoid = []
     a.seed_given = "--seed" in sys.argv
     a.count_given = "--count" in sys.argv
     a.avoid = sorted(set(gen.KNOWN) | set(gen.KNOWN_LONG)) if a.avoid_known else []
-    gen_cover.FORCE = a.cover if a.cover not in gen_catalog4.KINDS else None
+    gen_cover.FORCE = a.cover if a.cover not in gen_catalog4.KINDS + gen_lang5.KINDS else None
     gen_catalog4.FORCE = a.cover if a.cover in gen_catalog4.KINDS else None
+    gen_lang5.FORCE = a.cover if a.cover in gen_lang5.KINDS else None
     if a.print is not None:
         print(gen.generate(a.print, a.avoid).spec_text())
         return 0
