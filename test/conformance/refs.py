@@ -1336,3 +1336,16 @@ def lang5_consts_int64(i, d):
         return (v[..., None] == np.arange(c)).astype(np.float64)
     return {"yb": r(yb, "int32"), "yt": r(i["x"].astype(np.int64) @ qb, "int32"),
             "oh": one_hot(i["cls"], 10), "of": one_hot(i["far"], 10)}
+
+
+@ref(dims={"T": 23})
+def lang5_nested_lists(i, d):
+    x, f = i["x"], "fp32"
+    y, t = np.zeros_like(x), 0
+    T = x.shape[0]
+    while t < T:  # gears 8, 4, 1: the largest that fits
+        g = next(k for k in (8, 4, 1) if k <= T - t)
+        row = {8: [8, 16], 4: [4, 32], 1: [1, 64]}[g]
+        y[t:t + g] = r(r(x[t:t + g] * 4.0, f) + float(row[1]), f)
+        t += g
+    return {"y": y}

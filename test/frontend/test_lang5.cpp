@@ -154,3 +154,30 @@ TEST_CASE("one_hot takes an int64 input (PyPTO's DT_INT64), cast to int32 satura
     clipped |= op.kind == ptoc::OpKind::Maximum || op.kind == ptoc::OpKind::Minimum;
   CHECK(clipped);
 }
+
+TEST_CASE("constant lists nest one level: a row is a list, tiles[i][j] an integer", "[frontend][lang5]") {
+  auto p = ok(spec("  - \"tiles = [[16, 64], [8, 32]]\"\n"
+                   "  - \"row = tiles[-1]\"\n"
+                   "  - {vec_tile: row}\n"
+                   "  - \"y[0:16, :] = x[0:16, :] * tiles[0][1]\"\n"));
+  bool found = false;
+  for (const auto& op : p.ops)
+    if (op.kind == ptoc::OpKind::Mul) {
+      found = true;
+      REQUIRE(op.vec_tile);
+      CHECK(op.vec_tile->shape == std::vector<int64_t>{8, 32});
+    }
+  CHECK(found);
+  fe_test::expect_error(spec("  - \"tiles = [[16, 64], [8, 32]]\"\n  - {vec_tile: [16, 64]}\n"
+                             "  - \"y[0:16, :] = x[0:16, :] * tiles[1]\"\n"),
+                        "tiles[1]\"", "'tiles[1]' is a row of the nested constant list 'tiles'; an integer is one of its entries",
+                        "write tiles[1][0]");
+  fe_test::expect_error(spec("  - \"tiles = [[16, 64], 8]\"\n  - {vec_tile: [16, 64]}\n  - \"y[0:16, :] = x[0:16, :]\"\n"),
+                        "8]\"", "the entry '8' of the nested constant list 'tiles' is not a list of integers");
+  fe_test::expect_error(spec("  - \"tiles = [[16, [64]], [8, 32]]\"\n  - {vec_tile: [16, 64]}\n  - \"y[0:16, :] = x[0:16, :]\"\n"),
+                        "[64]]", "the entry '[64]' of the constant list 'tiles' is not an integer constant",
+                        "constant lists nest one level");
+  fe_test::expect_error(spec("  - \"tiles = [[16, 64], [8, 32]]\"\n  - {vec_tile: [16, 64]}\n"
+                             "  - \"y[0:16, :] = x[0:16, :] * tiles[2][0]\"\n"),
+                        "2][0]", "index 2 is out of range for the constant list 'tiles' of 2 entries");
+}
