@@ -9,6 +9,10 @@ draws from its own stream (`lang5{seed}`), so the rest of every seed's program i
   `not j < L5N - 1`): ptoc lowers them to loop paths (elaborate_loop_paths.cpp); the model decides each per
   instance (an instance of gear k starts at j).
 - `one_hot_int64`: one_hot of an int64 input, classes in and outside 0..C-1, or past int32 (2^40).
+- `nested_list`: `l5t = [[...], [...], [...]]`, a row chosen per unroll gear (`l5r = l5t[i]`, Python's negative
+  index sometimes) read whole by `vec_tile: l5r`, and entries `l5t[i][j]` / `l5r[j]` as scalar operands.
+- `split_k_const`: int8 x int8 -> int32 matmul under `cube_tile: {..., split_k: l5sk}`, l5sk a constant bound
+  directly or in an `if` on another constant (exact either way).
 
 FORCE (fuzz.py --cover NAME) makes every seed take that construct. WRONG (selftest only) names a construct whose
 model is deliberately broken, to prove that the fuzzer's comparison catches it."""
@@ -17,7 +21,7 @@ import random
 import model as M
 from gen_lang import OneHot, RtIf  # noqa: F401 (OneHot: selftest_lang5.py reads it here)
 
-KINDS = ("loop_position", "one_hot_int64")
+KINDS = ("loop_position", "one_hot_int64", "nested_list", "split_k_const")
 FLOAT = ("fp32", "fp16", "bf16")
 FORCE = None  # one of KINDS: every seed takes it
 WRONG = None  # one of KINDS: its model is off
@@ -119,7 +123,97 @@ def c_one_hot_int64(r, prog, st, dt):
     prog.body.append(M.Assemble(o, [0] * (len(shape) + 1), val))
 
 
-CONSTRUCTS = {"loop_position": c_loop_position, "one_hot_int64": c_one_hot_int64}
+class Text(M.Stmt):
+    """A statement string with a model side effect `fx(env)` (a constant list the model keeps in env)."""
+
+    def __init__(self, text, fx=None):
+        self.text, self.fx = text, fx
+
+    def emit(self):
+        return self.text
+
+    def run(self, env):
+        if self.fx:
+            self.fx(env)
+
+
+class Scalar(M.Const):
+    """A scalar operand written as a constant list's entry; its value from the model's env."""
+
+    def __init__(self, text, value_of, dtype):
+        super().__init__(0, dtype)
+        self.name, self.value_of = text, value_of
+
+    def text(self):
+        return self.name
+
+    def ev(self, env):
+        self.value = self.value_of(env)
+        return None
+
+
+def c_nested_list(r, prog, st, dt):
+    D = r.choice([32, 64])
+    T = r.randint(1, 30)
+    prog.dims["L5T"] = {"dynamic": True, "max": 32}
+    prog.dimval["L5T"] = T
+    x = _inp(st, prog, ["L5T", D], dt)
+    o = _out(st, prog, ["L5T", D], dt)
+    big = r.choice([8, 4])
+    gears = [big, big // 2]  # and 1
+    rows = {1: [1, D], big // 2: [big // 2, r.choice([16, D])], big: [big, r.choice([16, 32])]}
+    table = [rows[1], rows[big // 2], rows[big]]
+    r.shuffle(table)
+    pos = {k: table.index(v) for k, v in rows.items()}
+    wrong = 1 if WRONG == "nested_list" else 0
+
+    def idx(k):
+        i = pos[k]
+        return i - len(table) if r.random() < 0.3 else i  # Python's negative index
+
+    text = "l5t = [" + ", ".join(f"[{a}, {b}]" for a, b in table) + "]"
+    body = [M.Raw({"vec_tile": [1, D]}), Text(text)]
+    i2, i1, i0 = idx(big), idx(big // 2), idx(1)
+    inner = [M.Raw({"if": f"l5g == {big}", "then": [f"l5r = l5t[{i2}]"], "else": [f"l5r = l5t[{i1}]"]}),
+             M.Raw({"if": "l5g == 1", "then": [f"l5r = l5t[{i0}]"]}),
+             M.Raw({"vec_tile": "l5r"})]
+    ei, ej = r.randrange(3), r.randrange(2)
+    e = M.Bin("*", M.Slice(x, dt, ["l5b", 0], ["l5b + l5g", D]),
+              Scalar(f"l5t[{ei}][{ej}]", lambda env: table[ei][ej] + wrong, dt), dt)
+    e = M.Bin("+", e, Scalar("l5r[1]", lambda env: rows[env["dims"]["l5g"]][1], dt), dt)
+    inner.append(M.Assemble(o, ["l5b", 0], e))
+    body.append(M.Loop("l5b", "L5T", inner, unroll=gears, factor="l5g"))
+    prog.body.extend(body)
+
+
+class WrongMatmul(M.Matmul):
+    """A matmul whose model is off by one in one element (selftest only): the spec's text is unchanged."""
+
+    def ev(self, env):
+        v = super().ev(env)
+        v.a[0, 0] += 1
+        return v
+
+
+def c_split_k_const(r, prog, st, dt):
+    Mr, K, N = r.randint(1, 40), r.choice([64, 300, 1024]), r.choice([16, 32, 72])
+    a = _inp(st, prog, [Mr, K], "int8")
+    b = _inp(st, prog, [K, N], "int8")
+    o = _out(st, prog, [Mr, N], "int32")
+    if r.random() < 0.5:
+        binds = [Text(f"l5sk = {r.choice(['True', 'False'])}")]
+    else:
+        binds = [Text(f"l5kk = {r.randint(1, 4)}"),
+                 M.Raw({"if": f"l5kk > {r.randint(1, 3)}", "then": ["l5sk = True"], "else": ["l5sk = False"]})]
+    val = (WrongMatmul if WRONG == "split_k_const" else M.Matmul)(M.Ref(a, "int8"), M.Ref(b, "int8"), "int32")
+    prog.body.extend(binds + [
+        M.Raw({"vec_tile": [min(Mr, 16), N]}),
+        M.Raw({"cube_tile": {"m": [16, 48], "k": [64, 256], "n": [16, 32] if N != 72 else [32, 64], "split_k": "l5sk"}}),
+        M.Assemble(o, [0, 0], val)])
+
+
+CONSTRUCTS = {"loop_position": c_loop_position, "one_hot_int64": c_one_hot_int64, "nested_list": c_nested_list,
+              "split_k_const": c_split_k_const}
 
 
 def program_hook(g, prog):
