@@ -522,10 +522,14 @@ EV Elaborator::call_arange(const Call& c) {
 }
 
 // one_hot(input, num_classes): [..., C] with 1 where the class equals the element; int32 (PyPTO gives
-// int64, which ptoc has not). Elements outside 0..C-1 give an all-zero row.
+// int64). Elements outside 0..C-1 give an all-zero row. An int64 input (PyPTO's DT_INT64) is cast to
+// int32 saturating, so an element past int32 stays outside 0..C-1 and its row is zero: bit-exact.
 EV Elaborator::call_one_hot(const Call& c) {
-  EV a = catalog_input(c);
-  if (!a.ok()) return EV::poison();
+  EV a = tensor_arg(c, c.args[0], "its input");
+  if (!a.ok() || !check_nz(a, *c.args[0], c.fn)) return EV::poison();
+  if (p_.values[size_t(a.value)].dtype != DType::int64 &&
+      !check_operand_dtype(c.spec, p_.values[size_t(a.value)].dtype, *c.args[0], c.fo, c.fl, c.fn))
+    return EV::poison();
   const Value x = p_.values[size_t(a.value)];
   auto nc = const_int(*c.args[1], "num_classes");
   if (!nc) return EV::poison();
@@ -546,7 +550,11 @@ EV Elaborator::call_one_hot(const Call& c) {
   sh.insert(sh.end() - 1, DimExpr(1));
   va.insert(va.end() - 1, DimExpr(1));
   int u = reshape_to(a.value, sh, va, c.fo);
-  if (x.dtype != DType::int32) {
+  if (x.dtype == DType::int64) {  // at the output's rank, where the vec_tile applies
+    EV s32 = rounded_cast(EV::tensor(u), DType::int32, -1, true, *c.args[0], c.fo, c.fl);
+    if (!s32.ok()) return EV::poison();
+    u = s32.value;
+  } else if (x.dtype != DType::int32) {
     Op cv;
     cv.kind = OpKind::Cast;
     cv.inputs = {u};

@@ -78,6 +78,8 @@ std::optional<DimExpr> Elaborator::condition01(const Expr& e) {
       auto b = dim(*e.items[1], DimUse::Loop);
       if (!a || !b) return std::nullopt;
       const std::string& o = e.op;
+      // `j == 0` / `j == n - 1` in a path of j's loop: decided there (elaborate_loop_paths.cpp).
+      if (auto k = path_compare(o, *a, *b)) return DimExpr(*k);
       if (o == "<") return clamp01(*b - *a);
       if (o == "<=") return clamp01(*b - *a + 1);
       if (o == ">") return clamp01(*a - *b);

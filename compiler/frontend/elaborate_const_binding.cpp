@@ -9,6 +9,10 @@
 // frame's scope: an `if` branch is spliced in place, so a constant bound there holds after the `if`, while one
 // bound in a loop body is local to that body. Any other right side is a tensor expression, as before.
 //
+// Nested lists (`tiles = [[1, 16384], [16, 512]]`, PyPTO's per-gear tile lists such as c1_tile_shape): a row
+// `tiles[i]` binds a constant list (`t = tiles[1]`, then `vec_tile: t`), an entry `tiles[i][j]` is an integer
+// constant wherever one may stand.
+//
 // Two more forms, PyPTO's other per-gear variables: a float constant (`eps = 1e-6`, `inv = 1.0 / 16384`:
 // literals, static dims and constants through + - * / // % min max with at least one float among them), a
 // scalar operand wherever a literal is; and a constant list of integers (`unroll_list = [1, 2, 4, 8]`,
@@ -31,9 +35,19 @@ std::string quoted(std::string text) {
   return text;
 }
 
+// `l[i]` of a constant list, or `l[i][j]` of a nested one.
 bool is_list_entry(const Expr& e, const Frame& f) {
-  return e.kind == Expr::Kind::Subscript && e.items.size() == 1 && e.items[0]->kind == Expr::Kind::Name &&
-         f.list_consts.count(e.items[0]->name) > 0;
+  if (e.kind != Expr::Kind::Subscript || e.items.size() != 1 || !e.items[0]) return false;
+  const Expr& b = *e.items[0];
+  if (b.kind == Expr::Kind::Name) return f.list_consts.count(b.name) > 0;
+  return b.kind == Expr::Kind::Subscript && b.items.size() == 1 && b.items[0] &&
+         b.items[0]->kind == Expr::Kind::Name && f.nested_consts.count(b.items[0]->name) > 0;
+}
+
+// `l[i]` of a nested constant list: a row (a constant list).
+bool is_nested_row(const Expr& e, const Frame& f) {
+  return e.kind == Expr::Kind::Subscript && e.items.size() == 1 && e.items[0] &&
+         e.items[0]->kind == Expr::Kind::Name && f.nested_consts.count(e.items[0]->name) > 0;
 }
 
 bool is_bool_name(const Expr& e) {
@@ -123,16 +137,15 @@ std::optional<std::vector<int64_t>> Elaborator::unroll_of(const LoopAst& l) {
   return *v;
 }
 
-int Elaborator::const_list_item(const Expr& e, int64_t& out) {
-  if (!seq_ || !is_list_entry(e, seq_->frame)) return 0;
-  const std::string& n = e.items[0]->name;
-  const std::vector<int64_t>& l = seq_->frame.list_consts.at(n);
-  if (e.slices.size() != 1 || e.slices[0].kind != Slice::Kind::Index || !e.slices[0].start) {
-    err(e.off, e.len, quoted(text_of(e)) + " slices the constant list '" + n + "'; an entry takes one index",
-        "write " + n + "[0] ... " + n + "[" + std::to_string(l.size() - 1) + "]");
+// The static index `ix` into a list of `size` entries named `n` (Python's negative indices too); -1 when
+// reported.
+int64_t Elaborator::const_list_index(const Slice& sl, const Expr& whole, const std::string& n, int64_t size) {
+  if (sl.kind != Slice::Kind::Index || !sl.start) {
+    err(whole.off, whole.len, quoted(text_of(whole)) + " slices the constant list '" + n + "'; an entry takes one index",
+        "write " + n + "[0] ... " + n + "[" + std::to_string(size - 1) + "]");
     return -1;
   }
-  const Expr& ix = *e.slices[0].start;
+  const Expr& ix = *sl.start;
   auto d = dim(ix, DimUse::Static);
   if (!d) return -1;
   auto c = simplify(*d).as_const();
@@ -140,7 +153,6 @@ int Elaborator::const_list_item(const Expr& e, int64_t& out) {
     err(ix.off, ix.len, "the index '" + text_of(ix) + "' of the constant list '" + n + "' is not static");
     return -1;
   }
-  const int64_t size = int64_t(l.size());
   const int64_t i = *c < 0 ? *c + size : *c;  // Python: -1 is the last entry
   if (i < 0 || i >= size) {
     err(ix.off, ix.len, "index " + std::to_string(*c) + " is out of range for the constant list '" + n + "' of " +
@@ -148,7 +160,50 @@ int Elaborator::const_list_item(const Expr& e, int64_t& out) {
         "indices run from 0 to " + std::to_string(size - 1) + " (or -" + std::to_string(size) + " to -1)");
     return -1;
   }
-  out = l[size_t(i)];
+  return i;
+}
+
+const std::vector<int64_t>* Elaborator::nested_row(const Expr& e) {
+  if (!seq_ || !is_nested_row(e, seq_->frame)) return nullptr;
+  const std::string& n = e.items[0]->name;
+  const auto& rows = seq_->frame.nested_consts.at(n);
+  if (e.slices.size() != 1) {
+    err(e.off, e.len, quoted(text_of(e)) + " indexes the nested constant list '" + n + "' with " +
+                          std::to_string(e.slices.size()) + " indices; write " + n + "[i][j]");
+    return nullptr;
+  }
+  const int64_t i = const_list_index(e.slices[0], e, n, int64_t(rows.size()));
+  return i < 0 ? nullptr : &rows[size_t(i)];
+}
+
+int Elaborator::const_list_item(const Expr& e, int64_t& out) {
+  if (seq_ && is_nested_row(e, seq_->frame)) {
+    const std::string& n = e.items[0]->name;
+    err(e.off, e.len, quoted(text_of(e)) + " is a row of the nested constant list '" + n +
+                          "'; an integer is one of its entries",
+        "write " + text_of(e) + "[0], or bind the row first (\"row = " + text_of(e) + "\") where a list is read");
+    return -1;
+  }
+  if (!seq_ || !is_list_entry(e, seq_->frame)) return 0;
+  const Expr& b = *e.items[0];
+  const std::vector<int64_t>* l = nullptr;
+  std::string n;
+  if (b.kind == Expr::Kind::Name) {
+    n = b.name;
+    l = &seq_->frame.list_consts.at(n);
+  } else {  // l[i][j]: row i first
+    n = text_of(b);
+    l = nested_row(b);
+    if (!l) return -1;
+  }
+  if (e.slices.size() != 1) {
+    err(e.off, e.len, quoted(text_of(e)) + " slices the constant list '" + n + "'; an entry takes one index",
+        "write " + n + "[0] ... " + n + "[" + std::to_string(l->size() - 1) + "]");
+    return -1;
+  }
+  const int64_t i = const_list_index(e.slices[0], e, n, int64_t(l->size()));
+  if (i < 0) return -1;
+  out = (*l)[size_t(i)];
   return 1;
 }
 
@@ -163,6 +218,11 @@ bool Elaborator::non_int_const(const Expr& e, const std::string& where) {
   if (auto it = f.list_consts.find(e.name); it != f.list_consts.end()) {
     err(e.off, e.len, "'" + e.name + "' is a constant list; " + where + " takes one of its entries",
         "write " + e.name + "[0] ... " + e.name + "[" + std::to_string(it->second.size() - 1) + "]");
+    return true;
+  }
+  if (auto it = f.nested_consts.find(e.name); it != f.nested_consts.end()) {
+    err(e.off, e.len, "'" + e.name + "' is a nested constant list; " + where + " takes one of its entries",
+        "write " + e.name + "[0][0] ... " + e.name + "[" + std::to_string(it->second.size() - 1) + "][...]");
     return true;
   }
   return false;
@@ -225,22 +285,19 @@ bool Elaborator::const_binding(const Stmt& s) {
   const Expr& e = *a.value;
   Frame& fr = seq_->frame;
   const bool boolean = is_bool_name(e);
-  enum class Form { Int, Float, List } form = Form::Int;
+  enum class Form { Int, Float, List, Nested } form = Form::Int;
   double fvalue = 0;
   std::vector<int64_t> lvalue;
+  std::vector<std::vector<int64_t>> nvalue;
   bool float_leaf = false;
-  if (e.kind == Expr::Kind::List) {
-    // `[1, 2, 4, 8]`: every entry an integer constant (a list is never a tensor expression).
-    if (e.items.empty()) {
-      err(e.off, e.len, "an empty list is not a constant", "a constant list holds integers, e.g. [1, 2, 4, 8]");
-      return true;
-    }
+  // Each entry of `list` an integer constant, into `out`; false when one is reported.
+  auto int_list = [&](const Expr& list, std::vector<int64_t>& out) {
     bool ok = true;
-    for (const auto& it : e.items) {
+    for (const auto& it : list.items) {
       if (!is_const_int_expr(*it, p_, fr, *names_)) {
         err(it->off, it->len, "the entry '" + text_of(*it) + "' of the constant list '" + a.target +
                                   "' is not an integer constant",
-            it->kind == Expr::Kind::List ? "constant lists are flat: bind each row as its own list"
+            it->kind == Expr::Kind::List ? "constant lists nest one level: [[1, 2], [3, 4]]"
                                          : "a constant list holds integers: literals, static dims, unroll factors "
                                            "and integer constants");
         ok = false;
@@ -253,8 +310,43 @@ bool Elaborator::const_binding(const Stmt& s) {
         ok = false;
         continue;
       }
-      lvalue.push_back(*c);
+      out.push_back(*c);
     }
+    return ok;
+  };
+  bool any_list = false;
+  if (e.kind == Expr::Kind::List)
+    for (const auto& it : e.items) any_list = any_list || it->kind == Expr::Kind::List;
+  if (is_nested_row(e, fr)) {
+    // `row = tiles[1]`: a row of a nested list binds a constant list.
+    const std::vector<int64_t>* row = nested_row(e);
+    if (!row) return true;
+    lvalue = *row;
+    form = Form::List;
+  } else if (any_list) {
+    // `tiles = [[1, 16384], [16, 512]]`: PyPTO's per-gear tile lists; every entry a list of integers.
+    bool ok = true;
+    for (const auto& it : e.items) {
+      if (it->kind != Expr::Kind::List || it->items.empty()) {
+        err(it->off, it->len, "the entry '" + text_of(*it) + "' of the nested constant list '" + a.target +
+                                  "' is not a list of integers",
+            "every row of a nested list is a list: [[1, 2], [3, 4]]");
+        ok = false;
+        continue;
+      }
+      std::vector<int64_t> row;
+      ok = int_list(*it, row) && ok;
+      nvalue.push_back(std::move(row));
+    }
+    if (!ok) return true;
+    form = Form::Nested;
+  } else if (e.kind == Expr::Kind::List) {
+    // `[1, 2, 4, 8]`: every entry an integer constant (a list is never a tensor expression).
+    if (e.items.empty()) {
+      err(e.off, e.len, "an empty list is not a constant", "a constant list holds integers, e.g. [1, 2, 4, 8]");
+      return true;
+    }
+    const bool ok = int_list(e, lvalue);
     if (!ok) return true;
     form = Form::List;
   } else if (!boolean && !is_const_int_expr(e, p_, fr, *names_) &&
@@ -306,7 +398,9 @@ bool Elaborator::const_binding(const Stmt& s) {
   fr.consts.erase(a.target);
   fr.float_consts.erase(a.target);
   fr.list_consts.erase(a.target);
+  fr.nested_consts.erase(a.target);
   if (form == Form::Int) fr.consts[a.target] = value;
+  if (form == Form::Nested) fr.nested_consts[a.target] = std::move(nvalue);
   if (form == Form::Float) fr.float_consts[a.target] = fvalue;
   if (form == Form::List) fr.list_consts[a.target] = std::move(lvalue);
   fr.named_consts.insert(a.target);

@@ -4,7 +4,8 @@
 // and constant-list entries), evaluated per gear and then held to the rules of an integer entry
 // (cube_tile_rules.h), reported at the entry. One difference, PyPTO's: an m entry that is an expression is
 // rounded up to whole 16-row fractals (gear 1, 2, 4, 8 -> 16; 24 -> 32), as the cube pads rows; k and n
-// entries must be multiples of 16 as written ones must.
+// entries must be multiples of 16 as written ones must. `split_k: NAME` reads a constant the same way
+// (PyPTO's `enable_split_k` flag chosen per gear).
 #include <string>
 
 #include "compiler/frontend/cube_tile_rules.h"
@@ -43,6 +44,21 @@ std::optional<CubeTile> Elaborator::cube_tile_of(const Stmt& s) {
       continue;
     }
     *slot[i] = i < 2 ? (*v + 15) / 16 * 16 : *v;  // m: whole fractals
+  }
+  if (const SrcExpr& e = s.cube_split_k; e.expr) {
+    // `split_k: NAME`: a constant bound by a statement (`enable_split_k = True`, or 0 / 1 per gear).
+    const bool is_const = e.expr->kind == Expr::Kind::Name && seq_ && seq_->frame.consts.count(e.expr->name);
+    std::optional<int64_t> v;
+    if (is_const) v = seq_->frame.consts.at(e.expr->name);
+    if (!v || (*v != 0 && *v != 1)) {
+      r_.error(e.loc(),
+               !is_const ? "cube_tile split_k '" + e.text + "' is not a constant bound before this statement"
+                         : "cube_tile split_k '" + e.text + "' is " + std::to_string(*v) + "; it must be true or false",
+               "bind it first, e.g. \"enable_split_k = True\", or write split_k: true", int(e.text.size()));
+      ok = false;
+    } else {
+      c.split_k = *v == 1;
+    }
   }
   if (!ok) return std::nullopt;
   // The rules of written entries, on the evaluated axes (reported at the first expression entry).

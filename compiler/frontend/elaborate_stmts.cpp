@@ -116,7 +116,8 @@ void Elaborator::stmt_unguarded(const Stmt& s) {
     }
     case Stmt::Kind::CubeTile: {
       std::optional<CubeTile> c;
-      if (!s.broken) c = s.cube_exprs.empty() ? std::optional<CubeTile>(s.cube) : cube_tile_of(s);
+      if (!s.broken)
+        c = s.cube_exprs.empty() && !s.cube_split_k.expr ? std::optional<CubeTile>(s.cube) : cube_tile_of(s);
       ts_->cube = c;
       ts_->cube_broken = !c;
       break;
@@ -148,7 +149,9 @@ void Elaborator::stmt_unguarded(const Stmt& s) {
       break;
     }
     case Stmt::Kind::If: {
-      if (s.cond && (s.runtime || runtime_condition(*s.cond))) {
+      // An `if` comparing a dynamic loop's variable with its first or last value is PyPTO's
+      // `if j == 0:`: decided per path of the loop (elaborate_loop_paths.cpp), as `cond` is.
+      if (s.cond && (s.runtime || runtime_condition(*s.cond) || loop_position_condition(*s.cond))) {
         runtime_if(s);
         break;
       }

@@ -67,6 +67,8 @@ struct Frame {
   std::set<std::string> named_consts; // `tile_t = k`: compile-time constants bound by a statement (elaborate_const_binding.cpp)
   std::map<std::string, double> float_consts;               // `eps = 1e-6` (also in named_consts)
   std::map<std::string, std::vector<int64_t>> list_consts;  // `unroll_list = [1, 2, 4, 8]` (also in named_consts)
+  // `tiles = [[1, 16384], [16, 512]]`: a list of integer lists, read as tiles[i] (a list) and tiles[i][j]
+  std::map<std::string, std::vector<std::vector<int64_t>>> nested_consts;
   std::vector<std::string> loop_vars;  // enclosing dynamic loop vars, outermost first
   int64_t factor = 1;
   std::string root_prefix = "top";   // names this sequence's root templates
@@ -251,6 +253,9 @@ class Elaborator {
   // `l[i]` of a constant list (elaborate_const_binding.cpp): 1 with the entry in `out`, 0 when `e` is not an
   // entry of a constant list, -1 when it is one but reported (index out of range, a slice, not static).
   int const_list_item(const Expr& e, int64_t& out);
+  // `tiles[i]` of a nested constant list: its row, or null (not one, or reported).
+  const std::vector<int64_t>* nested_row(const Expr& e);
+  int64_t const_list_index(const Slice& sl, const Expr& whole, const std::string& n, int64_t size);
   // A float or list constant where an integer is needed: reported (true), else false.
   bool non_int_const(const Expr& e, const std::string& where);
   // The constant list named by `e` (a bare name), or nullptr.
@@ -308,6 +313,13 @@ class Elaborator {
                   const TileState& gear_ts);
   // min(a, b) / max(a, b) of a dim expression, resolved to a or b when a fact of the path decides it.
   DimExpr path_minmax(bool is_min, const DimExpr& a, const DimExpr& b) const;
+  // `a op b` decided 0 / 1 by the facts of the path this copy belongs to (nullopt: not decided).
+  std::optional<int64_t> path_compare(const std::string& op, const DimExpr& a, const DimExpr& b) const;
+  // A comparison of `en`'s variable with its first or last value (`j == 0`, `j == n - 1`, `j > 0`):
+  // 1 first, 2 last, 3 the same in every instance, 0 neither (or not a plain dim expression).
+  // Evaluated without diagnostics.
+  int loop_position_compare(const Expr& cmp, const Frame::Enclosing& en);
+  bool loop_position_condition(const Expr& e);  // some comparison in `e` is one, for an enclosing loop
   static DimExpr loop_begin01(const Frame::Enclosing& en);  // 1 in the instance that starts at begin
   static DimExpr loop_end01(const Frame::Enclosing& en);    // 1 in the instance that covers the last iteration
 

@@ -58,6 +58,7 @@ struct Stmt {
   // CubeTile: entries written as dim expressions (`m: [unroll_level, unroll_level]`), index-aligned with
   // m[0..1], k[0..2], n[0..1] (a null expr: an integer entry, already in cube); empty when all are integers.
   std::vector<SrcExpr> cube_exprs;
+  SrcExpr cube_split_k;  // CubeTile `split_k: NAME`: a constant bound by a statement (expr null: not)
   bool broken = false;  // VecTile / CubeTile: reported invalid; the ops after it do not also say "no tile"
   LoopAst loop;      // Loop
   ExprPtr cond;      // If

@@ -644,8 +644,14 @@ class Reader {
     ok = cube_axis(c, "n", 2, nn, ne) && ok;
     if (c["split_k"]) {
       auto b = as_bool(c["split_k"]);
-      if (!b) {
-        r_.error(value_loc(c, "split_k"), "cube_tile split_k must be true or false, got " + node_kind(c["split_k"]));
+      if (!b && c["split_k"].IsScalar() && is_identifier(c["split_k"].Scalar())) {
+        // `split_k: enable_split_k`: PyPTO's per-gear flag, a constant bound by a statement
+        // (elaborate_cube_tile.cpp reads it).
+        if (auto e = dim_src(c["split_k"], "cube_tile split_k")) s.cube_split_k = *e;
+        else ok = false;
+      } else if (!b) {
+        r_.error(value_loc(c, "split_k"), "cube_tile split_k must be true, false or a constant's name, got " +
+                                              node_kind(c["split_k"]));
         ok = false;
       } else {
         s.cube.split_k = *b;

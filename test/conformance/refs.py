@@ -1292,5 +1292,64 @@ def lang4_scatter_update_computed(i, d):
     return out
 
 
+# --- lang5: comparisons that mean the first or last iteration (elaborate_loop_paths.cpp) ---------
+
+@ref(dims={"B": 6, "T": 7})
+def lang5_loop_position(i, d):
+    x, w, f = i["x"], i["w"], "fp32"
+    B, _, N = x.shape
+    T = w.shape[0]
+    y, z = np.zeros((B, 1, N)), np.zeros((B, 1, N))
+    for b in range(B):
+        acc, tag = np.ones((1, N)), np.zeros((1, N))
+        for j in range(b):
+            s = x[b, j:j + 1]
+            acc = r(s * 2.0, f) if j == 0 else r(acc + s, f)
+            if j == b - 1:
+                acc, tag = r(acc * 0.5, f), r(tag + 100.0, f)
+            if j + 1 == b and j == 0:
+                tag = r(tag + 1.0, f)
+            tag = r(tag + (10.0 if 0 < j < b - 1 else 1000.0), f)
+        y[b], z[b] = acc, tag
+    m, c, t = np.zeros((1, N)), np.zeros((1, N)), 0
+    while t < T:  # gear 2 while two iterations are left, then gear 1
+        k = 2 if T - t >= 2 else 1
+        s = r(np.sum(w[t:t + k], axis=0, keepdims=True), f)
+        m = r(m + s, f) if t != 0 else r(s * 3.0, f)
+        if t == T - 1:
+            c = r(c + 7.0, f)
+        if t >= 1:
+            c = r(c + float(k), f)
+        t += k
+    return {"y": y, "z": z, "u": m, "v": c}
+
+
+@ref(dims={"T": 37}, kinds={"cls": "range:-2:12", "far": "wide"})
+def lang5_consts_int64(i, d):
+    p, q = i["p"].astype(np.int64), i["q"].astype(np.int64)
+    qb = np.maximum(q, 100)
+    yb = np.maximum(p, 100) @ qb
+    assert yb.min() > 2 ** 24  # the sums fp32 partials could not hold exactly
+
+    def one_hot(v, c):
+        v = v.astype(np.int64)
+        return (v[..., None] == np.arange(c)).astype(np.float64)
+    return {"yb": r(yb, "int32"), "yt": r(i["x"].astype(np.int64) @ qb, "int32"),
+            "oh": one_hot(i["cls"], 10), "of": one_hot(i["far"], 10)}
+
+
+@ref(dims={"T": 23})
+def lang5_nested_lists(i, d):
+    x, f = i["x"], "fp32"
+    y, t = np.zeros_like(x), 0
+    T = x.shape[0]
+    while t < T:  # gears 8, 4, 1: the largest that fits
+        g = next(k for k in (8, 4, 1) if k <= T - t)
+        row = {8: [8, 16], 4: [4, 32], 1: [1, 64]}[g]
+        y[t:t + g] = r(r(x[t:t + g] * 4.0, f) + float(row[1]), f)
+        t += g
+    return {"y": y}
+
+
 # --- structops5's references live in their own module, which registers them here -------------------
 import refs_catalog5_struct  # noqa: E402,F401

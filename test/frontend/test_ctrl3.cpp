@@ -79,7 +79,7 @@ TEST_CASE("a local tensor first used inside a nested run-time branch is filled b
           "[frontend][ctrl3]") {
   auto p = ok(spec(kTile + kLoops +
                    "          - \"t = tensor([16, 64], fp32)\"\n"
-                   "          - cond: \"j > 0\"\n"
+                   "          - cond: \"j > 1\"\n"
                    "            then: [\"t[0:8, :] = x[0:8, :]\"]\n"
                    "          - \"y[j * 16:, :] = t\"\n"));
   const int t = tensor_named(p, "t_");
@@ -100,8 +100,8 @@ TEST_CASE("a run-time if rebinds values inside a loop with a run-time trip count
                    "  - loop: {var: j, count: \"ceil_div(n[0, 0], 16)\", name: LJ, carry: {acc: \"full([16, 64], 0, fp32)\"}}\n"
                    "    body:\n"
                    "      - \"v = view(x, [16, 64], [j * 16, 0], valid=[min(16, n[0, 0] - j * 16), 64])\"\n"
-                   // a cond, not is_loop_end(j): a branch on the loop's own end splits the loop into paths
-                   "      - cond: \"j == ceil_div(n[0, 0], 16) - 1\"\n"
+                   // not the last value (is_loop_end(j) or j == ...- 1 split the loop into paths instead)
+                   "      - cond: \"j == ceil_div(n[0, 0], 16) - 2\"\n"
                    "        then: [\"v = fillpad(v)\", \"acc = acc + v\"]\n"
                    "        else: [\"acc = acc + v * 2\"]\n"
                    "  - \"y[0:16, :] = acc\"\n"));
@@ -181,7 +181,7 @@ TEST_CASE("a local tensor tiled by whole writes and read in the same root stays 
   }
   SECTION("a nested branch after the writes may read it: GM") {
     auto p = ok(spec("  - {vec_tile: [16, 32]}\n" + kLoops + quarters +
-                     "          - cond: \"j > 0\"\n            then: [\"y[j * 32:, :] = q * 3\"]\n"));
+                     "          - cond: \"j > 1\"\n            then: [\"y[j * 32:, :] = q * 3\"]\n"));
     const int q = tensor_named(p, "q_");
     REQUIRE(q >= 0);
     CHECK(p.tensors[size_t(q)].shape[0].str() == "B * 32");
@@ -202,9 +202,9 @@ TEST_CASE("a run-time branch that changes a name's shape or dtype is a located e
   const std::string loop = "  - loop: {var: j, count: \"ceil_div(n[0, 0], 16)\", name: LJ}\n    body:\n"
                            "      - \"v = x[0:16, :] * 2\"\n";
   SECTION("shape") {
-    expect_error(spec(kTile + loop + "      - cond: \"j == 0\"\n        then: [\"v = sum(v, 0, keepdim=true)\"]\n" +
+    expect_error(spec(kTile + loop + "      - cond: \"j == 1\"\n        then: [\"v = sum(v, 0, keepdim=true)\"]\n" +
                       "      - \"y[0:16, :] = v\"\n"),
-                 "cond: \"j == 0",
+                 "cond: \"j == 1",
                  "the run-time branch at line 18 rebinds 'v' with shape [1, 64] (it is [16, 64] before the branch), "
                  "but the branch that does not run would leave the old one",
                  "bind the new value to another name");

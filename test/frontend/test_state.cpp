@@ -82,15 +82,16 @@ TEST_CASE("a local tensor is a GM window; indexed assignment writes it, a read v
 }
 
 TEST_CASE("run-time conditions become 0/1-trip loops evaluated per instance", "[frontend][state]") {
-  // `cond` on the loop variable: run-time branches (is_loop_begin / is_loop_end split the loop into paths
-  // instead: test_loop_paths.cpp).
+  // `cond` on the loop variable: run-time branches (is_loop_begin / is_loop_end, and comparisons with the
+  // first or last value such as `j == 0`, split the loop into paths instead: test_loop_paths.cpp,
+  // test_lang5.cpp).
   auto r = run(spec(kTile +
                     "  - loop: {var: j, count: \"ceil_div(B, 16)\", carry: {acc: \"full([16, 64], 0, fp32)\"}}\n"
                     "    body:\n"
-                    "      - cond: \"j == 0\"\n"
+                    "      - cond: \"j == 1\"\n"
                     "        then: [\"acc = x[0:16, :] * 1\"]\n"
                     "        else: [\"acc = acc + x[j * 16:(j + 1) * 16, :]\"]\n"
-                    "      - cond: \"j >= ceil_div(B, 16) - 1\"\n"
+                    "      - cond: \"j >= ceil_div(B, 16) - 2\"\n"
                     "        then: [\"y[0:16, :] = acc\"]\n"));
   INFO(r.rendered);
   REQUIRE(r.prog);
@@ -100,8 +101,9 @@ TEST_CASE("run-time conditions become 0/1-trip loops evaluated per instance", "[
   std::vector<std::string> ends;
   for (const auto& n : loop.gears[0].body)
     if (n.kind == ptoc::LoopNode::Kind::Loop) ends.push_back(n.name + ": " + n.end.str());
-  CHECK(ends == std::vector<std::string>{"IF_L17_then: 1 - min(max(-j, j), 1)", "IF_L17_else: min(max(-j, j), 1)",
-                                         "IF_L20_then: min(max(j - ceil_div(B, 16) + 2, 0), 1)"});
+  CHECK(ends == std::vector<std::string>{"IF_L17_then: 1 - min(max(1 - j, j - 1), 1)",
+                                         "IF_L17_else: min(max(1 - j, j - 1), 1)",
+                                         "IF_L20_then: min(max(j - ceil_div(B, 16) + 3, 0), 1)"});
 }
 
 TEST_CASE("misused carried values, local tensors and run-time conditions are located errors", "[frontend][state]") {

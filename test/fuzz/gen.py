@@ -1019,6 +1019,8 @@ class Gen:
         prog.lang2 = getattr(self, "lang2", None)
         prog.cover = getattr(self, "cover", None)
         __import__("gen_catalog3").program_hook(self, prog)  # in-place outputs, scatter_update: own stream
+        # before catalog4's, so that a seed's program without catalog4 is a prefix of the one with it
+        __import__("gen_lang5").program_hook(self, prog)  # j == 0 loop paths, int64 one_hot: own stream
         __import__("gen_catalog4").program_hook(self, prog)  # constants, string modes, ...: own stream
         __import__("gen_catalog5").program_hook(self, prog)  # structops5: interleave, gathermask, ...: own stream
         __import__("gen_cover5").program_hook(self, prog)  # constant lists, symbolic cube tiles, ...: own stream
