@@ -87,10 +87,7 @@ def run_pmu_csv(path):
     """(exit code, sha256 of stdout, stderr, peak RSS KiB); stdout goes to a file, not memory."""
     out_path = os.path.join(tmp, "out.txt")
     with open(out_path, "wb") as out, open(os.path.join(tmp, "err.txt"), "wb") as err:
-        # Through a shell that forks ptorun: a child exec'd straight from this (large) python would inherit
-        # its peak RSS in ru_maxrss.
-        p = subprocess.Popen(["sh", "-c", '"$@"; status=$?; exit $status', "sh", ptorun, "pmu-csv", path],
-                             stdout=out, stderr=err)
+        p = subprocess.Popen([ptorun, "pmu-csv", path], stdout=out, stderr=err)
         _, status, usage = os.wait4(p.pid, 0)
     h = hashlib.sha256()
     with open(out_path, "rb") as f:
