@@ -2,9 +2,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
+#include <optional>
+#include <stdexcept>
+#include <vector>
 
 #include "cli/ptorun_commands.h"
+#include "runtime/profiling/csv_reader.h"
 #include "runtime/profiling/pmu_csv.h"
 #include "runtime/profiling/run_folder.h"
 
@@ -36,18 +39,41 @@ int pmu_csv(const std::string& path) {
     }
     file = best.string();
   }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    std::cerr << "ptorun pmu-csv: error: cannot open '" << file << "'\n";
-    return 1;
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
+  // Two passes over the file, one record in memory at a time: the first validates it and sizes the grid's
+  // columns, the second prints it (a multi-GB csv is not read into memory).
   try {
-    auto t = profiling::parse_csv(ss.str(), file);
-    std::cout << file << ": " << t.rows.size() << " tasks\n" << profiling::render_grid(t);
+    std::vector<std::string> header, row;
+    size_t rows = 0;
+    std::optional<profiling::GridLayout> grid;
+    {
+      std::ifstream in(file, std::ios::binary);
+      if (!in) {
+        std::cerr << "ptorun pmu-csv: error: cannot open '" << file << "'\n";
+        return 1;
+      }
+      profiling::CsvReader reader(in, file);
+      if (!reader.next(header)) throw std::runtime_error(file + ": empty CSV (no header line)");
+      grid.emplace(header);
+      for (; reader.next(row); ++rows) {
+        profiling::check_csv_row(header, row, file, rows + 2);
+        grid->add_row(rows, row);
+      }
+    }
+    std::ifstream in(file, std::ios::binary);
+    profiling::CsvReader reader(in, file);
+    if (!in || !reader.next(row) || row != header)
+      throw std::runtime_error(file + ": changed while it was read");
+    std::cout << file << ": " << rows << " tasks\n" << grid->top();
+    size_t printed = 0;
+    for (; printed < rows && reader.next(row); ++printed) {
+      profiling::check_csv_row(header, row, file, printed + 2);
+      std::cout << grid->row(printed, row);
+    }
+    if (printed != rows || reader.next(row)) throw std::runtime_error(file + ": changed while it was read");
+    std::cout.flush();
     return 0;
   } catch (const std::exception& e) {
+    std::cout.flush();
     std::cerr << "ptorun pmu-csv: error: " << e.what() << "\n";
     return 1;
   }

@@ -123,6 +123,7 @@ int run_impl(const RunArgs& a) {
         stream = std::make_unique<profiling::TaskStream>(rq.folder, a.rounds - 1, rq.swimlane, cap);
       if (!rq.swimlane && !rq.pmu_trace) stream->keep_none();
       cfg.on_task_record = [&](int round, const sim::TaskRecord& t, const DeviceTask& dt) { stream->add(round, t, dt); };
+      cfg.on_device_task_built = [&](int round, const DeviceTask& dt) { stream->built(round, dt); };
       if (stream->writes_pmu())
         cfg.on_task_start = [&](int round, const DeviceTask& dt, uint32_t i) { stream->started(round, dt, i); };
     }

@@ -289,6 +289,7 @@ const RunResult& Session::run(const RunConfig& cfg) {
       }
       bool more = it->second->next(out);
       if (more && round == 0 && !observe && cfg.on_device_task) cfg.on_device_task(out);
+      if (more && cfg.on_device_task_built) cfg.on_device_task_built(round, out);
       return more;
     };
     so.on_device_task_done = [&](int round, const DeviceTask& dt) {

@@ -38,6 +38,9 @@ struct RunConfig {
   // Streaming instead (simulator): every task record with its round, in execEnd order, as it is
   // produced; none is kept in RunResult::trace (profiling/task_stream.h writes them out).
   std::function<void(int round, const sim::TaskRecord&, const DeviceTask&)> on_task_record;
+  // With it (simulator): every device task of every round as the Control AICPU builds it, in build
+  // (seqNo) order, before any of its records; so a stream knows a device task with no tasks.
+  std::function<void(int round, const DeviceTask&)> on_device_task_built;
   // With it: every task as it starts on its simulated core, in start order (sim::TaskStartHook).
   std::function<void(int round, const DeviceTask&, uint32_t task_index)> on_task_start;
   // Progress of a long run, after each device task: round, tasks finished in it, simulated time.

@@ -22,6 +22,9 @@ struct Slot {
   }
 };
 Slot g_temp, g_folder;
+constexpr int kHeldTemps = 16;
+Slot g_held[kHeldTemps];
+volatile sig_atomic_t g_held_used[kHeldTemps] = {};  // a slot is taken (its path may not be set yet)
 char g_tool[64] = "ptoc";
 
 void say(const char* s) {
@@ -31,6 +34,8 @@ void say(const char* s) {
 
 extern "C" void on_signal(int sig) {
   if (g_temp.valid) ::unlink(g_temp.path);
+  for (Slot& s : g_held)
+    if (s.valid) ::unlink(s.path);
   say("\n");
   say(g_tool);
   say(sig == SIGINT ? ": interrupted (SIGINT)" : ": terminated (SIGTERM)");
@@ -57,6 +62,20 @@ void install(const char* tool) {
 }
 
 void set_temp_file(const std::string& path) { g_temp.set(path); }
+int hold_temp_file(const std::string& path) {
+  for (int i = 0; i < kHeldTemps; ++i)
+    if (!g_held_used[i]) {
+      g_held_used[i] = 1;
+      g_held[i].set(path);
+      return i;
+    }
+  return -1;
+}
+void release_temp_file(int slot) {
+  if (slot < 0 || slot >= kHeldTemps) return;
+  g_held[slot].valid = 0;
+  g_held_used[slot] = 0;
+}
 void set_partial_folder(const std::string& path) { g_folder.set(path); }
 
 }  // namespace ptoc::interrupt

@@ -11,6 +11,12 @@ namespace ptoc::interrupt {
 void install(const char* tool);
 // The temporary file being written now ("" when none); atomic_file.cpp keeps it current.
 void set_temp_file(const std::string& path);
+// A temporary file written beside others (a profiled run streams several artifacts at once, each
+// through profiling::ChunkedFile): the handler removes every one held. Returns the slot to release
+// when the file is renamed into place or removed; -1 when every slot is taken (then only the
+// run folder's .partial name marks the file).
+int hold_temp_file(const std::string& path);
+void release_temp_file(int slot);
 // The run folder being filled now ("" when none); run_folder.cpp keeps it current.
 void set_partial_folder(const std::string& path);
 

@@ -17,11 +17,12 @@ constexpr size_t kChunkBytes = size_t(4) << 20;
 
 ChunkedFile::ChunkedFile(std::string path) : path_(std::move(path)) {
   tmp_ = path_ + ".tmp." + std::to_string(::getpid());
-  interrupt::set_temp_file(tmp_);  // removed by the SIGINT/SIGTERM handler
+  // Removed by the SIGINT/SIGTERM handler: a slot of its own, as a profiled run streams several files at once.
+  interrupt_slot_ = interrupt::hold_temp_file(tmp_);
   fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd_ < 0) {
     const int e = errno;
-    interrupt::set_temp_file("");
+    release();
     throw std::runtime_error("cannot write " + path_ + ": " + std::strerror(e));
   }
   buf_.reserve(kChunkBytes + 64 * 1024);
@@ -31,14 +32,19 @@ ChunkedFile::~ChunkedFile() {
   if (fd_ < 0) return;
   ::close(fd_);
   ::unlink(tmp_.c_str());
-  interrupt::set_temp_file("");
+  release();
+}
+
+void ChunkedFile::release() {
+  interrupt::release_temp_file(interrupt_slot_);
+  interrupt_slot_ = -1;
 }
 
 void ChunkedFile::fail(int err) {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   ::unlink(tmp_.c_str());
-  interrupt::set_temp_file("");
+  release();
   throw std::runtime_error("cannot write " + path_ + ": " + std::strerror(err));
 }
 
@@ -67,16 +73,16 @@ void ChunkedFile::commit() {
   if (::close(fd) != 0) {  // NFS and quotas report ENOSPC at close
     const int e = errno;
     ::unlink(tmp_.c_str());
-    interrupt::set_temp_file("");
+    release();
     throw std::runtime_error("cannot write " + path_ + ": " + std::strerror(e));
   }
   if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
     const int e = errno;
     ::unlink(tmp_.c_str());
-    interrupt::set_temp_file("");
+    release();
     throw std::runtime_error("cannot write " + path_ + ": " + std::strerror(e));
   }
-  interrupt::set_temp_file("");
+  release();
 }
 
 }  // namespace ptoc::profiling

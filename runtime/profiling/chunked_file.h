@@ -24,9 +24,11 @@ class ChunkedFile {
 
  private:
   void flush();
+  void release();
   [[noreturn]] void fail(int err);
   std::string path_, tmp_, buf_;
   int fd_ = -1;
+  int interrupt_slot_ = -1;  // interrupt::hold_temp_file's, so that SIGINT/SIGTERM removes tmp_
 };
 
 }  // namespace ptoc::profiling

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <sstream>
 #include <stdexcept>
+
+#include "csv_reader.h"
 
 namespace ptoc::profiling {
 
@@ -26,39 +29,22 @@ std::string format_csv(const CsvTable& t) {
 }
 
 CsvTable parse_csv(const std::string& text, const std::string& file) {
-  std::vector<std::vector<std::string>> lines;
-  std::vector<std::string> cur;
-  std::string cell;
-  bool quoted = false, any = false;
-  int line_no = 1;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') cell += '"', ++i;
-      else if (c == '"') quoted = false;
-      else cell += c;
-      continue;
-    }
-    if (c == '"') quoted = true, any = true;
-    else if (c == ',') cur.push_back(cell), cell.clear(), any = true;
-    else if (c == '\r') continue;
-    else if (c == '\n') {
-      if (any || !cell.empty()) cur.push_back(cell);
-      if (!cur.empty()) lines.push_back(cur);
-      cur.clear(), cell.clear(), any = false, ++line_no;
-    } else cell += c, any = true;
-  }
-  if (quoted) throw std::runtime_error(fmt::format("{}:{}: unterminated quoted field", file, line_no));
-  if (any || !cell.empty()) cur.push_back(cell), lines.push_back(cur);
-  if (lines.empty()) throw std::runtime_error(file + ": empty CSV (no header line)");
+  std::istringstream in(text);
+  CsvReader reader(in, file);
   CsvTable t;
-  t.header = lines[0];
-  for (size_t i = 1; i < lines.size(); ++i) {
-    if (lines[i].size() != t.header.size())
-      throw std::runtime_error(fmt::format("{}:{}: {} fields, the header has {}", file, i + 1, lines[i].size(), t.header.size()));
-    t.rows.push_back(lines[i]);
+  if (!reader.next(t.header)) throw std::runtime_error(file + ": empty CSV (no header line)");
+  std::vector<std::string> row;
+  for (size_t record = 2; reader.next(row); ++record) {
+    check_csv_row(t.header, row, file, record);
+    t.rows.push_back(row);
   }
   return t;
+}
+
+void check_csv_row(const std::vector<std::string>& header, const std::vector<std::string>& row, const std::string& file,
+                   size_t record) {
+  if (row.size() != header.size())
+    throw std::runtime_error(fmt::format("{}:{}: {} fields, the header has {}", file, record, row.size(), header.size()));
 }
 
 static bool numeric(const std::string& s) {
@@ -72,37 +58,52 @@ static bool numeric(const std::string& s) {
   return digit;
 }
 
+GridLayout::GridLayout(const std::vector<std::string>& header) : header_{""} {
+  header_.insert(header_.end(), header.begin(), header.end());
+  width_.resize(header_.size());
+  numeric_.assign(header_.size(), true);
+  for (size_t c = 0; c < header_.size(); ++c) width_[c] = header_[c].size();
+}
+
+void GridLayout::add_row(size_t index, const std::vector<std::string>& row) {
+  std::string idx = std::to_string(index);
+  for (size_t c = 0; c < header_.size(); ++c) {
+    const std::string& cell = c == 0 ? idx : row[c - 1];
+    width_[c] = std::max(width_[c], cell.size());
+    if (!numeric(cell)) numeric_[c] = false;
+  }
+}
+
+std::string GridLayout::separator(char ch) const {
+  std::string s = "+";
+  for (auto x : width_) s += std::string(x + 2, ch) + "+";
+  return s + "\n";
+}
+
+std::string GridLayout::line(const std::string& first, const std::vector<std::string>& rest) const {
+  std::string s = "|";
+  for (size_t c = 0; c < header_.size(); ++c) {
+    const std::string& cell = c == 0 ? first : rest[c - 1];
+    s += ' ';
+    s += numeric_[c] ? fmt::format("{:>{}}", cell, width_[c]) : fmt::format("{:<{}}", cell, width_[c]);
+    s += " |";
+  }
+  return s + "\n";
+}
+
+std::string GridLayout::top() const {
+  return separator('-') + line(header_[0], {header_.begin() + 1, header_.end()}) + separator('=');
+}
+
+std::string GridLayout::row(size_t index, const std::vector<std::string>& row) const {
+  return line(std::to_string(index), row) + separator('-');
+}
+
 std::string render_grid(const CsvTable& t) {
-  std::vector<std::string> header{""};
-  header.insert(header.end(), t.header.begin(), t.header.end());
-  std::vector<std::vector<std::string>> rows;
-  for (size_t i = 0; i < t.rows.size(); ++i) {
-    std::vector<std::string> r{std::to_string(i)};
-    r.insert(r.end(), t.rows[i].begin(), t.rows[i].end());
-    rows.push_back(std::move(r));
-  }
-  std::vector<size_t> w(header.size());
-  std::vector<bool> num(header.size(), true);
-  for (size_t c = 0; c < header.size(); ++c) {
-    w[c] = header[c].size();
-    for (const auto& r : rows) {
-      w[c] = std::max(w[c], r[c].size());
-      if (!numeric(r[c])) num[c] = false;
-    }
-  }
-  auto sep = [&](char ch) {
-    std::string s = "+";
-    for (auto x : w) s += std::string(x + 2, ch) + "+";
-    return s + "\n";
-  };
-  auto row = [&](const std::vector<std::string>& r) {
-    std::string s = "|";
-    for (size_t c = 0; c < r.size(); ++c)
-      s += " " + (num[c] ? fmt::format("{:>{}}", r[c], w[c]) : fmt::format("{:<{}}", r[c], w[c])) + " |";
-    return s + "\n";
-  };
-  std::string out = sep('-') + row(header) + sep('=');
-  for (const auto& r : rows) out += row(r) + sep('-');
+  GridLayout g(t.header);
+  for (size_t i = 0; i < t.rows.size(); ++i) g.add_row(i, t.rows[i]);
+  std::string out = g.top();
+  for (size_t i = 0; i < t.rows.size(); ++i) out += g.row(i, t.rows[i]);
   return out;
 }
 

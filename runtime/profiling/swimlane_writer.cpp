@@ -11,6 +11,8 @@
 
 #include "runtime/profiling/machine_view_text.h"
 #include "runtime/program/program_json.h"
+#include "runtime/program/root_tasks.h"
+#include "runtime/core/json_out.h"
 
 namespace ptoc::profiling {
 
@@ -133,59 +135,162 @@ struct ProgramIndex {
   std::vector<Func> funcs;
   std::unordered_map<std::string, size_t> by_hash;  // hash -> first function with it
 
-  explicit ProgramIndex(const std::string& text) {
+  explicit ProgramIndex(const std::string& text) { add_document(text); }
+  // From the compiled program directly: its root functions as program_json_text() writes them, then its
+  // BLOCK_GRAPH texts, each parsed on its own (a GEMM's root is 10 MB of JSON text that need not be built
+  // and parsed back for this). Any doubt (a text that is no UTF-8, a block that is no JSON object) falls
+  // back to parsing program_json_text(), so the index is the same.
+  explicit ProgramIndex(const CompiledProgram& p) {
+    if (!p.graph_json.empty() || !p.graph_from_blocks || !add_program(p)) {
+      funcs.clear(), by_hash.clear();
+      add_document(program_json_text(p));
+    }
+  }
+
+  void add_document(const std::string& text) {
     nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
     if (!doc.is_object() || !doc.contains("functions") || !doc["functions"].is_array()) return;
-    for (const auto& f : doc["functions"]) {
-      Func fn;
-      if (f.contains("hash")) fn.hash = f["hash"].is_string() ? f["hash"].get<std::string>() : f["hash"].dump();
-      std::unordered_map<int64_t, const nlohmann::json*> tensors, raws;
-      if (f.contains("tensors"))
-        for (const auto& t : f["tensors"])
-          if (t.contains("magic")) tensors[t["magic"].get<int64_t>()] = &t;
-      if (f.contains("rawtensors"))
-        for (const auto& r : f["rawtensors"])
-          if (r.contains("rawmagic")) raws[r["rawmagic"].get<int64_t>()] = &r;
-      const bool root = f.value("graphtype", 0) == 2;
-      if (f.contains("operations"))
-        for (const auto& o : f["operations"]) {
-          Op op;
-          if (o.contains("semantic_label") && o["semantic_label"].is_object())
-            op.label = o["semantic_label"].value("label", "");
-          if (o.contains("op_attr")) op.attr = o["op_attr"];
-          // [{magic: {'shape': [...], 'dtype': <rawtensor datatype>, 'rawmagic': N}}, ...], each magic once.
-          auto hint = [&](const char* key) {
-            std::string out = "[";
-            if (!o.contains(key)) return out + "]";
-            std::vector<int64_t> seen;
-            for (const auto& m : o[key]) {
-              const int64_t magic = m.get<int64_t>();
-              if (std::find(seen.begin(), seen.end(), magic) != seen.end()) continue;
-              auto t = tensors.find(magic);
-              if (t == tensors.end()) continue;
-              const nlohmann::json& tj = *t->second;
-              auto r = raws.find(tj.value("rawtensor", int64_t(-1)));
-              nlohmann::json dt, rm;
-              if (r != raws.end()) dt = r->second->value("datatype", nlohmann::json()), rm = r->second->value("rawmagic", nlohmann::json());
-              out += std::string(seen.empty() ? "{" : ", {") + std::to_string(magic) + ": {'shape': " +
-                     py_repr(tj.value("shape", nlohmann::json::array())) + ", 'dtype': " + py_repr(dt) +
-                     ", 'rawmagic': " + py_repr(rm) + "}}";
-              seen.push_back(magic);
-            }
-            return out + "]";
-          };
-          if (root) {
-            op.in_hint = hint("ioperands");
-            op.out_hint = hint("ooperands");
+    for (const auto& f : doc["functions"]) add_function(f);
+  }
+
+  void add_function(const nlohmann::json& f) {
+    Func fn;
+    if (f.contains("hash")) fn.hash = f["hash"].is_string() ? f["hash"].get<std::string>() : f["hash"].dump();
+    std::unordered_map<int64_t, const nlohmann::json*> tensors, raws;
+    if (f.contains("tensors"))
+      for (const auto& t : f["tensors"])
+        if (t.contains("magic")) tensors[t["magic"].get<int64_t>()] = &t;
+    if (f.contains("rawtensors"))
+      for (const auto& r : f["rawtensors"])
+        if (r.contains("rawmagic")) raws[r["rawmagic"].get<int64_t>()] = &r;
+    const bool root = f.value("graphtype", 0) == 2;
+    if (f.contains("operations"))
+      for (const auto& o : f["operations"]) {
+        Op op;
+        if (o.contains("semantic_label") && o["semantic_label"].is_object())
+          op.label = o["semantic_label"].value("label", "");
+        if (o.contains("op_attr")) op.attr = o["op_attr"];
+        // [{magic: {'shape': [...], 'dtype': <rawtensor datatype>, 'rawmagic': N}}, ...], each magic once.
+        auto hint = [&](const char* key) {
+          std::string out = "[";
+          if (!o.contains(key)) return out + "]";
+          std::vector<int64_t> seen;
+          for (const auto& m : o[key]) {
+            const int64_t magic = m.get<int64_t>();
+            if (std::find(seen.begin(), seen.end(), magic) != seen.end()) continue;
+            auto t = tensors.find(magic);
+            if (t == tensors.end()) continue;
+            const nlohmann::json& tj = *t->second;
+            auto r = raws.find(tj.value("rawtensor", int64_t(-1)));
+            nlohmann::json dt, rm;
+            if (r != raws.end()) dt = r->second->value("datatype", nlohmann::json()), rm = r->second->value("rawmagic", nlohmann::json());
+            out += std::string(seen.empty() ? "{" : ", {") + std::to_string(magic) + ": {'shape': " +
+                   py_repr(tj.value("shape", nlohmann::json::array())) + ", 'dtype': " + py_repr(dt) +
+                   ", 'rawmagic': " + py_repr(rm) + "}}";
+            seen.push_back(magic);
           }
-          const int64_t magic = o.value("opmagic", int64_t(-1));
-          fn.by_magic.emplace(magic, fn.ops.size());
-          fn.ops.emplace_back(magic, std::move(op));
+          return out + "]";
+        };
+        if (root) {
+          op.in_hint = hint("ioperands");
+          op.out_hint = hint("ooperands");
         }
+        const int64_t magic = o.value("opmagic", int64_t(-1));
+        fn.by_magic.emplace(magic, fn.ops.size());
+        fn.ops.emplace_back(magic, std::move(op));
+      }
+    by_hash.emplace(fn.hash, funcs.size());
+    funcs.push_back(std::move(fn));
+  }
+
+  // Root functions (pjson::assemble_program_json's EXECUTE_GRAPH part), then the blocks; false when the
+  // document it mirrors would not parse.
+  bool add_program(const CompiledProgram& p) {
+    JsonOut probe(-1);  // every string the document holds, to see that it is well-formed UTF-8
+    probe.begin_array().value(p.name).value(p.target);
+    for (const GmTensor& g : p.tensors) {
+      probe.value(g.name);
+      for (const DimExpr& e : g.shape)
+        if (!e.as_const()) probe.value(e.str());
+    }
+    for (const Kernel& k : p.kernels) probe.value(k.name);
+    for (const LeafFunction& lf : p.leaves) probe.value(lf.merge_info);
+    for (const RootFunction& rf : p.roots) {
+      probe.value(rf.name);
+      for (const std::string& v : rf.loop_vars) probe.value(v);
+      Func fn;
+      fn.hash = pjson::hash_text(rf.hash);
+      std::vector<std::string> shapes;  // by tensor magic: repr() of the region's extent as json.load gives it
+      std::vector<int> raw_of;          // by tensor magic: its GM tensor
+      auto dims_repr = [&](const std::vector<DimExpr>& v) {
+        std::string out = "[";
+        for (const DimExpr& e : v) {
+          if (out.size() > 1) out += ", ";
+          if (auto c = e.as_const()) {
+            out += std::to_string(*c);
+          } else {
+            const std::string text = e.str();
+            probe.value(text);
+            out += py_repr(nlohmann::json(text));
+          }
+        }
+        return out + "]";
+      };
+      std::vector<std::pair<int, int>> operands;  // per task: first magic, reads
+      std::vector<int> writes;
+      for (size_t ti = 0; ti < task_count(rf); ++ti) {
+        const Task t = task_at(rf, ti, false);
+        operands.push_back({int(shapes.size()), int(t.reads.size())});
+        writes.push_back(int(t.writes.size()));
+        for (const auto* v : {&t.reads, &t.writes})
+          for (const Region& g : *v) {
+            for (const DimExpr& e : g.offset)
+              if (!e.as_const()) probe.value(e.str());
+            shapes.push_back(dims_repr(g.extent));
+            raw_of.push_back(g.tensor);
+          }
+        Op op;
+        op.label = t.label;
+        probe.value(t.label);
+        const LeafFunction& lf = p.leaves.at(size_t(p.class_index(t)));
+        // op_attr's merge keys (only they matter here), a repeated key keeping its last value as json.load does
+        op.attr = nlohmann::json::object();
+        for (const auto& [key, v] : pjson::merge_attrs(lf.merge_info)) {
+          op.attr[key + "_hashOrder"] = v.first;
+          op.attr[key + "_subgraphCount"] = v.second;
+        }
+        const int64_t magic = t.op_magic;
+        fn.by_magic.emplace(magic, fn.ops.size());
+        fn.ops.emplace_back(magic, std::move(op));
+      }
+      // Operand hints: [{magic: {'shape': [...], 'dtype': <rawtensor datatype>, 'rawmagic': N}}, ...]
+      auto hint = [&](int first, int n) {
+        std::string out = "[";
+        for (int m = first; m < first + n; ++m) {
+          const int raw = raw_of[size_t(m)];
+          const bool known = raw >= 0 && size_t(raw) < p.tensors.size();
+          out += std::string(m == first ? "{" : ", {") + std::to_string(m) + ": {'shape': " + shapes[size_t(m)] +
+                 ", 'dtype': " + (known ? std::to_string(pjson::pypto_datatype(p.tensors[size_t(raw)].dtype)) : "None") +
+                 ", 'rawmagic': " + (known ? std::to_string(raw) : "None") + "}}";
+        }
+        return out + "]";
+      };
+      for (size_t ti = 0; ti < fn.ops.size(); ++ti) {
+        fn.ops[ti].second.in_hint = hint(operands[ti].first, operands[ti].second);
+        fn.ops[ti].second.out_hint = hint(operands[ti].first + operands[ti].second, writes[ti]);
+      }
       by_hash.emplace(fn.hash, funcs.size());
       funcs.push_back(std::move(fn));
     }
+    if (!probe.ok()) return false;
+    for (const std::string& b : p.graph_blocks) {
+      nlohmann::json f = nlohmann::json::parse(b, nullptr, false);
+      if (!f.is_object()) return false;
+      add_function(f);
+    }
+    return true;
   }
+
   size_t index_of(uint64_t hash) const {
     auto it = by_hash.find(std::to_string(hash));
     return it == by_hash.end() ? funcs.size() : it->second;
@@ -321,7 +426,7 @@ void machine_view_event_text(const sim::Trace& trace, const sim::RoundTrace& rou
                              const std::function<void(const std::string&)>& emit_text) {
   auto emit = [&](ordered_json&& e) { emit_text(e.dump()); };  // the few metadata events
   std::string text;  // the event being written
-  const ProgramIndex prog(program_json_text(p));
+  const ProgramIndex prog(p);
   const double freq = double(trace.freq);
   struct Entry {
     uint64_t key = 0;

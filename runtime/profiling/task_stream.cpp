@@ -38,6 +38,19 @@ namespace {
 uint64_t task_key(int32_t seq, uint32_t task_index) { return (uint64_t(uint32_t(seq)) << 32) | task_index; }
 }  // namespace
 
+void TaskStream::built(int round, const runtime::DeviceTask& dt) {
+  if (round != last_round_ || !l1_and_topo_ || !by_build_) return;
+  if (any_built_ && dt.seq <= last_built_) {  // not in seqNo order: fall back to waiting on seqNos
+    by_build_ = false;
+    build_order_.clear();
+    return;
+  }
+  any_built_ = true;
+  last_built_ = dt.seq;
+  build_order_.emplace_back(dt.seq, dt.tasks.size());
+  flush_topo(false);
+}
+
 void TaskStream::started(int round, const runtime::DeviceTask& dt, uint32_t task_index) {
   if (round == last_round_ && pmu_) started_.push_back(task_key(dt.seq, task_index));
 }
@@ -101,6 +114,7 @@ void TaskStream::add(int round, const sim::TaskRecord& r, const runtime::DeviceT
   PendingDeviceTask& p = pending_[r.seq];
   p.expected = dt.tasks.size();
   p.rows.emplace_back(r.task_index, dyn_topo_row(r, succ_.data(), succ_.size()));
+  ++held_rows_;
   flush_topo(false);
 
   L1Core& c = l1_[r.core];
@@ -118,16 +132,34 @@ void TaskStream::add(int round, const sim::TaskRecord& r, const runtime::DeviceT
 
 // Device tasks complete out of order (independent ones overlap): each is written once it and
 // every earlier one are complete; `all` writes the rest in seqNo order (the end of the round).
+// With built(), "every earlier one" is every device task built before it (seqNos in build order,
+// so the same order), which skips a device task with no tasks and a seqNo never built.
 void TaskStream::flush_topo(bool all) {
-  while (!pending_.empty()) {
-    auto it = pending_.begin();
-    if (!all && (it->first != next_seq_ || it->second.rows.size() < it->second.expected)) return;
+  auto write = [&](std::map<int32_t, PendingDeviceTask>::iterator it) {
     auto& rows = it->second.rows;
     std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     for (const auto& [index, text] : rows) topo_->append(text);
+    held_rows_ -= rows.size();
     next_seq_ = it->first + 1;
     pending_.erase(it);
+  };
+  if (!all && by_build_ && any_built_) {
+    while (!build_order_.empty()) {
+      const auto [seq, expected] = build_order_.front();
+      auto it = pending_.find(seq);
+      const size_t have = it == pending_.end() ? 0 : it->second.rows.size();
+      if (have < expected) return;
+      if (it != pending_.end()) write(it);
+      build_order_.pop_front();
+    }
+    return;
   }
+  while (!pending_.empty()) {
+    auto it = pending_.begin();
+    if (!all && (it->first != next_seq_ || it->second.rows.size() < it->second.expected)) return;
+    write(it);
+  }
+  if (all) build_order_.clear();
 }
 
 void TaskStream::finish(const sim::Trace& trace) {

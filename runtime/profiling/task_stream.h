@@ -53,6 +53,13 @@ class TaskStream {
   TaskStream(const TaskStream&) = delete;
   TaskStream& operator=(const TaskStream&) = delete;
 
+  // A device task is built, in build order, before its first record (runtime::RunConfig::
+  // on_device_task_built). Optional: with it, dyn_topo.txt rows wait only for the device tasks really
+  // in flight; a device task with no tasks, or a seqNo never built, no longer holds every later row
+  // until finish() (same bytes either way).
+  void built(int round, const runtime::DeviceTask& dt);
+  // dyn_topo.txt rows held, waiting for an earlier device task (tests: memory stays flat).
+  size_t held_topo_rows() const { return held_rows_; }
   // A task starts, in start order (sim::TaskStartHook with its round). Needed for the PMU csv only.
   void started(int round, const runtime::DeviceTask& dt, uint32_t task_index);
   // One finished task, in execEnd order (sim::TaskRecordSink with its round).
@@ -99,6 +106,12 @@ class TaskStream {
   std::unique_ptr<ChunkedFile> topo_;
   std::map<int32_t, PendingDeviceTask> pending_;  // by seqNo
   int32_t next_seq_ = 0;                          // the next device task dyn_topo.txt takes
+  // With built(): the device tasks built and not yet written, in build order (seqNo, tasks). Cleared
+  // and unused (by_build_ false) if seqNos ever come out of order: then seqNo order is what waits.
+  std::deque<std::pair<int32_t, size_t>> build_order_;
+  bool by_build_ = true, any_built_ = false;
+  int32_t last_built_ = 0;
+  size_t held_rows_ = 0;
   std::map<int32_t, L1Core> l1_;                  // by core
   std::vector<uint32_t> succ_;                    // scratch
   // The PMU csv.

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace ptoc::pjson {
 
@@ -121,9 +122,16 @@ std::string assemble_program_json(const CompiledProgram& cp, const std::vector<s
     o.key("operations").begin_array();
     int magic = 0;
     const std::vector<int> pred_counts = task_pred_counts(rf);
+    // Each task is resolved once: its regions are kept for the tensors list below.
+    std::vector<std::pair<std::vector<Region>, std::vector<Region>>> regions;
+    regions.reserve(task_count(rf));
+    // merge_attrs of a leaf class, parsed once per class (a GEMM: one class, thousands of tasks).
+    std::vector<std::optional<std::vector<std::pair<std::string, std::pair<std::string, int64_t>>>>> merges_of(
+        cp.leaves.size());
     for (size_t ti = 0; ti < task_count(rf); ++ti) {
-      const Task t = task_at(rf, ti, false);
-      const LeafFunction& lf = cp.leaves.at(size_t(cp.class_index(t)));
+      Task t = task_at(rf, ti, false);
+      const size_t cls = size_t(cp.class_index(t));
+      const LeafFunction& lf = cp.leaves.at(cls);
       o.begin_object();
       o.key("calleehash").value(hash_text(lf.hash));
       o.key("ioperands").begin_array();
@@ -132,7 +140,8 @@ std::string assemble_program_json(const CompiledProgram& cp, const std::vector<s
       o.key("ooperands").begin_array();
       for (size_t k = 0; k < t.writes.size(); ++k) o.value(magic++);
       o.end_array();
-      const auto merges = merge_attrs(lf.merge_info);
+      if (!merges_of[cls]) merges_of[cls] = merge_attrs(lf.merge_info);
+      const auto& merges = *merges_of[cls];
       auto merge_keys = [&](const char* kind) {
         for (const auto& [key, v] : merges)
           if (key == kind) {
@@ -159,6 +168,7 @@ std::string assemble_program_json(const CompiledProgram& cp, const std::vector<s
       o.key("opmagic").value(t.op_magic);
       if (!t.label.empty()) o.key("semantic_label").begin_object().key("label").value(t.label).end_object();
       o.end_object();
+      regions.emplace_back(std::move(t.reads), std::move(t.writes));
     }
     o.end_array();
     std::vector<int> used;
@@ -168,8 +178,8 @@ std::string assemble_program_json(const CompiledProgram& cp, const std::vector<s
     put_raw_tensors(o, cp, used);
     o.key("tensors").begin_array();
     magic = 0;
-    for (size_t ti = 0; ti < task_count(rf); ++ti)
-      for (const Task t = task_at(rf, ti, false); const auto* v : {&t.reads, &t.writes})
+    for (const auto& [reads, writes] : regions)
+      for (const auto* v : {&reads, &writes})
         for (const Region& g : *v) {
           o.begin_object();
           o.key("magic").value(magic++);

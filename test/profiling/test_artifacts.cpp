@@ -13,6 +13,7 @@
 #include "runtime/profiling/pmu_writer.h"
 #include "runtime/profiling/run_folder.h"
 #include "runtime/profiling/swimlane_writer.h"
+#include "runtime/program/program_json.h"
 
 using namespace ptoc;
 using namespace ptoc::profiling;
@@ -400,4 +401,48 @@ TEST_CASE("merged_swimlane Machine View: the event text is each event's dump(), 
   CHECK(kinds[2] == 2);
   CHECK(kinds[3] == 2);
   CHECK(kinds[4] > 0);
+}
+
+TEST_CASE("merged_swimlane Machine View: a loaded bundle's index from the program is the one from program.json") {
+  // A loaded bundle keeps only the BLOCK_GRAPH texts (graph_from_blocks): the Machine View takes its root
+  // functions from the tasks directly. It must give the same events as program.json assembled and parsed.
+  auto trace = make_trace(1);
+  auto loaded = three_task_program();
+  loaded.graph_json.clear();
+  loaded.graph_from_blocks = true;
+  loaded.kernels = {Kernel{"k_cube", CoreType::AIC}, Kernel{"k_vec", CoreType::AIV}};
+  loaded.leaves[0].kernel = 0, loaded.leaves[1].kernel = 1;
+  loaded.leaves[0].merge_info = "l1ReuseInfo hashOrder: func0_0, subGraphCount: 1\nl1ReuseInfo hashOrder: func0_9, subGraphCount: 3";
+  loaded.roots[0].tasks[2].label = "V\xc3\xa9";  // UTF-8 is kept
+  loaded.roots[0].tasks[1].reads = {{0, {DimExpr::sym("i"), 0}, {DimExpr::sym("i"), 64}}};
+  // A leaf's own ops give the hash order of a task whose CALL op has none.
+  loaded.graph_blocks = {
+      R"({"hash": "1234567", "graphtype": 3, "operations": []})",
+      R"({"hash": "7654321", "graphtype": 3, "operations": [{"opmagic": 1, "op_attr": {"cube_merge_hashOrder": "f1", "cube_merge_subgraphCount": 4}}]})"};
+  loaded.leaves[1].merge_info.clear();
+  auto parsed = loaded;
+  parsed.graph_json = program_json_text(loaded);
+  REQUIRE(parsed.graph_json.find("\"functions\"") != std::string::npos);
+  std::vector<std::string> a, b;
+  machine_view_event_text(trace, trace.rounds[0], loaded, [&](const std::string& s) { a.push_back(s); });
+  machine_view_event_text(trace, trace.rounds[0], parsed, [&](const std::string& s) { b.push_back(s); });
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) CHECK(a[i] == b[i]);
+  bool hinted = false, leaf_order = false, block_order = false;
+  for (const auto& e : a) {
+    block_order = block_order || e.find("cubeMergeInfo hashOrder: f1, subGraphCount: 4") != std::string::npos;
+    hinted = hinted || e.find("'shape': ['i', 64], 'dtype': 6, 'rawmagic': 0") != std::string::npos;
+    leaf_order = leaf_order || e.find("l1ReuseInfo hashOrder: func0_9, subGraphCount: 3") != std::string::npos;
+  }
+  CHECK(hinted);
+  CHECK(leaf_order);
+  CHECK(block_order);
+  // A label that is no UTF-8 makes program.json unreadable to PyPTO's json.load: no labels or hints, either way.
+  loaded.roots[0].tasks[0].label = "bad\xff";
+  parsed = loaded;
+  parsed.graph_json = program_json_text(loaded);
+  a.clear(), b.clear();
+  machine_view_event_text(trace, trace.rounds[0], loaded, [&](const std::string& s) { a.push_back(s); });
+  machine_view_event_text(trace, trace.rounds[0], parsed, [&](const std::string& s) { b.push_back(s); });
+  CHECK(a == b);
 }

@@ -263,3 +263,64 @@ TEST_CASE("the streamed PMU csv is the whole-round writer's bytes") {
   std::filesystem::remove_all(folder);
   std::filesystem::remove_all(other);
 }
+
+TEST_CASE("dyn_topo rows wait only for device tasks built: an empty one or a seqNo gap holds nothing back") {
+  // 300 device tasks of 40 tasks as the Control AICPU builds them: seqNo 0 and 150 have no tasks, 200..204
+  // are never built (a gap). Each is built, then its records arrive; every odd one ends before its
+  // predecessor. Waiting on seqNos alone held every row after seqNo 0 until the end (12 000 rows);
+  // waiting on what was built holds at most two device tasks' rows, and the file is the same bytes.
+  const uint32_t per_dt = 40;
+  std::vector<runtime::DeviceTask> dts;
+  for (int seq = 0; seq < 305; ++seq) {
+    if (seq >= 200 && seq < 205) continue;
+    runtime::DeviceTask dt;
+    dt.seq = seq;
+    dt.tasks.resize(seq == 0 || seq == 150 ? 0 : per_dt);
+    for (uint32_t i = 0; i < dt.tasks.size(); ++i) {
+      dt.tasks[i].task_id = (uint32_t(seq) << 16) | i;
+      if (i + 1 < dt.tasks.size()) dt.tasks[i].succ.push_back(i + 1);
+    }
+    dts.push_back(std::move(dt));
+  }
+  Run all;  // every record, in arrival order, for the whole-round writer
+  const std::string folder = temp_folder("built");
+  const sim::Trace trace = counter_clock();
+  TaskStream stream(folder, 0, true, 0);
+  size_t max_held = 0;
+  int64_t clock = 0;
+  std::vector<std::pair<size_t, sim::TaskRecord>> later;  // an odd device task's predecessor ends after it
+  for (size_t d = 0; d < dts.size(); ++d) {
+    stream.built(0, dts[d]);
+    std::vector<std::pair<size_t, sim::TaskRecord>> recs;
+    for (uint32_t i = 0; i < dts[d].tasks.size(); ++i) {
+      sim::TaskRecord r;
+      r.core = int32_t(i % 4), r.core_type = i % 4 < 2 ? CoreType::AIC : CoreType::AIV;
+      r.seq = dts[d].seq, r.task_index = i, r.task_id = dts[d].tasks[i].task_id;
+      r.root_hash = 99, r.op_magic = int32_t(i), r.leaf = 0, r.leaf_hash = 1000;
+      r.start_ps = clock, r.end_ps = clock + 1'000'000;
+      clock += 1'000'000;
+      recs.push_back({d, r});
+    }
+    if (dts[d].seq % 2 == 0) {
+      later = std::move(recs);
+      continue;
+    }
+    for (auto* v : {&recs, &later})
+      for (auto& [dd, r] : *v) {
+        r.end_ps = clock += 1'000'000;
+        stream.add(0, r, dts[dd]);
+        all.arrivals.push_back({dd, r});
+        max_held = std::max(max_held, stream.held_topo_rows());
+      }
+    later.clear();
+  }
+  for (auto& [dd, r] : later) stream.add(0, r, dts[dd]), all.arrivals.push_back({dd, r});
+  CHECK(max_held <= 2 * per_dt);
+  stream.finish(trace);
+  all.dts = dts;
+  // stored() indexes dts by the arrival's device task position, as recorded above.
+  const std::string topo = slurp(folder + "/dyn_topo.txt");
+  CHECK(topo == dyn_topo(trace, stored(all), CompiledProgram{}));
+  CHECK(std::count(topo.begin(), topo.end(), '\n') == 1 + 298 * int(per_dt));
+  std::filesystem::remove_all(folder);
+}

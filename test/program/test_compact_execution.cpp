@@ -16,24 +16,13 @@
 #include "runtime/program/bundle.h"
 #include "runtime/program/root_tasks.h"
 #include "test/library_specs.h"
+#include "test/program/compile_spec_file.h"
 
 using ptoc::test::library_specs;
 using namespace ptoc;
 using namespace ptoc::runtime;
 
 namespace {
-
-std::optional<PipelineResult> compile_spec(const std::string& spec) {
-  std::ifstream in(spec, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  DiagEngine diags(spec, ss.str());
-  std::optional<Program> prog = parse_spec(diags, FrontendOptions{});
-  if (!prog || diags.has_errors()) return std::nullopt;
-  const Platform* plat = find_platform(prog->target);
-  if (!plat) return std::nullopt;
-  return run_pipeline(std::move(*prog), *plat, diags, PipelineOptions{});
-}
 
 // Every field of a device task's tasks, as text.
 std::string device_task_text(const DeviceTask& dt, bool with_args) {
@@ -80,7 +69,7 @@ TEST_CASE("compact execution: device tasks from instance records equal those fro
   int compared = 0;
   for (const auto& spec : library_specs()) {
     INFO(spec);
-    auto r = compile_spec(spec);
+    auto r = ptoc::test::compile_spec_file(spec);
     if (!r) continue;
     const CompiledProgram& cp = r->compiled;
     if (!host_value_tensors(cp).empty()) continue;  // needs run-time values read from an input
@@ -123,7 +112,7 @@ TEST_CASE("compact execution: device tasks from instance records equal those fro
 }
 
 TEST_CASE("compact execution: task_at resolves a task with its predecessor count", "[instances]") {
-  auto r = compile_spec(ptoc::test::source_root() + "/specs/rmsnorm.yaml");
+  auto r = ptoc::test::compile_spec_file(ptoc::test::source_root() + "/specs/rmsnorm.yaml");
   REQUIRE(r);
   const CompiledProgram& cp = r->compiled;
   const LoadedBundle lb = decode_bundle(encode_bundle(cp, {}), "b");

@@ -23,6 +23,7 @@
 #include "runtime/program/task_instances.h"
 #include "runtime/program/root_tasks.h"
 #include "test/library_specs.h"
+#include "test/program/compile_spec_file.h"
 
 namespace fs = std::filesystem;
 using ptoc::test::library_specs;
@@ -31,18 +32,6 @@ using namespace ptoc;
 
 namespace {
 
-
-std::optional<PipelineResult> compile(const std::string& spec) {
-  std::ifstream in(spec, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  DiagEngine diags(spec, ss.str());
-  std::optional<Program> prog = parse_spec(diags, FrontendOptions{});
-  if (!prog || diags.has_errors()) return std::nullopt;
-  const Platform* plat = find_platform(prog->target);
-  if (!plat) return std::nullopt;
-  return run_pipeline(std::move(*prog), *plat, diags, PipelineOptions{});
-}
 
 std::string texts(const std::vector<DimExpr>& v) {
   std::string s;
@@ -106,7 +95,7 @@ TEST_CASE("instances: expanding them reproduces every task of every library spec
   int compared = 0;
   for (const auto& spec : library_specs()) {
     INFO(spec);
-    auto r = compile(spec);
+    auto r = ptoc::test::compile_spec_file(spec);
     if (!r) continue;
     const CompiledProgram& cp = r->compiled;
     size_t tasks = 0, explicit_tasks = 0;
@@ -146,7 +135,7 @@ TEST_CASE("instances: expanding them reproduces every task of every library spec
 }
 
 TEST_CASE("instances: GEMM 6144^3 is one class of 1152 two-delta instances in a bundle under 1 MiB", "[instances][gemm]") {
-  auto r = compile(source_root() + "/specs/gemm_6144.yaml");
+  auto r = ptoc::test::compile_spec_file(source_root() + "/specs/gemm_6144.yaml");
   REQUIRE(r);
   const CompiledProgram& cp = r->compiled;
   REQUIRE(cp.leaves.size() == 1);
@@ -177,7 +166,7 @@ TEST_CASE("instances: GEMM 6144^3 is one class of 1152 two-delta instances in a 
 }
 
 TEST_CASE("instances: a bundle with out-of-range instance records is refused", "[instances][bundle]") {
-  auto r = compile(source_root() + "/specs/examples/split_k.yaml");
+  auto r = ptoc::test::compile_spec_file(source_root() + "/specs/examples/split_k.yaml");
   REQUIRE(r);
   const CompiledProgram& cp = r->compiled;
   const std::vector<uint8_t> good = runtime::encode_bundle(cp, {});
