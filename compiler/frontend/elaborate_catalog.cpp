@@ -57,6 +57,7 @@ EV Elaborator::call_composite(const Call& c) {
   if (c.fn == "clone" || c.fn == "isnan" || c.fn == "log10" || c.fn == "lrelu" || c.fn == "hypot")
     return call_catalog3(c);  // elaborate_catalog3.cpp
   if (c.fn == "quantize" || c.fn == "dequantize" || c.fn == "scaled_mm") return call_quant(c);  // elaborate_quant.cpp
+  if (c.fn == "prelu" || c.fn == "axpy_" || c.fn == "expand_exp_dif") return call_math5(c);  // elaborate_math5.cpp
   err(c.fo, c.fl, "internal: composite op '" + c.fn + "' has no elaboration");
   return EV::poison();
 }

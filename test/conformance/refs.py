@@ -1290,3 +1290,7 @@ def lang4_scatter_update_computed(i, d):
             else:
                 out[name][slot] = row
     return out
+
+
+# --- mathops5 ops --- (their references: refs_math5.py, registered into REFS on import)
+import refs_math5  # noqa: E402,F401

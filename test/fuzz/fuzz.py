@@ -39,6 +39,7 @@ import numpy as np  # noqa: E402
 
 import gen  # noqa: E402
 import gen_catalog4  # noqa: E402
+import gen_math5  # noqa: E402  (--- mathops5 ops ---)
 import gen_cover  # noqa: E402
 import gen_lang  # noqa: E402
 from model import ModelError  # noqa: E402
@@ -294,7 +295,7 @@ def long_mode(a):
 
 def features(prog):
     """The constructs of gen_lang.py and gen_cover.py a program uses (per-feature counts in the summary)."""
-    return sorted(set(gen_lang.used(prog)) | set(gen_cover.used(prog)) | set(gen_catalog4.used(prog)))
+    return sorted(set(gen_lang.used(prog)) | set(gen_cover.used(prog)) | set(gen_catalog4.used(prog)) | set(gen_math5.used(prog)))
 
 
 def _child_cpu():

@@ -1020,6 +1020,7 @@ class Gen:
         prog.cover = getattr(self, "cover", None)
         __import__("gen_catalog3").program_hook(self, prog)  # in-place outputs, scatter_update: own stream
         __import__("gen_catalog4").program_hook(self, prog)  # constants, string modes, ...: own stream
+        __import__("gen_math5").program_hook(self, prog)  # --- mathops5 ops ---: own stream
         return prog
 
 
