@@ -142,3 +142,21 @@ def catalog5_math_binary(i, d):
         v = r(v + r(_shl(p, sh[0]), dt), dt)
         out[name] = r(v + r(_shr(p, sh[1]), dt), dt)
     return out
+
+
+def _prelu(x, w, dt):
+    return np.where(x >= 0, x, r(x * w, dt))
+
+
+@ref()
+def catalog5_math_compose(i, d):
+    x, y, f, h, hc, hh = i["x"], i["y"], "fp32", i["h"], i["hc"], "fp16"
+    out = {"p2": _prelu(x, i["w"], f), "p1": _prelu(i["v"], i["w1"], f),
+           "p3": _prelu(i["x3"], i["w3"].reshape(-1, 1), "bf16")}
+    out["a32"] = r(y + r(x * 2.5, f), f)
+    out["a16"] = r(h + r(hc * -1.5, hh), hh)
+    out["amix"] = r(y + h, f)  # fp16 x is cast to fp32 (exact), alpha 1: no multiply
+    with np.errstate(over="ignore"):
+        out["e"] = r(np.exp(r(x - x.max(1, keepdims=True), f)), f)
+        out["e16"] = r(np.exp(r(h - hc, hh)), hh)
+    return out
