@@ -535,13 +535,17 @@ def main():
     p.add_argument("--keep")
     p.add_argument("--print", type=int, help="print the spec of one seed")
     p.add_argument("--cover", choices=["symbolic_tile"] + sorted(gen_cover.TOP) + sorted(gen_cover.OPT_IN) +
-                   sorted(gen_catalog4.KINDS),
-                   help="a test run of one gen_cover.py or gen_catalog4.py construct: every seed that can take it does")
+                   sorted(gen_catalog4.KINDS) + ["math5_" + k for k in gen_math5.KINDS],
+                   help="a test run of one gen_cover.py, gen_catalog4.py or gen_math5.py construct: every seed that can take it does")
     a = p.parse_args()
     a.avoid = []
     a.seed_given = "--seed" in sys.argv
     a.count_given = "--count" in sys.argv
     a.avoid = sorted(set(gen.KNOWN) | set(gen.KNOWN_LONG)) if a.avoid_known else []
+    math5 = a.cover[len("math5_"):] if a.cover and a.cover.startswith("math5_") else None
+    gen_math5.FORCE = math5  # --- mathops5 ops ---
+    if math5:
+        a.cover = None
     gen_cover.FORCE = a.cover if a.cover not in gen_catalog4.KINDS else None
     gen_catalog4.FORCE = a.cover if a.cover in gen_catalog4.KINDS else None
     if a.print is not None:
