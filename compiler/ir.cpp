@@ -48,6 +48,19 @@ double scalar_unary(OpKind k, double x) {
     case OpKind::Isfinite: return std::isfinite(x) ? 1.0 : 0.0;
     case OpKind::LogicalNot: return x == 0 ? 1.0 : 0.0;
     case OpKind::BitwiseNot: return double(~int64_t(x));
+    // --- mathops5 ops ---
+    case OpKind::Acos: return std::acos(x);
+    case OpKind::Asin: return std::asin(x);
+    case OpKind::Atan: return std::atan(x);
+    case OpKind::Acosh: return std::acosh(x);
+    case OpKind::Asinh: return std::asinh(x);
+    case OpKind::Atanh: return std::atanh(x);
+    case OpKind::Sinh: return std::sinh(x);
+    case OpKind::Cosh: return std::cosh(x);
+    case OpKind::Tan: return std::tan(x);
+    case OpKind::Cbrt: return std::cbrt(x);
+    case OpKind::Erfc: return std::erfc(x);
+    case OpKind::Signbit: return std::signbit(x) && !std::isnan(x) ? 1.0 : 0.0;  // PyPTO: NaN is false
     default: throw std::logic_error("scalar_unary: not a unary op");
   }
 }

@@ -89,17 +89,33 @@
 #include "pto_abi.h"
 
 // Operation codes of the generic elementwise and reduction templates.
-enum PtoBinOp { PTO_ADD, PTO_SUB, PTO_MUL, PTO_DIV, PTO_MAX, PTO_MIN, PTO_POW, PTO_BAND, PTO_BOR, PTO_BXOR };
+enum PtoBinOp {
+  PTO_ADD, PTO_SUB, PTO_MUL, PTO_DIV, PTO_MAX, PTO_MIN, PTO_POW, PTO_BAND, PTO_BOR, PTO_BXOR,
+  // --- mathops5 ops ---
+  PTO_ATAN2, PTO_FMOD, PTO_REMAINDER, PTO_FLOORDIV, PTO_CEILDIV, PTO_GCD, PTO_SHL, PTO_SHR,
+};
 enum PtoUnOp {
   PTO_EXP, PTO_LOG, PTO_SQRT, PTO_RSQRT, PTO_ABS, PTO_NEG, PTO_RECIPROCAL,
   PTO_RELU, PTO_SIGMOID, PTO_TANH, PTO_GELU, PTO_SILU,
   PTO_EXP2, PTO_LOG2, PTO_LOG1P, PTO_EXPM1, PTO_SIN, PTO_COS, PTO_ERF,
-  PTO_ROUND, PTO_FLOOR, PTO_CEIL, PTO_TRUNC, PTO_SIGN, PTO_BNOT
+  PTO_ROUND, PTO_FLOOR, PTO_CEIL, PTO_TRUNC, PTO_SIGN, PTO_BNOT,
+  // --- mathops5 ops ---
+  PTO_ACOS, PTO_ASIN, PTO_ATAN, PTO_ACOSH, PTO_ASINH, PTO_ATANH, PTO_SINH, PTO_COSH, PTO_TAN, PTO_CBRT, PTO_ERFC,
 };
 enum PtoReduceOp { PTO_RSUM, PTO_RMAX, PTO_RMIN, PTO_RMEAN, PTO_RPROD, PTO_RARGMAX, PTO_RARGMIN };
 // Ops with a bool result: comparisons and logical ops of two operands (TCMP), predicates of one (TPRED).
 enum PtoCmpOp { PTO_EQ, PTO_NE, PTO_LT, PTO_LE, PTO_GT, PTO_GE, PTO_LAND, PTO_LOR };
-enum PtoPredOp { PTO_ISFINITE, PTO_LNOT };
+enum PtoPredOp {
+  PTO_ISFINITE, PTO_LNOT,
+  // --- mathops5 ops ---
+  PTO_SIGNBIT,
+};
+// The mathops5 ops' rules (the evaluator and NumPy references follow them):
+// integer PTO_FLOORDIV / PTO_CEILDIV / PTO_REMAINDER by 0 give 0; PTO_REMAINDER
+// has the divisor's sign (a - b * floor(a / b)); float PTO_FLOORDIV floors the
+// fp32 quotient; PTO_GCD is non-negative (gcd(0, 0) = 0); PTO_SHL by a count
+// outside [0, 32) gives 0, PTO_SHR by a count outside [0, 64) gives the sign
+// fill (-1 or 0), as NumPy; PTO_SIGNBIT is false for NaN (PyPTO's rule).
 enum PtoBroadcast { PTO_BC_NONE, PTO_BC_ROW, PTO_BC_COL, PTO_BC_SCALAR };
 enum PtoPad { PTO_PAD_LEAVE, PTO_PAD_ZERO };
 

@@ -90,6 +90,7 @@ double unary(OpKind k, double x) { return is_unary(k) ? scalar_unary(k, x) : kPa
 
 // NaN propagates through maximum/minimum, as NumPy's maximum/minimum do.
 double binary(OpKind k, double a, double b, DType t) {
+  if (auto m = scalar_binary_math5(k, a, b, is_int(t) || t == DType::boolean)) return *m;  // --- mathops5 ops ---
   if (is_int(t) || t == DType::boolean) {
     // Integers: exact int64 arithmetic, then wrap to the type (round_to_dtype).
     int64_t x = int64_t(a), y = int64_t(b);

@@ -308,11 +308,13 @@ bool Elaborator::check_operand_dtype(const OpSpec& spec, DType t, const Expr& e,
 EV Elaborator::call_binary(const Call& c) {
   EV a = expr(*c.args[0]);
   EV b = expr(*c.args[1]);
+  if (!check_math5_operands(c, a, &b)) return EV::poison();  // --- mathops5 ops ---
   return binary(*c.spec.kind, a, b, *c.args[0], *c.args[1], c.fo, c.fl, c.fn);
 }
 
 EV Elaborator::call_unary(const Call& c) {
   EV a = expr(*c.args[0]);
+  if (!check_math5_operands(c, a, nullptr)) return EV::poison();  // --- mathops5 ops ---
   if (c.spec.kind != OpKind::Round || c.args.size() < 2 || !c.args[1]) return unary(*c.spec.kind, a, *c.args[0], c.fo, c.fn);
   // round(x, decimals): NumPy's rint(x * 10^d) / 10^d (x / 10^-d, then * 10^-d, for d < 0).
   auto d = const_int(*c.args[1], "decimals");

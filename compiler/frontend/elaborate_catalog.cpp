@@ -59,6 +59,7 @@ EV Elaborator::call_composite(const Call& c) {
     return call_catalog3(c);  // elaborate_catalog3.cpp
   if (c.fn == "quantize" || c.fn == "dequantize" || c.fn == "scaled_mm") return call_quant(c);  // elaborate_quant.cpp
   if (is_struct5_op(c.fn)) return call_struct5(*this, c);  // elaborate_struct5.cpp
+  if (c.fn == "prelu" || c.fn == "axpy_" || c.fn == "expand_exp_dif") return call_math5(c);  // elaborate_math5.cpp
   err(c.fo, c.fl, "internal: composite op '" + c.fn + "' has no elaboration");
   return EV::poison();
 }

@@ -254,6 +254,7 @@ EV Elaborator::binary(OpKind k, const EV& a, const EV& b, const Expr& ea, const 
   if (!a.ok() || !b.ok()) return EV::poison();
   if (a.is_scalar() && b.is_scalar()) {
     double x = a.scalar, y = b.scalar;
+    if (auto m = fold_math5(k, a, b, op_off, op_len, spelling)) return *m;  // --- mathops5 ops ---
     switch (k) {
       case OpKind::Add: return EV::number(x + y, a.is_int && b.is_int);
       case OpKind::Sub: return EV::number(x - y, a.is_int && b.is_int);

@@ -368,6 +368,13 @@ class Elaborator {
   bool scatter_update_stmt(const Stmt& s);  // `cache = scatter_update(cache, ...)`; false: not that form
   EV call_scatter_update(const Call& c);
   EV call_catalog3(const Call& c);  // clone isnan log10 lrelu hypot (elaborate_catalog3.cpp)
+  // --- mathops5 ops --- (elaborate_math5.cpp)
+  // PyPTO's dtype rules past the op table's operand rule (ceil_div int32, remainder no 8-bit, signbit no
+  // uint8) and fmod/remainder's precision_type, on the elaborated operands (b null for a unary op).
+  bool check_math5_operands(const Call& c, const EV& a, const EV* b);
+  // Two scalar operands of a mathops5 binary op: the folded number (or poison); nullopt for other kinds.
+  std::optional<EV> fold_math5(OpKind k, const EV& a, const EV& b, int op_off, int op_len, const std::string& spelling);
+  EV call_math5(const Call& c);  // prelu axpy_ expand_exp_dif, written as ops ptoc has
   // Element `c` of value v traced through views and reshapes to the GM tensor it reads: {tensor, index}.
   std::optional<std::pair<int, std::vector<DimExpr>>> input_element(int v, std::vector<DimExpr> c) const;
   int scatter_target_ = -1;  // while a scatter_update statement is elaborated: the tensor it updates

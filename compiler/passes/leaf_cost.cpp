@@ -115,6 +115,21 @@ std::vector<int> vec_instrs(OpKind k) {
   }
 }
 
+// --- mathops5 ops --- They run on the scalar unit (no vector instruction): per element, about the
+// cycles of the libm routine, in a loop bracketed by full barriers.
+int64_t math5_scalar_cycles_per_elem(OpKind k) {
+  switch (k) {
+    case OpKind::Signbit: return 4;                               // a compare and a store
+    case OpKind::Gcd: return 60;                                  // Euclid's loop, a few divisions
+    case OpKind::BitwiseLeftShift: case OpKind::BitwiseRightShift: return 4;
+    case OpKind::FloorDiv: case OpKind::CeilDiv: case OpKind::Remainder: case OpKind::Fmod: return 24;
+    case OpKind::Acos: case OpKind::Asin: case OpKind::Atan: case OpKind::Acosh: case OpKind::Asinh:
+    case OpKind::Atanh: case OpKind::Sinh: case OpKind::Cosh: case OpKind::Tan: case OpKind::Cbrt:
+    case OpKind::Erfc: case OpKind::Atan2: return 40;                // polynomial and range reduction
+    default: return 0;
+  }
+}
+
 }  // namespace
 
 int64_t op_cycles(const TileRoot& root, const TileOp& op, const Platform& plat) {
@@ -160,6 +175,10 @@ int64_t op_cycles(const TileRoot& root, const TileOp& op, const Platform& plat) 
       for (int s : op.srcs) {
         const LocalTile& t = local_tile(root, s);
         bytes = std::max(bytes, tile_elems(t) * dtype_size(t.dtype));
+      }
+      if (const int64_t per = math5_scalar_cycles_per_elem(op.vop)) {  // --- mathops5 ops ---: scalar loops
+        const LocalTile& d = local_tile(root, op.dst);
+        return 2 * 20 + tile_elems(d) * per;  // two full barriers around the loop
       }
       int64_t repeats = ceil_div_i(bytes, plat.vec_bytes_per_cycle);
       int64_t c = 0;

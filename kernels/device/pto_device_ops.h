@@ -197,11 +197,65 @@ template <int OP, typename T> __aicore__ inline T scalar_unop(T v) {
   else if constexpr (OP == PTO_CEIL) return IsFloat<T>::value ? (T)__builtin_ceilf(x) : v;
   else if constexpr (OP == PTO_TRUNC) return IsFloat<T>::value ? (T)__builtin_truncf(x) : v;
   else if constexpr (OP == PTO_SIGN) return v > (T)0 ? (T)1 : v < (T)0 ? (T)-1 : v;
+  // --- mathops5 ops --- (no vector instruction: the scalar unit's libm)
+  else if constexpr (OP == PTO_ACOS) return (T)__builtin_acosf(x);
+  else if constexpr (OP == PTO_ASIN) return (T)__builtin_asinf(x);
+  else if constexpr (OP == PTO_ATAN) return (T)__builtin_atanf(x);
+  else if constexpr (OP == PTO_ACOSH) return (T)__builtin_acoshf(x);
+  else if constexpr (OP == PTO_ASINH) return (T)__builtin_asinhf(x);
+  else if constexpr (OP == PTO_ATANH) return (T)__builtin_atanhf(x);
+  else if constexpr (OP == PTO_SINH) return (T)__builtin_sinhf(x);
+  else if constexpr (OP == PTO_COSH) return (T)__builtin_coshf(x);
+  else if constexpr (OP == PTO_TAN) return (T)__builtin_tanf(x);
+  else if constexpr (OP == PTO_CBRT) return (T)__builtin_cbrtf(x);
+  else if constexpr (OP == PTO_ERFC) return (T)__builtin_erfcf(x);
   else return (T)(~(int64_t)v);  // PTO_BNOT
 }
 template <int OP> constexpr bool kScalarUnop = OP == PTO_SIN || OP == PTO_COS || OP == PTO_ERF || OP == PTO_ROUND ||
                                                OP == PTO_FLOOR || OP == PTO_CEIL || OP == PTO_TRUNC ||
-                                               OP == PTO_SIGN || OP == PTO_BNOT;
+                                               OP == PTO_SIGN || OP == PTO_BNOT || (OP >= PTO_ACOS && OP <= PTO_ERFC);
+// --- mathops5 ops --- binary ops with no vector instruction, by the scalar unit (kernels/pto_tile.h's rules).
+template <int OP> constexpr bool kScalarBinop = OP >= PTO_ATAN2 && OP <= PTO_SHR;
+__aicore__ inline int64_t floor_div_i64(int64_t a, int64_t b) {
+  if (b == 0) return 0;
+  if (b == -1) return 0 - a;
+  const int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+template <int OP, typename T> __aicore__ inline T scalar_binop(T va, T vb) {
+  if constexpr (IsFloat<T>::value) {
+    const float a = (float)va, b = (float)vb;
+    if constexpr (OP == PTO_ATAN2) return (T)__builtin_atan2f(a, b);
+    else if constexpr (OP == PTO_FMOD) return (T)__builtin_fmodf(a, b);
+    else if constexpr (OP == PTO_REMAINDER) {
+      float r = __builtin_fmodf(a, b);
+      if (r != 0.0f) {
+        if ((r < 0.0f) != (b < 0.0f)) r += b;
+      } else {
+        r = __builtin_copysignf(0.0f, b);
+      }
+      return (T)r;
+    } else if constexpr (OP == PTO_FLOORDIV) return (T)__builtin_floorf(a / b);
+    else if constexpr (OP == PTO_CEILDIV) return (T)__builtin_ceilf(a / b);
+    else return va;  // gcd and shifts: integer types only (the front end rejects floats)
+  } else {
+    const int64_t a = (int64_t)va, b = (int64_t)vb;
+    if constexpr (OP == PTO_REMAINDER) return (T)(b == 0 ? 0 : a - b * floor_div_i64(a, b));
+    else if constexpr (OP == PTO_FLOORDIV) return (T)floor_div_i64(a, b);
+    else if constexpr (OP == PTO_CEILDIV) return (T)(b == 0 ? 0 : -floor_div_i64(-a, b));
+    else if constexpr (OP == PTO_GCD) {
+      uint64_t x = (uint64_t)(a < 0 ? -a : a), y = (uint64_t)(b < 0 ? -b : b);
+      while (y != 0) {
+        const uint64_t t = x % y;
+        x = y;
+        y = t;
+      }
+      return (T)(int64_t)x;
+    } else if constexpr (OP == PTO_SHL) return (T)(b < 0 || b >= 32 ? 0 : (int32_t)((uint32_t)((uint64_t)a << b)));
+    else if constexpr (OP == PTO_SHR) return (T)(b < 0 || b >= 64 ? (a < 0 ? -1 : 0) : (a >> b));
+    else return va;  // atan2 and fmod: float types only
+  }
+}
 template <int OP, typename T> __aicore__ inline bool scalar_cmp(T a, T b) {
   if constexpr (OP == PTO_EQ) return a == b;
   else if constexpr (OP == PTO_NE) return a != b;
@@ -242,7 +296,14 @@ template <int OP, typename T, int R, int C, int BA, int BB>
 __aicore__ inline void TBINARY(__ubuf__ T* dst, const __ubuf__ T* a_, const __ubuf__ T* b_, int64_t vr, int64_t vc) {
   __ubuf__ T* a = (__ubuf__ T*)a_;
   __ubuf__ T* b = (__ubuf__ T*)b_;
-  if constexpr (BA == PTO_BC_NONE && BB == PTO_BC_NONE) {
+  if constexpr (pto_dev::kScalarBinop<OP>) {  // elementwise, each element read before it is written
+    pto_dev::scalar_begin();
+    for (int64_t i = 0; i < vr; ++i)
+      for (int64_t j = 0; j < vc; ++j)
+        dst[i * C + j] = pto_dev::scalar_binop<OP, T>(a[pto_dev::bc_at<BA, C>(i, j)], b[pto_dev::bc_at<BB, C>(i, j)]);
+    pto_dev::scalar_end();
+    return;
+  } else if constexpr (BA == PTO_BC_NONE && BB == PTO_BC_NONE) {
     pto_dev::for_rows<T, C>(vr, vc, [&](int64_t base, int64_t n) {
       pto_dev::for_repeats<T>(n, [&](int64_t off, uint8_t rep) {
         pto_dev_vbin<OP, T>(dst + base + off, a + base + off, b + base + off, rep, 8, 8);
@@ -278,9 +339,20 @@ __aicore__ inline void TBINARY(__ubuf__ T* dst, const __ubuf__ T* a_, const __ub
 
 template <int OP, typename T, int R, int C, int SCALAR_FIRST>
 __aicore__ inline void TBINARY_S(__ubuf__ T* dst, const __ubuf__ T* a, double s, int64_t vr, int64_t vc) {
-  pto_dev::for_rows<T, C>(vr, vc, [&](int64_t base, int64_t n) {
-    pto_dev_vbins<OP, T, SCALAR_FIRST>(dst + base, (__ubuf__ T*)a + base, (T)s, dst + base + n, n);
-  });
+  if constexpr (pto_dev::kScalarBinop<OP>) {
+    const T sv = (T)s;
+    pto_dev::scalar_begin();
+    for (int64_t i = 0; i < vr; ++i)
+      for (int64_t j = 0; j < vc; ++j) {
+        const T x = a[i * C + j];
+        dst[i * C + j] = SCALAR_FIRST ? pto_dev::scalar_binop<OP, T>(sv, x) : pto_dev::scalar_binop<OP, T>(x, sv);
+      }
+    pto_dev::scalar_end();
+  } else {
+    pto_dev::for_rows<T, C>(vr, vc, [&](int64_t base, int64_t n) {
+      pto_dev_vbins<OP, T, SCALAR_FIRST>(dst + base, (__ubuf__ T*)a + base, (T)s, dst + base + n, n);
+    });
+  }
 }
 
 template <int OP, typename T, int R, int C>
@@ -414,7 +486,11 @@ __aicore__ inline void TPRED(__ubuf__ pto_bool* dst, const __ubuf__ T* src, int6
   for (int64_t i = 0; i < vr; ++i)
     for (int64_t j = 0; j < vc; ++j) {
       const float x = (float)src[i * C + j];
-      dst[i * C + j] = (OP == PTO_ISFINITE ? (x == x && x - x == 0.0f) : x == 0.0f) ? 1 : 0;
+      dst[i * C + j] = (OP == PTO_ISFINITE ? (x == x && x - x == 0.0f)
+                        : OP == PTO_SIGNBIT ? (x == x && __builtin_signbitf(x))  // PyPTO: NaN is false
+                                            : x == 0.0f)
+                           ? 1
+                           : 0;
     }
   pto_dev::scalar_end();
 }

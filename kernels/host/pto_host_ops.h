@@ -101,6 +101,60 @@ template <> struct Elem<boolean> {
   static constexpr bool is_int = false;  // -> bool is x != 0, never rounded
 };
 
+// --- mathops5 ops --- (kernels/pto_tile.h states their rules). C is float for
+// the float types and double for the integer types (exact integers there).
+template <typename C> constexpr bool kIntArith = std::is_same_v<C, double>;
+inline int64_t floor_div_i64(int64_t a, int64_t b) {
+  if (b == 0) return 0;
+  if (b == -1) return int64_t(0) - a;  // no INT64_MIN / -1 trap (operands are at most 32-bit)
+  const int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+template <int OP, typename C> inline C binop_math5(C a, C b) {
+  if constexpr (OP == PTO_ATAN2) return atan2(a, b);
+  else if constexpr (OP == PTO_FMOD) return fmod(a, b);
+  else if constexpr (OP == PTO_REMAINDER) {
+    if constexpr (kIntArith<C>) {
+      const int64_t x = int64_t(a), y = int64_t(b);
+      return y == 0 ? C(0) : C(x - y * floor_div_i64(x, y));
+    } else {
+      C r = fmod(a, b);
+      if (r != C(0)) {
+        if ((r < C(0)) != (b < C(0))) r += b;
+      } else {
+        r = copysign(C(0), b);
+      }
+      return r;
+    }
+  } else if constexpr (OP == PTO_FLOORDIV) {
+    if constexpr (kIntArith<C>) return C(floor_div_i64(int64_t(a), int64_t(b)));
+    else return floor(a / b);
+  } else if constexpr (OP == PTO_CEILDIV) {
+    if constexpr (kIntArith<C>) {
+      const int64_t x = int64_t(a), y = int64_t(b);
+      return y == 0 ? C(0) : C(-floor_div_i64(-x, y));
+    } else {
+      return ceil(a / b);
+    }
+  } else if constexpr (OP == PTO_GCD) {  // integer types only (the front end rejects floats)
+    uint64_t x = uint64_t(a < C(0) ? -int64_t(a) : int64_t(a)), y = uint64_t(b < C(0) ? -int64_t(b) : int64_t(b));
+    while (y != 0) {
+      const uint64_t t = x % y;
+      x = y;
+      y = t;
+    }
+    return C(int64_t(x));
+  } else if constexpr (OP == PTO_SHL) {  // integer types only; the low 32 bits, which the store wraps further
+    const int64_t n = int64_t(b);
+    return n < 0 || n >= 32 ? C(0) : C(int32_t(uint32_t(uint64_t(int64_t(a)) << n)));
+  } else {
+    static_assert(OP == PTO_SHR, "binop_math5: not a mathops5 op");
+    // arithmetic (uint8 values are non-negative, so logical there)
+    const int64_t x = int64_t(a), n = int64_t(b);
+    return n < 0 || n >= 64 ? C(x < 0 ? -1 : 0) : C(x >> n);
+  }
+}
+
 template <int OP, typename C> inline C binop(C a, C b) {
   if constexpr (OP == PTO_ADD) return a + b;
   else if constexpr (OP == PTO_SUB) return a - b;
@@ -111,6 +165,7 @@ template <int OP, typename C> inline C binop(C a, C b) {
   else if constexpr (OP == PTO_BAND) return C(int64_t(a) & int64_t(b));  // integer types only (C is double)
   else if constexpr (OP == PTO_BOR) return C(int64_t(a) | int64_t(b));
   else if constexpr (OP == PTO_BXOR) return C(int64_t(a) ^ int64_t(b));
+  else if constexpr (OP >= PTO_ATAN2 && OP <= PTO_SHR) return binop_math5<OP>(a, b);
   else return a < b ? a : b;
 }
 
@@ -155,6 +210,18 @@ template <int OP, typename C> inline C unop(C x) {
   else if constexpr (OP == PTO_TRUNC) return trunc(x);
   else if constexpr (OP == PTO_SIGN) return x > C(0) ? C(1) : x < C(0) ? C(-1) : x;  // 0 and NaN stay
   else if constexpr (OP == PTO_BNOT) return C(~int64_t(x));  // integer types only
+  // --- mathops5 ops ---
+  else if constexpr (OP == PTO_ACOS) return acos(x);
+  else if constexpr (OP == PTO_ASIN) return asin(x);
+  else if constexpr (OP == PTO_ATAN) return atan(x);
+  else if constexpr (OP == PTO_ACOSH) return acosh(x);
+  else if constexpr (OP == PTO_ASINH) return asinh(x);
+  else if constexpr (OP == PTO_ATANH) return atanh(x);
+  else if constexpr (OP == PTO_SINH) return sinh(x);
+  else if constexpr (OP == PTO_COSH) return cosh(x);
+  else if constexpr (OP == PTO_TAN) return tan(x);
+  else if constexpr (OP == PTO_CBRT) return cbrt(x);
+  else if constexpr (OP == PTO_ERFC) return erfc(x);
   else {
     return x * sigmoid(x);
   }
@@ -297,7 +364,8 @@ inline void tbinary(int64_t R, int64_t C, T* dst, const T* a, const T* b, int64_
   pto::host::check_tile<T>(b, pto::host::bc_elems<BB>(R, C), "TBINARY b");
 #if PTO_HOST_HAVE_F16C_PATH
   // fp16 rows against fp16 rows (or a broadcast row): fused in registers.
-  if constexpr (sizeof(T) == 2 && !E::inline_load && (BA == PTO_BC_NONE || BA == PTO_BC_ROW) &&
+  // Only the ops binary_half_row_f16c computes (add sub mul div max min); pow and later ops take the rows below.
+  if constexpr (sizeof(T) == 2 && !E::inline_load && OP <= PTO_MIN && (BA == PTO_BC_NONE || BA == PTO_BC_ROW) &&
                 (BB == PTO_BC_NONE || BB == PTO_BC_ROW)) {
     if (vc >= 8 && pto::host::f16c_rows_enabled()) {
       const uint16_t* ab = reinterpret_cast<const uint16_t*>(a);
@@ -565,7 +633,11 @@ inline void tpred(int64_t R, int64_t C, pto_bool* dst, const T* src, int64_t vr,
   for (int64_t i = 0; i < vr; ++i)
     for (int64_t j = 0; j < vc; ++j) {
       const auto x = E::load(src[i * C + j]);
-      dst[i * C + j].v = (OP == PTO_ISFINITE ? bool(isfinite(double(x))) : x == 0) ? 1 : 0;
+      dst[i * C + j].v = (OP == PTO_ISFINITE ? bool(isfinite(double(x)))
+                          : OP == PTO_SIGNBIT ? bool(signbit(double(x))) && !isnan(double(x))  // PyPTO: NaN is false
+                                              : x == 0)
+                             ? 1
+                             : 0;
     }
 }
 }  // namespace host

@@ -86,11 +86,11 @@ int64_t tparam_limit(TParamKind k) {
   switch (k) {
     case K::Int: return INT32_MAX;
     case K::DType: return kNumElemTypes;
-    case K::BinOp: return 10;
-    case K::UnOp: return 25;
+    case K::BinOp: return 18;  // 10 + mathops5's 8
+    case K::UnOp: return 36;  // 25 + mathops5's 11
     case K::RedOp: return 7;
     case K::CmpOp: return 8;
-    case K::PredOp: return 2;
+    case K::PredOp: return 3;  // 2 + mathops5's signbit
     case K::Bcast: return 4;
     case K::Pad: return 2;
   }

@@ -1353,3 +1353,7 @@ def lang5_nested_lists(i, d):
 
 # --- structops5's references live in their own module, which registers them here -------------------
 import refs_catalog5_struct  # noqa: E402,F401
+
+
+# --- mathops5 ops --- (their references: refs_math5.py, registered into REFS on import)
+import refs_math5  # noqa: E402,F401

@@ -42,6 +42,7 @@ import gen_catalog4  # noqa: E402
 import gen_catalog5  # noqa: E402
 import gen_cover5  # noqa: E402
 import gen_lang5  # noqa: E402
+import gen_math5  # noqa: E402  (--- mathops5 ops ---)
 import gen_cover  # noqa: E402
 import gen_lang  # noqa: E402
 from model import ModelError  # noqa: E402
@@ -298,7 +299,8 @@ def long_mode(a):
 def features(prog):
     """The constructs of gen_lang.py and gen_cover.py a program uses (per-feature counts in the summary)."""
     return sorted(set(gen_lang.used(prog)) | set(gen_cover.used(prog)) | set(gen_catalog4.used(prog)) |
-                  set(gen_catalog5.used(prog)) | set(gen_cover5.used(prog)) | set(gen_lang5.used(prog)))
+                  set(gen_catalog5.used(prog)) | set(gen_cover5.used(prog)) | set(gen_lang5.used(prog)) |
+                  set(gen_math5.used(prog)))
 
 
 def _child_cpu():
@@ -544,14 +546,18 @@ def main():
     p.add_argument("--print", type=int, help="print the spec of one seed")
     p.add_argument("--cover", choices=["symbolic_tile"] + sorted(gen_cover.TOP) + sorted(gen_cover.OPT_IN) +
                    sorted(gen_catalog4.KINDS) + sorted(gen_catalog5.KINDS) + sorted(gen_cover5.KINDS) +
-                   sorted(gen_lang5.KINDS),
-                   help="a test run of one gen_cover.py, gen_catalog4.py, gen_catalog5.py, gen_cover5.py or gen_lang5.py "
-                        "construct: every seed that can take it does")
+                   sorted(gen_lang5.KINDS) + ["math5_" + k for k in gen_math5.KINDS],
+                   help="a test run of one gen_cover.py, gen_catalog4.py, gen_catalog5.py, gen_cover5.py, gen_lang5.py or "
+                        "gen_math5.py construct: every seed that can take it does")
     a = p.parse_args()
     a.avoid = []
     a.seed_given = "--seed" in sys.argv
     a.count_given = "--count" in sys.argv
     a.avoid = sorted(set(gen.KNOWN) | set(gen.KNOWN_LONG)) if a.avoid_known else []
+    math5 = a.cover[len("math5_"):] if a.cover and a.cover.startswith("math5_") else None
+    gen_math5.FORCE = math5  # --- mathops5 ops ---
+    if math5:
+        a.cover = None
     gen_cover.FORCE = a.cover if a.cover not in (gen_catalog4.KINDS + gen_catalog5.KINDS + gen_cover5.KINDS +
                                                  gen_lang5.KINDS) else None
     gen_catalog4.FORCE = a.cover if a.cover in gen_catalog4.KINDS else None

@@ -102,7 +102,7 @@ TEST_CASE("leaf program: verify refuses out-of-range indices, offsets and kinds"
   }
   {
     LeafProgram p = sample_program();
-    p.instrs[8].tparams[0].v = 12;  // PtoBinOp has 10 values
+    p.instrs[8].tparams[0].v = 18;  // PtoBinOp has 18 values (10, and mathops5's 8)
     CHECK_THAT(refusal(p), Catch::Contains("TBINARY") && Catch::Contains("out of range"));
   }
   {

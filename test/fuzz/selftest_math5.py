@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Unit checks of gen_math5.py (meson test fuzz_math5_selftest, or alone):
+
+1. its model on hand-computed values, and that seeds drawing no mathops5 statement keep their programs;
+2. with --ptoc and --ptorun: each construct, forced, passes ptoc/ptorun --check and the NumPy comparison with the
+   right model, and the deliberately wrong model (gen_math5.WRONG) is caught on at least one forced seed."""
+import argparse
+import os
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import numpy as np  # noqa: E402
+
+import gen  # noqa: E402
+import gen_math5 as G5  # noqa: E402
+import model as M  # noqa: E402
+from selftest_checks import Checks  # noqa: E402
+
+
+def env(tensors):
+    return {"dims": {}, "tensors": {k: np.array(v, np.float64) for k, v in tensors.items()}, "values": {}}
+
+
+def run(check):
+    e = env({"a": [[-7, 7, 5, -128]], "b": [[2, -2, 0, 3]]})
+    ev = lambda fn, dt: G5.Math5(fn, [M.Ref("a", dt), M.Ref("b", dt)], dt).ev(e).a.tolist()  # noqa: E731
+    check("remainder: the divisor's sign, % 0 is 0", ev("remainder", "int32") == [[1, -1, 0, 1]])
+    check("floor_div: toward -inf, // 0 is 0", ev("floor_div", "int32") == [[-4, -4, 0, -43]])
+    check("ceil_div", ev("ceil_div", "int32") == [[-3, -3, 0, -42]])
+    check("gcd: non-negative; int8 gcd(-128, 3) = 1", ev("gcd", "int8") == [[1, 1, 5, 1]])
+    e = env({"a": [[1, -16, 3, -1]], "b": [[31, 2, 40, 70]]})
+    check("<< past the width is 0, wraps to int32", ev("bitwise_left_shift", "int32") == [[-2 ** 31, -64, 0, 0]])
+    check(">> past the width is the sign fill", ev("bitwise_right_shift", "int32") == [[0, -4, 0, -1]])
+    e = env({"a": [[-7.5, 7.5, 1.0]], "b": [[2.0, -2.0, 0.1]]})
+    check("float remainder / fmod signs", ev("remainder", "fp32")[0][:2] == [0.5, -0.5] and
+          ev("fmod", "fp32")[0][:2] == [-1.5, 1.5])
+    check("float floor_div floors the fp32 quotient (1 / 0.1 -> 10)", ev("floor_div", "fp32")[0][2] == 10.0)
+    e = env({"a": [[-0.0, 0.0, np.nan, -np.inf, 2.0]]})
+    sb = G5.Math5("signbit", [M.Ref("a", "fp32")], "fp32", out_dtype="fp32")
+    check("signbit: -0.0 and -inf true, NaN false", sb.ev(e).a.tolist() == [[1, 0, 0, 1, 0]])
+    check("... its text casts", sb.text() == "cast(signbit(a), fp32)")
+    e = env({"x": [[-2.0, 1.0], [3.0, -1.0]], "w": [0.25, 0.5]})
+    check("prelu: a weight per column of a rank-2 input",
+          G5.Math5("prelu", [M.Ref("x", "fp32"), M.Ref("w", "fp32")], "fp32").ev(e).a.tolist() == [[-0.5, 1.0],
+                                                                                                    [3.0, -0.5]])
+    same, n_used = True, 0
+    for s in range(3000, 3100):
+        p, q = gen.generate(s), gen.generate(s, ["math5"])
+        if G5.used(p):
+            n_used += 1
+            same = same and [x.emit() for x in p.body[:len(q.body)]] == [x.emit() for x in q.body] and \
+                set(q.inputs) <= set(p.inputs) and set(q.outputs) <= set(p.outputs)
+        else:
+            same = same and p.spec_text() == q.spec_text()
+    check(f"gen_math5 keeps the other seeds' programs ({n_used} of 100 seeds use a construct)",
+          same and 10 < n_used < 50)
+
+
+def wrong_models(check, ptoc, ptorun, cache, seeds_right=2, seeds_wrong=3):
+    import fuzz
+    tools = fuzz.Tools(ptoc, ptorun, 300, cache)
+    work = tempfile.mkdtemp(prefix="ptoc-m5-selftest-")
+    for kind in G5.KINDS:
+        G5.FORCE = kind
+        right = []
+        for s in range(1, 1 + seeds_right):
+            G5.WRONG = False
+            right.append(fuzz.evaluate(tools, gen.generate(s), os.path.join(work, f"{kind}{s}")).cls)
+        caught = []
+        for s in range(1, 1 + seeds_wrong):
+            G5.WRONG = True
+            res = fuzz.evaluate(tools, gen.generate(s), os.path.join(work, f"{kind}{s}w"))
+            caught.append(res.cls)
+            if res.cls != "pass":
+                break
+        G5.WRONG = False
+        check(f"{kind}: right model passes {right}", all(c == "pass" for c in right))
+        check(f"{kind}: a wrong model is caught ({caught})", caught[-1] in ("model-mismatch", "miscompile"))
+    G5.FORCE = None
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ptoc")
+    ap.add_argument("--ptorun")
+    ap.add_argument("--cache")
+    a = ap.parse_args()
+    check = Checks()
+    run(check)
+    if a.ptoc and a.ptorun:
+        wrong_models(check, a.ptoc, a.ptorun, a.cache)
+    check.finish()
