@@ -10,7 +10,6 @@
 import argparse
 import os
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -20,7 +19,7 @@ import numpy as np  # noqa: E402
 import gen  # noqa: E402
 import gen_catalog4 as G4  # noqa: E402
 import model as M  # noqa: E402
-from selftest_checks import Checks  # noqa: E402
+from selftest_checks import Checks, forced_models  # noqa: E402
 from gen_index_ops import Scatter  # noqa: E402
 
 
@@ -106,29 +105,9 @@ def run(check):
           same and 10 < n_used < 40)
 
 
-def wrong_models(check, ptoc, ptorun, cache, seeds_right=2, seeds_wrong=4):
+def wrong_models(check, ptoc, ptorun, cache):
     """Each construct forced: the right model passes, the wrong one is caught on at least one seed."""
-    import fuzz
-    tools = fuzz.Tools(ptoc, ptorun, 300, cache)
-    work = tempfile.mkdtemp(prefix="ptoc-c4-selftest-")
-    for kind in G4.KINDS:
-        G4.FORCE = kind
-        right = []
-        for s in range(1, 1 + seeds_right):
-            G4.WRONG = None
-            right.append(fuzz.evaluate(tools, gen.generate(s), os.path.join(work, f"{kind}{s}")).cls)
-        caught = []
-        for s in range(1, 1 + seeds_wrong):
-            G4.WRONG = kind
-            res = fuzz.evaluate(tools, gen.generate(s), os.path.join(work, f"{kind}{s}w"))
-            caught.append(res.cls)
-            if res.cls != "pass":
-                break
-        G4.WRONG = None
-        check(f"{kind}: right model passes {right}", all(c == "pass" for c in right))
-        check(f"{kind}: a wrong model is caught ({caught})", caught[-1] in ("model-mismatch", "miscompile"))
-    G4.FORCE = None
-
+    forced_models(check, G4, ptoc, ptorun, cache, "c4", seeds_right=2, seeds_wrong=4)
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()

@@ -16,3 +16,33 @@ class Checks:
             print(f"{len(self.failures)} failures")
             sys.exit(1)
         print("all ok")
+
+
+def forced_models(check, hook, ptoc, ptorun, cache, prefix, seeds_right=2, seeds_wrong=4,
+                  wrong=lambda kind: kind, right=None):
+    """Each of a hook's constructs forced (hook.FORCE): with the right model (hook.WRONG = right) every seed
+    passes, with a deliberately wrong one (hook.WRONG = wrong(kind)) the fuzzer catches it on one of the
+    first seeds_wrong seeds. Shared by the hooks' self-tests (gen_catalog4, gen_catalog5, gen_cover5,
+    gen_lang5, gen_math5)."""
+    import os
+    import tempfile
+    import fuzz
+    import gen
+    tools = fuzz.Tools(ptoc, ptorun, 300, cache)
+    work = tempfile.mkdtemp(prefix=f"ptoc-{prefix}-selftest-")
+    for kind in hook.KINDS:
+        hook.FORCE = kind
+        hook.WRONG = right
+        passed = [fuzz.evaluate(tools, gen.generate(s), os.path.join(work, f"{kind}{s}")).cls
+                  for s in range(1, 1 + seeds_right)]
+        caught = []
+        for s in range(1, 1 + seeds_wrong):
+            hook.WRONG = wrong(kind)
+            res = fuzz.evaluate(tools, gen.generate(s), os.path.join(work, f"{kind}{s}w"))
+            caught.append(res.cls)
+            if res.cls != "pass":
+                break
+        hook.WRONG = right
+        check(f"{kind}: right model passes {passed}", all(c == "pass" for c in passed))
+        check(f"{kind}: a wrong model is caught ({caught})", caught[-1] in ("model-mismatch", "miscompile"))
+    hook.FORCE = None

@@ -9,7 +9,6 @@
 import argparse
 import os
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -20,7 +19,7 @@ import gen  # noqa: E402
 import gen_cover5 as G5  # noqa: E402
 import model as M  # noqa: E402
 from gen_lang import RtIf  # noqa: E402
-from selftest_checks import Checks  # noqa: E402
+from selftest_checks import Checks, forced_models  # noqa: E402
 
 
 def run(check):
@@ -80,29 +79,9 @@ def run(check):
           same and 8 < n_used < 35)
 
 
-def wrong_models(check, ptoc, ptorun, cache, seeds_right=2, seeds_wrong=4):
+def wrong_models(check, ptoc, ptorun, cache):
     """Each construct forced: the right model passes, the wrong one is caught on at least one seed."""
-    import fuzz
-    tools = fuzz.Tools(ptoc, ptorun, 300, cache)
-    work = tempfile.mkdtemp(prefix="ptoc-c5-selftest-")
-    for kind in G5.KINDS:
-        G5.FORCE = kind
-        right = []
-        for s in range(1, 1 + seeds_right):
-            G5.WRONG = None
-            right.append(fuzz.evaluate(tools, gen.generate(s), os.path.join(work, f"{kind}{s}")).cls)
-        caught = []
-        for s in range(1, 1 + seeds_wrong):
-            G5.WRONG = kind
-            res = fuzz.evaluate(tools, gen.generate(s), os.path.join(work, f"{kind}{s}w"))
-            caught.append(res.cls)
-            if res.cls != "pass":
-                break
-        G5.WRONG = None
-        check(f"{kind}: right model passes {right}", all(c == "pass" for c in right))
-        check(f"{kind}: a wrong model is caught ({caught})", caught[-1] in ("model-mismatch", "miscompile"))
-    G5.FORCE = None
-
+    forced_models(check, G5, ptoc, ptorun, cache, "cv5", seeds_right=2, seeds_wrong=4)
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
