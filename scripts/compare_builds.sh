@@ -30,7 +30,7 @@ for s in $specs; do
   n=$((n+1))
   for side in old new; do
     f=$out/$side/$name/emit/report.txt
-    [ -f "$f" ] && sed -i -E '/^\s+[a-z_ ]+\s+[0-9.]+(\s+[0-9.]+)?$/d' "$f"
+    [ -f "$f" ] && sed -i -E '/^\s+[a-z_ ()0-9]+\s+[0-9.]+(\s+[0-9.]+)?$/d' "$f"
   done
   if ! diff -r -q $out/old/$name $out/new/$name > /dev/null; then bad=$((bad+1)); echo "DIFF $rel"; diff -r -q $out/old/$name $out/new/$name | head -5; fi
 done
