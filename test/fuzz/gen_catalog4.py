@@ -23,6 +23,7 @@ import numpy as np
 import model as M
 from gen_index_ops import Scatter
 from model import ModelError, Stmt, Value, dim_eval, rnd
+import hook_stream  # noqa: E402
 
 KINDS = ("const_bind", "const_unroll", "string_mode", "index_put_multi", "scatter3", "catalog_ops")
 FLOAT = ("fp32", "fp16", "bf16")
@@ -406,14 +407,10 @@ CONSTRUCTS = {"const_bind": c_const_bind, "const_unroll": c_const_unroll, "strin
 
 def program_hook(g, prog):
     """With probability PROB (its own stream): one fourth-round construct at the end of the body."""
-    r = random.Random(f"catalog4{g.seed}")
-    if "catalog4" in g.avoid:
+    drawn = hook_stream.draw(g, "catalog4", PROB, FORCE, KINDS)
+    if drawn is None:
         return
-    if FORCE is None and r.random() >= PROB:
-        return
-    if FORCE is not None:
-        r.random()
-    kind = FORCE or r.choice(KINDS)
+    r, kind = drawn
     dt = r.choice(FLOAT)
     st = {"n": 0}
     CONSTRUCTS[kind](r, prog, st, dt)

@@ -28,6 +28,7 @@ import model as M
 from gen_index_ops import IndexScatter
 from gen_lang import Bind2
 from model import ModelError, Value, rnd
+import hook_stream  # noqa: E402
 
 KINDS = ("interleave", "deinterleave", "gathermask", "index_add_ub", "tbmm", "atomic_add", "gather_in_ub",
          "op_options")
@@ -428,14 +429,10 @@ CONSTRUCTS = {"interleave": c_interleave, "deinterleave": c_deinterleave, "gathe
 
 def program_hook(g, prog):
     """With probability PROB (its own stream): one structops5 construct at the end of the body."""
-    r = random.Random(f"catalog5{g.seed}")
-    if "catalog5" in g.avoid:
+    drawn = hook_stream.draw(g, "catalog5", PROB, FORCE, KINDS)
+    if drawn is None:
         return
-    if FORCE is None and r.random() >= PROB:
-        return
-    if FORCE is not None:
-        r.random()
-    kind = FORCE or r.choice(KINDS)
+    r, kind = drawn
     st = {"n": 0}
     CONSTRUCTS[kind](r, prog, st)
     prog.catalog5 = [kind]

@@ -23,6 +23,7 @@ import numpy as np
 import model as M
 from gen_lang import RtIf
 from model import Stmt, Value, dim_eval, rnd
+import hook_stream  # noqa: E402
 
 KINDS = ("const_list", "sym_cube_tile", "split_k_int32", "outer_loop_end")
 FLOAT = ("fp32", "fp16", "bf16")
@@ -238,14 +239,10 @@ CONSTRUCTS = {"const_list": c_const_list, "sym_cube_tile": c_sym_cube_tile, "spl
 
 def program_hook(g, prog):
     """With probability PROB (its own stream): one construct at the end of the body."""
-    r = random.Random(f"cover5{g.seed}")
-    if "cover5" in g.avoid:
+    drawn = hook_stream.draw(g, "cover5", PROB, FORCE, KINDS)
+    if drawn is None:
         return
-    if FORCE is None and r.random() >= PROB:
-        return
-    if FORCE is not None:
-        r.random()
-    kind = FORCE or r.choice(KINDS)
+    r, kind = drawn
     dt = r.choice(FLOAT)
     st = {"n": 0}
     CONSTRUCTS[kind](r, prog, st, dt)

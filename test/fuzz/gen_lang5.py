@@ -20,6 +20,7 @@ import random
 
 import model as M
 from gen_lang import OneHot, RtIf  # noqa: F401 (OneHot: selftest_lang5.py reads it here)
+import hook_stream  # noqa: E402
 
 KINDS = ("loop_position", "one_hot_int64", "nested_list", "split_k_const")
 FLOAT = ("fp32", "fp16", "bf16")
@@ -218,14 +219,10 @@ CONSTRUCTS = {"loop_position": c_loop_position, "one_hot_int64": c_one_hot_int64
 
 def program_hook(g, prog):
     """With probability PROB (its own stream): one fifth-round construct at the end of the body."""
-    r = random.Random(f"lang5{g.seed}")
-    if "lang5" in g.avoid:
+    drawn = hook_stream.draw(g, "lang5", PROB, FORCE, KINDS)
+    if drawn is None:
         return
-    if FORCE is None and r.random() >= PROB:
-        return
-    if FORCE is not None:
-        r.random()
-    kind = FORCE or r.choice(KINDS)
+    r, kind = drawn
     dt = r.choice(FLOAT)
     st = {"n": 0}
     CONSTRUCTS[kind](r, prog, st, dt)

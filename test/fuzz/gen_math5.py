@@ -11,12 +11,12 @@ seed's program is unchanged. Per seed, with probability PROB, one of:
 
 The model restates the ops' rules in NumPy (each op rounded to its dtype). WRONG (a selftest) breaks it."""
 import math
-import random
 
 import numpy as np
 
 import model as M
 from model import ModelError, Value, rnd
+import hook_stream  # noqa: E402
 
 KINDS = ("unary", "binary", "compose")
 FLOAT = ("fp32", "fp16", "bf16")
@@ -204,14 +204,10 @@ def construct(r, prog, kind):
 
 def program_hook(g, prog):
     """With probability PROB (its own stream): one mathops5 statement at the end of the body."""
-    r = random.Random(f"math5{g.seed}")
-    if "math5" in g.avoid:
+    drawn = hook_stream.draw(g, "math5", PROB, FORCE, KINDS)
+    if drawn is None:
         return
-    if FORCE is None and r.random() >= PROB:
-        return
-    if FORCE is not None:
-        r.random()
-    kind = FORCE or r.choice(KINDS)
+    r, kind = drawn
     construct(r, prog, kind)
     prog.math5 = [kind]
 
