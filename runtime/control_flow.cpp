@@ -147,6 +147,14 @@ struct ControlFlow::Impl {
   };
   Pending pending;
   bool have_pending = false;
+  // lazy_accesses: per device task not released, per root instance, what its tasks' accesses are
+  // rebuilt from (the instance's dim-program values and temp shapes).
+  struct LazyRoot {
+    std::vector<int64_t> vals;
+    std::vector<TensorGeometry> temp_geom;
+  };
+  std::map<int, std::vector<LazyRoot>> lazy_roots;
+  std::vector<GmAccess> lazy_scratch;
   size_t n_roots = 0, n_tasks = 0;  // filled part of the device task being built
   uint32_t func_counter = 0;
   int next_seq = 0;
@@ -685,8 +693,9 @@ struct ControlFlow::Impl {
           if (ext[a] < 0 || (!empty && (off[a] < 0 || __builtin_add_overflow(off[a], ext[a], &end) || end > g.shape[a])))
             bounds_error(rf, ri.env, ti, p.tensors[size_t(rs.tensor)], rs, off, ext, g.shape, a);
         }
-        region_accesses(g, addr_of(rs.tensor), off, ext, rs.tensor, rs.write, x.accesses);
+        if (!opt.lazy_accesses) region_accesses(g, addr_of(rs.tensor), off, ext, rs.tensor, rs.write, x.accesses);
       }
+      if (opt.lazy_accesses) std::vector<GmAccess>().swap(x.accesses);  // ring storage keeps no capacity
       x.succ.clear();
       if (!opt.drop_compiler_edges)
         for (int s : task_succ(rf, ti)) x.succ.push_back(first + uint32_t(s));
@@ -700,7 +709,13 @@ struct ControlFlow::Impl {
       const uint32_t id = first + uint32_t(ti);
       deps.clear();
       deps_dev.clear();
-      for (auto& a : dt.tasks[id].accesses)
+      const std::vector<GmAccess>* acc = &dt.tasks[id].accesses;
+      if (opt.lazy_accesses) {
+        lazy_scratch.clear();
+        append_accesses(rf, rc, pd.vals, pd.temp_geom, ri.temp_base, ti, lazy_scratch);
+        acc = &lazy_scratch;
+      }
+      for (auto& a : *acc)
         if (tracked[size_t(a.tensor)]) tracker.access(a, dt.seq, id, group, deps, deps_dev);
       std::sort(deps.begin(), deps.end());
       deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
@@ -713,6 +728,46 @@ struct ControlFlow::Impl {
         if (int(d) != dt.seq && !is_released(int(d))) dt.waits_for.push_back(int(d));
     }
     dt.workspace_bytes += pd.ws;
+    if (opt.lazy_accesses) {
+      std::vector<LazyRoot>& lr = lazy_roots[dt.seq];
+      if (lr.size() <= size_t(group)) lr.resize(size_t(group) + 1);
+      lr[size_t(group)].vals = pd.vals;
+      lr[size_t(group)].temp_geom = pd.temp_geom;
+    }
+  }
+
+  // Task `ti`'s accesses, region by region as add_root's eager walk makes them (its boxes were
+  // bounds-checked when the root instance was added).
+  void append_accesses(const RootFunction& rf, const RootCode& rc, const std::vector<int64_t>& all_vals,
+                       const std::vector<TensorGeometry>& temp_geom, const std::vector<uint64_t>& temp_base,
+                       size_t ti, std::vector<GmAccess>& out) {
+    const TaskSlots& ts = rc.tasks[body_of(rf, ti)];
+    const std::vector<int64_t>* d = deltas_of(rf, ti);
+    const int64_t* vals = all_vals.data() + ts.args;
+    for (auto& rs : ts.regions) {
+      int k = rc.temp_slot_of[size_t(rs.tensor)];
+      const TensorGeometry& g = k >= 0 ? temp_geom[size_t(k)] : layout.geometry[size_t(rs.tensor)];
+      const uint64_t base = k >= 0 ? temp_base[size_t(k)] : layout.base[size_t(rs.tensor)];
+      const size_t rank = g.shape.size();
+      box.resize(2 * rank);
+      for (size_t v = 0; v < 2 * rank; ++v) box[v] = task_value(ts, d, vals, size_t(rs.out - ts.args) + v);
+      region_accesses(g, base, box.data(), box.data() + rank, rs.tensor, rs.write, out);
+    }
+  }
+
+  bool task_accesses(const DeviceTask& dt, uint32_t t, std::vector<GmAccess>& out) {
+    if (!opt.lazy_accesses) return false;
+    auto it = lazy_roots.find(dt.seq);
+    if (t >= dt.tasks.size() || it == lazy_roots.end() || dt.tasks[t].root_instance >= it->second.size() ||
+        dt.tasks[t].root_instance >= dt.roots.size())
+      throw ControlFlowError("internal: accesses asked of task " + std::to_string(t) + " of device task " +
+                             std::to_string(dt.seq) + ", which this walk did not build or has released");
+    const TaskInstance& x = dt.tasks[t];
+    const RootInstance& ri = dt.roots[x.root_instance];
+    const LazyRoot& lr = it->second[x.root_instance];
+    out.clear();
+    append_accesses(p.roots[size_t(ri.root)], roots[size_t(ri.root)], lr.vals, lr.temp_geom, ri.temp_base, x.task, out);
+    return true;
   }
 
   // Updates an environment in place when it binds the same names (the common case), so
@@ -782,6 +837,7 @@ struct ControlFlow::Impl {
   bool is_released(int seq) const { return seq < int(watermark) || done.count(seq); }
 
   void release(int seq) {
+    lazy_roots.erase(seq);
     auto it = held_blocks.find(seq);
     if (it != held_blocks.end()) {
       for (auto& [a, n] : it->second) pool.free(a, n);
@@ -840,6 +896,9 @@ ControlFlow::ControlFlow(const CompiledProgram& p, DimExpr::Env dims, ControlFlo
 ControlFlow::~ControlFlow() = default;
 bool ControlFlow::next(DeviceTask& out) { return impl_->next(out); }
 void ControlFlow::release(int seq) { impl_->release(seq); }
+bool ControlFlow::task_accesses(const DeviceTask& dt, uint32_t t, std::vector<GmAccess>& out) {
+  return impl_->task_accesses(dt, t, out);
+}
 const GmLayout& ControlFlow::layout() const { return impl_->layout; }
 const std::vector<WorkspaceSlab>& ControlFlow::slabs() const { return impl_->pool.slabs(); }
 const ControlFlowStats& ControlFlow::stats() const { return impl_->stats; }

@@ -47,6 +47,10 @@ struct ControlFlowOptions {
   // TaskInstance::args evaluated: only kernels read them (numerics, preflight, the NPU launcher); a
   // timing-only simulation leaves them empty, so a task in flight holds its GM slots, accesses and edges.
   bool resolve_args = true;
+  // Tasks are built without TaskInstance::accesses (a timing-only walk): dependencies are still found from
+  // them at build time, and task_accesses() rebuilds a task's accesses when the simulator runs it, so the
+  // accesses in memory follow the tasks running, not the device task's (a GEMM is one device task).
+  bool lazy_accesses = false;
   // Host-ready tensors: per spec tensor, the data of an int32 input the control flow reads run-time
   // values from (LoopNode::loads); null for the others. Not owned; must outlive the walk.
   std::vector<const TensorData*> host_values;
@@ -84,6 +88,9 @@ class ControlFlow {
   bool next(DeviceTask& out);
   // Device task `seq` has finished: recycle its workspace, forget its dependency state.
   void release(int seq);
+  // With lazy_accesses: fills `out` with task `t` of device task `dt` (built by this walk, not released)'s
+  // accesses, the same as an eager walk stores; returns false (and leaves `out`) when this walk keeps them.
+  bool task_accesses(const DeviceTask& dt, uint32_t t, std::vector<GmAccess>& out);
 
   const GmLayout& layout() const;
   const std::vector<WorkspaceSlab>& slabs() const;  // grows; never moves or shrinks

@@ -228,6 +228,7 @@ const RunResult& Session::run(const RunConfig& cfg) {
     auto first = std::make_unique<ControlFlow>(p, m.env, [&] {
       ControlFlowOptions o = cfo;
       o.resolve_args = cfg.numerics;  // round 0's walk feeds the executor
+      o.lazy_accesses = !cfg.numerics;  // and its accesses; the simulator's are rebuilt per running task
       return o;
     }());
     const GmLayout layout = first->layout();  // every walk lays GM out the same way
@@ -257,6 +258,7 @@ const RunResult& Session::run(const RunConfig& cfg) {
     // The simulator reads no kernel argument: the later rounds' walks (timing only) leave them out.
     ControlFlowOptions sim_cfo = cfo;
     sim_cfo.resolve_args = false;
+    sim_cfo.lazy_accesses = true;
     sim::SimOptions so;
     so.rounds = cfg.rounds;
     so.device_sched_mode = options_.device_sched_mode;
@@ -291,6 +293,10 @@ const RunResult& Session::run(const RunConfig& cfg) {
       if (more && round == 0 && !observe && cfg.on_device_task) cfg.on_device_task(out);
       if (more && cfg.on_device_task_built) cfg.on_device_task_built(round, out);
       return more;
+    };
+    so.task_accesses = [&](int round, const DeviceTask& dt, uint32_t t, std::vector<GmAccess>& out) {
+      auto it = walks.find(round);
+      return it != walks.end() && it->second->task_accesses(dt, t, out);
     };
     so.on_device_task_done = [&](int round, const DeviceTask& dt) {
       auto it = walks.find(round);

@@ -31,6 +31,7 @@ namespace {
 
 using runtime::DeviceTask;
 using runtime::TaskInstance;
+using runtime::GmAccess;
 
 constexpr int64_t kCounterBase = 1'000'000'000'000;  // fixed device counter value at the first launch
 constexpr uint32_t kNone = ~0u;
@@ -64,6 +65,7 @@ struct CoreState {
   CoreType type = CoreType::AIV;
   int sched = 0;
   uint32_t running = kNone, pending = kNone;
+  bool lazy_accesses = false;  // the running task's accesses came from SimOptions::task_accesses
   bool started = false;          // running task has begun (kTaskStart happened)
   TaskRecord rec;                // record of the running task
   int64_t mem_start = 0;         // ps the memory phase began (after head)
@@ -536,7 +538,8 @@ class Machine {
   void task_start(int c) {
     CoreState& cs = cores_[c];
     const uint32_t t = cs.running;
-    const DeviceTask& dt = cur();
+    DeviceTask& dt = cur();
+    cs.lazy_accesses = o_.task_accesses && o_.task_accesses(round_, dt, t, dt.tasks[t].accesses);
     const TaskInstance& ti = dt.tasks[t];
     if (o_.on_task_start) o_.on_task_start(dt, t);
     TaskRecord& r = cs.rec;
@@ -755,6 +758,7 @@ class Machine {
     }
     // FIN to the scheduler; the pending slot starts at once (no scheduler round trip).
     const uint32_t t = cs.running;
+    if (cs.lazy_accesses) std::vector<GmAccess>().swap(cur().tasks[t].accesses);
     sched_[cs.sched].notices.push_back(t);
     cs.running = cs.pending;
     cs.pending = kNone;

@@ -35,6 +35,11 @@ using TaskStartHook = std::function<void(const runtime::DeviceTask&, uint32_t ta
 // storage is reused): e.g. runtime::ControlFlow::release(dt.seq).
 using DeviceTaskDoneHook = std::function<void(int round, const runtime::DeviceTask&)>;
 
+// Fills `out` with the GM accesses of task `task_index` of a device task built without them
+// (runtime::ControlFlowOptions::lazy_accesses); false when the device task holds them already.
+using TaskAccessesHook =
+    std::function<bool(int round, const runtime::DeviceTask&, uint32_t task_index, std::vector<runtime::GmAccess>& out)>;
+
 struct SimOptions {
   int rounds = 1;                  // launches of the operator; L2 contents carry over
   int device_sched_mode = -1;      // -1: the program's Options::device_sched_mode
@@ -48,6 +53,9 @@ struct SimOptions {
   TaskRecordSink task_sink;        // streaming: records go here instead of RoundTrace::tasks
   TaskStartHook on_task_start;
   DeviceTaskDoneHook on_device_task_done;
+  // Asked at each task's start; accesses it fills are freed at the task's end, so the accesses held
+  // follow the tasks running (timing-only runs), not the tasks of the device tasks in flight.
+  TaskAccessesHook task_accesses;
   uint32_t l2_line_bytes = 512;    // L2 line (PyPTO CostModel CacheMachine: 512 B lines)
   int devtask_stage_cap = 200;     // PERF_TRACE_COUNT_DEVTASK_MAX_NUM
 };
