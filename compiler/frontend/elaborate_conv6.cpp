@@ -223,6 +223,14 @@ class Conv6 {
   }
 
   EV conv() {
+    size_t positional = 0;
+    for (const auto& a : c_.e.args)
+      if (a.name.empty() && ++positional > 6) {
+        err_at(*a.value, "conv's arguments after dilations are keyword-only (PyPTO's '*'), '" +
+                             el_.text_of(*a.value) + "' is given by position",
+               "write " + c_.names[positional - 1] + "=" + el_.text_of(*a.value));
+        return EV::poison();
+      }
     EV xv = el_.tensor_arg(c_, c_.args[0], "input_conv");
     EV wv = el_.tensor_arg(c_, c_.args[1], "weight");
     if (!xv.ok() || !wv.ok()) return EV::poison();
@@ -498,8 +506,98 @@ class Conv6 {
   }
 
   EV gather_in_l1() {
-    el_.err(c_.fo, c_.fl, "gather_in_l1: not yet");
-    return EV::poison();
+    EV sv = el_.tensor_arg(c_, c_.args[0], "src");
+    EV ix = el_.tensor_arg(c_, c_.args[1], "indices");
+    EV bt = el_.tensor_arg(c_, c_.args[2], "block_table");
+    if (!sv.ok() || !ix.ok() || !bt.ok()) return EV::poison();
+    auto ss = static_tensor(0, sv);
+    auto is = static_tensor(1, ix);
+    auto ts = static_tensor(2, bt);
+    if (!ss || !is || !ts) return EV::poison();
+    const DType dt = val(sv.value).dtype;
+    if (dt != DType::fp32 && dt != DType::fp16 && dt != DType::bf16 && dt != DType::int8) {
+      err_at(*c_.args[0], "gather_in_l1's src must be fp32, fp16, bf16 or int8 (PyPTO's rule), '" + arg_text(0) +
+                              "' is " + std::string(dtype_name(dt)));
+      return EV::poison();
+    }
+    for (size_t k : {size_t(1), size_t(2)}) {
+      const DType t = val(k == 1 ? ix.value : bt.value).dtype;
+      if (t != DType::int32) {
+        err_at(*c_.args[k], "gather_in_l1's " + c_.names[k] + " must be int32, '" + arg_text(k) + "' is " +
+                                std::string(dtype_name(t)),
+               k == 1 && t == DType::int64 ? "PyPTO also takes int64 indices; ptoc takes int32: insert cast(" +
+                                                 arg_text(k) + ", int32)"
+                                           : "PyPTO's rule");
+        return EV::poison();
+      }
+    }
+    auto two_d = [&](const std::vector<int64_t>& v, size_t k, bool one_row, const std::string& form) {
+      if (v.size() == 2 && (!one_row || v[0] == 1)) return true;
+      err_at(*c_.args[k], "gather_in_l1's " + c_.names[k] + " must be " + form + ", '" + arg_text(k) +
+                              "' has shape " + shape_str(dims(v)),
+             "PyPTO's rule");
+      return false;
+    };
+    if (!two_d(*ss, 0, false, "[tokens, columns]") || !two_d(*is, 1, true, "[1, n]") ||
+        !two_d(*ts, 2, true, "[1, block_table_size]"))
+      return EV::poison();
+    auto bs = el_.const_int(*c_.args[3], "gather_in_l1 block_size");
+    auto size = el_.const_int(*c_.args[4], "gather_in_l1 size");
+    if (!bs || !size) return EV::poison();
+    if (*bs < 1) {
+      err_at(*c_.args[3], "gather_in_l1's block_size must be at least 1, got " + std::to_string(*bs));
+      return EV::poison();
+    }
+    const int64_t T = (*ss)[0], H = (*ss)[1], K = (*is)[1], NB = (*ts)[1];
+    if (*size < 1 || *size > H) {
+      err_at(*c_.args[4], "gather_in_l1's size must be in [1, " + std::to_string(H) + "] (src's columns), got " +
+                              std::to_string(*size),
+             "PyPTO: each row's first size elements are moved");
+      return EV::poison();
+    }
+    if (!el_.bool_arg(c_, 5, false) || !el_.bool_arg(c_, 6, false)) return EV::poison();
+    const Expr& e1 = *c_.args[1];
+    const Expr& e3 = *c_.args[3];
+    auto bin = [&](OpKind k, const EV& a, const EV& b) { return el_.binary(k, a, b, e1, e3, c_.fo, c_.fl, c_.fn); };
+    int row = -1;
+    {
+      // The block table's entry of each token: a [n, NB] mask and its int32 sums (-1: no valid entry).
+      Tiles tile(el_.ts_, fit_tile({K, NB}, {1}));
+      EV t = EV::tensor(reshape(ix.value, {K, 1}));
+      EV blk = bin(OpKind::Div, t, EV::number(double(*bs), true));
+      EV tail = bin(OpKind::Sub, t, bin(OpKind::Mul, blk, EV::number(double(*bs), true)));
+      EV hit = bin(OpKind::Eq, blk, EV::tensor(el_.iota(1, NB, 2, DType::int32, e1, c_.fo, c_.fl)));
+      if (!tail.ok() || !hit.ok()) return EV::poison();
+      const int zero = el_.const_like(0, DType::int32, 2, c_.fo, c_.fl);
+      const int one = el_.const_like(1, DType::int32, 2, c_.fo, c_.fl);
+      EV slot = EV::tensor(el_.reduce_keepdim(OpKind::Sum, el_.select3(hit.value, bt.value, zero, c_.fo, c_.fl), 1,
+                                              c_.fo, c_.fl));
+      EV hits = EV::tensor(el_.reduce_keepdim(OpKind::Sum, el_.select3(hit.value, one, zero, c_.fo, c_.fl), 1,
+                                              c_.fo, c_.fl));
+      EV phys = bin(OpKind::Add, bin(OpKind::Mul, slot, EV::number(double(*bs), true)), tail);
+      EV ok = bin(OpKind::LogicalAnd, bin(OpKind::Eq, hits, EV::number(1, true)), bin(OpKind::Ge, t, EV::number(0, true)));
+      if (!phys.ok() || !ok.ok()) return EV::poison();
+      row = el_.select3(ok.value, phys.value, el_.const_like(-1, DType::int32, 2, c_.fo, c_.fl), c_.fo, c_.fl);
+    }
+    // The one-hot [n, T] rows (a row outside src matches nothing: a row of 0), times src's first size
+    // columns on the cube: one product per element, exact (int8: summed in int32, cast back).
+    const DType mdt = dt == DType::int8 ? DType::int8 : dt;
+    int onehot;
+    {
+      Tiles tile(el_.ts_, fit_tile({K, T}));
+      EV m = bin(OpKind::Eq, EV::tensor(row), EV::tensor(el_.iota(1, T, 2, DType::int32, e1, c_.fo, c_.fl)));
+      if (!m.ok()) return EV::poison();
+      onehot = el_.select3(m.value, el_.const_like(1, mdt, 2, c_.fo, c_.fl), el_.const_like(0, mdt, 2, c_.fo, c_.fl),
+                           c_.fo, c_.fl);
+    }
+    const int cols = *size == H ? sv.value : window(sv.value, {0, 0}, {T, *size});
+    const DType acc = dt == DType::int8 ? DType::int32 : dt;
+    int out = matmul(onehot, cols, acc);
+    if (acc != dt) {
+      Tiles tile(el_.ts_, fit_tile({K, *size}));
+      out = cast(out, dt);
+    }
+    return EV::tensor(out);
   }
 };
 

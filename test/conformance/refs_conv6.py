@@ -59,3 +59,18 @@ def conv6_conv1d(i, d):
 def mm_reshaped_ones(i, d):
     w = i["w"].reshape(32, 24)
     return {"y": r(w @ i["v"].reshape(24, 40), "fp16"), "z": r(w @ i["u"].reshape(24, 40), "fp32")}
+
+
+def gather_in_l1(src, indices, block_table, block_size, size):
+    """PyPTO's golden: token t = indices[0, j] lives in row block_table[0, t // bs] * bs + t % bs."""
+    t = indices[0].astype(np.int64)
+    rows = block_table[0].astype(np.int64)[t // block_size] * block_size + t % block_size
+    return src[rows, :size]
+
+
+@ref()
+def conv6_gather_in_l1(i, d):
+    a = gather_in_l1(i["kv"], i["ix"], i["bt"], 4, 24)
+    return {"g": gather_in_l1(i["src"], i["offset"], i["table"], 2, 16),
+            "y": r(a @ i["m"], "fp16"), "yt": r(i["m2"] @ a.T, "fp16"),
+            "z": r(gather_in_l1(i["s8"], i["ix8"], i["bt8"], 4, 32) @ i["w8"], "int32")}
