@@ -207,7 +207,7 @@ constexpr OpSpec kOps[] = {
     // --- conv6 ops --- (elaborate_conv6.cpp: selection and im2col matmuls, views, transposes, concat)
     {"conv", std::nullopt, F::Composite, O::Float, R::Operand,
      "input_conv weight out_dtype strides paddings dilations groups transposed output_paddings bias_tensor relu_type", 6,
-     "1D / 2D / 3D convolution of NCL / NCHW / NCDHW input, im2col on the cube (fp32 sums, rounded once)"},
+     "1D / 2D convolution of NCL / NCHW input, im2col on the cube (fp32 sums, rounded once)"},
     {"gather_in_l1", std::nullopt, F::Composite, O::Numeric, R::Operand,
      "src indices block_table block_size size is_b_matrix is_trans", 7,
      "rows src[block_table[0, t / bs] * bs + t % bs, 0:size] for t in indices[0, :], for a matmul: [k, size]"},

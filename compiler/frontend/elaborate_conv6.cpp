@@ -3,12 +3,13 @@
 //
 //   conv(input_conv, weight, out_dtype, strides, paddings, dilations, *, groups=1, transposed=False,
 //        output_paddings=[], bias_tensor=None, relu_type=NO_RELU)
-//     input [N, Cin, (D,) (H,) W] (NCL / NCHW / NCDHW), weight [Cout, Cin / groups, (Kd,) (Kh,) Kw]; the
-//     result [N, Cout, (Do,) (Ho,) Wo], o = (i + p_lo + p_hi - d * (k - 1) - 1) / s + 1.
+//     input [N, Cin, (H,) W] (NCL / NCHW), weight [Cout, Cin / groups, (Kh,) Kw]; the result
+//     [N, Cout, (Ho,) Wo], o = (i + p_lo + p_hi - d * (k - 1) - 1) / s + 1. (The elaboration is written
+//     for any number of spatial axes, but PyPTO's 3D conv needs rank-5 tensors, which ptoc does not have.)
 //     Written as im2col on the cube: the input's spatial axes are picked one at a time, last first, by
 //     0/1 selection matmuls (S[i, o] = 1 where i == o * stride + k * dilation - pad_lo: the stride, the
 //     dilation and the zero padding in one matrix, an exact product), each step rotating the picked axis to
-//     the front; the Kd * Kh * Kw picks of each channel are concatenated into the [Cin * K, N * P] column
+//     the front; the Kh * Kw picks of each channel are concatenated into the [Cin * K, N * P] column
 //     matrix, and one matmul per group with the weight as [Cout / g, Cin / g * K] accumulates in fp32
 //     (rounded once). The bias (fp32) and the relu are added to the fp32 sums, then cast to out_dtype.
 //     PyPTO's extend_params dict is written as its keys: bias_tensor=, relu_type= (RELU or NO_RELU).
@@ -241,8 +242,9 @@ class Conv6 {
     if (!float_dtype(dt, 0, "input_conv") || !float_dtype(val(wv.value).dtype, 1, "weight")) return EV::poison();
     const size_t rank = xs->size();
     if (rank < 3 || rank > 5) {
-      err_at(*c_.args[0], "conv's input_conv must have rank 3 (NCL), 4 (NCHW) or 5 (NCDHW), '" + arg_text(0) +
-                              "' has rank " + std::to_string(rank));
+      err_at(*c_.args[0], "conv's input_conv must have rank 3 (NCL) or 4 (NCHW), '" + arg_text(0) + "' has rank " +
+                              std::to_string(rank),
+             "PyPTO's 3D conv (NCDHW) needs rank-5 tensors, which ptoc does not have");
       return EV::poison();
     }
     if (ws->size() != rank) {
@@ -365,6 +367,7 @@ class Conv6 {
       }
     }
     if (!el_.ts_->cube) {
+      if (el_.ts_->cube_broken) return EV::poison();  // the cube_tile was reported already
       el_.err(c_.fo, c_.fl, "no cube_tile in force for 'conv' (PyPTO needs set_conv_tile_shapes before conv)",
               "add {cube_tile: {m: [L0, L1], k: [L0, L1], n: [L0, L1]}}: m tiles Cout / groups, k Cin / groups * "
               "kernel size, n the output's N * spatial positions");

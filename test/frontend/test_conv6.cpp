@@ -94,7 +94,8 @@ TEST_CASE("conv's located errors follow PyPTO's rules", "[conv6]") {
   expect_error(spec(conv_stmt("conv(x, w3, fp16, " + ok_tail)), "w3,",
                "conv's weight must have input_conv's rank 4, 'w3' has rank 3");
   expect_error(spec(conv_stmt("conv(x2, w, fp16, " + ok_tail)), "x2,",
-               "conv's input_conv must have rank 3 (NCL), 4 (NCHW) or 5 (NCDHW), 'x2' has rank 2");
+               "conv's input_conv must have rank 3 (NCL) or 4 (NCHW), 'x2' has rank 2",
+               "PyPTO's 3D conv (NCDHW) needs rank-5 tensors, which ptoc does not have");
   expect_error(spec(conv_stmt("conv(xd, w, fp16, " + ok_tail)), "xd,",
                "'conv' needs 'xd' of a static, whole shape");
   expect_error(spec(conv_stmt("conv(x, w, fp32, " + ok_tail)), "fp32, [2",
