@@ -204,6 +204,13 @@ constexpr OpSpec kOps[] = {
      "y = axpy_(y, x, alpha): y + x * alpha, x broadcast to y (PyPTO updates y in place)"},
     {"expand_exp_dif", std::nullopt, F::Composite, O::Float, R::Operand, "input other", 2,
      "exp(input - other), broadcasting"},
+    // --- conv6 ops --- (elaborate_conv6.cpp: selection and im2col matmuls, views, transposes, concat)
+    {"conv", std::nullopt, F::Composite, O::Float, R::Operand,
+     "input_conv weight out_dtype strides paddings dilations groups transposed output_paddings bias_tensor relu_type", 6,
+     "1D / 2D convolution of NCL / NCHW input, im2col on the cube (fp32 sums, rounded once)"},
+    {"gather_in_l1", std::nullopt, F::Composite, O::Numeric, R::Operand,
+     "src indices block_table block_size size is_b_matrix is_trans", 7,
+     "rows src[block_table[0, t / bs] * bs + t % bs, 0:size] for t in indices[0, :], for a matmul: [k, size]"},
 };
 
 // docs/zh/api/operation/ of hicann/pypto (pypto-NAME.md; experimental-NAME is
@@ -215,9 +222,9 @@ constexpr PyptoOp kPypto[] = {
     {"bitwise_and", "bitwise_and"}, {"bitwise_left_shift", "bitwise_left_shift"}, {"bitwise_not", "bitwise_not"},
     {"bitwise_or", "bitwise_or"}, {"bitwise_right_shift", "bitwise_right_shift"}, {"bitwise_xor", "bitwise_xor"}, {"cast", "cast"},
     {"cbrt", "cbrt"}, {"ceil", "ceil"}, {"ceil_div", "ceil_div"}, {"clip", "clip"}, {"clone", "clone"}, {"concat", "concat"},
-    {"conv", ""}, {"cos", "cos"}, {"cosh", "cosh"}, {"cumprod", "cumprod"}, {"cumsum", "cumsum"}, {"deinterleave", "deinterleave"},
+    {"conv", "conv"}, {"cos", "cos"}, {"cosh", "cosh"}, {"cumprod", "cumprod"}, {"cumsum", "cumsum"}, {"deinterleave", "deinterleave"},
     {"dequantize", "dequantize"}, {"div", "div"}, {"eq", "eq"}, {"erf", "erf"}, {"erfc", "erfc"}, {"exp", "exp"},
-    {"exp2", "exp2"}, {"expand_clone", "expand_clone"}, {"expand_exp_dif", "expand_exp_dif"}, {"gather_in_l1", ""}, {"gather_in_ub", "gather_in_ub"},
+    {"exp2", "exp2"}, {"expand_clone", "expand_clone"}, {"expand_exp_dif", "expand_exp_dif"}, {"gather_in_l1", "gather_in_l1"}, {"gather_in_ub", "gather_in_ub"},
     {"get_operation_options", ""}, {"online_softmax", "online_softmax"}, {"online_softmax_update", "online_softmax_update"},
     {"set_operation_options", "set_operation_options"}, {"transposed_batchmatmul", "transposed_batchmatmul"}, {"expm1", "expm1"}, {"fillpad", "fillpad"},
     {"floor", "floor"}, {"floor_div", "floor_div"}, {"fmod", "fmod"}, {"full", "full"}, {"gather", "gather"}, {"gathermask", "gathermask"},

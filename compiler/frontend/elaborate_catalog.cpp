@@ -18,6 +18,7 @@
 
 #include "compiler/frontend/elaborate_call.h"
 #include "compiler/frontend/elaborate_struct5.h"
+#include "compiler/frontend/elaborate_conv6.h"
 #include "compiler/frontend/elaborator.h"
 #include "compiler/frontend/suggest.h"
 
@@ -60,6 +61,7 @@ EV Elaborator::call_composite(const Call& c) {
   if (c.fn == "quantize" || c.fn == "dequantize" || c.fn == "scaled_mm") return call_quant(c);  // elaborate_quant.cpp
   if (is_struct5_op(c.fn)) return call_struct5(*this, c);  // elaborate_struct5.cpp
   if (c.fn == "prelu" || c.fn == "axpy_" || c.fn == "expand_exp_dif") return call_math5(c);  // elaborate_math5.cpp
+  if (is_conv6_op(c.fn)) return call_conv6(*this, c);  // elaborate_conv6.cpp
   err(c.fo, c.fl, "internal: composite op '" + c.fn + "' has no elaboration");
   return EV::poison();
 }

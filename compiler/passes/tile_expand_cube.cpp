@@ -85,14 +85,34 @@ void Builder::expand_matmul(const Op& op) {
   };
   // The L1 copy reads the box's last two axes: an operand with size-1 axes no tensor axis maps to
   // (reshape(w, [K, 1]) of a rank-1 w) gets them in its box.
+  // A tensor axis of extent 1 that no operand axis maps to, after the first one that does (reshape(w, [K, N])
+  // of w [K, N, 1, 1] or [K, 1, N]), would land in those last two axes: it is dropped from a reshaped view of
+  // the same bytes (conv6: the weight of a 1x1 conv read wrong numbers).
   auto operand_ref = [&](const GmLoc& loc, const Box& bx) {
     GmRef g = gm_ref(loc, bx);
-    if (g.tensor < 0 || g.offset.size() >= bx.ext.size()) return g;
+    if (g.tensor < 0) return g;
     std::vector<DimExpr> shape = g.view;
     if (shape.empty())
       shape = g.tensor < int(prog.tensors.size()) ? prog.tensors[size_t(g.tensor)].shape
                                                   : root.temps[size_t(g.tensor - temp_base)].shape;
-    return with_value_axes(g, loc, bx.ext.size(), shape);
+    if (g.offset.size() < bx.ext.size()) return with_value_axes(g, loc, bx.ext.size(), shape);
+    if (shape.size() != g.offset.size() || loc.map.size() != g.offset.size()) return g;
+    if (tensor_format(g.tensor) != Format::ND) return g;
+    size_t first = 0;
+    while (first < loc.map.size() && loc.map[first] < 0) ++first;
+    std::vector<size_t> drop;
+    for (size_t e = first + 1; e < loc.map.size(); ++e)
+      if (loc.map[e] < 0 && sub(shape[e]).as_const() == 1) drop.push_back(e);
+    if (drop.empty()) return g;
+    GmRef q;
+    q.tensor = g.tensor;
+    for (size_t e = 0; e < shape.size(); ++e) {
+      if (std::find(drop.begin(), drop.end(), e) != drop.end()) continue;
+      q.view.push_back(shape[e]);
+      q.offset.push_back(g.offset[e]);
+      q.extent.push_back(g.extent[e]);
+    }
+    return q;
   };
   auto last2 = [](const Box& bx) {
     return std::vector<DimExpr>(bx.valid.end() - 2, bx.valid.end());

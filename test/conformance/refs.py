@@ -1357,3 +1357,7 @@ import refs_catalog5_struct  # noqa: E402,F401
 
 # --- mathops5 ops --- (their references: refs_math5.py, registered into REFS on import)
 import refs_math5  # noqa: E402,F401
+
+
+# --- conv6 ops --- (their references: refs_conv6.py, registered into REFS on import)
+import refs_conv6  # noqa: E402,F401

@@ -106,8 +106,8 @@ std::vector<Case> cases() {
       {"unknown function", spec(kTile + "  - \"t = expp(x)\"\n" + kWrite), "expp", "unknown function 'expp'",
        "did you mean 'exp'?"},
       // PyPTO's catalogue: unsupported ops say so; suggestions only when spelling and meaning are close
-      {"PyPTO op not supported", spec(kTile + "  - \"t = conv(x)\"\n" + kWrite), "conv",
-       "'conv' is a PyPTO operation that ptoc does not support yet", "docs/OPERATIONS.md"},
+      {"PyPTO op not supported", spec(kTile + "  - \"t = quant_mx(x)\"\n" + kWrite), "quant_mx",
+       "'quant_mx' is a PyPTO operation that ptoc does not support yet", "docs/OPERATIONS.md"},
       {"sort is not sqrt", spec(kTile + "  - \"t = sort(x)\"\n" + kWrite), "sort",
        "'sort' is not an operation of ptoc or PyPTO", "PyPTO sorts with argsort and topk"},
       {"argmax misspelt", spec(kTile + "  - \"t = argmaxx(x, 1)\"\n" + kWrite), "argmaxx", "unknown function 'argmaxx'",
