@@ -200,6 +200,7 @@ void Elaborator::assign(const Stmt& s) {
       (*names_)[a.target] = Binding::poisoned();
     return;
   }
+  if (a.target.empty() && assemble_call_stmt(s)) return;  // assemble(v, offs, t) (elaborate_pypto_forms_port6b.cpp)
   if (a.target.empty()) {  // `atomic_add(...)`, `set_operation_options(...)`: call statements (elaborate_struct5.cpp)
     call_statement(*this, s);
     return;

@@ -111,6 +111,9 @@ DType wider(DType a, DType b);
 // Which names a dim expression may use.
 enum class DimUse { DimsOnly, Loop, Static };
 
+// PyPTO's name of a keyword argument -> ptoc's (`b_trans` -> `trans_b`); the name itself otherwise.
+std::string pypto_keyword(const std::string& fn, const std::string& kw);
+
 class Elaborator {
  public:
   Elaborator(const SpecAst& ast, const std::string& file, Reporter& r) : ast_(ast), r_(r) { p_.file = file; }
@@ -261,6 +264,11 @@ class Elaborator {
   // Whether a condition reads a run-time scalar or an element of an int32 input: PyPTO's `if` on a
   // SymbolicScalar, decided at run time as a `cond` is.
   bool reads_run_values(const Expr& e) const;
+  // PyPTO's spellings (elaborate_pypto_forms_port6b.cpp): float("-inf"), [x] * 4 in concat, assemble(v, offs, t).
+  EV float_call(const Expr& e);
+  const Expr* list_repeat(const Expr* l);  // nullptr when reported
+  bool assemble_call_stmt(const Stmt& s);
+  std::vector<ExprPtr> synthesized_;      // expressions list_repeat builds (they outlive the statement)
   // `l[i]` of a constant list (elaborate_const_binding.cpp): 1 with the entry in `out`, 0 when `e` is not an
   // entry of a constant list, -1 when it is one but reported (index out of range, a slice, not static).
   int const_list_item(const Expr& e, int64_t& out);

@@ -140,3 +140,91 @@ TEST_CASE("ceildiv is PyPTO's spelling of ceil_div in dim expressions", "[fronte
   REQUIRE(j);
   CHECK(j->end.str() == "ceil_div(seq_len__0, 16)");
 }
+
+// --- PyPTO's spellings of forms ptoc has (elaborate_pypto_forms_port6b.cpp) --------------------------------
+
+namespace {
+
+std::string small(const std::string& body) {
+  return "ptoc: 1\nname: t\ndims:\n  M: 32\n  K: 64\n  N: 48\n"
+         "inputs:\n  a: {dtype: fp16, shape: [M, K]}\n  b: {dtype: fp16, shape: [N, K]}\n"
+         "  m: {dtype: bool, shape: [M, N]}\n"
+         "outputs:\n  y: {dtype: fp32, shape: [M, 4 * N]}\nbody:\n  - vec_tile: [16, 48]\n"
+         "  - cube_tile: {m: [16, 16], k: [64, 64], n: [48, 48]}\n" + body;
+}
+
+// The tensor graph without source positions: two spellings of one program print the same.
+std::string graph(const std::string& yaml) {
+  auto r = run(yaml);
+  INFO(r.rendered);
+  REQUIRE(r.prog);
+  REQUIRE(r.errors == 0);
+  std::string ir = ptoc::print_ir(*r.prog), out;
+  for (size_t i = 0; i < ir.size(); ++i) {
+    if (ir[i] == '@') {
+      while (i + 1 < ir.size() && (std::isdigit(static_cast<unsigned char>(ir[i + 1])) || ir[i + 1] == ':')) ++i;
+      continue;
+    }
+    out += ir[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("PyPTO's b_trans=, a_trans= and valid_shape= are matmul's trans_b, trans_a and view's valid",
+          "[frontend][port6b]") {
+  const std::string ptoc_form = small(
+      "  - \"s = matmul(view(a, [32, 64], [0, 0], valid=[20, 64]), b, fp32, trans_b=true)\"\n"
+      "  - \"y[0:, 0:] = s\"\n");
+  const std::string pypto_form = small(
+      "  - \"s = matmul(view(a, [32, 64], [0, 0], valid_shape=[20, 64]), b, fp32, b_trans=True)\"\n"
+      "  - \"y[0:, 0:] = s\"\n");
+  CHECK(graph(pypto_form) == graph(ptoc_form));
+  CHECK(graph(small("  - \"s = matmul(transpose(a, 0, 1), b, fp32, a_trans=True, b_trans=True)\"\n"
+                    "  - \"y[0:, 0:] = s\"\n")) ==
+        graph(small("  - \"s = matmul(transpose(a, 0, 1), b, fp32, trans_a=true, trans_b=true)\"\n"
+                    "  - \"y[0:, 0:] = s\"\n")));
+  // Both spellings at once is one argument given twice.
+  expect_error(small("  - \"y[0:, 0:] = matmul(a, b, fp32, trans_b=true, b_trans=True)\"\n"), "b_trans",
+               "argument 'b_trans' of 'matmul' given twice");
+}
+
+TEST_CASE("float(\"-inf\") is a literal; concat takes [x] * k; tensor() takes PyPTO's name argument",
+          "[frontend][port6b]") {
+  const std::string body =
+      "  - \"s = matmul(a, b, fp32, trans_b=true)\"\n"
+      "  - \"t = tensor([32, 48], fp32, 'acc_s')\"\n"
+      "  - \"t[0:, 0:] = where(m, s, %INF%)\"\n"
+      "  - \"y[0:, 0:] = concat(%LIST%, dim=1)\"\n";
+  auto with = [&](const std::string& inf, const std::string& list) {
+    std::string b = body;
+    b.replace(b.find("%INF%"), 5, inf);
+    b.replace(b.find("%LIST%"), 6, list);
+    return small(b);
+  };
+  const std::string want = graph(with("-inf", "[t, t, t, t]"));
+  CHECK(graph(with("float('-inf')", "[t] * 4")) == want);
+  CHECK(graph(with("float(\\\"-INF\\\")", "4 * [t]")) == want);
+  CHECK(graph(with("-inf", "[t, t] * 2")) == want);
+  CHECK(graph(with("float('-inf')", "[t] * 4")) != graph(with("float('inf')", "[t] * 4")));
+  expect_error(with("float('big')", "[t] * 4"), "float(", "float(...) takes one string: \"inf\", \"-inf\" or \"nan\"");
+  expect_error(with("float(2)", "[t] * 4"), "float(", "float(...) takes one string");
+  expect_error(with("-inf", "[t] * 0"), "0, dim", "a list repeated 0 times; the count must be 1 to 4096");
+  expect_error(small("  - \"t = tensor([32, 48], fp32, 7)\"\n  - \"y[0:, 0:48] = t\"\n"), "7)",
+               "tensor takes (shape, dtype): '7' is one argument too many");
+}
+
+TEST_CASE("assemble(input, offsets, out) is the statement out[o0:, o1:] = input", "[frontend][port6b]") {
+  const std::string stmt = small("  - \"s = matmul(a, b, fp32, trans_b=true)\"\n"
+                                 "  - \"y[0:, 48:] = s\"\n  - \"y[0:, 0:] = s * 2\"\n");
+  const std::string call = small("  - \"s = matmul(a, b, fp32, trans_b=true)\"\n"
+                                 "  - \"assemble(s, [0, 48], y)\"\n  - \"assemble(input=s * 2, offsets=[0, 0], out=y)\"\n");
+  CHECK(graph(call) == graph(stmt));
+  expect_error(small("  - \"assemble(a, [0, 0])\"\n"), "assemble(", "assemble(input, offsets, out) needs all three arguments");
+  expect_error(small("  - \"assemble(a, 0, y)\"\n"), "0, y", "assemble's offsets are a list, one per axis");
+  expect_error(small("  - \"assemble(a, [0, 0], y[0:4, :])\"\n"), "y[0:4",
+               "assemble writes into a tensor: 'y[0:4, :]' is not a tensor's name");
+  expect_error(small("  - \"assemble(a, [0, 0], y, parallel=True)\"\n"), "parallel",
+               "assemble's 'parallel' argument is not supported");
+}
