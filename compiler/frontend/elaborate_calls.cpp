@@ -130,6 +130,8 @@ EV Elaborator::unknown_function(const Expr& e) {
 EV Elaborator::call(const Expr& e) {
   if (e.name == "index_select") return call_index_select(e);  // lowered to views (elaborate_index.cpp)
   if (e.name == "float") return float_call(e);  // float("-inf") (elaborate_pypto_forms_port6b.cpp)
+  if (e.name == "full")
+    if (auto v = full_valid_shape(e)) return *v;  // full(..., valid_shape=) (elaborate_pypto_forms_port6b.cpp)
   const OpSpec* spec = find_op(e.name);
   if (!spec) {
     tuple_target_ = false;

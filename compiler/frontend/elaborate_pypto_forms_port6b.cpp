@@ -4,7 +4,9 @@
 //   `view(..., valid_shape=)` (ptoc: valid);
 // - `float("-inf")`, `float("inf")`, `float("nan")`: Python's float literals, where a literal may stand;
 // - `concat([x] * 4, dim=0)`: a list repeated by an integer constant;
-// - `assemble(input, [offsets], out)` as a statement: the same as `out[o0:, o1:, ...] = input`.
+// - `assemble(input, [offsets], out)` as a statement: the same as `out[o0:, o1:, ...] = input`;
+// - `full(shape, value, dtype, valid_shape=[...])` (the lightning indexer's pad): the same as
+//   `view(full(shape, value, dtype), shape, [0, ...], valid=[...])`.
 #include <cmath>
 #include <limits>
 
@@ -116,6 +118,55 @@ bool Elaborator::assemble_call_stmt(const Stmt& s) {
     if (arg.value.get() == input) b.value = arg.value;
   assemble(st);  // the statement `out[o0:, o1:] = input`
   return true;
+}
+
+std::optional<EV> Elaborator::full_valid_shape(const Expr& e) {
+  const Arg* vs = nullptr;
+  for (const auto& a : e.args)
+    if (a.name == "valid_shape") vs = &a;
+  if (!vs) return std::nullopt;
+  const Expr* shape = nullptr;
+  auto plain = std::make_shared<Expr>(e);  // full(...) without valid_shape
+  plain->args.clear();
+  size_t positional = 0;
+  for (const auto& a : e.args) {
+    if (&a == vs) continue;
+    if ((a.name.empty() && positional++ == 0) || a.name == "shape") shape = a.value.get();
+    plain->args.push_back(a);
+  }
+  if (!shape || shape->kind != Expr::Kind::List) {
+    err(vs->name_off, int(vs->name.size()), "full's valid_shape needs the shape as a list: full([1, 2048], v, fp32, valid_shape=[1, n])");
+    return EV::poison();
+  }
+  auto zeros = std::make_shared<Expr>(*shape);
+  for (auto& it : zeros->items) {
+    auto z = std::make_shared<Expr>();
+    z->kind = Expr::Kind::Number;
+    z->is_int = true;
+    z->off = it->off;
+    z->len = it->len;
+    it = z;
+  }
+  auto view = std::make_shared<Expr>(e);
+  view->name = "view";
+  view->args.clear();
+  auto arg = [&](ExprPtr v, const std::string& name = {}) {
+    Arg a;
+    a.value = std::move(v);
+    a.name = name;
+    a.name_off = e.op_off;
+    view->args.push_back(std::move(a));
+  };
+  for (const auto& a : e.args)
+    if (a.value.get() == shape) arg(a.value);
+  view->args.insert(view->args.begin(), Arg{});
+  view->args[0].value = plain;
+  arg(zeros);
+  arg(vs->value, "valid");
+  synthesized_.push_back(plain);
+  synthesized_.push_back(zeros);
+  synthesized_.push_back(view);
+  return expr(*view);
 }
 
 }  // namespace ptoc::fe

@@ -268,6 +268,7 @@ class Elaborator {
   EV float_call(const Expr& e);
   const Expr* list_repeat(const Expr* l);  // nullptr when reported
   bool assemble_call_stmt(const Stmt& s);
+  std::optional<EV> full_valid_shape(const Expr& e);  // full(..., valid_shape=): nullopt when not that form
   std::vector<ExprPtr> synthesized_;      // expressions list_repeat builds (they outlive the statement)
   // `l[i]` of a constant list (elaborate_const_binding.cpp): 1 with the entry in `out`, 0 when `e` is not an
   // entry of a constant list, -1 when it is one but reported (index out of range, a slice, not static).

@@ -228,3 +228,18 @@ TEST_CASE("assemble(input, offsets, out) is the statement out[o0:, o1:] = input"
   expect_error(small("  - \"assemble(a, [0, 0], y, parallel=True)\"\n"), "parallel",
                "assemble's 'parallel' argument is not supported");
 }
+
+TEST_CASE("full(shape, value, dtype, valid_shape=[...]) is a view of the full value with that valid shape",
+          "[frontend][port6b]") {
+  const std::string pypto_form = small(
+      "  - \"p = full([32, 48], -3.0, fp32, valid_shape=[20, 48])\"\n"
+      "  - \"y[0:, 0:] = concat([p] * 4, dim=1)\"\n");
+  const std::string ptoc_form = small(
+      "  - \"p = view(full([32, 48], -3.0, fp32), [32, 48], [0, 0], valid=[20, 48])\"\n"
+      "  - \"y[0:, 0:] = concat([p, p, p, p], 1)\"\n");
+  CHECK(graph(pypto_form) == graph(ptoc_form));
+  expect_error(small("  - \"y[0:, 0:48] = full(s, -3.0, fp32, valid_shape=[20, 48])\"\n"), "valid_shape",
+               "full's valid_shape needs the shape as a list");
+  expect_error(small("  - \"y[0:, 0:48] = full([32, 48], -3.0, fp32, valid_shape=[20])\"\n"), "full(",
+               "view of a rank-2 value needs 2 entries in shape, offsets and valid");
+}
