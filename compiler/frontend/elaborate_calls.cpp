@@ -129,6 +129,9 @@ EV Elaborator::unknown_function(const Expr& e) {
 
 EV Elaborator::call(const Expr& e) {
   if (e.name == "index_select") return call_index_select(e);  // lowered to views (elaborate_index.cpp)
+  if (e.name == "float") return float_call(e);  // float("-inf") (elaborate_pypto_forms_port6b.cpp)
+  if (e.name == "full")
+    if (auto v = full_valid_shape(e)) return *v;  // full(..., valid_shape=) (elaborate_pypto_forms_port6b.cpp)
   const OpSpec* spec = find_op(e.name);
   if (!spec) {
     tuple_target_ = false;
@@ -155,7 +158,8 @@ EV Elaborator::call(const Expr& e) {
       continue;
     }
     size_t k = 0;
-    while (k < c.names.size() && c.names[k] != a.name) ++k;
+    const std::string kw = pypto_keyword(fn, a.name);  // PyPTO's `b_trans=` (elaborate_pypto_forms_port6b.cpp)
+    while (k < c.names.size() && c.names[k] != kw) ++k;
     if (k == c.names.size()) {
       std::string hint = did_you_mean(a.name, c.names);
       if (hint.empty()) {
@@ -759,7 +763,8 @@ EV Elaborator::call_concat(const Call& c) {
   [[maybe_unused]] const std::string& fn = c.fn;
   [[maybe_unused]] const int fo = c.fo, fl = c.fl;
   const auto& args = c.args;
-  const Expr* l = args[0];
+  const Expr* l = list_repeat(args[0]);  // `[x] * 4` (elaborate_pypto_forms_port6b.cpp)
+  if (!l) return EV::poison();
   if (l->kind != Expr::Kind::List || l->items.empty()) {
     err(l->off, l->len, "concat takes a list of tensors: concat([a, b], dim)");
     return EV::poison();

@@ -63,6 +63,8 @@ std::optional<DimExpr> Elaborator::dim(const Expr& e, DimUse use) {
         auto it = f->consts.find(n);
         if (it != f->consts.end()) return DimExpr(it->second);
         if (non_int_const(e, "a dim expression")) return std::nullopt;
+        bool run_scalar = false;  // `n = seq[b + 1] - seq[b]` (elaborate_scalar_binding_port6b.cpp)
+        if (auto r = run_scalar_use(e, use, run_scalar); r || run_scalar) return r;
         if (f->dyn_vars.count(n)) {
           if (use == DimUse::Static) {
             err(e.off, e.len, "'" + n + "' is a dynamic loop variable; this must be static",
@@ -132,7 +134,7 @@ std::optional<DimExpr> Elaborator::dim(const Expr& e, DimUse use) {
       return checked(e, e.op_off, ol, [&] { return mod(*a, *b); });
     }
     case K::Call: {
-      if (e.name != "ceil_div" && e.name != "min" && e.name != "max") {
+      if (e.name != "ceil_div" && e.name != "ceildiv" && e.name != "min" && e.name != "max") {
         std::string hint = did_you_mean(e.name, {"ceil_div", "min", "max"});
         err(e.op_off, int(e.name.size()), "'" + e.name + "' is not a dim function",
             hint.empty() ? "dim expressions may call ceil_div(a, b), min(a, b) and max(a, b)" : hint);
@@ -145,7 +147,7 @@ std::optional<DimExpr> Elaborator::dim(const Expr& e, DimUse use) {
       auto a = dim(*e.args[0].value, use);
       auto b = dim(*e.args[1].value, use);
       if (!a || !b) return std::nullopt;
-      if (e.name == "ceil_div") {
+      if (e.name == "ceil_div" || e.name == "ceildiv") {
         if (b->as_const() == 0) {
           err(e.args[1].value->off, e.args[1].value->len, "division by zero in a dim expression");
           return std::nullopt;

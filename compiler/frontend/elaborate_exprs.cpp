@@ -164,6 +164,11 @@ EV Elaborator::name_ref(const Expr& e) {
           "use it in slice bounds and dim expressions");
       return EV::poison();
     }
+    if (seq_->frame.run_scalars.count(n)) {  // elaborate_scalar_binding_port6b.cpp
+      err(e.off, e.len, "'" + n + "' is a run-time scalar and cannot be a scalar operand",
+          "use it in loop bounds, view offsets, valid extents, slices and conditions");
+      return EV::poison();
+    }
   }
   if (n == "inf") return EV::number(std::numeric_limits<double>::infinity(), false);
   if (n == "nan") return EV::number(std::numeric_limits<double>::quiet_NaN(), false);

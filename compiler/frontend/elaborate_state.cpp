@@ -151,9 +151,10 @@ bool Elaborator::local_tensor_decl(const Stmt& s) {
   const Expr *shape_x = nullptr, *dtype_x = nullptr;
   size_t positional = 0;
   for (const auto& arg : e.args) {
-    const std::string k = arg.name.empty() ? (positional++ == 0 ? "shape" : positional == 2 ? "dtype" : "?") : arg.name;
+    const std::string k = arg.name.empty() ? (positional++ == 0 ? "shape" : positional == 2 ? "dtype" : positional == 3 ? "name" : "?") : arg.name;
     if (k == "shape" && !shape_x) shape_x = arg.value.get();
     else if (k == "dtype" && !dtype_x) dtype_x = arg.value.get();
+    else if (k == "name" && arg.value->kind == Expr::Kind::Name && arg.value->quoted) continue;  // PyPTO's name: the bound name is it
     else {
       err(arg.value->off, arg.value->len, "tensor takes (shape, dtype): '" + text_of(*arg.value) + "' is one argument too many",
           "write tensor([16, 64], fp32)");

@@ -151,7 +151,8 @@ void Elaborator::stmt_unguarded(const Stmt& s) {
     case Stmt::Kind::If: {
       // An `if` comparing a dynamic loop's variable with its first or last value is PyPTO's
       // `if j == 0:`: decided per path of the loop (elaborate_loop_paths.cpp), as `cond` is.
-      if (s.cond && (s.runtime || runtime_condition(*s.cond) || loop_position_condition(*s.cond))) {
+      if (s.cond && (s.runtime || runtime_condition(*s.cond) || loop_position_condition(*s.cond) ||
+                     reads_run_values(*s.cond))) {  // reads_run_values: elaborate_scalar_binding_port6b.cpp
         runtime_if(s);
         break;
       }
@@ -199,12 +200,14 @@ void Elaborator::assign(const Stmt& s) {
       (*names_)[a.target] = Binding::poisoned();
     return;
   }
+  if (a.target.empty() && assemble_call_stmt(s)) return;  // assemble(v, offs, t) (elaborate_pypto_forms_port6b.cpp)
   if (a.target.empty()) {  // `atomic_add(...)`, `set_operation_options(...)`: call statements (elaborate_struct5.cpp)
     call_statement(*this, s);
     return;
   }
   if (local_tensor_decl(s)) return;
   if (const_binding(s)) return;
+  if (run_scalar_binding(s)) return;  // elaborate_scalar_binding_port6b.cpp
   if (scatter_update_stmt(s)) return;  // elaborate_scatter_update.cpp
   bool name_ok = check_binding_name(a.target, at(a.target_off), a.target_len, "value");
   if (!a.more_targets.empty()) {

@@ -69,6 +69,10 @@ struct Frame {
   std::map<std::string, std::vector<int64_t>> list_consts;  // `unroll_list = [1, 2, 4, 8]` (also in named_consts)
   // `tiles = [[1, 16384], [16, 512]]`: a list of integer lists, read as tiles[i] (a list) and tiles[i][j]
   std::map<std::string, std::vector<std::vector<int64_t>>> nested_consts;
+  // `cur_s_q = seq[b + 1] - seq[b]`: run-time scalars, PyPTO's SymbolicScalar variables
+  // (elaborate_scalar_binding_port6b.cpp): the dim expression and the run-time values it reads.
+  struct RunScalar { DimExpr value; std::vector<ScalarLoad> loads; };
+  std::map<std::string, RunScalar> run_scalars;
   std::vector<std::string> loop_vars;  // enclosing dynamic loop vars, outermost first
   int64_t factor = 1;
   std::string root_prefix = "top";   // names this sequence's root templates
@@ -106,6 +110,9 @@ DType wider(DType a, DType b);
 
 // Which names a dim expression may use.
 enum class DimUse { DimsOnly, Loop, Static };
+
+// PyPTO's name of a keyword argument -> ptoc's (`b_trans` -> `trans_b`); the name itself otherwise.
+std::string pypto_keyword(const std::string& fn, const std::string& kw);
 
 class Elaborator {
  public:
@@ -250,6 +257,19 @@ class Elaborator {
   EV expr_src(const SrcExpr& e);
   bool local_tensor_decl(const Stmt& s);  // `t = tensor(shape, dtype)`; false: not that form
   bool const_binding(const Stmt& s);      // `tile_t = k`: a compile-time constant; false: not that form
+  bool run_scalar_binding(const Stmt& s); // `n = seq[b + 1] - seq[b]`: a run-time scalar; false: not that form
+  // A run-time scalar's dim expression at a use (its reads registered there); nullopt when `e` is not one
+  // (`found` false) or when reported.
+  std::optional<DimExpr> run_scalar_use(const Expr& e, DimUse use, bool& found);
+  // Whether a condition reads a run-time scalar or an element of an int32 input: PyPTO's `if` on a
+  // SymbolicScalar, decided at run time as a `cond` is.
+  bool reads_run_values(const Expr& e) const;
+  // PyPTO's spellings (elaborate_pypto_forms_port6b.cpp): float("-inf"), [x] * 4 in concat, assemble(v, offs, t).
+  EV float_call(const Expr& e);
+  const Expr* list_repeat(const Expr* l);  // nullptr when reported
+  bool assemble_call_stmt(const Stmt& s);
+  std::optional<EV> full_valid_shape(const Expr& e);  // full(..., valid_shape=): nullopt when not that form
+  std::vector<ExprPtr> synthesized_;      // expressions list_repeat builds (they outlive the statement)
   // `l[i]` of a constant list (elaborate_const_binding.cpp): 1 with the entry in `out`, 0 when `e` is not an
   // entry of a constant list, -1 when it is one but reported (index out of range, a slice, not static).
   int const_list_item(const Expr& e, int64_t& out);

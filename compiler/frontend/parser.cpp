@@ -28,7 +28,7 @@ class Parser {
     a.target_off = n.off;
     a.target_len = n.len;
     next();
-    if ((n.text == "atomic_add" || n.text == "set_operation_options") && is_op("(")) {
+    if ((n.text == "atomic_add" || n.text == "set_operation_options" || n.text == "assemble") && is_op("(")) {
       // a call statement: PyPTO's atomic_add and set_operation_options return nothing
       --i_;
       a.target.clear();

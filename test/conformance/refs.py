@@ -1361,3 +1361,16 @@ import refs_math5  # noqa: E402,F401
 
 # --- conv6 ops --- (their references: refs_conv6.py, registered into REFS on import)
 import refs_conv6  # noqa: E402,F401
+# --- portB6 ---
+@ref(dims={"B": 9})
+def port6b_run_scalars(i, d):
+    # Each batch sums the rows [lo[b], lo[b] + len[b]) of x in blocks of 16; the sign says whether len > 20 and lo < 30.
+    lo, ln, x = i["lo"].astype(np.int64), i["len"].astype(np.int64), i["x"]
+    total = np.zeros((lo.shape[0], 1, x.shape[1]))
+    for b in range(lo.shape[0]):
+        acc = np.zeros((1, x.shape[1]))
+        for j in range(-(-ln[b] // 16)):
+            blk = x[lo[b] + j * 16:lo[b] + j * 16 + min(16, ln[b] - j * 16)]
+            acc = r(acc + r(blk.sum(axis=0, keepdims=True), "fp32"), "fp32")
+        total[b] = acc if (ln[b] > 20 and lo[b] < 30) else -acc
+    return {"total": total}

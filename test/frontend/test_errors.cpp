@@ -100,8 +100,8 @@ std::vector<Case> cases() {
       {"slash in a dim expression", spec(kTile + "  - \"t = x[0:H / 2, :]\"\n" + kWrite), "H @/ 2",
        "'/' is not integer division", "H // 2"},
       {"float in a dim expression", spec(kTile + "  - \"t = x[0:1.5, :]\"\n" + kWrite), "1.5", "dim expressions are integers", ""},
-      {"unknown dim function", spec(kTile + "  - \"t = x[0:ceildiv(H, 2), :]\"\n" + kWrite), "ceildiv",
-       "'ceildiv' is not a dim function", "did you mean 'ceil_div'?"},
+      {"unknown dim function", spec(kTile + "  - \"t = x[0:ceil_divide(H, 2), :]\"\n" + kWrite), "ceil_divide",
+       "'ceil_divide' is not a dim function", "did you mean 'ceil_div'?"},
       // --- names and calls
       {"unknown function", spec(kTile + "  - \"t = expp(x)\"\n" + kWrite), "expp", "unknown function 'expp'",
        "did you mean 'exp'?"},

@@ -44,6 +44,7 @@ import gen_cover5  # noqa: E402
 import gen_lang5  # noqa: E402
 import gen_math5  # noqa: E402  (--- mathops5 ops ---)
 import gen_conv6  # noqa: E402  (--- conv6 ops ---)
+import gen_portB6  # noqa: E402  (portB6)
 import gen_cover  # noqa: E402
 import gen_lang  # noqa: E402
 from model import ModelError  # noqa: E402
@@ -301,7 +302,8 @@ def features(prog):
     """The constructs of gen_lang.py and gen_cover.py a program uses (per-feature counts in the summary)."""
     return sorted(set(gen_lang.used(prog)) | set(gen_cover.used(prog)) | set(gen_catalog4.used(prog)) |
                   set(gen_catalog5.used(prog)) | set(gen_cover5.used(prog)) | set(gen_lang5.used(prog)) |
-                  set(gen_math5.used(prog)) | set(gen_conv6.used(prog)))
+                  set(gen_math5.used(prog)) | set(gen_conv6.used(prog)) |
+                  set(gen_portB6.used(prog)))
 
 
 def _child_cpu():
@@ -548,7 +550,7 @@ def main():
     p.add_argument("--cover", choices=["symbolic_tile"] + sorted(gen_cover.TOP) + sorted(gen_cover.OPT_IN) +
                    sorted(gen_catalog4.KINDS) + sorted(gen_catalog5.KINDS) + sorted(gen_cover5.KINDS) +
                    sorted(gen_lang5.KINDS) + ["math5_" + k for k in gen_math5.KINDS] +
-                   ["conv6_" + k for k in gen_conv6.KINDS],
+                   ["conv6_" + k for k in gen_conv6.KINDS] + list(gen_portB6.KINDS),
                    help="a test run of one gen_cover.py, gen_catalog4.py, gen_catalog5.py, gen_cover5.py, gen_lang5.py or "
                         "gen_math5.py construct: every seed that can take it does")
     a = p.parse_args()
@@ -565,11 +567,12 @@ def main():
     if conv6:
         a.cover = None
     gen_cover.FORCE = a.cover if a.cover not in (gen_catalog4.KINDS + gen_catalog5.KINDS + gen_cover5.KINDS +
-                                                 gen_lang5.KINDS) else None
+                                                 gen_lang5.KINDS + gen_portB6.KINDS) else None
     gen_catalog4.FORCE = a.cover if a.cover in gen_catalog4.KINDS else None
     gen_catalog5.FORCE = a.cover if a.cover in gen_catalog5.KINDS else None
     gen_cover5.FORCE = a.cover if a.cover in gen_cover5.KINDS else None
     gen_lang5.FORCE = a.cover if a.cover in gen_lang5.KINDS else None
+    gen_portB6.FORCE = a.cover if a.cover in gen_portB6.KINDS else None  # portB6
     if a.print is not None:
         print(gen.generate(a.print, a.avoid).spec_text())
         return 0

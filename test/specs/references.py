@@ -513,3 +513,12 @@ REFERENCES.update({
     # 130 tokens = one gear-128 instance and two gear-1 instances.
     "hc_pre_prefill": Ref(ref_hc_pre, dynamic={"T": 130}, scale={"hc_fn": 0.008}),
 })
+
+
+# portB6: DeepSeek-V4 window attention, ... (references_port6b.py)
+from references_port6b import ref_win_attention, win_attention_inputs  # noqa: E402
+
+REFERENCES.update({
+    # Real shapes; 3 batches (8 tokens, 9 pages): windows over 3, 2 and 1 pages, a group tail of 1.
+    "win_attention": Ref(ref_win_attention, dynamic={"T": 8, "B": 3, "NB": 9}, inputs=win_attention_inputs),
+})
