@@ -728,6 +728,10 @@ inline void tcast(int64_t R, int64_t C, TD* dst, const TS* src, int64_t vr, int6
         ES::load_row(x + j0, f, n);
         ED::store_row(f, d + j0, n);
       }
+    } else if constexpr (ED::is_int && ES::is_int) {
+      // integer -> integer: exact, wrapping to the destination's width (through double an int64 past 2^53
+      // would lose its low bits; NumPy's astype wraps)
+      for (int64_t j = 0; j < vc; ++j) d[j] = TD(x[j]);
     } else {
       // Through double so the rounding sees the exact value. float -> int
       // rounds half to even first (nearbyint under the default FE_TONEAREST,
