@@ -19,8 +19,7 @@ int64_t wrap_int(int64_t x, DType t) {
   }
 }
 
-Elem from_double(double v, DType t) {
-  if (!held_as_int(t)) return Elem::of_f(round_to_dtype(v, t));
+Elem int_from_double(double v, DType t) {
   if (t == DType::boolean) return Elem::of_i(v != 0.0 ? 1 : 0);
   if (!std::isfinite(v)) return Elem::of_i(0);
   const double r = std::trunc(v);

@@ -13,7 +13,16 @@
 namespace ptoc::eval {
 
 // Integer dtypes and bool: held as int64 (bool as 0 / 1).
-inline bool held_as_int(DType t) { return dtype_is_int(t) || t == DType::boolean; }
+inline bool held_as_int(DType t) {  // inline: asked per element
+  switch (t) {
+    case DType::int32:
+    case DType::int8:
+    case DType::uint8:
+    case DType::int64:
+    case DType::boolean: return true;
+    default: return false;
+  }
+}
 
 struct Elem {
   uint64_t bits = 0;
@@ -36,7 +45,10 @@ static_assert(sizeof(Elem) == 8);
 int64_t wrap_int(int64_t x, DType t);
 // A double into `t`'s representation: floats rounded (round_to_dtype); integers truncated toward zero,
 // non-finite -> 0, int64 saturating at +-2^63, narrower types wrapped (round_to_dtype's rules, exact).
-Elem from_double(double v, DType t);
+Elem int_from_double(double v, DType t);  // the integer and bool half of from_double
+inline Elem from_double(double v, DType t) {
+  return held_as_int(t) ? int_from_double(v, t) : Elem::of_f(round_to_dtype(v, t));
+}
 // The element's value as a double (exact for floats; an int64 past 2^53 rounds).
 inline double to_double(Elem e, DType t) { return held_as_int(t) ? double(e.i()) : e.f(); }
 // An element of dtype `from` stored into dtype `to`, as assemble and a truncating store do:

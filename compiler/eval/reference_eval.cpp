@@ -135,7 +135,7 @@ Elem binary_elem(OpKind k, Elem x, Elem y, DType t, DType rt) {
   if (held_as_int(t)) {
     if (auto r = eval::int_binary(k, x.i(), y.i()); r.ok) return int_result(r.v, rt);
     if (auto m = scalar_binary_math5(k, double(x.i()), double(y.i()), true)) return from_double(*m, rt);  // --- mathops5 ops ---
-    return kPadElem;
+    return from_double(kPad, rt);  // no integer meaning (the front end refuses it): 0, as round_to_dtype(NaN)
   }
   if (auto m = scalar_binary_math5(k, x.f(), y.f(), false)) return from_double(*m, rt);  // --- mathops5 ops ---
   return from_double(binary(k, x.f(), y.f(), t), rt);
