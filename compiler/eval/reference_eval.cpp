@@ -1,11 +1,15 @@
 // The reference evaluator. Deliberately naive: every value is a dense
-// row-major array of doubles holding exactly what the device would store
-// (each op's result is rounded to its dtype), plus its valid extent per axis.
+// row-major array of elements holding exactly what the device would store
+// (each op's result is rounded to its dtype): floats as doubles, integers and
+// bool as exact int64 (eval_elem.h), plus its valid extent per axis.
 // Elements outside the valid extent are padding; they hold NaN so that a leak
 // would show, and no op reads them: elementwise ops compute only the valid
 // box, reductions and matmul's K sum only valid elements, and assemble writes
 // only the valid box. It shares nothing with the tiling passes.
 #include "compiler/eval/reference_eval.h"
+
+#include "compiler/eval/eval_elem.h"
+#include "compiler/eval/eval_tensor_io.h"
 
 #include <fmt/format.h>
 
@@ -17,6 +21,7 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <type_traits>
 
 #include "runtime/program/bind_dims.h"
 
@@ -26,8 +31,14 @@ namespace {
 
 constexpr double kPad = std::numeric_limits<double>::quiet_NaN();
 
+using eval::Elem;
+using eval::from_double;
+using eval::held_as_int;
+using eval::to_double;
+const Elem kPadElem = Elem::of_f(kPad);  // padding of every dtype (an integer padding holds NaN's bits)
+
 using Shape = std::vector<int64_t>;
-using Data = std::vector<double>;
+using Data = std::vector<Elem>;
 
 struct Val {
   DType dtype = DType::fp32;
@@ -88,25 +99,9 @@ bool is_int(DType t) { return dtype_is_int(t); }
 
 double unary(OpKind k, double x) { return is_unary(k) ? scalar_unary(k, x) : kPad; }
 
-// NaN propagates through maximum/minimum, as NumPy's maximum/minimum do.
+// Float operands (integers go through eval::int_binary). NaN propagates through maximum/minimum, as
+// NumPy's maximum/minimum do.
 double binary(OpKind k, double a, double b, DType t) {
-  if (auto m = scalar_binary_math5(k, a, b, is_int(t) || t == DType::boolean)) return *m;  // --- mathops5 ops ---
-  if (is_int(t) || t == DType::boolean) {
-    // Integers: exact int64 arithmetic, then wrap to the type (round_to_dtype).
-    int64_t x = int64_t(a), y = int64_t(b);
-    switch (k) {
-      case OpKind::Add: return double(x + y);
-      case OpKind::Sub: return double(x - y);
-      case OpKind::Mul: return double(int64_t(uint64_t(x) * uint64_t(y)));
-      case OpKind::Div: return y == 0 ? 0.0 : double(x / y);  // truncates toward zero; x/0 is 0
-      case OpKind::Maximum: return double(std::max(x, y));
-      case OpKind::Minimum: return double(std::min(x, y));
-      case OpKind::BitwiseAnd: return double(x & y);  // two's complement on the wrapped values
-      case OpKind::BitwiseOr: return double(x | y);
-      case OpKind::BitwiseXor: return double(x ^ y);
-      default: break;
-    }
-  }
   switch (k) {  // comparisons and logical ops: any dtype, a bool result; NaN compares unequal
     case OpKind::Eq: return a == b;
     case OpKind::Ne: return a != b;
@@ -130,6 +125,31 @@ double binary(OpKind k, double a, double b, DType t) {
     default: return kPad;
   }
 }
+
+// An exact integer result stored into `rt` (wrapped; a float result type rounds it).
+Elem int_result(int64_t v, DType rt) { return held_as_int(rt) ? Elem::of_i(eval::wrap_int(v, rt)) : from_double(double(v), rt); }
+
+// One element of a binary op on operands of dtype `t`, stored as `rt`. Integers: exact int64 arithmetic,
+// then the wrap to the type; the mathops5 kinds through their shared scalar meaning.
+Elem binary_elem(OpKind k, Elem x, Elem y, DType t, DType rt) {
+  if (held_as_int(t)) {
+    if (auto r = eval::int_binary(k, x.i(), y.i()); r.ok) return int_result(r.v, rt);
+    if (auto m = scalar_binary_math5(k, double(x.i()), double(y.i()), true)) return from_double(*m, rt);  // --- mathops5 ops ---
+    return from_double(kPad, rt);  // no integer meaning (the front end refuses it): 0, as round_to_dtype(NaN)
+  }
+  if (auto m = scalar_binary_math5(k, x.f(), y.f(), false)) return from_double(*m, rt);  // --- mathops5 ops ---
+  return from_double(binary(k, x.f(), y.f(), t), rt);
+}
+
+Elem unary_elem(OpKind k, Elem x, DType t, DType rt) {
+  if (held_as_int(t)) {
+    if (auto r = eval::int_unary(k, x.i()); r.ok) return int_result(r.v, rt);
+    return from_double(unary(k, double(x.i())), rt);
+  }
+  return from_double(unary(k, x.f()), rt);
+}
+
+bool truthy(Elem e, DType t) { return held_as_int(t) ? e.i() != 0 : e.f() != 0; }
 
 // C[m0:m1, :] += A[m0:m1, :] x B for dense row-major A [*, K], B [K, N], C [*, N].
 // Blocked for the caches; each C element still accumulates k = 0, 1, ..., K-1
@@ -179,7 +199,10 @@ class Evaluator {
       if (t.role != TensorRole::Output) continue;
       const Gm& g = gm_[i];
       TensorData d = TensorData::zeros(t.dtype, g.shape);
-      for (int64_t j = 0; j < int64_t(g.data->size()); ++j) d.set(j, (*g.data)[j]);
+      if (held_as_int(g.dtype))
+        for (int64_t j = 0; j < int64_t(g.data->size()); ++j) eval::set_int(d, j, (*g.data)[size_t(j)].i());
+      else
+        for (int64_t j = 0; j < int64_t(g.data->size()); ++j) d.set(j, (*g.data)[size_t(j)].f());
       out.emplace(t.name, std::move(d));
     }
     return out;
@@ -233,7 +256,7 @@ class Evaluator {
       Gm g;
       g.dtype = t.dtype;
       g.shape = concrete_shape(t, env_);
-      g.data = std::make_shared<Data>(size_t(numel(g.shape)), 0.0);  // outputs and workspaces start zeroed
+      g.data = std::make_shared<Data>(size_t(numel(g.shape)), Elem{});  // outputs and workspaces start zeroed
       if (t.role == TensorRole::Input) {
         auto it = inputs.find(t.name);
         if (it == inputs.end()) throw EvalError(fmt::format("input {} was not given", t.name));
@@ -244,7 +267,10 @@ class Evaluator {
         if (d.shape != g.shape)
           throw EvalError(fmt::format("input {} has shape {} but the tensor is {} under the dim binding", t.name,
                                       shape_str(d.shape), shape_str(g.shape)));
-        for (int64_t j = 0; j < d.numel(); ++j) (*g.data)[size_t(j)] = d.get(j);
+        if (held_as_int(d.dtype))
+          for (int64_t j = 0; j < d.numel(); ++j) (*g.data)[size_t(j)] = Elem::of_i(eval::get_int(d, j));
+        else
+          for (int64_t j = 0; j < d.numel(); ++j) (*g.data)[size_t(j)] = Elem::of_f(d.get(j));
       }
       // An in-place output starts as its input (the same buffer; the body's uses of the input were sent
       // to the output by the front end).
@@ -311,7 +337,8 @@ class Evaluator {
         }
         flat = flat * g.shape[ax] + i;
       }
-      env_[l.sym] = int64_t((*g.data)[size_t(flat)]);
+      const Elem e = (*g.data)[size_t(flat)];
+      env_[l.sym] = held_as_int(g.dtype) ? e.i() : int64_t(e.f());
     }
   }
 
@@ -394,7 +421,7 @@ class Evaluator {
     v.dtype = t;
     v.shape = std::move(shape);
     v.valid = std::move(valid);
-    v.data = std::make_shared<Data>(size_t(numel(v.shape)), kPad);
+    v.data = std::make_shared<Data>(size_t(numel(v.shape)), kPadElem);
     return v;
   }
   static Data& mut(Val& v) { return const_cast<Data&>(*v.data); }  // only on freshly made values
@@ -452,7 +479,7 @@ class Evaluator {
   Val full(const Op& op) {
     Shape s = ev(op.shape);
     Val r = make(op.dtype, s, s);
-    std::fill(mut(r).begin(), mut(r).end(), round_to_dtype(op.fill, op.dtype));
+    std::fill(mut(r).begin(), mut(r).end(), from_double(op.fill, op.dtype));
     return r;
   }
 
@@ -460,16 +487,15 @@ class Evaluator {
   Val binary_op(const Op& op) {
     if (op.scalar) {
       const Val& a = in(op, 0);
-      double s = round_to_dtype(*op.scalar, a.dtype);  // a literal takes the tensor's dtype
+      const Elem s = from_double(*op.scalar, a.dtype);  // a literal takes the tensor's dtype
       const DType rt = result_dtype(op);
       Val r = make(rt, a.shape, a.valid);
       Shape st = strides_of(a.shape);
       Data& d = mut(r);
       for_box(a.valid, [&](const Shape& idx) {
         int64_t o = dot(idx, st);
-        double x = (*a.data)[size_t(o)];
-        double y = op.scalar_first ? binary(op.kind, s, x, a.dtype) : binary(op.kind, x, s, a.dtype);
-        d[size_t(o)] = round_to_dtype(y, rt);
+        const Elem x = (*a.data)[size_t(o)];
+        d[size_t(o)] = op.scalar_first ? binary_elem(op.kind, s, x, a.dtype, rt) : binary_elem(op.kind, x, s, a.dtype, rt);
       });
       return r;
     }
@@ -501,8 +527,8 @@ class Evaluator {
     Shape st = strides_of(shape);
     Data& d = mut(r);
     for_box(valid, [&](const Shape& idx) {
-      double y = binary(op.kind, (*a.data)[size_t(dot(idx, sa))], (*b.data)[size_t(dot(idx, sb))], a.dtype);
-      d[size_t(dot(idx, st))] = round_to_dtype(y, rt);
+      d[size_t(dot(idx, st))] =
+          binary_elem(op.kind, (*a.data)[size_t(dot(idx, sa))], (*b.data)[size_t(dot(idx, sb))], a.dtype, rt);
     });
     return r;
   }
@@ -548,7 +574,7 @@ class Evaluator {
     Shape st = strides_of(shape);
     Data& d = mut(r);
     for_box(valid, [&](const Shape& idx) {
-      bool c = (*v[0]->data)[size_t(dot(idx, str[0]))] != 0;
+      bool c = truthy((*v[0]->data)[size_t(dot(idx, str[0]))], v[0]->dtype);
       d[size_t(dot(idx, st))] = (*v[c ? 1 : 2]->data)[size_t(dot(idx, str[c ? 1 : 2]))];
     });
     return r;
@@ -562,7 +588,7 @@ class Evaluator {
     Data& d = mut(r);
     for_box(a.valid, [&](const Shape& idx) {
       int64_t o = dot(idx, st);
-      d[size_t(o)] = round_to_dtype(unary(op.kind, (*a.data)[size_t(o)]), rt);
+      d[size_t(o)] = unary_elem(op.kind, (*a.data)[size_t(o)], a.dtype, rt);
     });
     return r;
   }
@@ -581,50 +607,73 @@ class Evaluator {
     Shape sta = strides_of(a.shape), st = strides_of(shape);
     Data& d = mut(r);
     const int64_t count = a.valid[ax];
+    const DType rt = r.dtype;
+    const bool integer = held_as_int(a.dtype);
+    auto at = [&](int64_t base, int64_t j) { return (*a.data)[size_t(base + j * sta[ax])]; };
     for_box(box, [&](const Shape& idx) {
       int64_t base = dot(idx, sta);
+      Elem& out = d[size_t(dot(idx, st))];
       if (op.kind == OpKind::Argmax || op.kind == OpKind::Argmin) {
         // The first index of the extreme, as NumPy: ties keep the earlier index, a NaN wins at its first place.
         int64_t best = 0;
-        double bv = count > 0 ? (*a.data)[size_t(base)] : 0.0;
-        for (int64_t j = 1; j < count && !std::isnan(bv); ++j) {
-          double x = (*a.data)[size_t(base + j * sta[ax])];
-          if (std::isnan(x) || (op.kind == OpKind::Argmax ? x > bv : x < bv)) {
-            best = j;
-            bv = x;
+        if (integer) {
+          int64_t bv = count > 0 ? at(base, 0).i() : 0;
+          for (int64_t j = 1; j < count; ++j) {
+            const int64_t x = at(base, j).i();
+            if (op.kind == OpKind::Argmax ? x > bv : x < bv) {
+              best = j;
+              bv = x;
+            }
+          }
+        } else {
+          double bv = count > 0 ? at(base, 0).f() : 0.0;
+          for (int64_t j = 1; j < count && !std::isnan(bv); ++j) {
+            const double x = at(base, j).f();
+            if (std::isnan(x) || (op.kind == OpKind::Argmax ? x > bv : x < bv)) {
+              best = j;
+              bv = x;
+            }
           }
         }
-        d[size_t(dot(idx, st))] = double(best);
+        out = int_result(best, rt);
+        return;
+      }
+      if (integer) {
+        // Exact int64 arithmetic wrapping at 2^64; the final wrap to the type equals wrapping every step.
+        uint64_t acc = op.kind == OpKind::Prod ? 1 : 0;
+        int64_t ext = count > 0 ? at(base, 0).i() : 0;
+        for (int64_t j = 0; j < count; ++j) {
+          const int64_t x = at(base, j).i();
+          switch (op.kind) {
+            case OpKind::Prod: acc *= uint64_t(x); break;
+            case OpKind::Amax: ext = std::max(ext, x); break;
+            case OpKind::Amin: ext = std::min(ext, x); break;
+            default: acc += uint64_t(x); break;
+          }
+        }
+        int64_t v = int64_t(acc);
+        if (op.kind == OpKind::Amax || op.kind == OpKind::Amin) v = count > 0 ? ext : 0;
+        if (op.kind == OpKind::Mean) v = count == 0 ? 0 : v / count;  // integer division truncates
+        out = int_result(v, rt);
         return;
       }
       if (op.kind == OpKind::Prod) {
         double acc = 1.0;
-        uint64_t iacc = 1;  // integers: exact wrapping product (the final wrap equals wrapping every step)
-        for (int64_t j = 0; j < count; ++j) {
-          double x = (*a.data)[size_t(base + j * sta[ax])];
-          acc *= x;
-          iacc *= uint64_t(int64_t(x));
-        }
-        d[size_t(dot(idx, st))] =
-            round_to_dtype(is_int(a.dtype) || a.dtype == DType::boolean ? double(int64_t(iacc)) : acc, a.dtype);
+        for (int64_t j = 0; j < count; ++j) acc *= at(base, j).f();
+        out = from_double(acc, rt);
         return;
       }
       double acc = op.kind == OpKind::Amax ? -INFINITY : op.kind == OpKind::Amin ? INFINITY : 0.0;
       for (int64_t j = 0; j < count; ++j) {
-        double x = (*a.data)[size_t(base + j * sta[ax])];
+        const double x = at(base, j).f();
         switch (op.kind) {
           case OpKind::Amax: acc = std::isnan(x) || std::isnan(acc) ? kPad : std::max(acc, x); break;
           case OpKind::Amin: acc = std::isnan(x) || std::isnan(acc) ? kPad : std::min(acc, x); break;
           default: acc += x; break;
         }
       }
-      if (op.kind == OpKind::Mean) {
-        if (is_int(a.dtype) || a.dtype == DType::boolean)
-          acc = count == 0 ? 0.0 : double(int64_t(acc) / count);  // integer division truncates
-        else
-          acc = acc / double(count);
-      }
-      d[size_t(dot(idx, st))] = round_to_dtype(acc, a.dtype);
+      if (op.kind == OpKind::Mean) acc = acc / double(count);
+      out = from_double(acc, rt);
     });
     if (!op.keepdim) {
       r.shape.erase(r.shape.begin() + long(ax));
@@ -642,9 +691,14 @@ class Evaluator {
     Data& d = mut(r);
     for_box(a.valid, [&](const Shape& idx) {
       int64_t o = dot(idx, st);
-      double x = (*a.data)[size_t(o)];
+      const Elem e = (*a.data)[size_t(o)];
+      if (held_as_int(a.dtype) && held_as_int(op.dtype)) {
+        d[size_t(o)] = Elem::of_i(eval::wrap_int(e.i(), op.dtype));  // exact, wrapping
+        return;
+      }
+      double x = to_double(e, a.dtype);
       if (is_int(op.dtype) && dtype_is_float(a.dtype)) x = std::nearbyint(x);
-      d[size_t(o)] = round_to_dtype(x, op.dtype);
+      d[size_t(o)] = from_double(x, op.dtype);
     });
     return r;
   }
@@ -696,7 +750,7 @@ class Evaluator {
     Val r = make(op.dtype, shape, valid);
     Shape st = strides_of(shape);
     Data& d = mut(r);
-    const bool integer = is_int(a.dtype) || a.dtype == DType::boolean;
+    const bool integer = held_as_int(a.dtype);
     const Data& A = *a.data;
     const Data& B = *b.data;
     Shape batch_valid(valid.begin(), valid.begin() + long(bat));
@@ -706,13 +760,19 @@ class Evaluator {
       int64_t o0 = 0;
       for (size_t k = 0; k < bat; ++k) o0 += bidx[k] * st[k];
       // Pack the valid parts as dense [vM, K] and [K, vN] in the accumulator type.
+      // The packed element type: int64 for integers (held exactly), fp32 for floats.
       auto pack = [&](auto& pa, auto& pb) {
+        using T = typename std::decay_t<decltype(pa)>::value_type;
+        auto elem_as = [](Elem e) -> T {
+          if constexpr (std::is_same_v<T, int64_t>) return e.i();
+          else return float(e.f());
+        };
         pa.resize(size_t(vM * K));
         pb.resize(size_t(K * vN));
         for (int64_t m = 0; m < vM; ++m)
-          for (int64_t k = 0; k < K; ++k) pa[size_t(m * K + k)] = decltype(pa[0] + 0)(A[size_t(a0 + m * am + k * ak)]);
+          for (int64_t k = 0; k < K; ++k) pa[size_t(m * K + k)] = elem_as(A[size_t(a0 + m * am + k * ak)]);
         for (int64_t k = 0; k < K; ++k)
-          for (int64_t n = 0; n < vN; ++n) pb[size_t(k * vN + n)] = decltype(pb[0] + 0)(B[size_t(b0 + k * bk + n * bn)]);
+          for (int64_t n = 0; n < vN; ++n) pb[size_t(k * vN + n)] = elem_as(B[size_t(b0 + k * bk + n * bn)]);
       };
       std::vector<float> fa, fb, fc;
       std::vector<int64_t> ia, ib, ic;
@@ -741,8 +801,8 @@ class Evaluator {
       }
       for (int64_t m = 0; m < vM; ++m)
         for (int64_t n = 0; n < vN; ++n)
-          d[size_t(o0 + m * st[bat] + n)] =
-              round_to_dtype(integer ? double(ic[size_t(m * vN + n)]) : double(fc[size_t(m * vN + n)]), op.dtype);
+          d[size_t(o0 + m * st[bat] + n)] = integer ? int_result(ic[size_t(m * vN + n)], op.dtype)
+                                                    : from_double(double(fc[size_t(m * vN + n)]), op.dtype);
     });
     return r;
   }
@@ -943,9 +1003,12 @@ class Evaluator {
     Shape sv = strides_of(v.shape), sg = strides_of(g.shape);
     int64_t base = dot(off, sg);
     Data& d = *g.data;
-    for_box(box, [&](const Shape& idx) {
-      d[size_t(base + dot(idx, sg))] = round_to_dtype((*v.data)[size_t(dot(idx, sv))], g.dtype);
-    });
+    if (v.dtype == g.dtype)  // already rounded to the tensor's dtype: a plain copy
+      for_box(box, [&](const Shape& idx) { d[size_t(base + dot(idx, sg))] = (*v.data)[size_t(dot(idx, sv))]; });
+    else
+      for_box(box, [&](const Shape& idx) {
+        d[size_t(base + dot(idx, sg))] = eval::convert((*v.data)[size_t(dot(idx, sv))], v.dtype, g.dtype);
+      });
     cur_ = nullptr;
   }
 };

@@ -1,9 +1,12 @@
 #include "compiler/eval/run_check.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <sstream>
 
+#include "compiler/eval/eval_elem.h"
+#include "compiler/eval/eval_tensor_io.h"
 #include "compiler/eval/reference_eval.h"
 #include "compiler/frontend/frontend.h"
 
@@ -30,11 +33,47 @@ Tolerance tolerance_for(DType t) {
   }
 }
 
+// "[i, j, k]" of a flat index.
+std::string index_tuple(const std::vector<int64_t>& shape, int64_t flat) {
+  std::string idx;
+  for (size_t a = shape.size(); a-- > 0;) {
+    idx = std::to_string(flat % shape[a]) + (idx.empty() ? "" : ", ") + idx;
+    flat /= shape[a];
+  }
+  return idx;
+}
+
+// Integer and bool outputs: element by element as integers, bit for bit (through double an int64 past 2^53
+// would compare equal to its neighbours).
+CheckLine compare_exact_int(const std::string& name, const TensorData& got, const TensorData& ref) {
+  const int64_t n = ref.numel();
+  int64_t bad = 0, first_bad = -1;
+  uint64_t worst = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t g = eval::get_int(got, i), r = eval::get_int(ref, i);
+    if (g == r) continue;
+    worst = std::max(worst, g > r ? uint64_t(g) - uint64_t(r) : uint64_t(r) - uint64_t(g));
+    if (bad++ == 0) first_bad = i;
+  }
+  if (bad == 0)
+    return {name, true, fmt::format("check {:<12} ok    max abs err 0  max rel err 0  ({}, exact)", name,
+                                    dtype_name(ref.dtype))};
+  return {name, false,
+          fmt::format("check {:<12} FAIL  {} of {} elements off; first at [{}]: got {}, expected {}; "
+                      "max abs err {}  ({}, exact)",
+                      name, bad, n, index_tuple(ref.shape, first_bad), eval::get_int(got, first_bad),
+                      eval::get_int(ref, first_bad), worst, dtype_name(ref.dtype))};
+}
+
 }  // namespace
 
 CheckLine compare_output(const std::string& name, const TensorData& got, const TensorData& ref) {
   Tolerance tol = tolerance_for(ref.dtype);
   if (got.shape != ref.shape) return {name, false, fmt::format("check {:<12} FAIL: shape differs from the reference", name)};
+  if (got.dtype != ref.dtype)
+    return {name, false, fmt::format("check {:<12} FAIL: dtype {} differs from the reference's {}", name,
+                                     dtype_name(got.dtype), dtype_name(ref.dtype))};
+  if (eval::held_as_int(ref.dtype)) return compare_exact_int(name, got, ref);
   const int64_t n = ref.numel();
   double mean_abs = 0;
   for (int64_t i = 0; i < n; ++i) {
@@ -65,13 +104,7 @@ CheckLine compare_output(const std::string& name, const TensorData& got, const T
   if (bad == 0)
     return {name, true, fmt::format("check {:<12} ok    max abs err {:.3g}  max rel err {:.3g}  ({}, {})", name,
                                     worst_abs, worst_rel, dtype_name(ref.dtype), rule)};
-  // Name the first bad element by its index tuple.
-  std::string idx;
-  int64_t rest = first_bad;
-  for (size_t a = ref.shape.size(); a-- > 0;) {
-    idx = std::to_string(rest % ref.shape[a]) + (idx.empty() ? "" : ", ") + idx;
-    rest /= ref.shape[a];
-  }
+  const std::string idx = index_tuple(ref.shape, first_bad);  // the first bad element by its index tuple
   return {name, false,
           fmt::format("check {:<12} FAIL  {} of {} elements off; first at [{}]: got {:g}, expected {:g}; "
                       "max abs err {:.3g}  max rel err {:.3g}  ({}, {})",

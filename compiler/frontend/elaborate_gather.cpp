@@ -21,6 +21,7 @@
 
 #include "compiler/frontend/elaborate_call.h"
 #include "compiler/frontend/elaborator.h"
+#include "compiler/frontend/index_put_int64.h"
 
 namespace ptoc::fe {
 
@@ -470,7 +471,12 @@ EV Elaborator::call_index_put(const Call& c) {
   auto accumulate = bool_arg(c, 3, false);
   if (!ix.ok() || !src.ok() || !accumulate || !check_nz(src, *c.args[2], c.fn)) return EV::poison();
   const Value iv = p_.values[size_t(ix.value)];
+  if (auto e = index_put_int64_error(x.dtype, *accumulate, text_of(*c.args[0]))) {
+    err(c.fo, c.fl, e->first, e->second);
+    return EV::poison();
+  }
   if (!check_scatter(c, x, 0, iv, *ie, p_.values[size_t(src.value)], *c.args[2])) return EV::poison();
+  Int64Lowering int64_ops(int64_lowering_, x.dtype == DType::int64);  // its compares, selects and sums
   if (!*accumulate && !iv.shape[0].as_const()) {
     err(ie->off, ie->len, "index_put_ needs a static number of indices, '" + text_of(*ie) + "' has " +
                               iv.shape[0].str(),

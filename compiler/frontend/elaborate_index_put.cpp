@@ -8,6 +8,7 @@
 
 #include "compiler/frontend/dim_simplify.h"
 #include "compiler/frontend/elaborate_call.h"
+#include "compiler/frontend/index_put_int64.h"
 #include "compiler/frontend/shape_rules.h"
 
 namespace ptoc::fe {
@@ -57,6 +58,11 @@ EV Elaborator::index_put_several(const Call& c, const EV& a, const Expr& il) {
   EV src = tensor_arg(c, c.args[2], "its values");
   auto accumulate = bool_arg(c, 3, false);
   if (!src.ok() || !accumulate || !check_nz(src, *c.args[2], c.fn)) return EV::poison();
+  if (auto e = index_put_int64_error(x.dtype, *accumulate, text_of(*c.args[0]))) {
+    err(c.fo, c.fl, e->first, e->second);
+    return EV::poison();
+  }
+  Int64Lowering int64_ops(int64_lowering_, x.dtype == DType::int64);  // its compares, selects and sums
   const Value sv = p_.values[size_t(src.value)];
   const DimExpr t = p_.values[size_t(ids[0].value)].shape[0];
   Shape want{t};

@@ -155,6 +155,11 @@ template <int OP, typename C> inline C binop_math5(C a, C b) {
   }
 }
 
+// Integer multiply, exact and wrapping to T as NumPy's (through double an int32 product past 2^53 would lose
+// its low bits before the store wraps).
+template <int OP, typename T> constexpr bool kExactIntMul = OP == PTO_MUL && Elem<T>::is_int;
+template <typename T> inline T int_mul_wrap(T a, T b) { return T(uint64_t(int64_t(a)) * uint64_t(int64_t(b))); }
+
 template <int OP, typename C> inline C binop(C a, C b) {
   if constexpr (OP == PTO_ADD) return a + b;
   else if constexpr (OP == PTO_SUB) return a - b;
@@ -392,8 +397,11 @@ inline void tbinary(int64_t R, int64_t C, T* dst, const T* a, const T* b, int64_
   }
   for (int64_t i = 0; i < vr; ++i) {
     T* d = dst + i * C;
-    for (int64_t j = 0; j < vc; ++j)
-      d[j] = E::store(pto::host::binop<OP>(E::load(a[bc_index<BA>(C, i, j)]), E::load(b[bc_index<BB>(C, i, j)])));
+    if constexpr (pto::host::kExactIntMul<OP, T>)
+      for (int64_t j = 0; j < vc; ++j) d[j] = pto::host::int_mul_wrap(a[bc_index<BA>(C, i, j)], b[bc_index<BB>(C, i, j)]);
+    else
+      for (int64_t j = 0; j < vc; ++j)
+        d[j] = E::store(pto::host::binop<OP>(E::load(a[bc_index<BA>(C, i, j)]), E::load(b[bc_index<BB>(C, i, j)])));
   }
 }
 }  // namespace host
@@ -428,9 +436,14 @@ inline void tbinary_s(int64_t R, int64_t C, T* dst, const T* a, double s, int64_
   for (int64_t i = 0; i < vr; ++i) {
     T* d = dst + i * C;
     const T* x = a + i * C;
-    for (int64_t j = 0; j < vc; ++j) {
-      CT v = E::load(x[j]);
-      d[j] = E::store(SCALAR_FIRST ? pto::host::binop<OP>(sv, v) : pto::host::binop<OP>(v, sv));
+    if constexpr (pto::host::kExactIntMul<OP, T>) {
+      const T st = E::store(sv);
+      for (int64_t j = 0; j < vc; ++j) d[j] = pto::host::int_mul_wrap(x[j], st);
+    } else {
+      for (int64_t j = 0; j < vc; ++j) {
+        CT v = E::load(x[j]);
+        d[j] = E::store(SCALAR_FIRST ? pto::host::binop<OP>(sv, v) : pto::host::binop<OP>(v, sv));
+      }
     }
   }
 }
@@ -483,7 +496,31 @@ inline void treduce(int64_t R, int64_t C, T* dst, const T* src, int64_t vr, int6
   pto::host::check_tile<T>(src, int64_t(R) * C, "TREDUCE src");
   pto::host::check_tile<T>(dst, AXIS == 1 ? R : C, "TREDUCE dst");
   constexpr int BOP = OP == PTO_RMAX ? PTO_MAX : OP == PTO_RMIN ? PTO_MIN : OP == PTO_RPROD ? PTO_MUL : PTO_ADD;
-  if constexpr (!E::inline_load) {
+  if constexpr (E::is_int && OP != PTO_RMEAN) {
+    // Integers: exact int64 arithmetic wrapping to T, as NumPy's (through double an int64 past 2^53, or an
+    // int32 product, would round); integer add / mul / max / min give the same bits in any order.
+    auto fold = [](int64_t a, int64_t b) -> int64_t {
+      if constexpr (BOP == PTO_MAX) return a > b ? a : b;
+      else if constexpr (BOP == PTO_MIN) return a < b ? a : b;
+      else if constexpr (BOP == PTO_MUL) return int64_t(uint64_t(a) * uint64_t(b));
+      else return int64_t(uint64_t(a) + uint64_t(b));
+    };
+    if constexpr (AXIS == 1) {
+      for (int64_t i = 0; i < vr; ++i) {
+        const T* x = src + i * C;
+        int64_t r = vc > 0 ? int64_t(x[0]) : 0;
+        for (int64_t j = 1; j < vc; ++j) r = fold(r, int64_t(x[j]));
+        dst[i] = T(r);
+      }
+    } else {
+      for (int64_t j = 0; j < vc; ++j) {
+        int64_t r = vr > 0 ? int64_t(src[j]) : 0;
+        for (int64_t i = 1; i < vr; ++i) r = fold(r, int64_t(src[i * C + j]));
+        dst[j] = T(r);
+      }
+    }
+    return;
+  } else if constexpr (!E::inline_load) {
     // fp16: the fp32 algorithm below over converted row chunks, in the same
     // order (same bits as converting element by element).
     constexpr int64_t K = pto::host::kRowChunk;
@@ -728,6 +765,10 @@ inline void tcast(int64_t R, int64_t C, TD* dst, const TS* src, int64_t vr, int6
         ES::load_row(x + j0, f, n);
         ED::store_row(f, d + j0, n);
       }
+    } else if constexpr (ED::is_int && ES::is_int) {
+      // integer -> integer: exact, wrapping to the destination's width (through double an int64 past 2^53
+      // would lose its low bits; NumPy's astype wraps)
+      for (int64_t j = 0; j < vc; ++j) d[j] = TD(x[j]);
     } else {
       // Through double so the rounding sees the exact value. float -> int
       // rounds half to even first (nearbyint under the default FE_TONEAREST,

@@ -84,6 +84,9 @@ def make_input(rng, dtype, shape, kind="normal"):
         v = rnd(v, dtype)
     elif dtype == "bool":
         v = rng.integers(0, 2, shape).astype(np.float64)
+    elif dtype == "int64" and kind == "huge":  # near +-2^62, past 2^53: NumPy int64 (exact), not float64
+        a = rng.integers(2 ** 61, 2 ** 62, shape, dtype=np.int64) * rng.choice(np.array([-1, 1], np.int64), shape)
+        return a, a
     elif dtype == "int64" and kind == "wide":  # past int32 on both sides, exact in float64
         v = rng.integers(-2 ** 40, 2 ** 40, shape).astype(np.float64)
     elif dtype == "uint8":

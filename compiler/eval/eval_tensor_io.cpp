@@ -1,0 +1,45 @@
+#include "compiler/eval/eval_tensor_io.h"
+
+#include <cstring>
+#include <stdexcept>
+
+namespace ptoc::eval {
+
+namespace {
+template <class T>
+T load(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));  // little-endian hosts, like the device and .npy '<'
+  return v;
+}
+template <class T>
+void store(uint8_t* p, T v) {
+  std::memcpy(p, &v, sizeof(T));
+}
+}  // namespace
+
+int64_t get_int(const TensorData& t, int64_t i) {
+  const uint8_t* p = t.bytes.data() + size_t(i) * size_t(dtype_size(t.dtype));
+  switch (t.dtype) {
+    case DType::int64: return load<int64_t>(p);
+    case DType::int32: return load<int32_t>(p);
+    case DType::int8: return load<int8_t>(p);
+    case DType::uint8: return load<uint8_t>(p);
+    case DType::boolean: return *p != 0 ? 1 : 0;
+    default: throw std::logic_error("get_int on a float tensor");
+  }
+}
+
+void set_int(TensorData& t, int64_t i, int64_t v) {
+  uint8_t* p = t.bytes.data() + size_t(i) * size_t(dtype_size(t.dtype));
+  switch (t.dtype) {
+    case DType::int64: store<int64_t>(p, v); break;
+    case DType::int32: store<int32_t>(p, int32_t(uint32_t(uint64_t(v)))); break;
+    case DType::int8: store<int8_t>(p, int8_t(uint8_t(uint64_t(v)))); break;
+    case DType::uint8: store<uint8_t>(p, uint8_t(uint64_t(v))); break;
+    case DType::boolean: *p = v != 0 ? 1 : 0; break;
+    default: throw std::logic_error("set_int on a float tensor");
+  }
+}
+
+}  // namespace ptoc::eval
