@@ -233,7 +233,8 @@ void join_unless_cycle(Groups& g, const std::vector<OpEdge>& edges, const std::v
 // in-place takeover that holds in the union holds in A). Upper: at an op of A, A's own tiles are
 // live as in A, C's own tiles are a subset of those live at C's previous op, the shared ones add at
 // most S, and an in-place takeover lost to a shared source adds at most one tile of its size.
-// A bound decides when it can; otherwise the exact count, which resets both bounds.
+// A bound decides when it can; otherwise the exact count (GroupLiveProfile, partition_live_profile.h:
+// a sum of segment trees, not a recount), which resets both bounds.
 struct PeakBounds {
   using Bytes = std::array<int64_t, 6>;
   struct Entry {
