@@ -19,6 +19,7 @@
 
 #include "compiler/passes/backend.h"
 #include "compiler/passes/buffer_liveness.h"
+#include "compiler/passes/buffer_placement.h"
 #include "compiler/passes/vec_tile_proposal.h"
 
 namespace ptoc {
@@ -195,107 +196,18 @@ std::optional<BufferOverflow> plan_once(const TileRoot& root, const Platform& pl
   const std::map<int, int> inherit = takeovers(root, plan, slots, all_in_place);
   if (more_in_place) *more_in_place = !all_in_place && takeovers(root, plan, slots, true).size() > inherit.size();
 
-  // Tiles in the order they start (then by id), so the sweep is one pass.
-  std::vector<BufferSlot*> by_start;
-  for (auto& [id, s] : slots) by_start.push_back(&s);
-  std::stable_sort(by_start.begin(), by_start.end(),
-                   [](const BufferSlot* a, const BufferSlot* b) { return a->first < b->first; });
-
-  std::vector<BufferSlot*> live;
-  // Per memory: address -> (end, last step) of released buffers there, for Spread.
-  std::array<std::map<int64_t, std::pair<int64_t, int>>, kNumMemKinds> dead;
-  // Per memory: the longest released range (end - address), so a recency query scans only the
-  // released buffers that can reach a candidate, not all of them (a leaf of thousands of tiles).
-  std::array<int64_t, kNumMemKinds> dead_span{};
-  for (BufferSlot* s : by_start) {
-    // Release the buffers whose last touch came before this tile's first.
-    std::erase_if(live, [&](const BufferSlot* l) {
-      if (l->last >= s->first) return false;
-      auto& d = dead[int(l->mem)][l->addr];
-      d.first = std::max(d.first, l->addr + l->size);
-      d.second = std::max(d.second, l->last);
-      dead_span[int(l->mem)] = std::max(dead_span[int(l->mem)], d.first - l->addr);
-      return true;
-    });
-    // In place: the result takes its dying source's buffer over.
-    if (auto in = inherit.find(s->tile); in != inherit.end()) {
-      auto src = std::find_if(live.begin(), live.end(), [&](const BufferSlot* l) { return l->tile == in->second; });
-      if (src != live.end()) {
-        s->addr = (*src)->addr;
-        live.erase(src);
-        live.push_back(s);
-        continue;
-      }
-    }
-    std::vector<const BufferSlot*> same;
-    for (const BufferSlot* l : live)
-      if (l->mem == s->mem) same.push_back(l);
-    std::sort(same.begin(), same.end(), [](auto* a, auto* b) { return a->addr < b->addr; });
-    const int64_t align = mem_alignment(plat, s->mem), cap = mem_capacity(plat, s->mem);
-    int64_t live_bytes = 0, largest = 0, prev_end = 0;
-    for (const BufferSlot* l : same) {
-      live_bytes += l->size;
-      largest = std::max(largest, l->addr - prev_end);
-      prev_end = std::max(prev_end, align_up(l->addr + l->size, align));
-    }
-    largest = std::max(largest, cap - prev_end);
-
-    // Candidate addresses: 0, after each live buffer, and (Spread) where
-    // released buffers started and ended.
-    std::vector<int64_t> cands = {0};
-    for (const BufferSlot* l : same) cands.push_back(align_up(l->addr + l->size, align));
-    if (policy == PlacePolicy::Spread)
-      for (const auto& [addr, d] : dead[int(s->mem)]) {
-        cands.push_back(addr);
-        cands.push_back(align_up(d.first, align));
-      }
-    std::sort(cands.begin(), cands.end());
-    cands.erase(std::unique(cands.begin(), cands.end()), cands.end());
-    // A candidate clashes when a live buffer starting before its end ends after its start: with
-    // `same` sorted by address, the furthest end over that prefix decides (one binary search).
-    std::vector<int64_t> furthest_end(same.size());
-    for (size_t i = 0; i < same.size(); ++i)
-      furthest_end[i] = std::max(i ? furthest_end[i - 1] : INT64_MIN, same[i]->addr + same[i]->size);
-    int64_t best = -1;
-    int best_recency = 0;
-    for (int64_t c : cands) {
-      if (c % align != 0 || c + s->size > cap) continue;
-      const size_t k = size_t(std::lower_bound(same.begin(), same.end(), c + s->size,
-                                               [](const BufferSlot* l, int64_t e) { return l->addr < e; }) -
-                              same.begin());
-      if (k > 0 && furthest_end[k - 1] > c) continue;
-      if (policy == PlacePolicy::FirstFit) {
-        best = c;
-        break;
-      }
-      // Spread: the range whose previous data died longest ago, so the new
-      // writer's WAR wait on the old readers is least likely to stall it.
-      int recency = -1;
-      const auto& dm = dead[int(s->mem)];
-      for (auto it = dm.lower_bound(c - dead_span[int(s->mem)]); it != dm.end() && it->first < c + s->size; ++it)
-        if (c < it->second.first) recency = std::max(recency, it->second.second);
-      if (best < 0 || recency < best_recency) {
-        best = c;
-        best_recency = recency;
-      }
-    }
-    if (best < 0) {
-      BufferOverflow ov;
-      ov.step = s->first;
-      ov.tile = s->tile;
-      ov.mem = s->mem;
-      ov.needed = s->size;
-      ov.capacity = cap;
-      ov.live = live_bytes;
-      ov.live_tiles = int(same.size());
-      ov.largest_free = std::max<int64_t>(0, largest);
-      for (const BufferSlot* l : same) ov.live_slots.push_back(*l);
-      return ov;
-    }
-    s->addr = best;
-    plan.peak[int(s->mem)] = std::max(plan.peak[int(s->mem)], best + s->size);
-    live.push_back(s);
+  // The step sweep (buffer_placement.h); an empty buffer may share a live one's address, which only
+  // the scan models.
+  PlacementLimits lim;
+  for (int m = 0; m < kNumMemKinds; ++m) {
+    lim.capacity[size_t(m)] = mem_capacity(plat, MemKind(m));
+    lim.alignment[size_t(m)] = mem_alignment(plat, MemKind(m));
   }
+  bool gridded = true;
+  for (auto& [id, s] : slots) gridded &= s.size > 0 && lim.alignment[int(s.mem)] >= 1 && s.size % lim.alignment[int(s.mem)] == 0;
+  if (auto ov = gridded ? place_buffers_indexed(slots, inherit, lim, policy, plan.peak)
+                        : place_buffers_scan(slots, inherit, lim, policy, plan.peak))
+    return ov;
   for (auto& [id, s] : slots) plan.buffers.push_back(s);
   return std::nullopt;
 }

@@ -24,6 +24,7 @@
 #include "compiler/passes/affine_box.h"
 #include "compiler/passes/buffer_liveness.h"
 #include "compiler/passes/low_peak_order.h"
+#include "compiler/passes/partition_live_profile.h"
 #include "compiler/passes/tile_build.h"
 #include "compiler/passes/vec_tile_proposal.h"
 
@@ -232,7 +233,8 @@ void join_unless_cycle(Groups& g, const std::vector<OpEdge>& edges, const std::v
 // in-place takeover that holds in the union holds in A). Upper: at an op of A, A's own tiles are
 // live as in A, C's own tiles are a subset of those live at C's previous op, the shared ones add at
 // most S, and an in-place takeover lost to a shared source adds at most one tile of its size.
-// A bound decides when it can; otherwise the exact count, which resets both bounds.
+// A bound decides when it can; otherwise the exact count (GroupLiveProfile, partition_live_profile.h:
+// a sum of segment trees, not a recount), which resets both bounds.
 struct PeakBounds {
   using Bytes = std::array<int64_t, 6>;
   struct Entry {
@@ -243,7 +245,9 @@ struct PeakBounds {
   std::vector<Entry> e;
   const TileRoot& r;
   const std::array<int64_t, 6>& align;
-  PeakBounds(const TileRoot& root, const std::array<int64_t, 6>& al, size_t n) : e(n), r(root), align(al) {}
+  GroupLiveProfile& profile;  // the exact counts (partition_live_profile.h)
+  PeakBounds(const TileRoot& root, const std::array<int64_t, 6>& al, size_t n, GroupLiveProfile& p)
+      : e(n), r(root), align(al), profile(p) {}
   int64_t aligned(int t) const {
     const LocalTile& lt = r.tiles[size_t(t)];
     int64_t a = std::max<int64_t>(1, align[int(lt.mem)]);
@@ -253,7 +257,7 @@ struct PeakBounds {
     Entry& x = e[size_t(root)];
     if (x.size == members.size()) return x;
     x.size = members.size();
-    x.lo = x.hi = peak_bytes(r, members, align);
+    x.lo = x.hi = profile.peak(root, members);
     x.tiles.clear();
     for (int o : members) {
       const TileOp& op = r.ops[size_t(o)];
@@ -502,7 +506,8 @@ void partition(Builder& b) {
   b.stats.supernodes += groups;
 
   auto core_of = [&](int root) { return op_core(r, r.ops[g.members[root].front()]); };
-  PeakBounds bounds(r, b.align, size_t(n));
+  GroupLiveProfile profile(r, b.align, n);
+  PeakBounds bounds(r, b.align, size_t(n), profile);
   // Try to merge the groups of ops x and y. forced: a failure to fit is an error at `y`.
   auto try_merge = [&](int x, int y, bool forced, const std::string& why) -> bool {
     int a = g.find(x), c = g.find(y);
@@ -530,18 +535,20 @@ void partition(Builder& b) {
       return false;
     };
     if (!fits(b, lo)) {  // cannot fit
-      if (!forced_fit(merged(), lo)) return false;
+      if (!forced || !forced_fit(merged(), lo)) return false;  // (no merged list for a refusal)
       hi = lo;
-    } else if (!fits(b, hi)) {  // the bounds do not decide: count
-      auto m = merged();
-      lo = hi = peak_bytes(r, m, b.align);
+    } else if (!fits(b, hi)) {  // the bounds do not decide: count (the window the merge changes)
+      lo = hi = profile.merged_peak(a, g.members[a], c, g.members[c]);
       if (!fits(b, lo)) {
-        if (!forced_fit(m, lo)) return false;
+        if (!forced || !forced_fit(merged(), lo)) return false;  // (no merged list for a refusal)
         hi = lo;
       }
     }
     const size_t size = g.members[a].size() + g.members[c].size();
-    bounds.joined(g.unite(a, c), a, c, size, lo, hi);
+    profile.prepare_join(a, g.members[a], c, g.members[c]);
+    const int u = g.unite(a, c);
+    profile.joined(u);
+    bounds.joined(u, a, c, size, lo, hi);
     ++b.stats.depth_merges;
     return true;
   };

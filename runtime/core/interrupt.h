@@ -15,8 +15,11 @@ void set_temp_file(const std::string& path);
 // through profiling::ChunkedFile): the handler removes every one held. Returns the slot to release
 // when the file is renamed into place or removed; -1 when every slot is taken (then only the
 // run folder's .partial name marks the file).
+// Safe from several threads at once (slots are claimed with atomics, async-signal-safe).
 int hold_temp_file(const std::string& path);
 void release_temp_file(int slot);
+// The path a held slot names, nullptr when the slot is free (what the handler would remove; for tests).
+const char* held_temp_file(int slot);
 // The run folder being filled now ("" when none); run_folder.cpp keeps it current.
 void set_partial_folder(const std::string& path);
 

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""Compile cost of issue 12's two slow-compile edges: partition's peak count near the UB capacity and
+buffer_plan's placement of leaves of thousands of live one-element buffers.
+
+    test/bench/slow_compile_edges_bench.py [--build-dir build] [--baseline OLD_BUILD] [--runs 3] [--quick]
+
+partition (fuzz seed 9004328's shape, test/fuzz/found/fixed/peak_bytes_near_capacity_seed9004328.yaml):
+`vec_tile: [2, 1]` / `[1, 1]` in unroll gears of 8 x 32 rows over A columns, A = 16, 32, 64 (--full: and
+128, the seed): one-element tiles per op grow with A, and the groups sit near UB's capacity, so most merges
+are decided by an exact count. buffer_plan (seed 9006604's shape, tiny_tile_compile_bench.py's spec):
+a transpose of [D, 128, 128] fp32 with `vec_tile: [1, 1, 1]`, D = 2, 4, 8 (--full: and 16, the seed's size;
+32 768 to 262 144 one-element tiles).
+
+Per size: the median over --runs of ptoc's process CPU (user + system, wait4 rusage) and of the stage's
+CPU from `--time-passes`, and the growth per doubling (quadratic: about 4x; n log n: about 2x).
+--baseline OLD_BUILD: OLD_BUILD/cli/ptoc beside it, the ratio old / new and whether both wrote the same
+bundle bytes (exit status 1 when they differ). --quick: the smallest size of each, one run.
+Builds nothing: it runs BUILD/cli/ptoc.
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+PARTITION_SPEC = """ptoc: 1
+name: fz
+dims:
+  D: {{dynamic: true, max: 4096}}
+  A: {a}
+inputs:
+  in3:
+    dtype: bf16
+    shape: [1, 1]
+  in5:
+    dtype: fp16
+    shape: [D, A]
+outputs:
+  out8:
+    dtype: bf16
+    shape: [D, A]
+  out10:
+    dtype: bf16
+    shape: [D, A]
+options:
+  pass:
+    vec_nbuffer_setting: {{MM: 1}}
+    cube_l1_reuse_setting: {{ACT: 0}}
+body:
+- loop:
+    var: b1
+    count: ceil_div(D, 32)
+    unroll: [8, 4]
+    factor: k2
+  body:
+  - if: k2 >= 4
+    then:
+    - vec_tile: [2, 1]
+    else:
+    - vec_tile: [1, 1]
+  - t4 = minimum(0.5, in3)
+  - t6 = cast(in5[b1 * 32:(b1 + k2) * 32, 0:A], bf16)
+  - t7 = maximum((t6 * t4), 0.5)
+  - out8[b1 * 32:, 0:] = t7
+- loop: {{var: b9, count: 'ceil_div(D, 4)'}}
+  body:
+  - out10[b9 * 4:, 0:] = out8[b9 * 4:(b9 + 1) * 4, 0:A]
+  - {{label: ACT}}
+"""
+
+TRANSPOSE_SPEC = """ptoc: 1
+name: tiny_tiles
+dims: {{D: {d}, A: 128, B: 128}}
+inputs:
+  x:
+    dtype: fp32
+    shape: [B, A, D]
+outputs:
+  y:
+    dtype: fp32
+    shape: [D, A, B]
+options:
+  pass:
+    vec_nbuffer_setting: {{DEFAULT: 0}}
+body:
+- vec_tile: [1, 1, 1]
+- t = transpose(x, 0, 2)
+- y[0:, 0:, 0:] = t
+"""
+
+
+def compile_once(ptoc, spec, out, stage):
+    """(exit code, cpu s, stage cpu s, stderr) of one `ptoc --time-passes`."""
+    with tempfile.TemporaryFile('w+') as fe, tempfile.TemporaryFile('w+') as fo:
+        p = subprocess.Popen([ptoc, spec, '-o', out, '--time-passes'], stdout=fo, stderr=fe)
+        _, status, ru = os.wait4(p.pid, 0)
+        fe.seek(0)
+        fo.seek(0)
+        text = fo.read() + fe.read()
+    m = re.search(r'^\s*' + stage + r'\s+[0-9.]+\s+([0-9.]+)', text, re.M)
+    return os.waitstatus_to_exitcode(status), ru.ru_utime + ru.ru_stime, float(m.group(1)) / 1000 if m else float('nan'), text
+
+
+def measure(ptoc, spec, out, runs, stage):
+    cpu, st = [], []
+    for _ in range(runs):
+        rc, c, s, text = compile_once(ptoc, spec, out, stage)
+        if rc != 0:
+            sys.exit(f'{ptoc} {spec}: exit {rc}\n{text}')
+        cpu.append(c)
+        st.append(s)
+    with open(out, 'rb') as f:
+        data = f.read()
+    return statistics.median(cpu), statistics.median(st), data
+
+
+def table(title, unit, stage, cases, builds, runs, tmp):
+    """cases: [(size label, spec text)]. Prints one table; returns whether the builds agree."""
+    rows = []
+    same = True
+    for label, text in cases:
+        spec = os.path.join(tmp, f'{stage}_{label}.yaml')
+        with open(spec, 'w') as f:
+            f.write(text)
+        res = {name: measure(ptoc, spec, os.path.join(tmp, f'{name}_{stage}_{label}.bundle'), runs, stage)
+               for name, ptoc in builds}
+        if 'old' in res and res['old'][2] != res['new'][2]:
+            same = False
+        rows.append((label, res))
+    print(f'{title}; median of {runs} run(s), CPU s')
+    head = f'{unit:>8}'
+    for name, _ in builds:
+        head += f' {name + " cpu":>9} {name + " " + stage:>{max(10, len(stage) + 5)}}'
+    if len(builds) > 1:
+        head += f' {"old/new":>8} {stage + " old/new":>{len(stage) + 9}} {"same bytes":>10}'
+    print(head)
+    for label, res in rows:
+        line = f'{label:>8}'
+        for name, _ in builds:
+            c, s, _ = res[name]
+            line += f' {c:>9.2f} {s:>{max(10, len(stage) + 5)}.2f}'
+        if len(builds) > 1:
+            o, n = res['old'], res['new']
+            line += f' {o[0] / n[0]:>8.2f} {o[1] / max(n[1], 1e-3):>{len(stage) + 9}.1f} {str(o[2] == n[2]):>10}'
+        print(line)
+    if len(rows) > 1:
+        for name, _ in builds:
+            g = [f'{rows[i][1][name][1] / max(rows[i - 1][1][name][1], 1e-3):.2f}x' for i in range(1, len(rows))]
+            print(f'{name}: {stage} CPU growth per doubling {" ".join(g)}')
+    print()
+    return same
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--build-dir', default=os.path.join(ROOT, 'build'))
+    ap.add_argument('--baseline', help='another build dir to compare with (its cli/ptoc)')
+    ap.add_argument('--runs', type=int, default=3)
+    ap.add_argument('--quick', action='store_true')
+    ap.add_argument('--full', action='store_true',
+                    help='also A = 128 and D = 16 (the seeds; > 50 s and 18 s CPU each on the old build)')
+    a = ap.parse_args()
+    runs = 1 if a.quick else a.runs
+    builds = [('new', os.path.join(a.build_dir, 'cli', 'ptoc'))]
+    if a.baseline:
+        builds.insert(0, ('old', os.path.join(a.baseline, 'cli', 'ptoc')))
+    cols = [16] if a.quick else [16, 32, 64] + ([128] if a.full else [])
+    ds = [1] if a.quick else [2, 4, 8] + ([16] if a.full else [])
+    with tempfile.TemporaryDirectory(prefix='slow-edges-bench-') as tmp:
+        same = table('partition: seed 9004328 shape, A columns (one-element tiles per op ~ A)', 'A', 'partition',
+                     [(str(c), PARTITION_SPEC.format(a=c)) for c in cols], builds, runs, tmp)
+        same &= table('buffer_plan: transpose [D, 128, 128] fp32, vec_tile [1, 1, 1]', 'tiles', 'buffer_plan',
+                      [(str(d * 128 * 128), TRANSPOSE_SPEC.format(d=d)) for d in ds], builds, runs, tmp)
+    if not same:
+        print('the two builds wrote different bundles')
+        return 1
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
