@@ -8,6 +8,7 @@
 #include "compiler/frontend/dim_simplify.h"
 #include "compiler/frontend/elaborate_call.h"
 #include "compiler/frontend/int64_rules.h"
+#include "compiler/frontend/pypto_keywords_port6a.h"
 #include "compiler/frontend/elaborator.h"
 #include "compiler/frontend/suggest.h"
 
@@ -156,6 +157,12 @@ EV Elaborator::call(const Expr& e) {
     }
     size_t k = 0;
     while (k < c.names.size() && c.names[k] != a.name) ++k;
+    if (k == c.names.size()) {  // PyPTO's spelling of the keyword (pypto_keywords_port6a.cpp)
+      const std::string alias = pypto_keyword_alias(fn, a.name);
+      k = 0;
+      while (!alias.empty() && k < c.names.size() && c.names[k] != alias) ++k;
+      if (alias.empty()) k = c.names.size();
+    }
     if (k == c.names.size()) {
       std::string hint = did_you_mean(a.name, c.names);
       if (hint.empty()) {
@@ -688,6 +695,7 @@ EV Elaborator::call_reshape(const Call& c) {
       va[0] = simplify(floordiv(nvalid, row));
     }
   }
+  if (args.size() > 3 && args[3] && !reshape_valid_shape(c, *sh, va)) return EV::poison();  // reshape_valid_port6a.cpp
   Op op;
   op.kind = OpKind::Reshape;
   op.inputs = {a.value};

@@ -203,6 +203,7 @@ std::optional<bool> Elaborator::condition(const Expr& e) {
       return !*a;
     }
     case K::Compare: {
+      if (auto k = float_compare01(e)) return k->as_const() == 1;  // port6a: `scale != 1.0` (elaborate_cond.cpp)
       auto a = dim(*e.items[0], DimUse::Static);
       auto b = dim(*e.items[1], DimUse::Static);
       if (!a || !b) return std::nullopt;

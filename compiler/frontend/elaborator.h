@@ -137,6 +137,7 @@ class Elaborator {
   EV call_matmul(const Call& c);
   EV call_transpose(const Call& c);
   EV call_reshape(const Call& c);
+  bool reshape_valid_shape(const Call& c, const Shape& shape, Shape& valid);  // reshape_valid_port6a.cpp
   EV call_view(const Call& c);
   EV call_concat(const Call& c);
   EV call_full(const Call& c);
@@ -253,6 +254,8 @@ class Elaborator {
   // `l[i]` of a constant list (elaborate_const_binding.cpp): 1 with the entry in `out`, 0 when `e` is not an
   // entry of a constant list, -1 when it is one but reported (index out of range, a slice, not static).
   int const_list_item(const Expr& e, int64_t& out);
+  std::optional<double> const_float_of(const Expr& e);  // port6a: float constants in if conditions
+  std::optional<DimExpr> float_compare01(const Expr& e);  // port6a (elaborate_cond.cpp)
   // `tiles[i]` of a nested constant list: its row, or null (not one, or reported).
   const std::vector<int64_t>* nested_row(const Expr& e);
   int64_t const_list_index(const Slice& sl, const Expr& whole, const std::string& n, int64_t size);

@@ -513,3 +513,14 @@ REFERENCES.update({
     # 130 tokens = one gear-128 instance and two gear-1 instances.
     "hc_pre_prefill": Ref(ref_hc_pre, dynamic={"T": 130}, scale={"hc_fn": 0.008}),
 })
+
+# --- port6a: Kimi's block attention residual and QAT's asymmetric per-group fake quantisation (PyPTO models/) ---
+from references_port6a import ref_block_attn_res, ref_qat_asymmetric_per_group, qat_inputs  # noqa: E402
+
+REFERENCES.update({
+    # Real D = 512 and L = 26 (PyPTO's n = 25 blocks + the partial block, l_max 32); 195 = 128 + 64 + 3 tokens, every
+    # gear. proj_weight scaled as PyPTO's test draws it (randn / sqrt(4 D)).
+    "block_attn_res": Ref(ref_block_attn_res, dynamic={"BT": 195, "L": 26}, scale={"proj_weight": 0.0221}),
+    # 12288 groups of 128 is PyPTO's N768-M2048 case; 1000 = 512 + 256 + 232 (a tail in the gear-256 block).
+    "qat_asymmetric_per_group": Ref(ref_qat_asymmetric_per_group, dynamic={"NG": 1000}, inputs=qat_inputs),
+})
