@@ -695,13 +695,18 @@ EV Elaborator::call_reshape(const Call& c) {
       va[0] = simplify(floordiv(nvalid, row));
     }
   }
-  if (args.size() > 3 && args[3] && !reshape_valid_shape(c, *sh, va)) return EV::poison();  // reshape_valid_port6a.cpp
+  Shape stated = va;  // PyPTO's valid_shape: equal to va or narrower (reshape_valid_port6a.cpp)
+  if (args.size() > 3 && args[3] && !reshape_valid_shape(c, *sh, stated)) return EV::poison();
   Op op;
   op.kind = OpKind::Reshape;
   op.inputs = {a.value};
   op.shape = *sh;
   op.inplace = *inplace;
-  return EV::tensor(emit(op, x.dtype, *sh, va, fo, fl), a.nz);
+  const int r = emit(op, x.dtype, *sh, va, fo, fl);
+  bool same = true;
+  for (size_t i = 0; i < va.size(); ++i) same = same && provably_equal(stated[i], va[i]);
+  if (same) return EV::tensor(r, a.nz);
+  return EV::tensor(narrow_valid(r, stated, fo, fl), a.nz);
 }
 
 EV Elaborator::call_view(const Call& c) {

@@ -138,6 +138,7 @@ class Elaborator {
   EV call_transpose(const Call& c);
   EV call_reshape(const Call& c);
   bool reshape_valid_shape(const Call& c, const Shape& shape, Shape& valid);  // reshape_valid_port6a.cpp
+  int narrow_valid(int value, const Shape& valid, int loc_off, int loc_len);  // reshape_valid_port6a.cpp
   EV call_view(const Call& c);
   EV call_concat(const Call& c);
   EV call_full(const Call& c);

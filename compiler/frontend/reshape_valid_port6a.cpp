@@ -3,8 +3,9 @@
 //   logits = reshape(logits_3d, [tile_bt, l_max], valid_shape=[tile_bt, l])
 // ptoc derives a reshape's valid region from its input (size-1 axes come and go; a valid row prefix
 // becomes whole rows: elaborate_calls.cpp). The stated valid shape must be that region or narrow it
-// (then the result holds less, as view's valid= narrows a window); a larger one would make padding
-// valid, and is an error naming the axis and both extents.
+// (then the result holds less: a whole-window view with valid= follows the reshape, so the evaluator and
+// the compiled code narrow it alike); a larger one would make padding valid, and is an error naming the
+// axis and both extents.
 #include "compiler/frontend/dim_simplify.h"
 #include "compiler/frontend/elaborate_call.h"
 
@@ -37,6 +38,17 @@ bool Elaborator::reshape_valid_shape(const Call& c, const Shape& shape, Shape& v
     return false;
   }
   return true;
+}
+
+int Elaborator::narrow_valid(int value, const Shape& valid, int loc_off, int loc_len) {
+  const Value v = p_.values[size_t(value)];
+  Op op;
+  op.kind = OpKind::View;
+  op.inputs = {value};
+  op.shape = v.shape;
+  op.offsets = Shape(v.shape.size(), DimExpr(0));
+  op.valid = valid;
+  return emit(op, v.dtype, v.shape, valid, loc_off, loc_len);
 }
 
 }  // namespace ptoc::fe
