@@ -233,6 +233,8 @@ std::optional<DType> Elaborator::dtype_arg(const Expr* x, DType dflt) {
   if (!x) return dflt;
   if (x->kind == Expr::Kind::Name)
     if (auto d = parse_dtype(x->name)) return *d;
+  if (x->kind == Expr::Kind::Name)
+    if (auto d = pypto_dtype_name(x->name)) return *d;  // PyPTO's DT_FP32 (pypto_keywords_port6a.cpp)
   std::vector<std::string> names;
   for (DType t : kAllDTypes) names.emplace_back(dtype_name(t));
   std::string hint = x->kind == Expr::Kind::Name ? did_you_mean(x->name, names) : "";

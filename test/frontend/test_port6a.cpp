@@ -157,3 +157,10 @@ TEST_CASE("an if on float constants is decided in double, as Python decides it",
   // A float against a dynamic dim cannot be decided at compile time: the float is refused as a dim term.
   expect_error(body("scale < B"), "scale < B", "'scale' is a float constant; a dim expression takes integers");
 }
+
+TEST_CASE("PyPTO's dtype names DT_FP32 ... are ptoc's dtypes", "[frontend][port6a]") {
+  const std::string head = kLoop + "      - \"t = cast(cast(x[b * 4:(b + 1) * 4, :], ";
+  CHECK(ir(spec(head + "DT_BF16), DT_FP32)\"\n      - \"y[b * 4:, :] = t\"\n")) ==
+        ir(spec(head + "bf16), fp32)\"\n      - \"y[b * 4:, :] = t\"\n")));
+  expect_error(spec(head + "DT_FP64), fp32)\"\n      - \"y[b * 4:, :] = t\"\n"), "DT_FP64", "unknown dtype 'DT_FP64'");
+}
