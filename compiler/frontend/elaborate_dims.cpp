@@ -62,6 +62,14 @@ std::optional<DimExpr> Elaborator::dim(const Expr& e, DimUse use) {
       if (use != DimUse::DimsOnly && f) {
         auto it = f->consts.find(n);
         if (it != f->consts.end()) return DimExpr(it->second);
+        if (auto a = f->dim_aliases.find(n); a != f->dim_aliases.end()) {  // `n = x.shape[0]` (port6a)
+          if (use == DimUse::Static && !a->second.as_const()) {
+            err(e.off, e.len, "'" + n + "' is a dynamic extent (" + a->second.str() + "); this must be static",
+                "an if condition may only use static dims, static loop variables and unroll factors");
+            return std::nullopt;
+          }
+          return a->second;
+        }
         if (non_int_const(e, "a dim expression")) return std::nullopt;
         if (f->dyn_vars.count(n)) {
           if (use == DimUse::Static) {

@@ -164,3 +164,22 @@ TEST_CASE("PyPTO's dtype names DT_FP32 ... are ptoc's dtypes", "[frontend][port6
         ir(spec(head + "bf16), fp32)\"\n      - \"y[b * 4:, :] = t\"\n")));
   expect_error(spec(head + "DT_FP64), fp32)\"\n      - \"y[b * 4:, :] = t\"\n"), "DT_FP64", "unknown dtype 'DT_FP64'");
 }
+
+TEST_CASE("x.shape binds a tensor's extents: static ones as constants, dynamic ones as the dim", "[frontend][port6a]") {
+  const std::string loop = "  - vec_tile: [4, 64]\n  - loop: {var: b, count: \"ceil_div(nb, 4)\"}\n    body:\n"
+                           "      - \"y[b * 4:, :] = exp(x[b * 4:(b + 1) * 4, 0:h])\"\n";
+  const std::string plain = ir(spec("  - vec_tile: [4, 64]\n  - loop: {var: b, count: \"ceil_div(B, 4)\"}\n    body:\n"
+                                    "      - \"y[b * 4:, :] = exp(x[b * 4:(b + 1) * 4, 0:64])\"\n"));
+  CHECK(ir(spec("  - \"nb, h = x.shape\"\n" + loop)) == plain);
+  CHECK(ir(spec("  - \"nb = x.shape[0]\"\n  - \"h = v.shape[-1]\"\n" + loop)) == plain);
+  // A static extent is a constant: a vec_tile entry may read it; a dynamic one may not stand in an if.
+  CHECK(ir(spec("  - \"nb, h = y.shape\"\n  - vec_tile: [4, h]\n  - loop: {var: b, count: \"ceil_div(nb, 4)\"}\n"
+                "    body:\n      - \"y[b * 4:, :] = exp(x[b * 4:(b + 1) * 4, 0:h])\"\n")) == plain);
+  expect_error(spec("  - \"nb = x.shape[0]\"\n  - if: \"nb > 2\"\n    then: [\"y[:, :] = x\"]\n"), "nb > 2",
+               "'nb' is a dynamic extent (B); this must be static");
+  expect_error(spec("  - \"a, b, c = x.shape\"\n" + loop), "a, b, c", "'x.shape' has 2 extents; 3 names are bound",
+               "bind one name per axis");
+  expect_error(spec("  - \"nb = x.shape[2]\"\n" + loop), "2]\"", "'x' has rank 2; index 2 is outside its shape");
+  expect_error(spec("  - \"nb = w.shape[0]\"\n" + loop), "w.shape", "'w' is not a tensor or a value");
+  expect_error(spec("  - \"B = x.shape[0]\"\n" + loop), "B = x", "'B'");
+}
