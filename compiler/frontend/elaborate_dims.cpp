@@ -62,6 +62,8 @@ std::optional<DimExpr> Elaborator::dim(const Expr& e, DimUse use) {
       if (use != DimUse::DimsOnly && f) {
         auto it = f->consts.find(n);
         if (it != f->consts.end()) return DimExpr(it->second);
+        if (auto r = f->runtime_aliases.find(n); r != f->runtime_aliases.end() && use != DimUse::Static)
+          return dim(*r->second, use);  // `start_pos = start_pos_dy[b]` (port6a): its loads bind at this use
         if (auto a = f->dim_aliases.find(n); a != f->dim_aliases.end()) {  // `n = x.shape[0]` (port6a)
           if (use == DimUse::Static && !a->second.as_const()) {
             err(e.off, e.len, "'" + n + "' is a dynamic extent (" + a->second.str() + "); this must be static",

@@ -205,6 +205,7 @@ void Elaborator::assign(const Stmt& s) {
   }
   if (local_tensor_decl(s)) return;
   if (tensor_shape_binding(s)) return;  // tensor_shape_port6a.cpp
+  if (symbolic_binding(s)) return;      // tensor_shape_port6a.cpp
   if (const_binding(s)) return;
   if (scatter_update_stmt(s)) return;  // elaborate_scatter_update.cpp
   bool name_ok = check_binding_name(a.target, at(a.target_off), a.target_len, "value");

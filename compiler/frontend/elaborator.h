@@ -67,6 +67,7 @@ struct Frame {
   std::set<std::string> named_consts; // `tile_t = k`: compile-time constants bound by a statement (elaborate_const_binding.cpp)
   std::map<std::string, double> float_consts;               // `eps = 1e-6` (also in named_consts)
   std::map<std::string, DimExpr> dim_aliases;               // `n = x.shape[0]` of a dynamic extent (tensor_shape_port6a.cpp)
+  std::map<std::string, ExprPtr> runtime_aliases;           // `s = pos[b]`: re-read where used (its loads bind there)
   std::map<std::string, std::vector<int64_t>> list_consts;  // `unroll_list = [1, 2, 4, 8]` (also in named_consts)
   // `tiles = [[1, 16384], [16, 512]]`: a list of integer lists, read as tiles[i] (a list) and tiles[i][j]
   std::map<std::string, std::vector<std::vector<int64_t>>> nested_consts;
@@ -258,6 +259,7 @@ class Elaborator {
   int const_list_item(const Expr& e, int64_t& out);
   std::optional<double> const_float_of(const Expr& e);  // port6a: float constants in if conditions
   bool tensor_shape_binding(const Stmt& s);  // port6a: `bt, l, d = v.shape`, `n = x.shape[0]` (tensor_shape_port6a.cpp)
+  bool symbolic_binding(const Stmt& s);  // port6a: `b_loop = (bsz + b - 1) // b` over dynamic extents
   std::optional<DimExpr> float_compare01(const Expr& e);  // port6a (elaborate_cond.cpp)
   // `tiles[i]` of a nested constant list: its row, or null (not one, or reported).
   const std::vector<int64_t>* nested_row(const Expr& e);

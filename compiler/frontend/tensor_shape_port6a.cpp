@@ -6,6 +6,8 @@
 // views, valid shapes; an `if` condition refuses it as it refuses a dynamic dim). The lexer reads
 // `x.shape` as one name; here it must be a tensor (an input, an output, a workspace) or a value bound
 // before, and the targets must match its rank (or the index be inside it).
+#include <functional>
+
 #include "compiler/frontend/dim_simplify.h"
 #include "compiler/frontend/elaborator.h"
 
@@ -98,10 +100,93 @@ bool Elaborator::tensor_shape_binding(const Stmt& s) {
     fr.list_consts.erase(t.text);
     fr.nested_consts.erase(t.text);
     fr.dim_aliases.erase(t.text);
+    fr.runtime_aliases.erase(t.text);
     if (auto c = d.as_const()) fr.consts[t.text] = *c;
     else fr.dim_aliases[t.text] = d;
     fr.named_consts.insert(t.text);
   }
+  return true;
+}
+
+}  // namespace ptoc::fe
+
+namespace ptoc::fe {
+
+namespace {
+
+// Whether `e` is integer arithmetic over dims, constants, extent aliases and dynamic loop variables, with
+// at least one dynamic leaf (else it is a compile-time constant: elaborate_const_binding.cpp).
+bool symbolic_leaves(const Expr& e, const Program& p, const Frame& f, const Names& names, bool& dynamic) {
+  switch (e.kind) {
+    case Expr::Kind::Number: return e.is_int;
+    case Expr::Kind::Name: {
+      if (e.quoted || names.count(e.name)) return false;
+      if (const DimDecl* d = p.find_dim(e.name)) return dynamic = dynamic || d->dynamic, true;
+      if (f.dim_aliases.count(e.name) || f.dyn_vars.count(e.name)) return dynamic = true;
+      return f.consts.count(e.name) > 0;
+    }
+    case Expr::Kind::Neg: return e.items.size() == 1 && symbolic_leaves(*e.items[0], p, f, names, dynamic);
+    case Expr::Kind::Subscript: {
+      // `start_pos_dy[b_idx * b + c_idx]`: an element of an integer input, a run-time value (section 8)
+      const Expr& b = *e.items[0];
+      const int t = b.kind == Expr::Kind::Name && !names.count(b.name) ? p.find_tensor(b.name) : -1;
+      if (t < 0 || p.tensors[size_t(t)].role != TensorRole::Input) return false;
+      const DType dt = p.tensors[size_t(t)].dtype;
+      if (dt != DType::int32 && dt != DType::int64) return false;
+      for (const auto& sl : e.slices)
+        if (sl.kind != Slice::Kind::Index || !sl.start || !symbolic_leaves(*sl.start, p, f, names, dynamic)) return false;
+      return dynamic = true;
+    }
+    case Expr::Kind::Binary:
+      if (e.op != "+" && e.op != "-" && e.op != "*" && e.op != "//" && e.op != "%") return false;
+      return symbolic_leaves(*e.items[0], p, f, names, dynamic) && symbolic_leaves(*e.items[1], p, f, names, dynamic);
+    case Expr::Kind::Call:
+      if ((e.name != "min" && e.name != "max" && e.name != "ceil_div") || e.args.size() != 2) return false;
+      for (const auto& a : e.args)
+        if (!a.name.empty() || !a.value || !symbolic_leaves(*a.value, p, f, names, dynamic)) return false;
+      return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+// PyPTO's SymbolicScalar arithmetic bound to a Python name: `b_loop = (bsz + b - 1) // b` with bsz a dynamic
+// extent, `b_valid = min(bsz - b_idx * b, b)` in a loop over b_idx. The name is an alias of the dim
+// expression (as `bsz` is after `bsz, s1, h = x.shape`).
+bool Elaborator::symbolic_binding(const Stmt& s) {
+  const AssignAst& a = s.assign;
+  if (!seq_ || !a.value || a.subscript || !a.more_targets.empty()) return false;
+  bool dynamic = false;
+  if (!symbolic_leaves(*a.value, p_, seq_->frame, *names_, dynamic) || !dynamic) return false;
+  Frame& fr = seq_->frame;
+  if (!fr.named_consts.count(a.target)) {
+    if (names_->count(a.target)) {
+      err(a.target_off, a.target_len, "cannot bind '" + a.target + "' to a dim expression: it names a tensor value",
+          "choose another name");
+      return true;
+    }
+    if (!check_binding_name(a.target, at(a.target_off), a.target_len, "compile-time constant")) return true;
+  }
+  auto d = dim(*a.value, DimUse::Loop);
+  if (!d) return true;
+  fr.consts.erase(a.target);
+  fr.float_consts.erase(a.target);
+  fr.list_consts.erase(a.target);
+  fr.nested_consts.erase(a.target);
+  fr.dim_aliases[a.target] = simplify(*d);
+  // An alias holding a run-time value is re-read at each use, so that each use's root function loads it.
+  bool runtime = false;
+  std::function<void(const Expr&)> scan = [&](const Expr& x) {
+    if (x.kind == Expr::Kind::Subscript) runtime = true;
+    if (x.kind == Expr::Kind::Name && fr.runtime_aliases.count(x.name)) runtime = true;
+    for (const auto& i : x.items) if (i) scan(*i);
+    for (const auto& g : x.args) if (g.value) scan(*g.value);
+  };
+  scan(*a.value);
+  if (runtime) fr.runtime_aliases[a.target] = a.value;
+  else fr.runtime_aliases.erase(a.target);
+  fr.named_consts.insert(a.target);
   return true;
 }
 

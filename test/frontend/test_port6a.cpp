@@ -175,11 +175,45 @@ TEST_CASE("x.shape binds a tensor's extents: static ones as constants, dynamic o
   // A static extent is a constant: a vec_tile entry may read it; a dynamic one may not stand in an if.
   CHECK(ir(spec("  - \"nb, h = y.shape\"\n  - vec_tile: [4, h]\n  - loop: {var: b, count: \"ceil_div(nb, 4)\"}\n"
                 "    body:\n      - \"y[b * 4:, :] = exp(x[b * 4:(b + 1) * 4, 0:h])\"\n")) == plain);
-  expect_error(spec("  - \"nb = x.shape[0]\"\n  - if: \"nb > 2\"\n    then: [\"y[:, :] = x\"]\n"), "nb > 2",
-               "'nb' is a dynamic extent (B); this must be static");
+  // A dynamic extent is no scalar operand.
+  expect_error(spec("  - \"nb = x.shape[0]\"\n" + loop.substr(0, loop.rfind("exp(")) + "x[b * 4:(b + 1) * 4, :] * nb\"\n"),
+               "nb\"", "'nb' is a dynamic extent (B) and cannot be a scalar operand");
   expect_error(spec("  - \"a, b, c = x.shape\"\n" + loop), "a, b, c", "'x.shape' has 2 extents; 3 names are bound",
                "bind one name per axis");
   expect_error(spec("  - \"nb = x.shape[2]\"\n" + loop), "2]\"", "'x' has rank 2; index 2 is outside its shape");
   expect_error(spec("  - \"nb = w.shape[0]\"\n" + loop), "w.shape", "'w' is not a tensor or a value");
   expect_error(spec("  - \"B = x.shape[0]\"\n" + loop), "B = x", "'B'");
+}
+
+TEST_CASE("dim arithmetic over dynamic extents and run-time values binds names, as PyPTO's SymbolicScalar", "[frontend][port6a]") {
+  // DeepSeek-V4's compressor: b_loop = (bsz + b - 1) // b; b_valid = min(bsz - b_idx * b, b); a loop over each.
+  auto blocks = [](const std::string& top, const std::string& outer, const std::string& inner) {
+    return spec(top + "  - vec_tile: [1, 64]\n  - loop: {var: i, count: \"" + outer + "\"}\n    body:\n" +
+                "      - loop: {var: j, count: \"" + inner + "\"}\n        body:\n" +
+                "          - \"y[i * 8 + j:, :] = exp(x[i * 8 + j:i * 8 + j + 1, :])\"\n");
+  };
+  const std::string written = ir(blocks("", "(B + 7) // 8", "min(B - i * 8, 8)"));
+  CHECK(ir(spec("  - \"bsz, h = x.shape\"\n  - \"b = 8\"\n  - \"b_loop = (bsz + b - 1) // b\"\n"
+                "  - vec_tile: [1, 64]\n  - loop: {var: i, count: b_loop}\n    body:\n"
+                "      - \"b_valid = min(bsz - i * b, b)\"\n"
+                "      - loop: {var: j, count: b_valid}\n        body:\n"
+                "          - \"y[i * 8 + j:, :] = exp(x[i * 8 + j:i * 8 + j + 1, :])\"\n")) == written);
+  // A static expression stays a compile-time constant (a vec_tile entry may read it).
+  CHECK(ir(spec("  - \"h2 = 64 // 2 * 2\"\n  - vec_tile: [1, h2]\n  - loop: {var: i, count: B}\n    body:\n"
+                "      - \"y[i:, :] = exp(x[i:i + 1, :])\"\n")) ==
+        ir(spec("  - vec_tile: [1, 64]\n  - loop: {var: i, count: B}\n    body:\n      - \"y[i:, :] = exp(x[i:i + 1, :])\"\n")));
+}
+
+TEST_CASE("a name bound to a run-time value is read where it is used; an if on it branches at run time", "[frontend][port6a]") {
+  const std::string top = "ptoc: 1\nname: t\ndims: {B: dynamic, H: 64}\n"
+                          "inputs:\n  x: {dtype: fp32, shape: [B, H]}\n  pos: {dtype: int32, shape: [B], values: [0, 9]}\n"
+                          "outputs:\n  y: {dtype: fp32, shape: [B, H]}\nbody:\n  - vec_tile: [1, 64]\n"
+                          "  - loop: {var: b, count: B}\n    body:\n";
+  const std::string named = ir(top + "      - \"p = pos[b]\"\n      - \"q = p % 4\"\n"
+                                     "      - if: \"q + 2 < 4\"\n        then: [\"y[b:, :] = x[b:b + 1, :] * 2.0\"]\n"
+                                     "        else: [\"y[b:, :] = x[b:b + 1, :]\"]\n");
+  // (two comment lines keep the branch on the same line: the branch's loop is named after its line)
+  const std::string direct = ir(top + "      # p = pos[b]\n      # q = p % 4\n      - cond: \"pos[b] % 4 + 2 < 4\"\n        then: [\"y[b:, :] = x[b:b + 1, :] * 2.0\"]\n"
+                                      "        else: [\"y[b:, :] = x[b:b + 1, :]\"]\n");
+  CHECK(named == direct);
 }
