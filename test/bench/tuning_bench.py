@@ -46,7 +46,6 @@ from roofline import SIZES as ROOFLINE_SIZES  # noqa: E402
 SIZES = dict(ROOFLINE_SIZES)
 SIZES.update({
     'lightning_indexer_prolog': {'T': 8, 'NB': 2048},  # note7: the in-place cache point (173 tasks)
-    'block_attn_res': {'BT': 8192, 'L': 26},  # port6a: PyPTO's test b2_t4096_n25 (L <= l_max 32)
 })
 # A dynamic dim whose declared max is below the numerics run's 64 (port6a: Kimi's L <= l_max 32).
 NUMERICS_SIZES = {'block_attn_res': {'L': 26}}
