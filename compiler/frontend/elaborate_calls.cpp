@@ -8,6 +8,7 @@
 #include "compiler/frontend/dim_simplify.h"
 #include "compiler/frontend/elaborate_call.h"
 #include "compiler/frontend/int64_rules.h"
+#include "compiler/frontend/pypto_keywords_port6a.h"
 #include "compiler/frontend/elaborator.h"
 #include "compiler/frontend/suggest.h"
 
@@ -158,8 +159,13 @@ EV Elaborator::call(const Expr& e) {
       continue;
     }
     size_t k = 0;
-    const std::string kw = pypto_keyword(fn, a.name);  // PyPTO's `b_trans=` (elaborate_pypto_forms_port6b.cpp)
-    while (k < c.names.size() && c.names[k] != kw) ++k;
+    while (k < c.names.size() && c.names[k] != a.name) ++k;
+    if (k == c.names.size()) {  // PyPTO's spelling of the keyword (pypto_keywords_port6a.cpp)
+      const std::string alias = pypto_keyword_alias(fn, a.name);
+      k = 0;
+      while (!alias.empty() && k < c.names.size() && c.names[k] != alias) ++k;
+      if (alias.empty()) k = c.names.size();
+    }
     if (k == c.names.size()) {
       std::string hint = did_you_mean(a.name, c.names);
       if (hint.empty()) {
@@ -230,6 +236,8 @@ std::optional<DType> Elaborator::dtype_arg(const Expr* x, DType dflt) {
   if (!x) return dflt;
   if (x->kind == Expr::Kind::Name)
     if (auto d = parse_dtype(x->name)) return *d;
+  if (x->kind == Expr::Kind::Name)
+    if (auto d = pypto_dtype_name(x->name)) return *d;  // PyPTO's DT_FP32 (pypto_keywords_port6a.cpp)
   std::vector<std::string> names;
   for (DType t : kAllDTypes) names.emplace_back(dtype_name(t));
   std::string hint = x->kind == Expr::Kind::Name ? did_you_mean(x->name, names) : "";
@@ -692,12 +700,18 @@ EV Elaborator::call_reshape(const Call& c) {
       va[0] = simplify(floordiv(nvalid, row));
     }
   }
+  Shape stated = va;  // PyPTO's valid_shape: equal to va or narrower (reshape_valid_port6a.cpp)
+  if (args.size() > 3 && args[3] && !reshape_valid_shape(c, *sh, stated)) return EV::poison();
   Op op;
   op.kind = OpKind::Reshape;
   op.inputs = {a.value};
   op.shape = *sh;
   op.inplace = *inplace;
-  return EV::tensor(emit(op, x.dtype, *sh, va, fo, fl), a.nz);
+  const int r = emit(op, x.dtype, *sh, va, fo, fl);
+  bool same = true;
+  for (size_t i = 0; i < va.size(); ++i) same = same && provably_equal(stated[i], va[i]);
+  if (same) return EV::tensor(r, a.nz);
+  return EV::tensor(narrow_valid(r, stated, fo, fl), a.nz);
 }
 
 EV Elaborator::call_view(const Call& c) {

@@ -39,9 +39,36 @@ void rebound_names(const std::vector<Stmt>& stmts, std::vector<std::string>& out
 
 }  // namespace
 
+// A comparison with a float constant or literal on one side and a compile-time number on the other:
+// decided here in double, as Python decides PyPTO's `if scale != 1.0:` (port6a).
+std::optional<DimExpr> Elaborator::float_compare01(const Expr& e) {
+  auto a = const_float_of(*e.items[0]);
+  auto b = const_float_of(*e.items[1]);
+  if (!a && !b) return std::nullopt;
+  auto whole = [&](const Expr& x) -> std::optional<double> {
+    if (x.kind == Expr::Kind::Number && x.is_int) return double(x.ival);
+    if (auto v = const_float_of(x)) return v;
+    if (auto d = dim(x, DimUse::Static))
+      if (auto k = simplify(*d).as_const()) return double(*k);
+    return std::nullopt;
+  };
+  if (!a) a = whole(*e.items[0]);
+  if (!b) b = whole(*e.items[1]);
+  if (!a || !b) return std::nullopt;
+  const std::string& o = e.op;
+  const bool r = o == "<" ? *a < *b : o == "<=" ? *a <= *b : o == ">" ? *a > *b : o == ">=" ? *a >= *b
+               : o == "==" ? *a == *b : *a != *b;
+  return DimExpr(r ? 1 : 0);
+}
+
 bool Elaborator::runtime_condition(const Expr& e) const {
   using K = Expr::Kind;
   if (e.kind == K::Call && (e.name == "is_loop_begin" || e.name == "is_loop_end")) return true;
+  // port6a: a name bound to a dynamic extent or a run-time value (`start_pos = start_pos_dy[b]`,
+  // tensor_shape_port6a.cpp) decides at run time, as PyPTO's `if` on a SymbolicScalar does.
+  if (e.kind == K::Name && seq_)
+    if (auto a = seq_->frame.dim_aliases.find(e.name); a != seq_->frame.dim_aliases.end() && !a->second.as_const())
+      return true;
   for (const auto& i : e.items)
     if (i && runtime_condition(*i)) return true;
   for (const auto& a : e.args)
@@ -74,6 +101,7 @@ std::optional<DimExpr> Elaborator::condition01(const Expr& e) {
       return DimExpr(1) - *a;
     }
     case K::Compare: {
+      if (auto k = float_compare01(e)) return *k;  // port6a: `scale != 1.0` on float constants
       auto a = dim(*e.items[0], DimUse::Loop);
       auto b = dim(*e.items[1], DimUse::Loop);
       if (!a || !b) return std::nullopt;

@@ -408,3 +408,17 @@ bool Elaborator::const_binding(const Stmt& s) {
 }
 
 }  // namespace ptoc::fe
+
+namespace ptoc::fe {
+
+// port6a: a float constant expression's value, for an `if` comparing float constants (PyPTO's
+// `if scale != 1.0:` on a Python float argument, elaborate_cond.cpp); nullopt when `e` is not one.
+std::optional<double> Elaborator::const_float_of(const Expr& e) {
+  if (!seq_) return std::nullopt;
+  bool float_leaf = false;
+  if (!is_const_float_expr(e, p_, seq_->frame, *names_, float_leaf) || !float_leaf) return std::nullopt;
+  const Expr* zero_div = nullptr;
+  return float_value(*this, e, p_, seq_->frame, &zero_div);
+}
+
+}  // namespace ptoc::fe

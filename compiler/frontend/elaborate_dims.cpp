@@ -62,6 +62,16 @@ std::optional<DimExpr> Elaborator::dim(const Expr& e, DimUse use) {
       if (use != DimUse::DimsOnly && f) {
         auto it = f->consts.find(n);
         if (it != f->consts.end()) return DimExpr(it->second);
+        if (auto r = f->runtime_aliases.find(n); r != f->runtime_aliases.end() && use != DimUse::Static)
+          return dim(*r->second, use);  // `start_pos = start_pos_dy[b]` (port6a): its loads bind at this use
+        if (auto a = f->dim_aliases.find(n); a != f->dim_aliases.end()) {  // `n = x.shape[0]` (port6a)
+          if (use == DimUse::Static && !a->second.as_const()) {
+            err(e.off, e.len, "'" + n + "' is a dynamic extent (" + a->second.str() + "); this must be static",
+                "an if condition may only use static dims, static loop variables and unroll factors");
+            return std::nullopt;
+          }
+          return a->second;
+        }
         if (non_int_const(e, "a dim expression")) return std::nullopt;
         bool run_scalar = false;  // `n = seq[b + 1] - seq[b]` (elaborate_scalar_binding_port6b.cpp)
         if (auto r = run_scalar_use(e, use, run_scalar); r || run_scalar) return r;
@@ -205,6 +215,7 @@ std::optional<bool> Elaborator::condition(const Expr& e) {
       return !*a;
     }
     case K::Compare: {
+      if (auto k = float_compare01(e)) return k->as_const() == 1;  // port6a: `scale != 1.0` (elaborate_cond.cpp)
       auto a = dim(*e.items[0], DimUse::Static);
       auto b = dim(*e.items[1], DimUse::Static);
       if (!a || !b) return std::nullopt;

@@ -15,7 +15,8 @@ bool Elaborator::check_math5_operands(const Call& c, const EV& a, const EV* b) {
   if (!c.spec.kind) return true;
   auto is_kind = [](const Call& call, OpKind k) { return *call.spec.kind == k; };
   // fmod / remainder: PyPTO's PrecisionType (both modes compute the exact result here).
-  if ((is_kind(c, OpKind::Fmod) || is_kind(c, OpKind::Remainder)) && c.args.size() > 2 && c.args[2]) {
+  if ((is_kind(c, OpKind::Fmod) || is_kind(c, OpKind::Remainder) || is_kind(c, OpKind::Div)) && c.args.size() > 2 &&
+      c.args[2]) {  // div: PyPTO's div(a, b, PrecisionType.INTRINSIC) (port6a)
     const Expr& m = *c.args[2];
     if (m.kind != Expr::Kind::Name || (m.name != "HIGH_PRECISION" && m.name != "INTRINSIC")) {
       err(m.off, m.len, "unknown precision_type '" + text_of(m) + "' of '" + c.fn + "'",

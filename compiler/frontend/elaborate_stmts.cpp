@@ -206,6 +206,8 @@ void Elaborator::assign(const Stmt& s) {
     return;
   }
   if (local_tensor_decl(s)) return;
+  if (tensor_shape_binding(s)) return;  // tensor_shape_port6a.cpp
+  if (symbolic_binding(s)) return;      // tensor_shape_port6a.cpp
   if (const_binding(s)) return;
   if (run_scalar_binding(s)) return;  // elaborate_scalar_binding_port6b.cpp
   if (scatter_update_stmt(s)) return;  // elaborate_scatter_update.cpp

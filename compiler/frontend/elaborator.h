@@ -66,6 +66,8 @@ struct Frame {
   std::set<std::string> factor_vars; // unroll factor names in scope
   std::set<std::string> named_consts; // `tile_t = k`: compile-time constants bound by a statement (elaborate_const_binding.cpp)
   std::map<std::string, double> float_consts;               // `eps = 1e-6` (also in named_consts)
+  std::map<std::string, DimExpr> dim_aliases;               // `n = x.shape[0]` of a dynamic extent (tensor_shape_port6a.cpp)
+  std::map<std::string, ExprPtr> runtime_aliases;           // `s = pos[b]`: re-read where used (its loads bind there)
   std::map<std::string, std::vector<int64_t>> list_consts;  // `unroll_list = [1, 2, 4, 8]` (also in named_consts)
   // `tiles = [[1, 16384], [16, 512]]`: a list of integer lists, read as tiles[i] (a list) and tiles[i][j]
   std::map<std::string, std::vector<std::vector<int64_t>>> nested_consts;
@@ -144,6 +146,8 @@ class Elaborator {
   EV call_matmul(const Call& c);
   EV call_transpose(const Call& c);
   EV call_reshape(const Call& c);
+  bool reshape_valid_shape(const Call& c, const Shape& shape, Shape& valid);  // reshape_valid_port6a.cpp
+  int narrow_valid(int value, const Shape& valid, int loc_off, int loc_len);  // reshape_valid_port6a.cpp
   EV call_view(const Call& c);
   EV call_concat(const Call& c);
   EV call_full(const Call& c);
@@ -273,6 +277,10 @@ class Elaborator {
   // `l[i]` of a constant list (elaborate_const_binding.cpp): 1 with the entry in `out`, 0 when `e` is not an
   // entry of a constant list, -1 when it is one but reported (index out of range, a slice, not static).
   int const_list_item(const Expr& e, int64_t& out);
+  std::optional<double> const_float_of(const Expr& e);  // port6a: float constants in if conditions
+  bool tensor_shape_binding(const Stmt& s);  // port6a: `bt, l, d = v.shape`, `n = x.shape[0]` (tensor_shape_port6a.cpp)
+  bool symbolic_binding(const Stmt& s);  // port6a: `b_loop = (bsz + b - 1) // b` over dynamic extents
+  std::optional<DimExpr> float_compare01(const Expr& e);  // port6a (elaborate_cond.cpp)
   // `tiles[i]` of a nested constant list: its row, or null (not one, or reported).
   const std::vector<int64_t>* nested_row(const Expr& e);
   int64_t const_list_index(const Slice& sl, const Expr& whole, const std::string& n, int64_t size);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "compiler/frontend/assemble_call_port6a.h"
 #include "compiler/frontend/lexer.h"
 #include "runtime/core/resource_limits.h"
 
@@ -421,7 +422,10 @@ std::variant<T, SyntaxError> run(std::string_view s, F f) {
 }  // namespace
 
 std::variant<AssignAst, SyntaxError> parse_assignment(std::string_view s) {
-  return run<AssignAst>(s, [](Parser& p) { return p.assignment(); });
+  auto r = run<AssignAst>(s, [](Parser& p) { return p.assignment(); });
+  if (auto* a = std::get_if<AssignAst>(&r); a && a->target.empty() && a->value && a->value->name == "assemble")
+    if (auto e = desugar_assemble_call(*a)) return *e;  // PyPTO's assemble(src, [offsets], dst)
+  return r;
 }
 std::variant<ExprPtr, SyntaxError> parse_expression(std::string_view s) {
   return run<ExprPtr>(s, [](Parser& p) { return p.expression(); });

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "compiler/frontend/cube_tile_rules.h"
+#include "compiler/frontend/label_text_port6a.h"
 #include "compiler/frontend/options.h"
 #include "runtime/core/resource_limits.h"
 #include "compiler/frontend/parser.h"
@@ -617,7 +618,8 @@ class Reader {
         ok = false;
         continue;
       }
-      out.push_back(*i);
+      // PyPTO's per-token m tiles 1, 2, 4, 8 pad to one 16-row fractal, as an expression m entry does.
+      out.push_back(std::string(axis) == "m" && *i < 16 && 16 % *i == 0 ? 16 : *i);
     }
     exprs.resize(out.size());
     if (!ok) return false;
@@ -925,8 +927,9 @@ class Reader {
     const YAML::Node v = n["label"];
     SrcLoc l = value_loc(n, "label");
     if (v.IsNull()) return s;  // {label: null} clears the label
-    if (!v.IsScalar() || !is_identifier(v.Scalar())) {
-      r_.error(l, "label must be a name ([A-Za-z_][A-Za-z0-9_]*), got " + node_kind(v));
+    if (!v.IsScalar() || !is_label_text(v.Scalar())) {  // label_text_port6a.cpp: PyPTO's "Attention Scores"
+      r_.error(l, "label must be a name ([A-Za-z_][A-Za-z0-9_]*, words may be separated by single spaces), got " +
+                      node_kind(v));
       return std::nullopt;
     }
     static const std::regex func_re("func[0-9]+_[0-9]+");

@@ -160,3 +160,17 @@ def catalog5_math_compose(i, d):
         out["e"] = r(np.exp(r(x - x.max(1, keepdims=True), f)), f)
         out["e16"] = r(np.exp(r(h - hc, hh)), hh)
     return out
+
+
+# port6a: PyPTO's spellings (assemble call, valid_shape keywords, div precision, float if, batched broadcast matmul).
+@ref()
+def port6a_pypto_spellings(i, d):
+    x, y, v, q, f = i["x"], i["y"], i["v"], i["q"], "fp32"
+    at = np.zeros((24, 40))
+    at[4:17] = r(x[:13] * 2.0, f)
+    rs, rn = np.zeros((20, 1, 40)), np.zeros((20, 1, 40))
+    e = r(np.exp(x), f)[:, None, :]
+    rs[:11], rn[:5] = e[:11], e[:5]
+    lg = np.zeros((20, 1, 16))
+    lg[:, 0, :12] = r(np.einsum("blk,k->bl", v[:, :12], q.reshape(-1)), f)
+    return {"at": at, "rs": rs, "rn": rn, "dv": r(x / r(np.abs(y) + 0.5, f), f), "lg": lg, "fi": r(x * 0.5, f)}

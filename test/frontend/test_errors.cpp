@@ -218,8 +218,8 @@ std::vector<Case> cases() {
        "[2, left]", "pass.vec_nbuffer_setting: expected a count", "only cube_l1_reuse_setting takes [count, side]"},
       {"l1 reuse side", spec(kTile + kWrite, "options:\n  pass: {cube_l1_reuse_setting: {MM1: [2, up]}}\n"), "up]",
        "side must be left, right or auto", ""},
-      {"setting key", spec(kTile + kWrite, "options:\n  pass: {cube_nbuffer_setting: {\"a b\": 2}}\n"), "\"a b\"",
-       "pass.cube_nbuffer_setting: invalid key 'a b'", "func{magic}_{order}"},
+      {"setting key", spec(kTile + kWrite, "options:\n  pass: {cube_nbuffer_setting: {\"a-b\": 2}}\n"), "\"a-b\"",
+       "pass.cube_nbuffer_setting: invalid key 'a-b'", "func{magic}_{order}"},
   };
 }
 

@@ -521,4 +521,13 @@ from references_port6b import ref_win_attention, win_attention_inputs  # noqa: E
 REFERENCES.update({
     # Real shapes; 3 batches (8 tokens, 9 pages): windows over 3, 2 and 1 pages, a group tail of 1.
     "win_attention": Ref(ref_win_attention, dynamic={"T": 8, "B": 3, "NB": 9}, inputs=win_attention_inputs),
+# --- port6a: Kimi's block attention residual and QAT's asymmetric per-group fake quantisation (PyPTO models/) ---
+from references_port6a import ref_block_attn_res, ref_qat_asymmetric_per_group, qat_inputs  # noqa: E402
+
+REFERENCES.update({
+    # Real D = 512 and L = 26 (PyPTO's n = 25 blocks + the partial block, l_max 32); 195 = 128 + 64 + 3 tokens, every
+    # gear. proj_weight scaled as PyPTO's test draws it (randn / sqrt(4 D)).
+    "block_attn_res": Ref(ref_block_attn_res, dynamic={"BT": 195, "L": 26}, scale={"proj_weight": 0.0221}),
+    # 12288 groups of 128 is PyPTO's N768-M2048 case; 1000 = 512 + 256 + 232 (a tail in the gear-256 block).
+    "qat_asymmetric_per_group": Ref(ref_qat_asymmetric_per_group, dynamic={"NG": 1000}, inputs=qat_inputs),
 })

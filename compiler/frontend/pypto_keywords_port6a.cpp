@@ -1,0 +1,34 @@
+// A port is a transliteration of PyPTO's calls, keywords included. Where ptoc named a parameter before
+// PyPTO's spelling was known, PyPTO's keyword binds the same parameter (both spellings are accepted):
+//   matmul(a, b, out_dtype, a_trans=False, b_trans=True)   PyPTO's pypto.matmul keywords
+//   view(x, shape, offsets, valid_shape=[...])             PyPTO's pypto.view keyword
+// and PyPTO's dtype names: cast(x, DT_FP32) is cast(x, fp32) (pypto.DT_FP32 without the module).
+#include "compiler/frontend/pypto_keywords_port6a.h"
+
+namespace ptoc::fe {
+
+std::string pypto_keyword_alias(const std::string& fn, const std::string& kw) {
+  struct Alias {
+    const char *fn, *pypto, *ptoc;
+  };
+  static const Alias kAliases[] = {
+      {"matmul", "a_trans", "trans_a"},
+      {"matmul", "b_trans", "trans_b"},
+      {"view", "valid_shape", "valid"},
+  };
+  for (const Alias& a : kAliases)
+    if (fn == a.fn && kw == a.pypto) return a.ptoc;
+  return "";
+}
+
+std::optional<DType> pypto_dtype_name(const std::string& name) {
+  static const std::pair<const char*, DType> kNames[] = {
+      {"DT_FP32", DType::fp32}, {"DT_FP16", DType::fp16}, {"DT_BF16", DType::bf16}, {"DT_INT32", DType::int32},
+      {"DT_INT8", DType::int8}, {"DT_UINT8", DType::uint8}, {"DT_BOOL", DType::boolean}, {"DT_INT64", DType::int64},
+  };
+  for (const auto& [n, t] : kNames)
+    if (name == n) return t;
+  return std::nullopt;
+}
+
+}  // namespace ptoc::fe
