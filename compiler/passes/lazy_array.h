@@ -30,8 +30,19 @@ class LazyArray {
   };
 
   LazyArray() = default;
-  LazyArray(LazyArray&&) noexcept = default;
-  LazyArray& operator=(LazyArray&&) noexcept = default;
+  // The runs' elements live behind unique_ptrs: a move keeps the read window valid.
+  LazyArray(LazyArray&& o) noexcept { *this = std::move(o); }
+  LazyArray& operator=(LazyArray&& o) noexcept {
+    segs_ = std::move(o.segs_);
+    begins_ = std::move(o.begins_);
+    size_ = o.size_;
+    cache_ = o.cache_;
+    win_ = o.win_;
+    win_begin_ = o.win_begin_;
+    win_count_ = o.win_count_;
+    o.clear();
+    return *this;
+  }
   LazyArray(const LazyArray& o) { *this = o; }
   LazyArray& operator=(const LazyArray& o) {
     if (this == &o) return *this;
@@ -39,6 +50,8 @@ class LazyArray {
     begins_ = o.begins_;
     size_ = o.size_;
     cache_ = 0;
+    win_ = nullptr;
+    win_begin_ = win_count_ = 0;
     for (const Seg& s : o.segs_) {
       Seg c{s.begin, s.count, nullptr, s.src, s.run};
       if (s.items) c.items = std::make_unique<std::vector<T>>(*s.items);
@@ -61,9 +74,14 @@ class LazyArray {
     push_back(std::move(copy));
   }
   void push_back(T&& v) {
-    last_stored_().push_back(std::move(v));
+    std::vector<T>& last = last_stored_();
+    last.push_back(std::move(v));
     ++segs_.back().count;
     ++size_;
+    if (segs_.back().begin == win_begin_) {  // the window is the growing run: follow it
+      win_ = last.data();
+      win_count_ = last.size();
+    }
   }
   template <class... A>
   T& emplace_back(A&&... a) {
@@ -85,6 +103,8 @@ class LazyArray {
     begins_.clear();
     size_ = 0;
     cache_ = 0;
+    win_ = nullptr;
+    win_begin_ = win_count_ = 0;
   }
   // Appends run `run` of `src`: `count` elements, built when first read.
   void append_described(std::shared_ptr<const Source> src, int run, size_t count) {
@@ -161,6 +181,9 @@ class LazyArray {
   std::vector<size_t> begins_;  // segs_[i].begin, for the search
   size_t size_ = 0;
   mutable size_t cache_ = 0;  // the segment of the last read
+  // The elements of the last run read (stored or built), for the common read without a search.
+  mutable T* win_ = nullptr;
+  mutable size_t win_begin_ = 0, win_count_ = 0;
 
   std::vector<T>& last_stored_() {
     if (segs_.empty() || segs_.back().src) {
@@ -178,6 +201,10 @@ class LazyArray {
     return k;
   }
   T& at_(size_t i) const {
+    if (i - win_begin_ < win_count_) return win_[i - win_begin_];
+    return slow_at_(i);
+  }
+  T& slow_at_(size_t i) const {
     const size_t k = seg_of_(i);
     Seg& s = const_cast<Seg&>(segs_[k]);
     if (!s.items) {
@@ -186,7 +213,10 @@ class LazyArray {
       s.src->build(s.run, s.begin, s.count, *v);
       s.items = std::move(v);
     }
-    return (*s.items)[i - s.begin];
+    win_ = s.items->data();
+    win_begin_ = s.begin;
+    win_count_ = s.items->size();
+    return win_[i - s.begin];
   }
 };
 
