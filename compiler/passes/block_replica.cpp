@@ -39,34 +39,88 @@ void finish_block_template(const TileRoot& r, BlockTemplate& t) {
   t.usable = true;
 }
 
-void emit_block_copy(Builder& b, const BlockTemplate& t, const std::array<std::vector<int64_t>, 3>& delta) {
-  TileRoot& r = b.root;
-  const int shift = int(r.tiles.size()) - t.tile_begin;
-  // Copied in place at the end of the arrays (push_back of an element of the same vector is safe
-  // even when it reallocates), then moved: no temporary op or tile.
-  for (int k = t.tile_begin; k < t.tile_end; ++k) {
-    r.tiles.push_back(r.tiles[size_t(k)]);
-    r.tiles.back().id = int(r.tiles.size()) - 1;
-  }
-  const int first = int(r.ops.size());
-  for (int i = t.op_begin; i < t.op_end; ++i) {
-    r.ops.push_back(r.ops[size_t(i)]);
-    TileOp& c = r.ops.back();
-    c.id = int(r.ops.size()) - 1;
+// Block 0's ops and tiles, and per copy its tile shift and operand deltas: a copy's elements are
+// built from these only when a pass reads them (LazyArray), exactly as the loop below the
+// comment "emits" them: tiles renumbered, ids and seqs moved, GM offsets moved by the deltas.
+struct BlockCopySource {
+  std::vector<TileOp> ops;         // block 0's
+  std::vector<LocalTile> tiles;    // block 0's
+  std::vector<BlockOperand> operand;
+  std::vector<int> tile_shift;     // per copy
+  std::vector<std::array<std::vector<int64_t>, 3>> delta;  // per copy
+};
+
+namespace {
+
+struct OpSource final : LazyArray<TileOp>::Source {
+  std::shared_ptr<const BlockCopySource> s;
+  void build_one(int run, size_t first, size_t i, TileOp& c) const override {
+    c = s->ops[i];
+    c.id = int(first + i);
     c.seq = double(c.id);  // emit(): expansion emits in program order
-    for (int& s : c.srcs) s += shift;
+    const int shift = s->tile_shift[size_t(run)];
+    for (int& x : c.srcs) x += shift;
     if (c.dst >= 0) c.dst += shift;
-    const BlockOperand x = t.operand[size_t(i - t.op_begin)];
+    const BlockOperand x = s->operand[i];
     if (x != BlockOperand::None) {
-      const std::vector<int64_t>& d = delta[size_t(x)];
+      const std::vector<int64_t>& d = s->delta[size_t(run)][size_t(x)];
       for (size_t e = 0; e < c.gm.offset.size(); ++e)
         if (d[e] != 0) c.gm.offset[e] = DimExpr(*c.gm.offset[e].as_const() + d[e]);
     }
   }
-  // emit() grows these op by op; a copy knows their final size.
+};
+
+struct TileSource final : LazyArray<LocalTile>::Source {
+  std::shared_ptr<const BlockCopySource> s;
+  void build_one(int, size_t first, size_t i, LocalTile& t) const override {
+    t = s->tiles[i];
+    t.id = int(first + i);
+  }
+};
+
+}  // namespace
+
+void emit_block_copy(Builder& b, BlockTemplate& t, const std::array<std::vector<int64_t>, 3>& delta) {
+  TileRoot& r = b.root;
+  if (!t.source) {
+    auto src = std::make_shared<BlockCopySource>();
+    for (int i = t.op_begin; i < t.op_end; ++i) src->ops.push_back(r.ops[size_t(i)]);
+    for (int k = t.tile_begin; k < t.tile_end; ++k) src->tiles.push_back(r.tiles[size_t(k)]);
+    src->operand = t.operand;
+    auto os = std::make_shared<OpSource>();
+    os->s = src;
+    auto ts = std::make_shared<TileSource>();
+    ts->s = src;
+    t.source = src;
+    t.op_source = os;
+    t.tile_source = ts;
+  }
+  BlockCopySource& src = *t.source;
+  const int shift = int(r.tiles.size()) - t.tile_begin;
+  const int first = int(r.ops.size());
+  const int op_shift = first - t.op_begin;
+  const int run = int(src.tile_shift.size());
+  src.tile_shift.push_back(shift);
+  src.delta.push_back(delta);
+  r.tiles.append_described(t.tile_source, run, size_t(t.tile_end - t.tile_begin));
+  r.ops.append_described(t.op_source, run, size_t(t.op_end - t.op_begin));
+  // What emit()'s note_emitted records for the copied ops, from block 0's records (its writers are
+  // its own ops, finish_block_template): no op is read.
   if (b.tile_writer.size() < r.tiles.size()) b.tile_writer.resize(r.tiles.size(), -1);
   if (b.tile_written_at.size() < r.tiles.size()) b.tile_written_at.resize(r.tiles.size(), -1);
-  b.note_emitted(first, int(r.ops.size()));
+  for (int k = t.tile_begin; k < t.tile_end; ++k) {
+    const int w = b.tile_writer[size_t(k)];
+    if (w < 0) continue;
+    b.tile_writer[size_t(k + shift)] = w + op_shift;
+    b.tile_written_at[size_t(k + shift)] = b.tile_written_at[size_t(k)] + double(op_shift);
+  }
+  for (size_t i = 0; i < src.ops.size(); ++i) {
+    const TileOp& op = src.ops[i];
+    if ((op.kind == TileOpKind::CopyOut || op.kind == TileOpKind::FixOut) && op.gm.tensor >= 0) {
+      if (int(b.gm_version.size()) <= op.gm.tensor) b.gm_version.resize(size_t(op.gm.tensor) + 1, 0);
+      ++b.gm_version[size_t(op.gm.tensor)];
+    }
+  }
 }
 
 bool note_block_copy(const BlockTemplate& t, int op_begin, int tile_begin, EmittedBlocks& eb) {

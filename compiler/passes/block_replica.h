@@ -7,6 +7,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "compiler/passes/tile_families.h"
@@ -19,11 +20,17 @@ struct Builder;
 // Which matmul operand an op's `gm` addresses.
 enum class BlockOperand : int8_t { None = -1, A = 0, B = 1, W = 2 };
 
+struct BlockCopySource;  // block_replica.cpp
+
 struct BlockTemplate {
   int op_begin = 0, op_end = 0, tile_begin = 0, tile_end = 0;
   std::vector<BlockOperand> operand;  // per op of block 0
   std::array<int, 3> rank{-1, -1, -1};  // per operand: the number of offsets of its references
   bool usable = false;                // every GM offset/extent and tile valid extent is a constant
+  // What the copies are built from when read (made by the first copy).
+  std::shared_ptr<BlockCopySource> source;
+  std::shared_ptr<const LazyArray<TileOp>::Source> op_source;
+  std::shared_ptr<const LazyArray<LocalTile>::Source> tile_source;
 };
 
 // What expansion copied, block by block, for a root that is one matmul's output blocks: carried by
@@ -41,8 +48,9 @@ struct BlockCopies {
 void finish_block_template(const TileRoot& r, BlockTemplate& t);
 
 // Emits block 0 of `t` again with tiles renumbered after the root's last and every GM offset of
-// operand X moved by delta[X] (one entry per offset axis of that operand's references).
-void emit_block_copy(Builder& b, const BlockTemplate& t, const std::array<std::vector<int64_t>, 3>& delta);
+// operand X moved by delta[X] (one entry per offset axis of that operand's references), as a
+// described run of the root's ops and tiles: built when a pass first reads it.
+void emit_block_copy(Builder& b, BlockTemplate& t, const std::array<std::vector<int64_t>, 3>& delta);
 
 // Records a copy just emitted (ops from `op_begin`, tiles from `tile_begin`) in expansion's family
 // record as check_emitted_block would: a copy of block 0 when block 0 is the record's block 0 is

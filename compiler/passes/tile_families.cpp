@@ -99,8 +99,9 @@ std::string check_gm(const TileRoot& r, const TileFamily& f) {
   // Per member its writes; per tensor one symbolic part per axis for every write.
   std::vector<std::vector<WriteBox>> boxes(static_cast<size_t>(B));
   std::map<int, std::vector<std::string>> sym_of;  // tensor -> symbolic part per axis
+  TileOp scratch;  // a described copy's op, read without building its block (lazy_array.h)
   for (int id : writes) {
-    const TileOp& op = r.ops[size_t(id)];
+    const TileOp& op = r.ops.peek(size_t(id), scratch);
     const auto [k, i] = f.op_member(id);
     if (k < 0) return "a GM write is in no member";
     WriteBox w;
@@ -282,9 +283,11 @@ static bool seq_order_alike(const TileRoot& r, const TileFamily& f) {
     if (r.ops[size_t(f.op(0, j))].gm.tensor >= 0) acc.push_back(j);
   std::stable_sort(acc.begin(), acc.end(),
                    [&](int x, int y) { return r.ops[size_t(f.op(0, x))].seq < r.ops[size_t(f.op(0, y))].seq; });
+  TileOp scratch;  // a described copy's op, read without building its block (lazy_array.h)
   for (int k = 1; k < f.members; ++k)
     for (size_t i = 1; i < acc.size(); ++i) {
-      const double a = r.ops[size_t(f.op(k, acc[i - 1]))].seq, b = r.ops[size_t(f.op(k, acc[i]))].seq;
+      const double a = r.ops.peek(size_t(f.op(k, acc[i - 1])), scratch).seq;
+      const double b = r.ops.peek(size_t(f.op(k, acc[i])), scratch).seq;
       if (a > b || (a == b && acc[i - 1] > acc[i])) return false;
     }
   return true;

@@ -16,6 +16,7 @@
 
 #include "runtime/program/compiled_program.h"
 #include "compiler/ir.h"
+#include "compiler/passes/lazy_array.h"
 
 namespace ptoc {
 
@@ -118,8 +119,10 @@ namespace tiling { struct FamilyReplicas; }  // tile_families.h
 struct TileRoot {
   int root = -1;                   // Program::roots index
   std::vector<GmTensor> temps;     // compiler GM temps of this root (appended to CompiledProgram::tensors)
-  std::vector<LocalTile> tiles;
-  std::vector<TileOp> ops;
+  // Copied matmul blocks may be described instead of stored (lazy_array.h, block_replica.h): any
+  // read builds them, so readers see the explicit path's ops and tiles.
+  LazyArray<LocalTile> tiles;
+  LazyArray<TileOp> ops;
   std::vector<Subgraph> subgraphs; // after partition and merging; the empty ones removed
   // Statistics for the compile report.
   int64_t tile_ops_before_merge = 0;
