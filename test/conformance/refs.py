@@ -1357,3 +1357,5 @@ import refs_catalog5_struct  # noqa: E402,F401
 
 # --- mathops5 ops --- (their references: refs_math5.py, registered into REFS on import)
 import refs_math5  # noqa: E402,F401
+# --- random6 ops --- (their references: refs_random6.py, registered into REFS on import)
+import refs_random6  # noqa: E402,F401

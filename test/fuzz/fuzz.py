@@ -43,6 +43,7 @@ import gen_catalog5  # noqa: E402
 import gen_cover5  # noqa: E402
 import gen_lang5  # noqa: E402
 import gen_math5  # noqa: E402  (--- mathops5 ops ---)
+import gen_random6  # noqa: E402  (--- random6 ops ---)
 import gen_cover  # noqa: E402
 import gen_lang  # noqa: E402
 from model import ModelError  # noqa: E402
@@ -300,7 +301,7 @@ def features(prog):
     """The constructs of gen_lang.py and gen_cover.py a program uses (per-feature counts in the summary)."""
     return sorted(set(gen_lang.used(prog)) | set(gen_cover.used(prog)) | set(gen_catalog4.used(prog)) |
                   set(gen_catalog5.used(prog)) | set(gen_cover5.used(prog)) | set(gen_lang5.used(prog)) |
-                  set(gen_math5.used(prog)))
+                  set(gen_math5.used(prog)) | set(gen_random6.used(prog)))
 
 
 def _child_cpu():
@@ -546,7 +547,8 @@ def main():
     p.add_argument("--print", type=int, help="print the spec of one seed")
     p.add_argument("--cover", choices=["symbolic_tile"] + sorted(gen_cover.TOP) + sorted(gen_cover.OPT_IN) +
                    sorted(gen_catalog4.KINDS) + sorted(gen_catalog5.KINDS) + sorted(gen_cover5.KINDS) +
-                   sorted(gen_lang5.KINDS) + ["math5_" + k for k in gen_math5.KINDS],
+                   sorted(gen_lang5.KINDS) + ["math5_" + k for k in gen_math5.KINDS] +
+                   ["random6_" + k for k in gen_random6.KINDS],
                    help="a test run of one gen_cover.py, gen_catalog4.py, gen_catalog5.py, gen_cover5.py, gen_lang5.py or "
                         "gen_math5.py construct: every seed that can take it does")
     a = p.parse_args()
@@ -557,6 +559,10 @@ def main():
     math5 = a.cover[len("math5_"):] if a.cover and a.cover.startswith("math5_") else None
     gen_math5.FORCE = math5  # --- mathops5 ops ---
     if math5:
+        a.cover = None
+    random6 = a.cover[len("random6_"):] if a.cover and a.cover.startswith("random6_") else None
+    gen_random6.FORCE = random6  # --- random6 ops ---
+    if random6:
         a.cover = None
     gen_cover.FORCE = a.cover if a.cover not in (gen_catalog4.KINDS + gen_catalog5.KINDS + gen_cover5.KINDS +
                                                  gen_lang5.KINDS) else None

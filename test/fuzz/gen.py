@@ -1025,6 +1025,7 @@ class Gen:
         __import__("gen_catalog5").program_hook(self, prog)  # structops5: interleave, gathermask, ...: own stream
         __import__("gen_cover5").program_hook(self, prog)  # constant lists, symbolic cube tiles, ...: own stream
         __import__("gen_math5").program_hook(self, prog)  # --- mathops5 ops ---: own stream
+        __import__("gen_random6").program_hook(self, prog)  # --- random6 ops ---: uniform / normal, own stream
         return prog
 
 
