@@ -53,14 +53,14 @@ TEST_CASE("uniform / normal: PyPTO's argument rules, located", "[frontend][rando
                "the counter of 'uniform' takes 2 entries (PyPTO's rule), got 1");
   expect_error(spec(body("y[0:16, :] = normal([16, 64], [1], [0, 1], [2], fp32)")), "[@2]",
                "alg of 'normal' must be 1 (Philox) or 3 (auto_select, which selects Philox), got 2");
-  expect_error(spec(body("y[0:16, :] = cast(uniform([16, 64], [1], [0, 1], [1], int32), fp32)")), "int32",
+  expect_error(spec(body("y[0:16, :] = cast(uniform([16, 64], [1], [0, 1], [1], int32), fp32)")), "int32),",
                "'uniform' gives fp32, fp16 or bf16 (PyPTO's DT_FP32, DT_FP16, DT_BF16), not int32");
   expect_error(spec(body("y[0:16, :] = uniform([16, 64], [1], [0, 1], [1], fp64)")), "fp64", "unknown dtype 'fp64'");
   expect_error(spec(body("y[0:16, :] = uniform([1, 1, 1, 16, 64], [1], [0, 1], [1], fp32)")), "[1, 1, 1, 16, 64]",
                "the shape of 'uniform' takes 1 to 4 entries (PyPTO's rule), got 5");
   expect_error(spec(body("y[0:16, :] = uniform([16, 0], [1], [0, 1], [1], fp32)")), "0]",
                "the shape of 'uniform' must have positive entries, got 0");
-  expect_error(spec(body("y[0:16, :] = uniform([16, 64], [1], [0, H], [1], fp32)")), "H]",
+  expect_error(spec(body("y[0:16, :] = uniform([16, 64], [1], [0, B], [1], fp32)")), "[0, @B]",
                "the counter of 'uniform' must be a constant integer");
 }
 
