@@ -114,8 +114,8 @@ check("cond per iteration", np.array_equal(t["y"], [-1, 1, -1]))
 # of them, the program is the one the generator made before them; seeds that draw one only add to it.
 same, used = True, 0
 for s in range(1000, 1080):
-    p = gen.generate(s, ["math5"])  # gen_math5 appends after the construct
-    q = gen.generate(s, ["lang2", "math5"])
+    p = gen.generate(s, ["math5", "random6"])  # gen_math5 appends after the construct
+    q = gen.generate(s, ["lang2", "math5", "random6"])
     if GL.used(p):
         used += 1
         same = same and all(n in p.inputs for n in q.inputs) and all(n in p.outputs for n in q.outputs)

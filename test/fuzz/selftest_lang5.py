@@ -45,7 +45,7 @@ def run(check):
 
     same, n_used = True, 0
     for s in range(2000, 2100):
-        p, q = gen.generate(s, ["catalog4", "catalog5", "cover5", "math5"]), gen.generate(s, ["catalog4", "catalog5", "cover5", "math5", "lang5"])  # their hooks run after
+        p, q = gen.generate(s, ["catalog4", "catalog5", "cover5", "math5", "random6"]), gen.generate(s, ["catalog4", "catalog5", "cover5", "math5", "random6", "lang5"])  # their hooks run after
         if G5.used(p):
             n_used += 1
             same = same and [x.emit() for x in p.body[:len(q.body)]] == [x.emit() for x in q.body] and \
