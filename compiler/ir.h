@@ -55,6 +55,9 @@ enum class OpKind : uint8_t {
   // --- mathops5 ops --- (compiler/ops_math5.cpp: their scalar meaning)
   Acos, Asin, Atan, Acosh, Asinh, Atanh, Sinh, Cosh, Tan, Cbrt, Erfc, Signbit,
   Atan2, Fmod, Remainder, FloorDiv, CeilDiv, Gcd, BitwiseLeftShift, BitwiseRightShift,
+  // --- random6 ops --- (compiler/ops_random6.h) uniform / normal: inputs {the int32 flat element index},
+  // axes {key lo, key hi, counter lo, counter hi}, dtype the output's
+  Uniform, Normal,
 };
 
 // Spelling, form and dtype rules of each kind: compiler/op_table.h (the one list).

@@ -211,6 +211,12 @@ constexpr OpSpec kOps[] = {
     {"gather_in_l1", std::nullopt, F::Composite, O::Numeric, R::Operand,
      "src indices block_table block_size size is_b_matrix is_trans", 7,
      "rows src[block_table[0, t / bs] * bs + t % bs, 0:size] for t in indices[0, :], for a matmul: [k, size]"},
+    // --- random6 ops --- (op kinds of their own, tile function TRANDOM; compiler/ops_random6.cpp,
+    // elaborate_random6.cpp for PyPTO's argument rules)
+    {"uniform", K::Uniform, F::Composite, O::Float, R::Attribute, "shape key counter alg dtype", 5,
+     "Philox 4x32-10 uniform [0, 1) of a shape, from key [k] and counter [c0, c1] (c0 ignored), alg [1] or [3]"},
+    {"normal", K::Normal, F::Composite, O::Float, R::Attribute, "shape key counter alg dtype", 5,
+     "Philox 4x32-10 standard normal (Box-Muller in fp32) of a shape, from key, counter, alg as uniform"},
 };
 
 // docs/zh/api/operation/ of hicann/pypto (pypto-NAME.md; experimental-NAME is
@@ -233,14 +239,14 @@ constexpr PyptoOp kPypto[] = {
     {"isfinite", "isfinite"}, {"isnan", "isnan"}, {"le", "le"}, {"log", "log"}, {"log10", "log10"}, {"log1p", "log1p"},
     {"log2", "log2"}, {"logical_and", "logical_and"}, {"logical_not", "logical_not"}, {"lrelu", "lrelu"}, {"lt", "lt"},
     {"matmul", "matmul"}, {"maximum", "maximum"}, {"minimum", "minimum"}, {"mul", "mul"}, {"ne", "ne"},
-    {"neg", "neg"}, {"normal", ""}, {"one_hot", "one_hot"}, {"ones", "ones"}, {"pack", ""}, {"pad", "pad"}, {"permute", "permute"},
+    {"neg", "neg"}, {"normal", "normal"}, {"one_hot", "one_hot"}, {"ones", "ones"}, {"pack", ""}, {"pad", "pad"}, {"permute", "permute"},
     {"pow", "pow"}, {"prelu", "prelu"}, {"prod", "prod"}, {"quant_mx", ""}, {"quantize", "quantize"},
     {"reciprocal", "reciprocal"}, {"relu", "relu"}, {"remainder", "remainder"}, {"reshape", "reshape"}, {"rms_norm", "rms_norm"},
     {"round", "round"}, {"rsqrt", "rsqrt"}, {"scaled_mm", "scaled_mm"}, {"scatter", "scatter"}, {"scatter_", "scatter_"},
     {"scatter_update", "scatter_update"}, {"sigmoid", "sigmoid"}, {"sign", "sign"}, {"signbit", "signbit"}, {"sin", "sin"},
     {"sinh", "sinh"}, {"softmax", "softmax"}, {"sqrt", "sqrt"}, {"sub", "sub"}, {"sum", "sum"}, {"tan", "tan"},
     {"tanh", "tanh"}, {"topk", "topk"}, {"transpose", "transpose"}, {"tril", "tril"}, {"triu", "triu"}, {"trunc", "trunc"},
-    {"uniform", ""}, {"unpack", ""}, {"unsqueeze", "unsqueeze"}, {"var", "var"}, {"view", "view"}, {"where", "where"},
+    {"uniform", "uniform"}, {"unpack", ""}, {"unsqueeze", "unsqueeze"}, {"var", "var"}, {"view", "view"}, {"where", "where"},
     {"zeros", "zeros"},
 };
 

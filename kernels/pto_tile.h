@@ -299,8 +299,21 @@ template <typename TD, int M, int N, int ATOMIC = 0, typename TC = float>
 PTO_INLINE void TFIXPIPE(PTO_GM_PTR(TD) gm, const PTO_L0C_PTR(TC) c, int64_t offset, int64_t row_stride,
                          int64_t vm, int64_t vn);
 
+// --- random6 ops --- PyPTO's uniform (MODE 0) / normal (MODE 1): Philox 4x32-10 under the 64-bit key
+// (key_hi:key_lo), counter (index / 4, 0, ctr_hi:ctr_lo) as TensorFlow lays it out; each element of the
+// vr x vc valid region from its global element index in idx (int32), so tiling never changes a value.
+// TD is fp32, fp16 or bf16 (kernels/host/pto_host_random6.h says the float conversion).
+template <typename TD, int R, int C, int MODE>
+PTO_INLINE void TRANDOM(PTO_UB_PTR(TD) dst, const PTO_UB_PTR(int32_t) idx, int64_t vr, int64_t vc, int64_t key_lo,
+                        int64_t key_hi, int64_t ctr_lo, int64_t ctr_hi);
+
 #if defined(PTO_HOST)
 #include "host/pto_host_ops.h"
 #else
 #include "device/pto_device_ops.h"
+#endif
+#if defined(PTO_HOST)
+#include "host/pto_host_random6.h"  // --- random6 ops ---
+#else
+#include "device/pto_device_random6.h"  // --- random6 ops ---
 #endif

@@ -836,6 +836,16 @@ class Emitter {
       return;
     }
     switch (op.vop) {
+      case OpKind::Uniform: case OpKind::Normal: {  // --- random6 ops --- from the int32 index tile
+        int a = op.srcs.at(0);
+        if (op.axes.size() != 4) throw Unsupported("a uniform / normal without its key and counter");
+        auto idx = open_loops(i, lead_counts(d));
+        auto word = [&](size_t k) { return op_int(ex_const(int64_t(uint32_t(op.axes[k])))); };
+        call(leaf::Fn::TRANDOM, {tp_dt(dt.dtype), tp_int(dv.rows), tp_int(dv.cols), tp_int(op.vop == OpKind::Normal ? 1 : 0)},
+             {tile_at(d, idx, r), tile_at(a, idx, r), op_int(vr(d)), op_int(vc(d)), word(0), word(1), word(2), word(3)});
+        close_loops(idx.size());
+        return;
+      }
       case OpKind::Cast: {
         int a = op.srcs.at(0);
         auto idx = open_loops(i, lead_counts(d));

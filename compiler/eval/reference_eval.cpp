@@ -7,6 +7,7 @@
 // box, reductions and matmul's K sum only valid elements, and assemble writes
 // only the valid box. It shares nothing with the tiling passes.
 #include "compiler/eval/reference_eval.h"
+#include "compiler/ops_random6.h"  // --- random6 ops ---
 
 #include "compiler/eval/eval_elem.h"
 #include "compiler/eval/eval_tensor_io.h"
@@ -464,6 +465,7 @@ class Evaluator {
     if (is_unary(op.kind)) return unary_op(op);
     if (is_reduction(op.kind)) return reduce(op);
     if (op.kind == OpKind::Where) return where(op);
+    if (is_random6(op.kind)) return random6(op);  // --- random6 ops ---
     switch (op.kind) {
       case OpKind::Cast: return cast(op);
       case OpKind::Matmul: return matmul(op);
@@ -684,6 +686,22 @@ class Evaluator {
 
   // Round to nearest even into integers (then wrap, as round_to_dtype does);
   // between float types round_to_dtype is already nearest even.
+  // --- random6 ops --- uniform / normal: element k of the whole output is random6_value(k). The
+  // input (the front end's flat index ramp) only fixes the shape: the index here is the element's own
+  // position, so a wrong ramp in the compiled code shows as a difference.
+  Val random6(const Op& op) {
+    const Val& a = in(op, 0);
+    Val r = make(op.dtype, a.shape, a.valid);
+    Shape st = strides_of(a.shape);
+    Data& d = mut(r);
+    const PhiloxArgs args = philox_args(op.axes);
+    for_box(a.valid, [&](const Shape& idx) {
+      int64_t o = dot(idx, st);
+      d[size_t(o)] = round_to_dtype(random6_value(op.kind, op.dtype, args, uint64_t(o)), op.dtype);
+    });
+    return r;
+  }
+
   Val cast(const Op& op) {
     const Val& a = in(op, 0);
     Val r = make(op.dtype, a.shape, a.valid);

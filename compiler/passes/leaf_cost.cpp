@@ -130,6 +130,17 @@ int64_t math5_scalar_cycles_per_elem(OpKind k) {
   }
 }
 
+// --- random6 ops --- TRANDOM is a scalar loop on the device (kernels/device/pto_device_random6.h):
+// per element ten Philox rounds (two 32 x 32 -> 64 multiplies, xors, key adds: ~8 cycles each);
+// normal adds the fp32 log, sqrt and sin / cos.
+int64_t random6_scalar_cycles_per_elem(OpKind k) {
+  switch (k) {
+    case OpKind::Uniform: return 84;
+    case OpKind::Normal: return 84 + 110;
+    default: return 0;
+  }
+}
+
 }  // namespace
 
 int64_t op_cycles(const TileRoot& root, const TileOp& op, const Platform& plat) {
@@ -175,6 +186,10 @@ int64_t op_cycles(const TileRoot& root, const TileOp& op, const Platform& plat) 
       for (int s : op.srcs) {
         const LocalTile& t = local_tile(root, s);
         bytes = std::max(bytes, tile_elems(t) * dtype_size(t.dtype));
+      }
+      if (const int64_t per = random6_scalar_cycles_per_elem(op.vop)) {  // --- random6 ops ---: scalar loop
+        const LocalTile& d = local_tile(root, op.dst);
+        return 2 * 20 + tile_elems(d) * per;
       }
       if (const int64_t per = math5_scalar_cycles_per_elem(op.vop)) {  // --- mathops5 ops ---: scalar loops
         const LocalTile& d = local_tile(root, op.dst);

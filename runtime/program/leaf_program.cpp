@@ -32,7 +32,8 @@ const char* fn_name(Fn f) {
   static const char* const names[kNumFns] = {
       "TLOAD",      "TSTORE", "TBINARY", "TBINARY_S", "TUNARY",  "TREDUCE",      "TARGREDUCE",
       "TCMP",       "TCMP_S", "TPRED",   "TSELECT",   "TCAST",   "TTRANSPOSE",   "TFILL",
-      "TCOPY",      "TCOPY2D", "TLOAD_L1", "TEXTRACT_L0A", "TEXTRACT_L0B", "TMMAD", "TFIXPIPE"};
+      "TCOPY",      "TCOPY2D", "TLOAD_L1", "TEXTRACT_L0A", "TEXTRACT_L0B", "TMMAD", "TFIXPIPE",
+      "TRANDOM"};  // --- random6 ops ---
   return int(f) < kNumFns ? names[int(f)] : "?";
 }
 
@@ -76,6 +77,9 @@ const std::vector<Sig>& signatures() {
     set(Fn::TEXTRACT_L0B, {K::DType, K::Int, K::Int, K::Int, K::Int, K::Int}, {O::Buf, O::Buf, O::Int, O::Int}, {0, 0, -1, -1});
     set(Fn::TMMAD, {K::DType, K::Int, K::Int, K::Int}, {O::Buf, O::Buf, O::Buf, O::Int, O::Int, O::Int, O::Int}, {kAcc, 0, 0, -1, -1, -1, -1});
     set(Fn::TFIXPIPE, {K::DType, K::Int, K::Int, K::Int}, {O::Gm, O::Buf, O::Int, O::Int, O::Int, O::Int}, {0, kAcc, -1, -1, -1, -1});
+    // --- random6 ops ---
+    set(Fn::TRANDOM, {K::DType, K::Int, K::Int, K::Int}, {O::Buf, O::Buf, O::Int, O::Int, O::Int, O::Int, O::Int, O::Int},
+        {0, I32, -1, -1, -1, -1, -1, -1});
     return v;
   }();
   return t;

@@ -1374,3 +1374,5 @@ def port6b_run_scalars(i, d):
             acc = r(acc + r(blk.sum(axis=0, keepdims=True), "fp32"), "fp32")
         total[b] = acc if (ln[b] > 20 and lo[b] < 30) else -acc
     return {"total": total}
+# --- random6 ops --- (their references: refs_random6.py, registered into REFS on import)
+import refs_random6  # noqa: E402,F401

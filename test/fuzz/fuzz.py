@@ -47,6 +47,7 @@ import gen_conv6  # noqa: E402  (--- conv6 ops ---)
 import gen_portB6  # noqa: E402  (portB6)
 import gen_evalint6  # noqa: E402  (--- evalint6 --- int64 past 2^53)
 import gen_port6a  # noqa: E402  (port6a)
+import gen_random6  # noqa: E402  (--- random6 ops ---)
 import gen_cover  # noqa: E402
 import gen_lang  # noqa: E402
 from model import ModelError  # noqa: E402
@@ -305,7 +306,8 @@ def features(prog):
     return sorted(set(gen_lang.used(prog)) | set(gen_cover.used(prog)) | set(gen_catalog4.used(prog)) |
                   set(gen_catalog5.used(prog)) | set(gen_cover5.used(prog)) | set(gen_lang5.used(prog)) |
                   set(gen_math5.used(prog)) | set(gen_conv6.used(prog)) |
-                  set(gen_portB6.used(prog)) | set(gen_evalint6.used(prog)) | set(gen_port6a.used(prog)))
+                  set(gen_portB6.used(prog)) | set(gen_evalint6.used(prog)) | set(gen_port6a.used(prog)) |
+                  set(gen_random6.used(prog)))
 
 
 def _child_cpu():
@@ -553,7 +555,8 @@ def main():
                    sorted(gen_catalog4.KINDS) + sorted(gen_catalog5.KINDS) + sorted(gen_cover5.KINDS) +
                    sorted(gen_lang5.KINDS) + ["math5_" + k for k in gen_math5.KINDS] +
                    ["conv6_" + k for k in gen_conv6.KINDS] + list(gen_portB6.KINDS) +
-                   ["evalint6_" + k for k in gen_evalint6.KINDS] + ["port6a_" + k for k in gen_port6a.KINDS],
+                   ["evalint6_" + k for k in gen_evalint6.KINDS] + ["port6a_" + k for k in gen_port6a.KINDS] +
+                   ["random6_" + k for k in gen_random6.KINDS],
                    help="a test run of one gen_cover.py, gen_catalog4.py, gen_catalog5.py, gen_cover5.py, gen_lang5.py or "
                         "gen_math5.py construct: every seed that can take it does")
     a = p.parse_args()
@@ -571,7 +574,9 @@ def main():
     gen_evalint6.FORCE = e6  # --- evalint6 ---
     port6a = a.cover[len("port6a_"):] if a.cover and a.cover.startswith("port6a_") else None
     gen_port6a.FORCE = port6a  # port6a
-    if conv6 or e6 or port6a:
+    random6 = a.cover[len("random6_"):] if a.cover and a.cover.startswith("random6_") else None
+    gen_random6.FORCE = random6  # --- random6 ops ---
+    if conv6 or e6 or port6a or random6:
         a.cover = None
     gen_cover.FORCE = a.cover if a.cover not in (gen_catalog4.KINDS + gen_catalog5.KINDS + gen_cover5.KINDS +
                                                  gen_lang5.KINDS + gen_portB6.KINDS) else None

@@ -1029,6 +1029,7 @@ class Gen:
         __import__("gen_portB6").program_hook(self, prog)  # portB6: run-time scalars: own stream
         __import__("gen_evalint6").program_hook(self, prog)  # --- evalint6 --- int64 past 2^53: own stream
         __import__("gen_port6a").program_hook(self, prog)  # port6a: PyPTO spellings, after every other hook
+        __import__("gen_random6").program_hook(self, prog)  # --- random6 ops ---: uniform / normal, own stream
         return prog
 
 

@@ -94,7 +94,7 @@ def run(check):
     # draws a construct keeps the statements before it
     same, n_used = True, 0
     for s in range(2000, 2100):
-        p, q = gen.generate(s, ["catalog5", "cover5", "math5", "conv6", "portB6", "evalint6", "port6a"]), gen.generate(s, ["catalog4", "catalog5", "cover5", "math5", "conv6", "portB6", "evalint6", "port6a"])  # their hooks follow
+        p, q = gen.generate(s, ["catalog5", "cover5", "math5", "conv6", "portB6", "evalint6", "port6a", "random6"]), gen.generate(s, ["catalog4", "catalog5", "cover5", "math5", "conv6", "portB6", "evalint6", "port6a", "random6"])  # their hooks follow
         if G4.used(p):
             n_used += 1
             same = same and [x.emit() for x in p.body[:len(q.body)]] == [x.emit() for x in q.body] and \

@@ -68,7 +68,7 @@ def run(check):
     # draws a construct keeps the statements before it
     same, n_used = True, 0
     for s in range(3000, 3100):
-        p, q = gen.generate(s, ["math5", "conv6", "portB6", "evalint6", "port6a"]), gen.generate(s, ["cover5", "math5", "conv6", "portB6", "evalint6", "port6a"])  # gen_math5, gen_conv6 come after
+        p, q = gen.generate(s, ["math5", "conv6", "portB6", "evalint6", "port6a", "random6"]), gen.generate(s, ["cover5", "math5", "conv6", "portB6", "evalint6", "port6a", "random6"])  # gen_math5, gen_conv6 come after
         if G5.used(p):
             n_used += 1
             same = same and [x.emit() for x in p.body[:len(q.body)]] == [x.emit() for x in q.body] and \

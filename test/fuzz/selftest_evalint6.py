@@ -35,7 +35,7 @@ def run(check):
           np.any(a.astype(np.float64).astype(np.int64) != a))
     same, n_used = True, 0
     for s in range(3000, 3100):
-        p, q = gen.generate(s), gen.generate(s, ["evalint6"])
+        p, q = gen.generate(s, ["port6a", "random6"]), gen.generate(s, ["evalint6", "port6a", "random6"])  # the hooks after it
         if G6.used(p):
             n_used += 1
             same = same and [x.emit() for x in p.body[:len(q.body)]] == [x.emit() for x in q.body] and \

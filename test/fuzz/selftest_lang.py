@@ -114,8 +114,8 @@ check("cond per iteration", np.array_equal(t["y"], [-1, 1, -1]))
 # of them, the program is the one the generator made before them; seeds that draw one only add to it.
 same, used = True, 0
 for s in range(1000, 1080):
-    p = gen.generate(s, ["math5", "conv6", "portB6", "evalint6", "port6a"])  # gen_math5, gen_conv6 append after the construct
-    q = gen.generate(s, ["lang2", "math5", "conv6", "portB6", "evalint6", "port6a"])
+    p = gen.generate(s, ["math5", "conv6", "portB6", "evalint6", "port6a", "random6"])  # gen_math5, gen_conv6 append after the construct
+    q = gen.generate(s, ["lang2", "math5", "conv6", "portB6", "evalint6", "port6a", "random6"])
     if GL.used(p):
         used += 1
         same = same and all(n in p.inputs for n in q.inputs) and all(n in p.outputs for n in q.outputs)

@@ -45,7 +45,7 @@ def run(check):
 
     same, n_used = True, 0
     for s in range(2000, 2100):
-        p, q = gen.generate(s, ["catalog4", "catalog5", "cover5", "math5", "conv6", "portB6", "evalint6", "port6a"]), gen.generate(s, ["catalog4", "catalog5", "cover5", "math5", "conv6", "lang5", "portB6", "evalint6", "port6a"])  # their hooks run after
+        p, q = gen.generate(s, ["catalog4", "catalog5", "cover5", "math5", "conv6", "portB6", "evalint6", "port6a", "random6"]), gen.generate(s, ["catalog4", "catalog5", "cover5", "math5", "conv6", "lang5", "portB6", "evalint6", "port6a", "random6"])  # their hooks run after
         if G5.used(p):
             n_used += 1
             same = same and [x.emit() for x in p.body[:len(q.body)]] == [x.emit() for x in q.body] and \

@@ -47,7 +47,7 @@ def run(check):
                                                                                                     [3.0, -0.5]])
     same, n_used = True, 0
     for s in range(3000, 3100):
-        p, q = gen.generate(s, ["conv6", "portB6", "evalint6", "port6a"]), gen.generate(s, ["math5", "conv6", "portB6", "evalint6", "port6a"])  # gen_conv6 comes after
+        p, q = gen.generate(s, ["conv6", "portB6", "evalint6", "port6a", "random6"]), gen.generate(s, ["math5", "conv6", "portB6", "evalint6", "port6a", "random6"])  # gen_conv6 comes after
         if G5.used(p):
             n_used += 1
             same = same and [x.emit() for x in p.body[:len(q.body)]] == [x.emit() for x in q.body] and \

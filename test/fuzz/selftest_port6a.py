@@ -39,7 +39,7 @@ def run(check):
     check("float if takes then for 1.5 != 1.0", e["dims"]["p6t"] == 1.0)
     same, n_used = True, 0
     for s in range(3000, 3100):
-        p, q = gen.generate(s), gen.generate(s, ["port6a"])
+        p, q = gen.generate(s, ["random6"]), gen.generate(s, ["port6a", "random6"])  # the hooks after it
         if G6.used(p):
             n_used += 1
             same = same and [x.emit() for x in p.body[:len(q.body)]] == [x.emit() for x in q.body] and \

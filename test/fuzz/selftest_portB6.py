@@ -42,7 +42,7 @@ def run(check):
 
     same, n_used = True, 0
     for s in range(2000, 2100):
-        p, q = gen.generate(s), gen.generate(s, ["portB6"])
+        p, q = gen.generate(s, ["evalint6", "port6a", "random6"]), gen.generate(s, ["portB6", "evalint6", "port6a", "random6"])  # the hooks after it
         if G6.used(p):
             n_used += 1
             same = same and [x.emit() for x in p.body[:len(q.body)]] == [x.emit() for x in q.body] and \
