@@ -697,7 +697,7 @@ class Evaluator {
     const PhiloxArgs args = philox_args(op.axes);
     for_box(a.valid, [&](const Shape& idx) {
       int64_t o = dot(idx, st);
-      d[size_t(o)] = round_to_dtype(random6_value(op.kind, op.dtype, args, uint64_t(o)), op.dtype);
+      d[size_t(o)] = from_double(random6_value(op.kind, op.dtype, args, uint64_t(o)), op.dtype);
     });
     return r;
   }
