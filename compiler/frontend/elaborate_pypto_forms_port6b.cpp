@@ -1,10 +1,9 @@
 // PyPTO's own spellings of forms ptoc has, accepted as written so that a port is a transliteration
 // (DeepSeek-V4's window attention, specs/win_attention.yaml):
-// - keyword arguments by PyPTO's names: `matmul(..., a_trans=, b_trans=)` (ptoc: trans_a, trans_b) and
-//   `view(..., valid_shape=)` (ptoc: valid);
+// - (keyword arguments by PyPTO's names: pypto_keywords_port6a.cpp;)
 // - `float("-inf")`, `float("inf")`, `float("nan")`: Python's float literals, where a literal may stand;
 // - `concat([x] * 4, dim=0)`: a list repeated by an integer constant;
-// - `assemble(input, [offsets], out)` as a statement: the same as `out[o0:, o1:, ...] = input`;
+// - (`assemble(input, [offsets], out)` as a statement: the parser's assemble_call_port6a.cpp;)
 // - `full(shape, value, dtype, valid_shape=[...])` (the lightning indexer's pad): the same as
 //   `view(full(shape, value, dtype), shape, [0, ...], valid=[...])`.
 #include <cmath>
@@ -14,13 +13,6 @@
 #include "compiler/frontend/elaborator.h"
 
 namespace ptoc::fe {
-
-std::string pypto_keyword(const std::string& fn, const std::string& kw) {
-  if (fn == "matmul" && kw == "a_trans") return "trans_a";
-  if (fn == "matmul" && kw == "b_trans") return "trans_b";
-  if (fn == "view" && kw == "valid_shape") return "valid";
-  return kw;
-}
 
 EV Elaborator::float_call(const Expr& e) {
   auto bad = [&] {
@@ -60,64 +52,6 @@ const Expr* Elaborator::list_repeat(const Expr* l) {
     for (const auto& it : list->items) rep->items.push_back(it);
   synthesized_.push_back(rep);
   return rep.get();
-}
-
-bool Elaborator::assemble_call_stmt(const Stmt& s) {
-  const AssignAst& a = s.assign;
-  if (!a.value || a.value->kind != Expr::Kind::Call || a.value->name != "assemble") return false;
-  const Expr& e = *a.value;
-  const Expr *input = nullptr, *offsets = nullptr, *out = nullptr;
-  size_t positional = 0;
-  const std::string form = "assemble(input, offsets, out)";
-  for (const auto& arg : e.args) {
-    const std::string k = arg.name.empty() ? (positional == 0 ? "input" : positional == 1 ? "offsets" : positional == 2 ? "out" : "?")
-                                           : arg.name;
-    if (arg.name.empty()) ++positional;
-    const Expr** slot = k == "input" ? &input : k == "offsets" ? &offsets : k == "out" ? &out : nullptr;
-    if (!slot || *slot) {
-      // Appended piecewise: GCC 12 flags "'" + std::string as -Wrestrict (a false positive).
-      std::string msg = text_of(*arg.value);
-      msg.insert(0, 1, '\'');
-      msg += "' is not an argument of " + form;
-      if (k == "parallel") msg = "assemble's 'parallel' argument is not supported";
-      err(arg.name.empty() ? arg.value->off : arg.name_off, arg.name.empty() ? arg.value->len : int(arg.name.size()),
-          msg, "write " + form + ", or out[o0:, o1:] = input");
-      return true;
-    }
-    *slot = arg.value.get();
-  }
-  if (!input || !offsets || !out) {
-    err(e.op_off, e.len, form + " needs all three arguments", "write " + form + ", or out[o0:, o1:] = input");
-    return true;
-  }
-  if (out->kind != Expr::Kind::Name || out->quoted) {
-    err(out->off, out->len, "assemble writes into a tensor: '" + text_of(*out) + "' is not a tensor's name",
-        "name an output, a tensors: workspace or a local tensor");
-    return true;
-  }
-  if (offsets->kind != Expr::Kind::List || offsets->items.empty()) {
-    err(offsets->off, offsets->len, "assemble's offsets are a list, one per axis: [0, 128]");
-    return true;
-  }
-  Stmt st = s;
-  AssignAst& b = st.assign;
-  b.target = out->name;
-  b.target_off = out->off;
-  b.target_len = out->len;
-  b.subscript = true;
-  b.slices.clear();
-  for (const auto& o : offsets->items) {
-    Slice sl;
-    sl.kind = Slice::Kind::Range;
-    sl.start = o;
-    sl.off = o->off;
-    sl.len = o->len;
-    b.slices.push_back(std::move(sl));
-  }
-  for (const auto& arg : e.args)
-    if (arg.value.get() == input) b.value = arg.value;
-  assemble(st);  // the statement `out[o0:, o1:] = input`
-  return true;
 }
 
 std::optional<EV> Elaborator::full_valid_shape(const Expr& e) {

@@ -200,16 +200,15 @@ void Elaborator::assign(const Stmt& s) {
       (*names_)[a.target] = Binding::poisoned();
     return;
   }
-  if (a.target.empty() && assemble_call_stmt(s)) return;  // assemble(v, offs, t) (elaborate_pypto_forms_port6b.cpp)
   if (a.target.empty()) {  // `atomic_add(...)`, `set_operation_options(...)`: call statements (elaborate_struct5.cpp)
     call_statement(*this, s);
     return;
   }
   if (local_tensor_decl(s)) return;
   if (tensor_shape_binding(s)) return;  // tensor_shape_port6a.cpp
-  if (symbolic_binding(s)) return;      // tensor_shape_port6a.cpp
   if (const_binding(s)) return;
   if (run_scalar_binding(s)) return;  // elaborate_scalar_binding_port6b.cpp
+  if (symbolic_binding(s)) return;    // tensor_shape_port6a.cpp: what no run-time scalar takes
   if (scatter_update_stmt(s)) return;  // elaborate_scatter_update.cpp
   bool name_ok = check_binding_name(a.target, at(a.target_off), a.target_len, "value");
   if (!a.more_targets.empty()) {

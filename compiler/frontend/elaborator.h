@@ -113,8 +113,6 @@ DType wider(DType a, DType b);
 // Which names a dim expression may use.
 enum class DimUse { DimsOnly, Loop, Static };
 
-// PyPTO's name of a keyword argument -> ptoc's (`b_trans` -> `trans_b`); the name itself otherwise.
-std::string pypto_keyword(const std::string& fn, const std::string& kw);
 
 class Elaborator {
  public:
@@ -271,7 +269,6 @@ class Elaborator {
   // PyPTO's spellings (elaborate_pypto_forms_port6b.cpp): float("-inf"), [x] * 4 in concat, assemble(v, offs, t).
   EV float_call(const Expr& e);
   const Expr* list_repeat(const Expr* l);  // nullptr when reported
-  bool assemble_call_stmt(const Stmt& s);
   std::optional<EV> full_valid_shape(const Expr& e);  // full(..., valid_shape=): nullopt when not that form
   std::vector<ExprPtr> synthesized_;      // expressions list_repeat builds (they outlive the statement)
   // `l[i]` of a constant list (elaborate_const_binding.cpp): 1 with the entry in `out`, 0 when `e` is not an

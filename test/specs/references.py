@@ -521,6 +521,8 @@ from references_port6b import ref_win_attention, win_attention_inputs  # noqa: E
 REFERENCES.update({
     # Real shapes; 3 batches (8 tokens, 9 pages): windows over 3, 2 and 1 pages, a group tail of 1.
     "win_attention": Ref(ref_win_attention, dynamic={"T": 8, "B": 3, "NB": 9}, inputs=win_attention_inputs),
+})
+
 # --- port6a: Kimi's block attention residual and QAT's asymmetric per-group fake quantisation (PyPTO models/) ---
 from references_port6a import ref_block_attn_res, ref_qat_asymmetric_per_group, qat_inputs  # noqa: E402
 
