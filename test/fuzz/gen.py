@@ -1018,19 +1018,27 @@ class Gen:
         prog.ptoc_args, prog.ptorun_args = command_line_args(self.seed, self.avoid)
         prog.lang2 = getattr(self, "lang2", None)
         prog.cover = getattr(self, "cover", None)
-        __import__("gen_catalog3").program_hook(self, prog)  # in-place outputs, scatter_update: own stream
-        # before catalog4's, so that a seed's program without catalog4 is a prefix of the one with it
-        __import__("gen_lang5").program_hook(self, prog)  # j == 0 loop paths, int64 one_hot: own stream
-        __import__("gen_catalog4").program_hook(self, prog)  # constants, string modes, ...: own stream
-        __import__("gen_catalog5").program_hook(self, prog)  # structops5: interleave, gathermask, ...: own stream
-        __import__("gen_cover5").program_hook(self, prog)  # constant lists, symbolic cube tiles, ...: own stream
-        __import__("gen_math5").program_hook(self, prog)  # --- mathops5 ops ---: own stream
-        __import__("gen_conv6").program_hook(self, prog)  # --- conv6 ops ---: conv, gather_in_l1: own stream
-        __import__("gen_portB6").program_hook(self, prog)  # portB6: run-time scalars: own stream
-        __import__("gen_evalint6").program_hook(self, prog)  # --- evalint6 --- int64 past 2^53: own stream
-        __import__("gen_port6a").program_hook(self, prog)  # port6a: PyPTO spellings, after every other hook
-        __import__("gen_random6").program_hook(self, prog)  # --- random6 ops ---: uniform / normal, own stream
+        for name in APPENDED_HOOKS:  # each on its own stream (hook_stream.py), in this fixed order
+            __import__("gen_" + name).program_hook(self, prog)
         return prog
+
+
+# The hooks that append constructs to a generated program, in the order they run; each is the module
+# gen_NAME.py and is skipped when NAME is avoided. A hook's self-test leaves out the hooks after it
+# (selftest_checks.hooks_after), so that "its seeds' programs are the others' plus its own" holds.
+APPENDED_HOOKS = [
+    "catalog3",  # in-place outputs, scatter_update
+    "lang5",     # j == 0 loop paths, int64 one_hot (before catalog4's: a seed without catalog4 is a prefix)
+    "catalog4",  # constants, string modes, ...
+    "catalog5",  # interleave, gathermask, ...
+    "cover5",    # constant lists, symbolic cube tiles, ...
+    "math5",     # the math ops of round 5
+    "conv6",     # conv, gather_in_l1
+    "portB6",    # run-time scalars, PyPTO's spellings
+    "evalint6",  # int64 past 2^53
+    "port6a",    # PyPTO spellings: assemble call, valid_shape keywords, div precision, float if
+    "random6",   # uniform / normal
+]
 
 
 def command_line_args(seed, avoid=()):

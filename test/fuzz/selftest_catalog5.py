@@ -6,7 +6,6 @@
 2. with --ptoc and --ptorun: every construct, forced, passes through ptoc/ptorun --check and the NumPy comparison
    with the right model, and each deliberately wrong model (gen_catalog5.WRONG) is caught on one of its forced
    seeds."""
-import argparse
 import os
 import sys
 
@@ -15,10 +14,9 @@ sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402
 
-import gen  # noqa: E402
 import gen_catalog5 as G5  # noqa: E402
 import model as M  # noqa: E402
-from selftest_checks import Checks, forced_models  # noqa: E402
+from selftest_checks import forced_models, keeps_other_seeds, selftest_main  # noqa: E402
 
 
 def env(tensors):
@@ -86,17 +84,7 @@ def run(check):
 
     # the hook draws from its own stream: a seed that draws none generates what it did before, and one that
     # draws a construct keeps the statements before it
-    same, n_used = True, 0
-    for s in range(2000, 2100):
-        p, q = gen.generate(s, ["cover5", "math5", "conv6", "portB6", "evalint6", "port6a", "random6"]), gen.generate(s, ["catalog5", "cover5", "math5", "conv6", "portB6", "evalint6", "port6a", "random6"])  # their hooks come after
-        if G5.used(p):
-            n_used += 1
-            same = same and [x.emit() for x in p.body[:len(q.body)]] == [x.emit() for x in q.body] and \
-                set(q.inputs) <= set(p.inputs) and set(q.outputs) <= set(p.outputs)
-        else:
-            same = same and p.spec_text() == q.spec_text()
-    check(f"gen_catalog5 keeps the other seeds' programs ({n_used} of 100 seeds use a construct)",
-          same and 8 < n_used < 40)
+    keeps_other_seeds(check, G5, "catalog5", range(2000, 2100), 8, 40)
 
 
 def wrong_models(check, ptoc, ptorun, cache):
@@ -104,13 +92,4 @@ def wrong_models(check, ptoc, ptorun, cache):
     forced_models(check, G5, ptoc, ptorun, cache, "c5", seeds_right=2, seeds_wrong=4)
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--ptoc")
-    ap.add_argument("--ptorun")
-    ap.add_argument("--cache")
-    a = ap.parse_args()
-    check = Checks()
-    run(check)
-    if a.ptoc and a.ptorun:
-        wrong_models(check, a.ptoc, a.ptorun, a.cache)
-    check.finish()
+    selftest_main(run, wrong_models)

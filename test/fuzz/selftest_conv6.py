@@ -4,7 +4,6 @@
 1. its model on hand-computed values, and that seeds drawing no conv6 statement keep their programs;
 2. with --ptoc and --ptorun: each construct, forced, passes ptoc/ptorun --check and the NumPy comparison with the
    right model, and the deliberately wrong model (gen_conv6.WRONG) is caught on at least one forced seed."""
-import argparse
 import os
 import sys
 
@@ -13,9 +12,8 @@ sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402
 
-import gen  # noqa: E402
 import gen_conv6 as G6  # noqa: E402
-from selftest_checks import Checks, forced_models  # noqa: E402
+from selftest_checks import forced_models, keeps_other_seeds, selftest_main  # noqa: E402
 
 
 def run(check):
@@ -39,17 +37,7 @@ def run(check):
     # t 0 -> block 0 -> 2 * 2 + 0 = row 4; t 3 -> block 1 -> 0 * 2 + 1 = row 1; -1 -> 0; 6 -> past the table
     check("gather_in_l1: paged rows, rows of 0 outside", G6.gather_ref(src, ix, bt, 2, 1).tolist() ==
           [[8.0], [2.0], [0.0], [0.0]])
-    same, n_used = True, 0
-    for s in range(3000, 3100):
-        p, q = gen.generate(s, ["portB6", "evalint6", "port6a", "random6"]), gen.generate(s, ["conv6", "portB6", "evalint6", "port6a", "random6"])  # the hooks after it
-        if G6.used(p):
-            n_used += 1
-            same = same and [x.emit() for x in p.body[:len(q.body)]] == [x.emit() for x in q.body] and \
-                set(q.inputs) <= set(p.inputs) and set(q.outputs) <= set(p.outputs)
-        else:
-            same = same and p.spec_text() == q.spec_text()
-    check(f"gen_conv6 keeps the other seeds' programs ({n_used} of 100 seeds use a construct)",
-          same and 5 < n_used < 40)
+    keeps_other_seeds(check, G6, "conv6", range(3000, 3100), 5, 40)
 
 
 def wrong_models(check, ptoc, ptorun, cache):
@@ -59,13 +47,4 @@ def wrong_models(check, ptoc, ptorun, cache):
 
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--ptoc")
-    ap.add_argument("--ptorun")
-    ap.add_argument("--cache")
-    a = ap.parse_args()
-    check = Checks()
-    run(check)
-    if a.ptoc and a.ptorun:
-        wrong_models(check, a.ptoc, a.ptorun, a.cache)
-    check.finish()
+    selftest_main(run, wrong_models)

@@ -5,7 +5,6 @@
    seeds drawing no int64 construct keep their programs (no hook runs after it);
 2. with --ptoc and --ptorun: each construct, forced, passes ptoc/ptorun --check and the NumPy comparison with the
    right model, and the deliberately wrong model (gen_evalint6.WRONG: one off in the low bits) is caught."""
-import argparse
 import os
 import sys
 
@@ -14,10 +13,9 @@ sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402
 
-import gen  # noqa: E402
 import gen_evalint6 as G6  # noqa: E402
 from numerics import make_input  # noqa: E402
-from selftest_checks import Checks, forced_models  # noqa: E402
+from selftest_checks import forced_models, keeps_other_seeds, selftest_main  # noqa: E402
 
 
 def run(check):
@@ -33,17 +31,7 @@ def run(check):
     check("inputs of kind 'huge' are int64 near +-2^62, past 2^53, and exact",
           a.dtype == np.int64 and v is a and np.all(np.abs(a) >= 2 ** 61) and
           np.any(a.astype(np.float64).astype(np.int64) != a))
-    same, n_used = True, 0
-    for s in range(3000, 3100):
-        p, q = gen.generate(s, ["port6a", "random6"]), gen.generate(s, ["evalint6", "port6a", "random6"])  # the hooks after it
-        if G6.used(p):
-            n_used += 1
-            same = same and [x.emit() for x in p.body[:len(q.body)]] == [x.emit() for x in q.body] and \
-                set(q.inputs) <= set(p.inputs) and set(q.outputs) <= set(p.outputs)
-        else:
-            same = same and p.spec_text() == q.spec_text()
-    check(f"gen_evalint6 keeps the other seeds' programs ({n_used} of 100 seeds use a construct)",
-          same and 5 < n_used < 35)
+    keeps_other_seeds(check, G6, "evalint6", range(3000, 3100), 5, 35)
 
 
 def wrong_models(check, ptoc, ptorun, cache):
@@ -53,13 +41,4 @@ def wrong_models(check, ptoc, ptorun, cache):
 
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--ptoc")
-    ap.add_argument("--ptorun")
-    ap.add_argument("--cache")
-    a = ap.parse_args()
-    check = Checks()
-    run(check)
-    if a.ptoc and a.ptorun:
-        wrong_models(check, a.ptoc, a.ptorun, a.cache)
-    check.finish()
+    selftest_main(run, wrong_models)

@@ -6,7 +6,6 @@
 2. with --ptoc and --ptorun: every construct, forced, passes through ptoc/ptorun --check and the NumPy comparison
    with the right model, and each deliberately wrong model (gen_lang5.WRONG) is caught on one of its forced
    seeds."""
-import argparse
 import os
 import sys
 
@@ -15,11 +14,10 @@ sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402
 
-import gen  # noqa: E402
 import gen_lang5 as G5  # noqa: E402
 import model as M  # noqa: E402
 from gen_lang import RtIf  # noqa: E402
-from selftest_checks import Checks, forced_models  # noqa: E402
+from selftest_checks import forced_models, keeps_other_seeds, selftest_main  # noqa: E402
 
 
 def run(check):
@@ -43,17 +41,7 @@ def run(check):
     check("one_hot(int64 classes, 3)", right.tolist() == [[0, 0, 1], [0, 0, 0], [0, 0, 0], [0, 0, 0]])
     check("... the wrong model differs", not np.array_equal(G5.WrongOneHot(M.Ref("c", "int64"), 3).ev(e).a, right))
 
-    same, n_used = True, 0
-    for s in range(2000, 2100):
-        p, q = gen.generate(s, ["catalog4", "catalog5", "cover5", "math5", "conv6", "portB6", "evalint6", "port6a", "random6"]), gen.generate(s, ["catalog4", "catalog5", "cover5", "math5", "conv6", "lang5", "portB6", "evalint6", "port6a", "random6"])  # their hooks run after
-        if G5.used(p):
-            n_used += 1
-            same = same and [x.emit() for x in p.body[:len(q.body)]] == [x.emit() for x in q.body] and \
-                set(q.inputs) <= set(p.inputs) and set(q.outputs) <= set(p.outputs)
-        else:
-            same = same and p.spec_text() == q.spec_text()
-    check(f"gen_lang5 keeps the other seeds' programs ({n_used} of 100 seeds use a construct)",
-          same and 5 < n_used < 30)
+    keeps_other_seeds(check, G5, "lang5", range(2000, 2100), 5, 30)
 
 
 class _Probe(M.Stmt):
@@ -69,13 +57,4 @@ def wrong_models(check, ptoc, ptorun, cache):
     forced_models(check, G5, ptoc, ptorun, cache, "l5", seeds_right=2, seeds_wrong=6)
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--ptoc")
-    ap.add_argument("--ptorun")
-    ap.add_argument("--cache")
-    a = ap.parse_args()
-    check = Checks()
-    run(check)
-    if a.ptoc and a.ptorun:
-        wrong_models(check, a.ptoc, a.ptorun, a.cache)
-    check.finish()
+    selftest_main(run, wrong_models)

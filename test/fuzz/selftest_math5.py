@@ -4,7 +4,6 @@
 1. its model on hand-computed values, and that seeds drawing no mathops5 statement keep their programs;
 2. with --ptoc and --ptorun: each construct, forced, passes ptoc/ptorun --check and the NumPy comparison with the
    right model, and the deliberately wrong model (gen_math5.WRONG) is caught on at least one forced seed."""
-import argparse
 import os
 import sys
 
@@ -13,10 +12,9 @@ sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402
 
-import gen  # noqa: E402
 import gen_math5 as G5  # noqa: E402
 import model as M  # noqa: E402
-from selftest_checks import Checks, forced_models  # noqa: E402
+from selftest_checks import forced_models, keeps_other_seeds, selftest_main  # noqa: E402
 
 
 def env(tensors):
@@ -45,17 +43,7 @@ def run(check):
     check("prelu: a weight per column of a rank-2 input",
           G5.Math5("prelu", [M.Ref("x", "fp32"), M.Ref("w", "fp32")], "fp32").ev(e).a.tolist() == [[-0.5, 1.0],
                                                                                                     [3.0, -0.5]])
-    same, n_used = True, 0
-    for s in range(3000, 3100):
-        p, q = gen.generate(s, ["conv6", "portB6", "evalint6", "port6a", "random6"]), gen.generate(s, ["math5", "conv6", "portB6", "evalint6", "port6a", "random6"])  # gen_conv6 comes after
-        if G5.used(p):
-            n_used += 1
-            same = same and [x.emit() for x in p.body[:len(q.body)]] == [x.emit() for x in q.body] and \
-                set(q.inputs) <= set(p.inputs) and set(q.outputs) <= set(p.outputs)
-        else:
-            same = same and p.spec_text() == q.spec_text()
-    check(f"gen_math5 keeps the other seeds' programs ({n_used} of 100 seeds use a construct)",
-          same and 10 < n_used < 50)
+    keeps_other_seeds(check, G5, "math5", range(3000, 3100), 10, 50)
 
 
 def wrong_models(check, ptoc, ptorun, cache):
@@ -64,13 +52,4 @@ def wrong_models(check, ptoc, ptorun, cache):
                   wrong=lambda kind: True, right=False)
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--ptoc")
-    ap.add_argument("--ptorun")
-    ap.add_argument("--cache")
-    a = ap.parse_args()
-    check = Checks()
-    run(check)
-    if a.ptoc and a.ptorun:
-        wrong_models(check, a.ptoc, a.ptorun, a.cache)
-    check.finish()
+    selftest_main(run, wrong_models)

@@ -5,7 +5,6 @@
    (gen_port6a runs after every other hook, so no other hook is left out);
 2. with --ptoc and --ptorun: each construct, forced, passes ptoc/ptorun --check and the NumPy comparison with the
    right model, and the deliberately wrong model (gen_port6a.WRONG = the construct) is caught on a forced seed."""
-import argparse
 import os
 import sys
 
@@ -14,10 +13,9 @@ sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402
 
-import gen  # noqa: E402
 import gen_port6a as G6  # noqa: E402
 import model as M  # noqa: E402
-from selftest_checks import Checks, forced_models  # noqa: E402
+from selftest_checks import forced_models, keeps_other_seeds, selftest_main  # noqa: E402
 
 
 def run(check):
@@ -37,17 +35,7 @@ def run(check):
     f = G6.FloatIf("p6sc != 1.0", [G6.FloatBind("p6t", 1.0)], [G6.FloatBind("p6t", 2.0)])
     f.run(e)
     check("float if takes then for 1.5 != 1.0", e["dims"]["p6t"] == 1.0)
-    same, n_used = True, 0
-    for s in range(3000, 3100):
-        p, q = gen.generate(s, ["random6"]), gen.generate(s, ["port6a", "random6"])  # the hooks after it
-        if G6.used(p):
-            n_used += 1
-            same = same and [x.emit() for x in p.body[:len(q.body)]] == [x.emit() for x in q.body] and \
-                set(q.inputs) <= set(p.inputs) and set(q.outputs) <= set(p.outputs)
-        else:
-            same = same and p.spec_text() == q.spec_text()
-    check(f"gen_port6a keeps the other seeds' programs ({n_used} of 100 seeds use a construct)",
-          same and 5 < n_used < 45)
+    keeps_other_seeds(check, G6, "port6a", range(3000, 3100), 5, 45)
 
 
 def wrong_models(check, ptoc, ptorun, cache):
@@ -55,13 +43,4 @@ def wrong_models(check, ptoc, ptorun, cache):
 
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--ptoc")
-    ap.add_argument("--ptorun")
-    ap.add_argument("--cache")
-    a = ap.parse_args()
-    check = Checks()
-    run(check)
-    if a.ptoc and a.ptorun:
-        wrong_models(check, a.ptoc, a.ptorun, a.cache)
-    check.finish()
+    selftest_main(run, wrong_models)

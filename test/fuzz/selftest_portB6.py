@@ -6,7 +6,6 @@
 2. with --ptoc and --ptorun: every construct, forced, passes through ptoc/ptorun --check and the NumPy comparison
    with the right model, and each deliberately wrong model (gen_portB6.WRONG) is caught on one of its forced
    seeds."""
-import argparse
 import os
 import sys
 
@@ -15,11 +14,10 @@ sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402
 
-import gen  # noqa: E402
 import gen_portB6 as G6  # noqa: E402
 import model as M  # noqa: E402
 from gen_lang import RtIf  # noqa: E402
-from selftest_checks import Checks, forced_models  # noqa: E402
+from selftest_checks import forced_models, keeps_other_seeds, selftest_main  # noqa: E402
 
 
 def run(check):
@@ -40,17 +38,7 @@ def run(check):
           t["o"].tolist() == [[2 + 4 + 6, 3 + 5 + 7], [0, -1]])
     check("the construct's text binds the scalars by name", body[0].emit() == "p6s = lo[b]")
 
-    same, n_used = True, 0
-    for s in range(2000, 2100):
-        p, q = gen.generate(s, ["evalint6", "port6a", "random6"]), gen.generate(s, ["portB6", "evalint6", "port6a", "random6"])  # the hooks after it
-        if G6.used(p):
-            n_used += 1
-            same = same and [x.emit() for x in p.body[:len(q.body)]] == [x.emit() for x in q.body] and \
-                set(q.inputs) <= set(p.inputs) and set(q.outputs) <= set(p.outputs)
-        else:
-            same = same and p.spec_text() == q.spec_text()
-    check(f"gen_portB6 keeps the other seeds' programs ({n_used} of 100 seeds use a construct)",
-          same and 2 < n_used < 20)
+    keeps_other_seeds(check, G6, "portB6", range(2000, 2100), 2, 20)
 
 
 def wrong_models(check, ptoc, ptorun, cache):
@@ -59,13 +47,4 @@ def wrong_models(check, ptoc, ptorun, cache):
 
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--ptoc")
-    ap.add_argument("--ptorun")
-    ap.add_argument("--cache")
-    a = ap.parse_args()
-    check = Checks()
-    run(check)
-    if a.ptoc and a.ptorun:
-        wrong_models(check, a.ptoc, a.ptorun, a.cache)
-    check.finish()
+    selftest_main(run, wrong_models)

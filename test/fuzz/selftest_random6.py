@@ -14,9 +14,8 @@ sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402
 
-import gen  # noqa: E402
 import gen_random6 as G6  # noqa: E402
-from selftest_checks import Checks, forced_models  # noqa: E402
+from selftest_checks import Checks, forced_models, keeps_other_seeds  # noqa: E402
 
 
 def run(check):
@@ -29,17 +28,7 @@ def run(check):
           np.allclose(n[0], [-0.32364845, 1.8577391, 0.39556974, 0.2311697], atol=2e-6))
     check("... its text", G6.Random6("normal", [2, 4], 5, [3, 9], 3, "bf16").text() ==
           "normal([2, 4], [5], [3, 9], [3], bf16)")
-    same, n_used = True, 0
-    for s in range(3000, 3100):
-        p, q = gen.generate(s), gen.generate(s, ["random6"])
-        if G6.used(p):
-            n_used += 1
-            same = same and [x.emit() for x in p.body[:len(q.body)]] == [x.emit() for x in q.body] and \
-                set(q.inputs) <= set(p.inputs) and set(q.outputs) <= set(p.outputs)
-        else:
-            same = same and p.spec_text() == q.spec_text()
-    check(f"gen_random6 keeps the other seeds' programs ({n_used} of 100 seeds use a construct)",
-          same and 5 < n_used < 40)
+    keeps_other_seeds(check, G6, "random6", range(3000, 3100), 5, 40)
 
 
 if __name__ == "__main__":
