@@ -42,12 +42,18 @@ import gen_catalog4  # noqa: E402
 import gen_catalog5  # noqa: E402
 import gen_cover5  # noqa: E402
 import gen_lang5  # noqa: E402
-import gen_math5  # noqa: E402  (--- mathops5 ops ---)
-import gen_conv6  # noqa: E402  (--- conv6 ops ---)
-import gen_portB6  # noqa: E402  (portB6)
-import gen_evalint6  # noqa: E402  (--- evalint6 --- int64 past 2^53)
-import gen_port6a  # noqa: E402  (port6a)
-import gen_random6  # noqa: E402  (--- random6 ops ---)
+import gen_math5  # noqa: E402
+import gen_conv6  # noqa: E402
+import gen_portB6  # noqa: E402
+import gen_evalint6  # noqa: E402
+import gen_port6a  # noqa: E402
+import gen_random6  # noqa: E402
+
+# The appended hooks whose constructs --cover can force and the summary counts, with the prefix their
+# kinds take on the command line ("" where the kind names are unique on their own).
+COVER_HOOKS = [(gen_catalog4, ""), (gen_catalog5, ""), (gen_cover5, ""), (gen_lang5, ""), (gen_math5, "math5_"),
+               (gen_conv6, "conv6_"), (gen_portB6, ""), (gen_evalint6, "evalint6_"), (gen_port6a, "port6a_"),
+               (gen_random6, "random6_")]
 import gen_cover  # noqa: E402
 import gen_lang  # noqa: E402
 from model import ModelError  # noqa: E402
@@ -303,11 +309,10 @@ def long_mode(a):
 
 def features(prog):
     """The constructs of gen_lang.py and gen_cover.py a program uses (per-feature counts in the summary)."""
-    return sorted(set(gen_lang.used(prog)) | set(gen_cover.used(prog)) | set(gen_catalog4.used(prog)) |
-                  set(gen_catalog5.used(prog)) | set(gen_cover5.used(prog)) | set(gen_lang5.used(prog)) |
-                  set(gen_math5.used(prog)) | set(gen_conv6.used(prog)) |
-                  set(gen_portB6.used(prog)) | set(gen_evalint6.used(prog)) | set(gen_port6a.used(prog)) |
-                  set(gen_random6.used(prog)))
+    used = set(gen_lang.used(prog)) | set(gen_cover.used(prog))
+    for hook, _ in COVER_HOOKS:
+        used |= set(hook.used(prog))
+    return sorted(used)
 
 
 def _child_cpu():
@@ -552,39 +557,20 @@ def main():
     p.add_argument("--keep")
     p.add_argument("--print", type=int, help="print the spec of one seed")
     p.add_argument("--cover", choices=["symbolic_tile"] + sorted(gen_cover.TOP) + sorted(gen_cover.OPT_IN) +
-                   sorted(gen_catalog4.KINDS) + sorted(gen_catalog5.KINDS) + sorted(gen_cover5.KINDS) +
-                   sorted(gen_lang5.KINDS) + ["math5_" + k for k in gen_math5.KINDS] +
-                   ["conv6_" + k for k in gen_conv6.KINDS] + list(gen_portB6.KINDS) +
-                   ["evalint6_" + k for k in gen_evalint6.KINDS] + ["port6a_" + k for k in gen_port6a.KINDS] +
-                   ["random6_" + k for k in gen_random6.KINDS],
-                   help="a test run of one gen_cover.py, gen_catalog4.py, gen_catalog5.py, gen_cover5.py, gen_lang5.py or "
-                        "gen_math5.py construct: every seed that can take it does")
+                   [pre + k for hook, pre in COVER_HOOKS for k in sorted(hook.KINDS)],
+                   help="a test run of one construct of gen_cover.py or of an appended hook (COVER_HOOKS): "
+                        "every seed that can take it does")
     a = p.parse_args()
     a.avoid = []
     a.seed_given = "--seed" in sys.argv
     a.count_given = "--count" in sys.argv
     a.avoid = sorted(set(gen.KNOWN) | set(gen.KNOWN_LONG)) if a.avoid_known else []
-    math5 = a.cover[len("math5_"):] if a.cover and a.cover.startswith("math5_") else None
-    gen_math5.FORCE = math5  # --- mathops5 ops ---
-    if math5:
-        a.cover = None
-    conv6 = a.cover[len("conv6_"):] if a.cover and a.cover.startswith("conv6_") else None
-    gen_conv6.FORCE = conv6  # --- conv6 ops ---
-    e6 = a.cover[len("evalint6_"):] if a.cover and a.cover.startswith("evalint6_") else None
-    gen_evalint6.FORCE = e6  # --- evalint6 ---
-    port6a = a.cover[len("port6a_"):] if a.cover and a.cover.startswith("port6a_") else None
-    gen_port6a.FORCE = port6a  # port6a
-    random6 = a.cover[len("random6_"):] if a.cover and a.cover.startswith("random6_") else None
-    gen_random6.FORCE = random6  # --- random6 ops ---
-    if conv6 or e6 or port6a or random6:
-        a.cover = None
-    gen_cover.FORCE = a.cover if a.cover not in (gen_catalog4.KINDS + gen_catalog5.KINDS + gen_cover5.KINDS +
-                                                 gen_lang5.KINDS + gen_portB6.KINDS) else None
-    gen_catalog4.FORCE = a.cover if a.cover in gen_catalog4.KINDS else None
-    gen_catalog5.FORCE = a.cover if a.cover in gen_catalog5.KINDS else None
-    gen_cover5.FORCE = a.cover if a.cover in gen_cover5.KINDS else None
-    gen_lang5.FORCE = a.cover if a.cover in gen_lang5.KINDS else None
-    gen_portB6.FORCE = a.cover if a.cover in gen_portB6.KINDS else None  # portB6
+    taken = False  # a hook's construct, else one of gen_cover.py's
+    for hook, pre in COVER_HOOKS:
+        kind = a.cover[len(pre):] if a.cover and a.cover.startswith(pre) else None
+        hook.FORCE = kind if kind in hook.KINDS else None
+        taken = taken or hook.FORCE is not None
+    gen_cover.FORCE = None if taken else a.cover
     if a.print is not None:
         print(gen.generate(a.print, a.avoid).spec_text())
         return 0
