@@ -19,11 +19,11 @@ Builds nothing: it runs BUILD/cli/ptoc.
 """
 import argparse
 import os
-import re
-import statistics
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tiny_tile_compile_bench  # noqa: E402  (its spec and its timed compile)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -73,50 +73,13 @@ body:
   - {{label: ACT}}
 """
 
-TRANSPOSE_SPEC = """ptoc: 1
-name: tiny_tiles
-dims: {{D: {d}, A: 128, B: 128}}
-inputs:
-  x:
-    dtype: fp32
-    shape: [B, A, D]
-outputs:
-  y:
-    dtype: fp32
-    shape: [D, A, B]
-options:
-  pass:
-    vec_nbuffer_setting: {{DEFAULT: 0}}
-body:
-- vec_tile: [1, 1, 1]
-- t = transpose(x, 0, 2)
-- y[0:, 0:, 0:] = t
-"""
-
-
-def compile_once(ptoc, spec, out, stage):
-    """(exit code, cpu s, stage cpu s, stderr) of one `ptoc --time-passes`."""
-    with tempfile.TemporaryFile('w+') as fe, tempfile.TemporaryFile('w+') as fo:
-        p = subprocess.Popen([ptoc, spec, '-o', out, '--time-passes'], stdout=fo, stderr=fe)
-        _, status, ru = os.wait4(p.pid, 0)
-        fe.seek(0)
-        fo.seek(0)
-        text = fo.read() + fe.read()
-    m = re.search(r'^\s*' + stage + r'\s+[0-9.]+\s+([0-9.]+)', text, re.M)
-    return os.waitstatus_to_exitcode(status), ru.ru_utime + ru.ru_stime, float(m.group(1)) / 1000 if m else float('nan'), text
+# one-element transpose tiles: the tiny-tile bench's spec
+TRANSPOSE_SPEC = tiny_tile_compile_bench.SPEC
 
 
 def measure(ptoc, spec, out, runs, stage):
-    cpu, st = [], []
-    for _ in range(runs):
-        rc, c, s, text = compile_once(ptoc, spec, out, stage)
-        if rc != 0:
-            sys.exit(f'{ptoc} {spec}: exit {rc}\n{text}')
-        cpu.append(c)
-        st.append(s)
-    with open(out, 'rb') as f:
-        data = f.read()
-    return statistics.median(cpu), statistics.median(st), data
+    cpu, st, _, data = tiny_tile_compile_bench.measure(ptoc, spec, out, runs, stage)
+    return cpu, st, data
 
 
 def table(title, unit, stage, cases, builds, runs, tmp):

@@ -46,23 +46,24 @@ body:
 """
 
 
-def compile_once(ptoc, spec, out):
-    """(exit code, cpu s, breadth_merge cpu s, peak RSS KiB, stderr) of one `ptoc --time-passes`."""
+def compile_once(ptoc, spec, out, stage='breadth_merge'):
+    """(exit code, cpu s, the stage's cpu s, peak RSS KiB, stderr) of one `ptoc --time-passes`."""
     with tempfile.TemporaryFile('w+') as fe, tempfile.TemporaryFile('w+') as fo:
         p = subprocess.Popen([ptoc, spec, '-o', out, '--time-passes'], stdout=fo, stderr=fe)
         _, status, ru = os.wait4(p.pid, 0)
         fe.seek(0)
         fo.seek(0)
         text = fo.read() + fe.read()
-    m = re.search(r'^\s*breadth_merge\s+[0-9.]+\s+([0-9.]+)', text, re.M)
+    m = re.search(r'^\s*' + stage + r'\s+[0-9.]+\s+([0-9.]+)', text, re.M)
     breadth = float(m.group(1)) / 1000.0 if m else float('nan')
     return os.waitstatus_to_exitcode(status), ru.ru_utime + ru.ru_stime, breadth, ru.ru_maxrss, text
 
 
-def measure(ptoc, spec, out, runs):
+def measure(ptoc, spec, out, runs, stage='breadth_merge'):
+    """Medians over `runs` compiles of (cpu s, the stage's cpu s), the peak RSS MiB, and the bundle's bytes."""
     cpu, br, rss = [], [], []
     for _ in range(runs):
-        rc, c, b, m, text = compile_once(ptoc, spec, out)
+        rc, c, b, m, text = compile_once(ptoc, spec, out, stage)
         if rc != 0:
             sys.exit(f'{ptoc} {spec}: exit {rc}\n{text}')
         cpu.append(c)
