@@ -5,7 +5,6 @@
    (gen_random6 runs after every other hook, so nothing is left out);
 2. with --ptoc and --ptorun: each construct, forced, passes ptoc/ptorun --check and the NumPy comparison with
    the right model, and the deliberately wrong model (gen_random6.WRONG) is caught on at least one seed."""
-import argparse
 import os
 import sys
 
@@ -15,7 +14,7 @@ sys.path.insert(0, HERE)
 import numpy as np  # noqa: E402
 
 import gen_random6 as G6  # noqa: E402
-from selftest_checks import Checks, forced_models, keeps_other_seeds  # noqa: E402
+from selftest_checks import forced_models, keeps_other_seeds, selftest_main  # noqa: E402
 
 
 def run(check):
@@ -31,15 +30,11 @@ def run(check):
     keeps_other_seeds(check, G6, "random6", range(3000, 3100), 5, 40)
 
 
+def wrong_models(check, ptoc, ptorun, cache):
+    """Each construct forced: the right model passes, the wrong one is caught on at least one seed."""
+    forced_models(check, G6, ptoc, ptorun, cache, "r6", seeds_right=2, seeds_wrong=3,
+                  wrong=lambda kind: True, right=False)
+
+
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--ptoc")
-    ap.add_argument("--ptorun")
-    ap.add_argument("--cache")
-    a = ap.parse_args()
-    check = Checks()
-    run(check)
-    if a.ptoc and a.ptorun:
-        forced_models(check, G6, a.ptoc, a.ptorun, a.cache, "r6", seeds_right=2, seeds_wrong=3,
-                      wrong=lambda kind: True, right=False)
-    check.finish()
+    selftest_main(run, wrong_models)
