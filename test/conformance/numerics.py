@@ -81,6 +81,8 @@ def make_input(rng, dtype, shape, kind="normal"):
             v = v * 0.25
         elif kind == "half":  # multiples of 0.5 in [-300, 300]: ties for the float -> int casts, zeros
             v = rng.integers(-600, 601, shape) / 2.0
+        elif kind == "nonfinite":  # conv7: about one element in ten inf, -inf or NaN, the rest normal
+            v = np.where(rng.random(shape) < 0.1, rng.choice(np.array([np.inf, -np.inf, np.nan]), shape), v)
         v = rnd(v, dtype)
     elif dtype == "bool":
         v = rng.integers(0, 2, shape).astype(np.float64)

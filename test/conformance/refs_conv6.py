@@ -55,6 +55,20 @@ def conv6_conv1d(i, d):
             "q": conv(i["u"], i["g"], [1], [0, 0], [1], groups=3, bias=i["gb"], out="fp32")}
 
 
+@ref(kinds={"x": "nonfinite", "xb": "nonfinite", "u": "nonfinite"})
+def conv7_conv_nonfinite(i, d):
+    """Inputs with inf, -inf and NaN: the direct loop only reads each output's window."""
+    return {"y": conv(i["x"], i["w"], [2, 2], [1, 2, 2, 1], [2, 2], bias=i["b"], out="fp16"),
+            "yb": conv(i["xb"], i["wb"], [1, 1], [1, 0, 0, 0], [1, 1], groups=2, out="bf16"),
+            "q": conv(i["u"], i["g"], [3], [2, 1], [2], out="fp32")}
+
+
+@ref(kinds={"x": "nonfinite"})
+def relu_nan(i, d):
+    """failing/relu_nan.yaml: relu and maximum keep a NaN (torch, NumPy and ptoc's evaluator do)."""
+    return {"y": np.where(np.isnan(i["x"]), np.nan, np.maximum(i["x"], 0.0)), "z": np.maximum(i["x"], 0.0)}
+
+
 @ref()
 def mm_reshaped_ones(i, d):
     w = i["w"].reshape(32, 24)

@@ -3,7 +3,8 @@ body with its own inputs (`c6in...`) and outputs (`c6out...`), drawn from its ow
 rest of every seed's program is unchanged. Per seed, with probability PROB, one of:
 
 - `conv1d`: conv of an [N, Cin, W] input, random kernel, strides, paddings (below the kernel), dilations,
-  groups, an optional bias and relu, in fp32, fp16 or bf16 (bf16 with an fp32 bias);
+  groups, an optional bias and relu, in fp32, fp16 or bf16 (bf16 with an fp32 bias); in NONFINITE of them
+  the input holds inf, -inf and NaN (numerics.make_input's "nonfinite");
 - `conv2d`: the same on [N, Cin, H, W];
 - `gather_in_l1`: the paged gather of token rows (an index one below and one past the table, a block past
   src: rows of 0), the first `size` columns, assembled straight or fed to a matmul.
@@ -23,6 +24,7 @@ FLOAT = ("fp32", "fp16", "bf16")
 FORCE = None
 WRONG = False
 PROB = 0.2
+NONFINITE = 0.3  # conv7: the share of convs whose input holds inf, -inf and NaN
 
 
 def conv_ref(x, w, strides, pads, dil, groups, bias=None, relu=False, out="fp16"):
@@ -142,6 +144,10 @@ def _conv(r, st, prog, sd):
     prog.body.append(M.Raw({"vec_tile": [1, cout] + O}))
     o = _out(st, prog, oshape, dt)
     prog.body.append(M.Assemble(o, [0] * len(oshape), Conv6("conv", args, dt, attrs, wrong=WRONG)))
+    # conv7: drawn last, so the draws above keep their values: an input with inf, -inf and NaN, which a direct
+    # conv spreads only to the outputs whose window holds them.
+    if r.random() < NONFINITE:
+        prog.kinds[x] = "nonfinite"
 
 
 def _gather(r, st, prog):

@@ -32,6 +32,10 @@ def run(check):
     w2 = np.ones((2, 1, 1, 1))
     check("conv2d: groups 2 keep the channels apart", np.array_equal(
         G6.conv_ref(x2, w2, [1, 1], [0, 0, 0, 0], [1, 1], 2, out="fp32"), x2))
+    xi = np.array([[[1.0, np.inf, 2.0, 3.0, 4.0, np.nan, 5.0]]])
+    got = G6.conv_ref(xi, np.array([[[1.0, 1.0]]]), [2], [0, 0], [1], 1, out="fp32")[0, 0]
+    # windows (0, 1) (2, 3) (4, 5): the inf and the NaN reach only their own output
+    check("conv1d: inf and NaN stay in their windows", got[0] == np.inf and got[1] == 5.0 and np.isnan(got[2]))
     src = np.arange(12.0).reshape(6, 2)
     ix, bt = np.array([[0, 3, -1, 6]]), np.array([[2, 0, 9]])
     # t 0 -> block 0 -> 2 * 2 + 0 = row 4; t 3 -> block 1 -> 0 * 2 + 1 = row 1; -1 -> 0; 6 -> past the table

@@ -119,15 +119,12 @@ class Conv6 {
   }
 
   int reshape(int v, const std::vector<int64_t>& sh) { return el_.reshape_to(v, dims(sh), dims(sh), c_.fo); }
-
-  // [B, R, O] -> [B, O, R] under a tile holding the two swapped axes whole where it can.
-  int swap12(int v) {
-    const Value x = val(v);
+  // A reshape of a view (a tap, a split axis), which copies it: under a tile of the view's rank.
+  int reshape_copy(int v, const std::vector<int64_t>& sh) {
     std::vector<int64_t> s;
-    for (const auto& d : x.shape) s.push_back(*d.as_const());
-    std::swap(s[1], s[2]);  // the tile is the result's
-    Tiles t(el_.ts_, fit_tile(s, {1, 2}));
-    return el_.swap_axes(v, 1, 2, c_.fo, c_.fl);
+    for (const auto& d : val(v).shape) s.push_back(*d.as_const());
+    Tiles t(el_.ts_, fit_tile(s));
+    return reshape(v, sh);
   }
 
   // [M, K] x [K, N] -> [M, N] of dtype `out`, under a tile fitted to it.
@@ -152,18 +149,42 @@ class Conv6 {
     return el_.emit(op, to, x.shape, x.valid, c_.fo, c_.fl);
   }
 
-  // The [rows, cols] 0/1 matrix of dtype dt with a 1 where row == col * mul + add (an exact selection).
-  int selection(int64_t rows, int64_t cols, int64_t mul, int64_t add, DType dt) {
-    Tiles t(el_.ts_, fit_tile({rows, cols}));
-    const Expr& e = *c_.args[0];
-    auto bin = [&](OpKind k, const EV& a, const EV& b) { return el_.binary(k, a, b, e, e, c_.fo, c_.fl, c_.fn); };
-    EV r = EV::tensor(el_.iota(0, rows, 2, DType::int32, e, c_.fo, c_.fl));
-    EV k = EV::tensor(el_.iota(1, cols, 2, DType::int32, e, c_.fo, c_.fl));
-    EV at = bin(OpKind::Add, bin(OpKind::Mul, k, EV::number(double(mul), true)), EV::number(double(add), true));
-    EV hit = bin(OpKind::Eq, r, at);
-    const int one = el_.const_like(1, dt, 2, c_.fo, c_.fl);
-    const int zero = el_.const_like(0, dt, 2, c_.fo, c_.fl);
-    return el_.select3(hit.value, one, zero, c_.fo, c_.fl);
+  // Axis `ax` of v with `lo` zeros before and `hi` after (a negative `hi` cuts that many off the end):
+  // data movement only, so an inf or NaN stays in its element.
+  int pad_axis(int v, size_t ax, int64_t lo, int64_t hi) {
+    const Value x = val(v);
+    std::vector<int64_t> s;
+    for (const auto& d : x.shape) s.push_back(*d.as_const());
+    if (hi < 0) {
+      std::vector<int64_t> at(s.size(), 0);
+      s[ax] += hi;
+      v = window(v, at, s);
+      hi = 0;
+    }
+    if (lo == 0 && hi == 0) return v;
+    std::vector<int> parts;
+    auto zeros = [&](int64_t n) {
+      std::vector<int64_t> fs = s;
+      fs[ax] = n;
+      Tiles t(el_.ts_, fit_tile(fs));
+      Op f;
+      f.kind = OpKind::Full;
+      f.shape = dims(fs);
+      f.fill = 0;
+      f.dtype = x.dtype;
+      return el_.emit(f, x.dtype, dims(fs), dims(fs), c_.fo, c_.fl);
+    };
+    if (lo > 0) parts.push_back(zeros(lo));
+    parts.push_back(v);
+    if (hi > 0) parts.push_back(zeros(hi));
+    std::vector<int64_t> os = s;
+    os[ax] += lo + hi;
+    Tiles t(el_.ts_, fit_tile(os, {ax}));
+    Op op;
+    op.kind = OpKind::Concat;
+    op.inputs = parts;
+    op.axes = {int(ax)};
+    return el_.emit(op, x.dtype, dims(os), dims(os), c_.fo, c_.fl);
   }
 
   // A list of `n` compile-time integers in [lo, hi] (PyPTO's CheckDimParam / CheckDimensionRange).
@@ -374,62 +395,65 @@ class Conv6 {
       return EV::poison();
     }
 
-    // [N, Cin, P] -> [Cin * N, in...]: channels first, so each channel's picks line up as rows of the columns.
+    // [N, Cin, P] -> [Cin * N, in...]: channels first, so each channel's taps line up as rows of the columns.
     const int64_t P = prod(in), Po = prod(out), B = Cin * N;
     int x = reshape(xv.value, {N, Cin, P});
     if (N > 1) x = swap_axes01(x);
     std::vector<int64_t> cur = {B};
     cur.insert(cur.end(), in.begin(), in.end());
     x = reshape(x, cur);
-    // Picks along the spatial axes, last first: each value [B, a_1 .. a_j, o_{j+1} .. o_sd] rotated so the
-    // axis to pick next is last.
-    struct Pick {
-      int v;
-      std::vector<int64_t> shape;  // [B, rest..., picked...] as stored
-    };
-    std::vector<Pick> level = {{x, cur}};
-    std::vector<int64_t> kidx_stride;
-    for (size_t step = 0; step < sd; ++step) {
-      const size_t ax = sd - 1 - step;  // spatial axis picked now
-      std::vector<Pick> next;
-      for (const Pick& p : level) {
-        // p.shape = [B, a_0 .. a_ax, o_{ax+1} ..]: rotated so a_ax is last (stored as [B, R, a_ax]).
-        for (int64_t k = 0; k < ker[ax]; ++k) {
-          const int64_t rows = p.shape.back();
-          const int64_t lead = prod(p.shape) / rows;
-          const int64_t shift = k * (*dil)[ax] - (*pads)[2 * ax];
-          int m = reshape(p.v, {lead, rows});
-          if (!(shift == 0 && (*strides)[ax] == 1 && out[ax] == in[ax]))  // else the pick is the identity
-            m = matmul(m, selection(in[ax], out[ax], (*strides)[ax], shift, dt), dt);  // [lead, o_ax]
-          std::vector<int64_t> sh = p.shape;
-          sh.back() = out[ax];
-          // Rotate: [B, R, o] -> [B, o, R], so the next axis to pick (the one before) is last.
-          const int64_t R = lead / B;
-          int r = m;
-          if (R > 1) r = swap12(reshape(m, {B, R, out[ax]}));
-          std::vector<int64_t> rot = {B, out[ax]};
-          rot.insert(rot.end(), sh.begin() + 1, sh.end() - 1);
-          next.push_back({r, rot});
+    // Each spatial axis zero-padded (concat with full) or cut to L = s * (q_max + o), q_max = (K - 1) * d / s:
+    // tap k's positions k * d + j * s (j < o) are then (q + j) * s + r with q = k * d / s, r = k * d % s,
+    // inside the axis split as [L / s, s]. (At stride 1, L is the padded extent.)
+    std::vector<int64_t> L(sd);
+    for (size_t a = 0; a < sd; ++a) {
+      const int64_t s = (*strides)[a], d = (*dil)[a];
+      L[a] = s * ((ker[a] - 1) * d / s + out[a]);
+      x = pad_axis(x, 1 + a, (*pads)[2 * a], L[a] - (*pads)[2 * a] - in[a]);
+    }
+    // The taps, in weight order (k_0 outer .. k_last inner), each [Cin, 1, N * Po].
+    const int64_t K = prod(ker);
+    std::vector<int> cols;
+    if (sd == 1) {
+      const int64_t s = (*strides)[0];
+      const int xs1 = s == 1 ? x : reshape_copy(x, {B, L[0] / s, s});
+      for (int64_t k = 0; k < ker[0]; ++k) {
+        const int64_t at = k * (*dil)[0];
+        const int t = s == 1 ? window(xs1, {0, at}, {B, out[0]})
+                             : window(xs1, {0, at / s, at % s}, {B, out[0], 1});
+        cols.push_back(reshape_copy(t, {Cin, 1, N * Po}));
+      }
+    } else {
+      // The W taps first when W is strided (the split [B * Hp, Wp / sw, sw] leaves room for H's split in
+      // rank 4), then each H tap a view of [B, Hp / sh, sh, W'] at the W tap's offset.
+      const int64_t sh = (*strides)[0], sw = (*strides)[1], Hp = L[0], Wp = L[1];
+      std::vector<int> wtap;        // per kw: [B, Hp, W'] holding the tap's ow columns from woff
+      std::vector<int64_t> woff;
+      if (sw == 1) {
+        wtap.assign(size_t(ker[1]), x);
+        for (int64_t k = 0; k < ker[1]; ++k) woff.push_back(k * (*dil)[1]);
+      } else {
+        const int split = reshape_copy(x, {B * Hp, Wp / sw, sw});
+        for (int64_t k = 0; k < ker[1]; ++k) {
+          const int64_t at = k * (*dil)[1];
+          wtap.push_back(reshape_copy(window(split, {0, at / sw, at % sw}, {B * Hp, out[1], 1}), {B, Hp, out[1]}));
+          woff.push_back(0);
         }
       }
-      level = std::move(next);
-    }
-    // level[k] (k = kd * Kh * Kw + kh * Kw + kw, outer picks first) holds [B, o_0 .. o_sd-1] in that order
-    // after sd rotations. Its order of creation is kw-major; reorder to weight order (kd, kh, kw).
-    const int64_t K = prod(ker);
-    std::vector<int> cols(size_t(K), -1);
-    for (size_t i = 0; i < level.size(); ++i) {
-      // i counts picks in creation order: the last axis's k varies slowest.
-      std::vector<int64_t> kk(sd);
-      int64_t rest = int64_t(i);
-      for (size_t step = sd; step-- > 0;) {
-        const size_t ax = sd - 1 - step;
-        kk[ax] = rest % ker[ax];
-        rest /= ker[ax];
+      std::vector<std::vector<int>> by_kw(static_cast<size_t>(ker[1]));
+      for (int64_t kw = 0; kw < ker[1]; ++kw) {
+        const int src = wtap[size_t(kw)];
+        const int64_t wc = *val(src).shape[2].as_const();
+        const int hs = sh == 1 ? src : reshape_copy(src, {B, Hp / sh, sh, wc});
+        for (int64_t kh = 0; kh < ker[0]; ++kh) {
+          const int64_t at = kh * (*dil)[0];
+          const int t = sh == 1 ? window(hs, {0, at, woff[size_t(kw)]}, {B, out[0], out[1]})
+                                : window(hs, {0, at / sh, at % sh, woff[size_t(kw)]}, {B, out[0], 1, out[1]});
+          by_kw[size_t(kw)].push_back(reshape_copy(t, {Cin, 1, N * Po}));
+        }
       }
-      int64_t flat = 0;
-      for (size_t a = 0; a < sd; ++a) flat = flat * ker[a] + kk[a];
-      cols[size_t(flat)] = reshape(level[i].v, {Cin, 1, N * Po});
+      for (int64_t kh = 0; kh < ker[0]; ++kh)
+        for (int64_t kw = 0; kw < ker[1]; ++kw) cols.push_back(by_kw[size_t(kw)][size_t(kh)]);
     }
     int col = cols[0];
     if (K > 1) {
