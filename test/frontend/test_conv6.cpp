@@ -1,5 +1,5 @@
-// conv6 (elaborate_conv6.cpp): conv and experimental gather_in_l1, what each elaborates to (selection and
-// im2col matmuls on the cube), and the located diagnostics of PyPTO's dtype, shape and argument rules.
+// conv6 (elaborate_conv_im2col.cpp): conv and experimental gather_in_l1, what each elaborates to (conv7: the
+// im2col columns by data movement, one matmul per group on the cube), and the located diagnostics of PyPTO's dtype, shape and argument rules.
 // Numerics against NumPy: test/conformance/specs/conv6_*.yaml.
 #include "spec_helpers.h"
 
@@ -58,26 +58,31 @@ std::string out_shape(const ptoc::Program& p) {
 
 }  // namespace
 
-TEST_CASE("conv is im2col on the cube: one selection matmul per kernel tap and axis, one per group",
-          "[conv6]") {
-  // 3x3, strides 2, padding 1: 3 picks along W, 3 x 3 along H, then the [Cout, Cin * 9] matmul.
+TEST_CASE("conv is im2col on the cube: the columns by data movement, one matmul per group", "[conv6]") {
+  // conv7: 3x3, strides 2, padding 1: no selection matmul (an inf or NaN input would spread through its row);
+  // zero padding by full + concat, each tap a view of the padded input, then the [Cout, Cin * 9] matmul.
   auto p = ok(spec(conv_stmt("conv(x, w, fp16, [2, 2], [1, 1, 1, 1], [1, 1], bias_tensor=b)")));
-  CHECK(count(p, ptoc::OpKind::Matmul) == 3 + 9 + 1);
-  CHECK(count(p, ptoc::OpKind::Concat) >= 1);
+  CHECK(count(p, ptoc::OpKind::Matmul) == 1);
+  CHECK(count(p, ptoc::OpKind::Full) >= 2);
+  CHECK(count(p, ptoc::OpKind::View) >= 9);
+  CHECK(count(p, ptoc::OpKind::Concat) >= 3);
   CHECK(out_shape(p) == "[2, 6, 4, 5]");
   for (const auto& op : p.ops)
     if (op.kind == ptoc::OpKind::Matmul) CHECK(op.cube_tile.has_value());
-  // A 1x1 kernel at stride 1 without padding picks nothing: only the weight matmul.
+  for (const auto& op : p.ops)
+    if (op.kind == ptoc::OpKind::Full) CHECK(op.fill == 0);  // the padding only: no 0/1 matrices
+  // A 1x1 kernel at stride 1 without padding pads nothing: only the weight matmul.
   auto q = ok(spec(conv_stmt("conv(x, w1, fp16, [1, 1], [0, 0, 0, 0], [1, 1])", "[1, 6, 7, 9]"),
                    "  y: {dtype: fp16, shape: [2, 6, 7, 9]}\n"));
   CHECK(count(q, ptoc::OpKind::Matmul) == 1);
+  CHECK(count(q, ptoc::OpKind::Full) == 0);
   // groups 2: two weight matmuls, joined along Cout.
   auto g = ok(spec(conv_stmt("conv(x, wg, fp16, [2, 2], [1, 1, 1, 1], [1, 1], groups=2)")));
-  CHECK(count(g, ptoc::OpKind::Matmul) == 3 + 9 + 2);
+  CHECK(count(g, ptoc::OpKind::Matmul) == 2);
   // 1D: stride 3, dilation 2, padding [2, 1], a kernel of 3 on 9 columns: (9 + 3 - 4 - 1) / 3 + 1 = 3.
   auto d = ok(spec(conv_stmt("conv(x1, w3, fp16, [3], [2, 1], [2])", "[1, 6, 3]"),
                    "  y: {dtype: fp16, shape: [2, 6, 3]}\n"));
-  CHECK(count(d, ptoc::OpKind::Matmul) == 3 + 1);
+  CHECK(count(d, ptoc::OpKind::Matmul) == 1);
   CHECK(out_shape(d) == "[2, 6, 3]");
   // bf16 with an fp32 bias (PyPTO's A2 / A3 rule) and relu.
   auto r = ok(spec(conv_stmt("conv(xb, wb, bf16, [2, 2], [1, 1, 1, 1], [1, 1], bias_tensor=bf, relu_type=RELU)"),
