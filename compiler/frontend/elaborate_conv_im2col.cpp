@@ -6,23 +6,23 @@
 //     input [N, Cin, (H,) W] (NCL / NCHW), weight [Cout, Cin / groups, (Kh,) Kw]; the result
 //     [N, Cout, (Ho,) Wo], o = (i + p_lo + p_hi - d * (k - 1) - 1) / s + 1. (The elaboration is written
 //     for any number of spatial axes, but PyPTO's 3D conv needs rank-5 tensors, which ptoc does not have.)
-//     Written as im2col on the cube: the input's spatial axes are picked one at a time, last first, by
-//     0/1 selection matmuls (S[i, o] = 1 where i == o * stride + k * dilation - pad_lo: the stride, the
-//     dilation and the zero padding in one matrix, an exact product), each step rotating the picked axis to
-//     the front; the Kh * Kw picks of each channel are concatenated into the [Cin * K, N * P] column
+//     Written as im2col on the cube, the columns by data movement only (conv7): each spatial axis
+//     zero-padded (full + concat) or cut to L = s * ((k - 1) * d / s + o), each tap k a view at k * d, a
+//     stride s by splitting the axis as [L / s, s] (tap k's positions k * d + j * s are [k * d / s + j,
+//     k * d % s]); the Kh * Kw taps of each channel are concatenated into the [Cin * K, N * P] column
 //     matrix, and one matmul per group with the weight as [Cout / g, Cin / g * K] accumulates in fp32
 //     (rounded once). The bias (fp32) and the relu are added to the fp32 sums, then cast to out_dtype.
 //     PyPTO's extend_params dict is written as its keys: bias_tensor=, relu_type= (RELU or NO_RELU).
 //   gather_in_l1(src, indices, block_table, block_size, size, is_b_matrix, is_trans)
 //     PyPTO's paged gather of token rows into L1 to feed the cube: row j = src[block_table[0, t / bs] * bs +
-//     t % bs, 0:size], t = indices[0, j]; [k, size]. Written as a one-hot [k, T] matrix (the block table's
-//     entry, then the row, as gather_in_ub finds them) times src's first size columns on the cube: exact;
+//     t % bs, 0:size], t = indices[0, j]; [k, size]. Written as a one-hot [k, T] mask (the block table's
+//     entry, then the row, as gather_in_ub finds them), each row picked by where and a sum over the tokens (conv7:
+//     not a one-hot matmul, whose 0 * inf spread an inf or NaN of src to every row): exact;
 //     an index or a block outside its table gives a row of 0. is_b_matrix and is_trans say how PyPTO lays
 //     the rows out in L1 for the matmul that reads them (its a_trans / b_trans still transposes): checked,
 //     the value is the same.
-// Limits: static shapes, ND. A selection matmul multiplies every input element by 0 or 1, so an inf or NaN
-// in the input makes NaN in every output of its row of the selection (a direct conv would only spread it
-// to the outputs whose window holds it).
+// Limits: static shapes, ND. (conv6 built the columns by 0/1 selection matmuls, which spread an inf or NaN
+// input over a whole selection row; conv7 moves the data instead.)
 #include "compiler/frontend/elaborate_conv6.h"
 
 #include <algorithm>
@@ -75,16 +75,6 @@ VecTile fit_tile(std::vector<int64_t> want, std::vector<size_t> keep = {}) {
   return t;
 }
 
-// A cube tile for an [M, K] x [K, N] product: each axis whole up to 64 (in 16-element fractals).
-CubeTile fit_cube(int64_t M, int64_t K, int64_t N) {
-  auto ax = [](int64_t n) { return std::min<int64_t>(64, (n + 15) / 16 * 16); };
-  CubeTile t;
-  t.m = {ax(M), ax(M)};
-  t.k = {ax(K), ax(K), ax(K)};
-  t.n = {ax(N), ax(N)};
-  return t;
-}
-
 int64_t prod(const std::vector<int64_t>& v, size_t from = 0) {
   int64_t p = 1;
   for (size_t i = from; i < v.size(); ++i) p *= v[i];
@@ -125,18 +115,6 @@ class Conv6 {
     for (const auto& d : val(v).shape) s.push_back(*d.as_const());
     Tiles t(el_.ts_, fit_tile(s));
     return reshape(v, sh);
-  }
-
-  // [M, K] x [K, N] -> [M, N] of dtype `out`, under a tile fitted to it.
-  int matmul(int a, int b, DType out) {
-    const Value x = val(a), y = val(b);
-    const int64_t M = *x.shape[0].as_const(), K = *x.shape[1].as_const(), N = *y.shape[1].as_const();
-    Tiles t(el_.ts_, std::nullopt, fit_cube(M, K, N));
-    Op op;
-    op.kind = OpKind::Matmul;
-    op.inputs = {a, b};
-    op.dtype = out;
-    return el_.emit(op, out, dims({M, N}), dims({M, N}), c_.fo, c_.fl);
   }
 
   int cast(int v, DType to) {
@@ -608,21 +586,24 @@ class Conv6 {
     }
     // The one-hot [n, T] rows (a row outside src matches nothing: a row of 0), times src's first size
     // columns on the cube: one product per element, exact (int8: summed in int32, cast back).
-    const DType mdt = dt == DType::int8 ? DType::int8 : dt;
-    int onehot;
+    // conv7: each row picked by where over a [n, T, size] mask, then summed over T (one element and zeros:
+    // exact), not a one-hot matmul, whose 0 * inf would turn a column NaN in every row when any src row
+    // holds an inf or NaN.
+    int hit;
     {
       Tiles tile(el_.ts_, fit_tile({K, T}));
       EV m = bin(OpKind::Eq, EV::tensor(row), EV::tensor(el_.iota(1, T, 2, DType::int32, e1, c_.fo, c_.fl)));
       if (!m.ok()) return EV::poison();
-      onehot = el_.select3(m.value, el_.const_like(1, mdt, 2, c_.fo, c_.fl), el_.const_like(0, mdt, 2, c_.fo, c_.fl),
-                           c_.fo, c_.fl);
+      hit = m.value;
     }
     const int cols = *size == H ? sv.value : window(sv.value, {0, 0}, {T, *size});
-    const DType acc = dt == DType::int8 ? DType::int32 : dt;
-    int out = matmul(onehot, cols, acc);
-    if (acc != dt) {
-      Tiles tile(el_.ts_, fit_tile({K, *size}));
-      out = cast(out, dt);
+    int out;
+    {
+      Tiles tile(el_.ts_, fit_tile({K, T, *size}, {1}));
+      const int h3 = reshape(hit, {K, T, 1});
+      const int s3 = reshape(cols, {1, T, *size});
+      const int picked = el_.select3(h3, s3, el_.const_like(0, dt, 3, c_.fo, c_.fl), c_.fo, c_.fl);
+      out = el_.sum_drop(picked, 1, c_.fo, c_.fl);
     }
     return EV::tensor(out);
   }

@@ -88,3 +88,8 @@ def conv6_gather_in_l1(i, d):
     return {"g": gather_in_l1(i["src"], i["offset"], i["table"], 2, 16),
             "y": r(a @ i["m"], "fp16"), "yt": r(i["m2"] @ a.T, "fp16"),
             "z": r(gather_in_l1(i["s8"], i["ix8"], i["bt8"], 4, 32) @ i["w8"], "int32")}
+
+
+@ref(kinds={"src": "nonfinite"})
+def conv7_gather_in_l1_nonfinite(i, d):
+    return {"g": gather_in_l1(i["src"], i["ix"], i["bt"], 2, 24)}
