@@ -94,15 +94,15 @@ __attribute__((target("avx,f16c"))) inline void float_to_half_row_f16c(const flo
 // A binary fp16 row op fused in registers: 8 elements converted, combined and
 // rounded back per step. A block with a NaN in an input or in the result is
 // redone by the scalar conversions around the same fp32 operation, so the
-// bits are those of the row-by-row path. Max and min are a > b ? a : b and
-// a < b ? a : b, which is exactly what MAXPS / MINPS compute.
+// bits are those of the row-by-row path. Max and min agree with MAXPS / MINPS
+// on ordered operands; a NaN operand takes the scalar path, which returns it.
 template <int OP> inline float binary_f32(float a, float b) {
   if constexpr (OP == PTO_ADD) return a + b;
   else if constexpr (OP == PTO_SUB) return a - b;
   else if constexpr (OP == PTO_MUL) return a * b;
   else if constexpr (OP == PTO_DIV) return a / b;
-  else if constexpr (OP == PTO_MAX) return a > b ? a : b;
-  else return a < b ? a : b;
+  else if constexpr (OP == PTO_MAX) return a != a ? a : b != b ? b : a > b ? a : b;  // NaN propagates
+  else return a != a ? a : b != b ? b : a < b ? a : b;
 }
 
 template <int OP>

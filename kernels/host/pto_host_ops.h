@@ -165,13 +165,15 @@ template <int OP, typename C> inline C binop(C a, C b) {
   else if constexpr (OP == PTO_SUB) return a - b;
   else if constexpr (OP == PTO_MUL) return a * b;
   else if constexpr (OP == PTO_DIV) return a / b;
-  else if constexpr (OP == PTO_MAX) return a > b ? a : b;
+  // max / min propagate a NaN operand (NumPy's maximum / minimum and the evaluator): `a > b ? a : b`
+  // alone would drop a NaN `a`.
+  else if constexpr (OP == PTO_MAX) return a != a ? a : b != b ? b : a > b ? a : b;
   else if constexpr (OP == PTO_POW) return pow(a, b);
   else if constexpr (OP == PTO_BAND) return C(int64_t(a) & int64_t(b));  // integer types only (C is double)
   else if constexpr (OP == PTO_BOR) return C(int64_t(a) | int64_t(b));
   else if constexpr (OP == PTO_BXOR) return C(int64_t(a) ^ int64_t(b));
   else if constexpr (OP >= PTO_ATAN2 && OP <= PTO_SHR) return binop_math5<OP>(a, b);
-  else return a < b ? a : b;
+  else return a != a ? a : b != b ? b : a < b ? a : b;  // PTO_MIN
 }
 
 // Comparisons and logical ops of TCMP, in the arithmetic type; NaN compares unequal.
@@ -196,7 +198,7 @@ template <int OP, typename C> inline C unop(C x) {
   else if constexpr (OP == PTO_ABS) return x < C(0) ? -x : x;
   else if constexpr (OP == PTO_NEG) return -x;
   else if constexpr (OP == PTO_RECIPROCAL) return C(1) / x;
-  else if constexpr (OP == PTO_RELU) return x > C(0) ? x : C(0);
+  else if constexpr (OP == PTO_RELU) return x <= C(0) ? C(0) : x;  // NaN stays NaN, as torch's relu
   else if constexpr (OP == PTO_SIGMOID) return sigmoid(x);
   else if constexpr (OP == PTO_TANH) return tanh(x);
   else if constexpr (OP == PTO_GELU) {

@@ -65,8 +65,9 @@ def conv7_conv_nonfinite(i, d):
 
 @ref(kinds={"x": "nonfinite"})
 def relu_nan(i, d):
-    """failing/relu_nan.yaml: relu and maximum keep a NaN (torch, NumPy and ptoc's evaluator do)."""
-    return {"y": np.where(np.isnan(i["x"]), np.nan, np.maximum(i["x"], 0.0)), "z": np.maximum(i["x"], 0.0)}
+    """relu, maximum and minimum keep a NaN (torch, NumPy and ptoc's evaluator do)."""
+    return {"y": np.where(np.isnan(i["x"]), np.nan, np.maximum(i["x"], 0.0)), "z": np.maximum(i["x"], 0.0),
+            "w": np.minimum(0.0, i["x"])}
 
 
 @ref()
