@@ -15,11 +15,11 @@
 // GM hazards are ordered by program position (TileOp::seq), and a reload's
 // inherited hazards are in the group graph before merging; every join that is a
 // choice (supernode copy-outs and first readers, scopes, depth) is checked for a
-// path between the two groups, so no merge can close a cycle (issue 11 B3).
+// path between the two groups, so no merge can close a cycle (issue 11 B3; the
+// groups, their graph and that test: partition_groups.h).
 #include <algorithm>
-#include <climits>
+#include <cstdint>
 #include <numeric>
-#include <queue>
 #include <unordered_set>
 
 #include "compiler/passes/affine_box.h"
