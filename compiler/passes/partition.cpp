@@ -15,15 +15,17 @@
 // GM hazards are ordered by program position (TileOp::seq), and a reload's
 // inherited hazards are in the group graph before merging; every join that is a
 // choice (supernode copy-outs and first readers, scopes, depth) is checked for a
-// path between the two groups, so no merge can close a cycle (issue 11 B3).
+// path between the two groups, so no merge can close a cycle (issue 11 B3; the
+// groups, their graph and that test: partition_groups.h).
 #include <algorithm>
-#include <climits>
+#include <cstdint>
 #include <numeric>
-#include <queue>
+#include <unordered_set>
 
 #include "compiler/passes/affine_box.h"
 #include "compiler/passes/buffer_liveness.h"
 #include "compiler/passes/low_peak_order.h"
+#include "compiler/passes/partition_groups.h"
 #include "compiler/passes/partition_live_profile.h"
 #include "compiler/passes/tile_build.h"
 #include "compiler/passes/vec_tile_proposal.h"
@@ -32,150 +34,9 @@ namespace ptoc::tiling {
 
 namespace {
 
-struct Groups {
-  std::vector<int> parent;
-  std::vector<std::vector<int>> members;
-  std::vector<std::set<int>> succ, pred;
-  std::vector<int64_t> scope;  // per root
-  std::vector<int> stamp;
-  int epoch = 0;
-  // A topological order of the group roots (ord[root]; at[pos] = root or -1), kept through every
-  // unite once order() built it: a path from x to y only runs through roots ordered between them,
-  // so indirect_path looks only there. Without it every merge test walked the whole graph, and
-  // workspaces touched by every iteration of a static loop make it dense (fuzz seed 8000565:
-  // partition 12 s).
-  bool ordered = false;
-  std::vector<int> ord, at;
-  std::vector<int> window;  // scratch of unite
-
-  // Kahn over the roots (lowest id first); leaves `ordered` false if the graph has a cycle.
-  void order() {
-    const int n = int(parent.size());
-    std::vector<int> indeg(size_t(n), 0);
-    ord.assign(size_t(n), -1);
-    at.clear();
-    std::priority_queue<int, std::vector<int>, std::greater<>> ready;
-    int roots = 0;
-    for (int i = 0; i < n; ++i)
-      if (find(i) == i) {
-        ++roots;
-        indeg[size_t(i)] = int(pred[size_t(i)].size());
-        if (indeg[size_t(i)] == 0) ready.push(i);
-      }
-    while (!ready.empty()) {
-      int x = ready.top();
-      ready.pop();
-      ord[size_t(x)] = int(at.size());
-      at.push_back(x);
-      for (int s : succ[size_t(x)])
-        if (--indeg[size_t(s)] == 0) ready.push(s);
-    }
-    ordered = int(at.size()) == roots;
-  }
-
-  int find(int x) {
-    while (parent[x] != x) x = parent[x] = parent[parent[x]];
-    return x;
-  }
-  // Merge b into a (both roots); returns the new root.
-  int unite(int a, int b) {
-    // Callers unite only roots with no path between them but a direct edge, so the order stays
-    // topological as Pearce-Kelly keeps it: of the roots ordered between the two (x first, y last),
-    // those that reach y, then the merged root, then those x reaches, in the slots they held.
-    int lo = -1, hi = -1;
-    std::vector<int> reach_y, from_x;
-    if (ordered) {
-      lo = std::min(ord[size_t(a)], ord[size_t(b)]);
-      hi = std::max(ord[size_t(a)], ord[size_t(b)]);
-      const int x = at[size_t(lo)], y = at[size_t(hi)];
-      auto walk = [&](int start, bool back, std::vector<int>& out) {
-        ++epoch;
-        std::vector<int> stack;
-        for (int v : back ? pred[size_t(start)] : succ[size_t(start)]) stack.push_back(v);
-        while (!stack.empty()) {
-          int v = stack.back();
-          stack.pop_back();
-          if (stamp[size_t(v)] == epoch || ord[size_t(v)] <= lo || ord[size_t(v)] >= hi) continue;
-          stamp[size_t(v)] = epoch;
-          out.push_back(v);
-          for (int w : back ? pred[size_t(v)] : succ[size_t(v)]) stack.push_back(w);
-        }
-      };
-      walk(y, true, reach_y);
-      walk(x, false, from_x);
-    }
-    if (members[a].size() < members[b].size()) std::swap(a, b);
-    parent[b] = a;
-    std::vector<int> m;
-    m.reserve(members[a].size() + members[b].size());
-    std::merge(members[a].begin(), members[a].end(), members[b].begin(), members[b].end(), std::back_inserter(m));
-    members[a] = std::move(m);
-    members[b].clear();
-    for (int s : succ[b]) {
-      pred[s].erase(b);
-      if (s != a) {
-        pred[s].insert(a);
-        succ[a].insert(s);
-      }
-    }
-    for (int p : pred[b]) {
-      succ[p].erase(b);
-      if (p != a) {
-        succ[p].insert(a);
-        pred[a].insert(p);
-      }
-    }
-    succ[a].erase(b);
-    pred[a].erase(b);
-    succ[b].clear();
-    pred[b].clear();
-    if (scope[a] < 0) scope[a] = scope[b];
-    if (ordered) {
-      auto by_ord = [&](int p, int q) { return ord[size_t(p)] < ord[size_t(q)]; };
-      std::sort(reach_y.begin(), reach_y.end(), by_ord);
-      std::sort(from_x.begin(), from_x.end(), by_ord);
-      window.clear();
-      window.push_back(lo);
-      window.push_back(hi);
-      for (int v : reach_y) window.push_back(ord[size_t(v)]);
-      for (int v : from_x) window.push_back(ord[size_t(v)]);
-      std::sort(window.begin(), window.end());  // the slots, in order
-      size_t k = 0;
-      auto place = [&](int v) {
-        at[size_t(window[k])] = v;
-        ord[size_t(v)] = window[k++];
-      };
-      for (int v : reach_y) place(v);
-      place(a);
-      for (int v : from_x) place(v);
-      at[size_t(window[k])] = -1;
-      ord[size_t(b)] = -1;
-    }
-    return a;
-  }
-  // A path from `from` to `to` other than the direct edge.
-  bool indirect_path(int from, int to) {
-    if (ordered && ord[size_t(from)] > ord[size_t(to)]) return false;
-    const int bound = ordered ? ord[size_t(to)] : INT_MAX;
-    ++epoch;
-    std::vector<int> stack;
-    for (int s : succ[from])
-      if (s != to) stack.push_back(s);
-    while (!stack.empty()) {
-      int x = stack.back();
-      stack.pop_back();
-      if (x == to) return true;
-      if (stamp[x] == epoch || (ordered && ord[size_t(x)] > bound)) continue;
-      stamp[x] = epoch;
-      for (int s : succ[x]) stack.push_back(s);
-    }
-    return false;
-  }
-};
-
 // Whether the groups of the union-find (`g.parent`, members not built yet) depend on each other in a
 // cycle through `edges`: Kahn over the group roots.
-bool groups_form_cycle(Groups& g, const std::vector<OpEdge>& edges, int n) {
+bool groups_form_cycle(PartitionGroups& g, const std::vector<OpEdge>& edges, int n) {
   std::vector<std::vector<int>> succ(static_cast<size_t>(n));
   std::vector<int> indeg(static_cast<size_t>(n), 0);
   for (auto& e : edges) {
@@ -204,7 +65,7 @@ bool groups_form_cycle(Groups& g, const std::vector<OpEdge>& edges, int n) {
 // The supernode joins that are a choice (`joins`: op pairs), in order, each made only when the
 // groups' dependency graph (from `edges`) has no other path between them: a join never closes a
 // cycle. Leaves the graph empty (partition builds it again once loads are redirected).
-void join_unless_cycle(Groups& g, const std::vector<OpEdge>& edges, const std::vector<std::pair<int, int>>& joins) {
+void join_unless_cycle(PartitionGroups& g, const std::vector<OpEdge>& edges, const std::vector<std::pair<int, int>>& joins) {
   if (joins.empty()) return;
   for (auto& e : edges) {
     int a = g.find(e.from), c = g.find(e.to);
@@ -240,7 +101,9 @@ struct PeakBounds {
   struct Entry {
     size_t size = SIZE_MAX;  // members.size() the bounds belong to (a stale entry is recomputed)
     Bytes lo{}, hi{};
-    std::vector<int> tiles;  // sorted, unique
+    // The tiles its ops touch: a hash set, so that a join adds the smaller group's into the larger's
+    // (a sorted union copied the whole group's list at every merge, quadratic in seed 9004328).
+    std::unordered_set<int> tiles;
   };
   std::vector<Entry> e;
   const TileRoot& r;
@@ -261,11 +124,9 @@ struct PeakBounds {
     x.tiles.clear();
     for (int o : members) {
       const TileOp& op = r.ops[size_t(o)];
-      for (int s : op.srcs) x.tiles.push_back(s);
-      if (op.dst >= 0) x.tiles.push_back(op.dst);
+      for (int s : op.srcs) x.tiles.insert(s);
+      if (op.dst >= 0) x.tiles.insert(op.dst);
     }
-    std::sort(x.tiles.begin(), x.tiles.end());
-    x.tiles.erase(std::unique(x.tiles.begin(), x.tiles.end()), x.tiles.end());
     return x;
   }
   Bytes shared(const Entry& a, const Entry& c) const {
@@ -273,7 +134,7 @@ struct PeakBounds {
     const Entry& big = &small == &a ? c : a;
     Bytes s{};
     for (int t : small.tiles)
-      if (std::binary_search(big.tiles.begin(), big.tiles.end(), t)) s[size_t(r.tiles[size_t(t)].mem)] += aligned(t);
+      if (big.tiles.count(t)) s[size_t(r.tiles[size_t(t)].mem)] += aligned(t);
     return s;
   }
   // After unite(a, c) gave root u of `size` members, with these bounds.
@@ -282,8 +143,11 @@ struct PeakBounds {
     x.size = size;
     x.lo = lo;
     x.hi = hi;
-    std::set_union(e[size_t(a)].tiles.begin(), e[size_t(a)].tiles.end(), e[size_t(c)].tiles.begin(),
-                   e[size_t(c)].tiles.end(), std::back_inserter(x.tiles));
+    Entry &ea = e[size_t(a)], &ec = e[size_t(c)];
+    Entry& big = ea.tiles.size() >= ec.tiles.size() ? ea : ec;
+    const Entry& small = &big == &ea ? ec : ea;
+    x.tiles = std::move(big.tiles);
+    x.tiles.insert(small.tiles.begin(), small.tiles.end());
     int other = u == a ? c : a;
     e[size_t(other)] = Entry{};
     e[size_t(u)] = std::move(x);
@@ -380,7 +244,7 @@ void partition(Builder& b) {
   std::vector<const ScopeInfo*> op_scopes(static_cast<size_t>(n), nullptr);
   for (int i = 0; i < n; ++i) op_scopes[size_t(i)] = &op_scope(b, i);
   auto osc = [&](int o) -> const ScopeInfo& { return *op_scopes[size_t(o)]; };
-  Groups g;
+  PartitionGroups g;
   g.parent.resize(n);
   std::iota(g.parent.begin(), g.parent.end(), 0);
   // 1. Supernodes.
@@ -450,12 +314,7 @@ void partition(Builder& b) {
     for (auto [x, y] : optional_joins) u(x, y);
     const bool checked_joins = groups_form_cycle(g, check, n);
     if (checked_joins) g.parent = needed_only;
-    g.ordered = false;
-    g.members.assign(n, {});
-    g.succ.assign(n, {});
-    g.pred.assign(n, {});
-    g.scope.assign(n, -1);
-    g.stamp.assign(n, 0);
+    g.clear_graph(n);
     for (int i = 0; i < n; ++i) {
       int root = g.find(i);
       g.members[root].push_back(i);
