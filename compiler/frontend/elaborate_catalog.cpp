@@ -19,6 +19,7 @@
 #include "compiler/frontend/elaborate_call.h"
 #include "compiler/frontend/elaborate_struct5.h"
 #include "compiler/frontend/elaborate_conv6.h"
+#include "compiler/frontend/elaborate_topk_tiles.h"
 #include "compiler/frontend/elaborator.h"
 #include "compiler/frontend/suggest.h"
 
@@ -715,7 +716,7 @@ EV Elaborator::call_topk(const Call& c) {
     return EV::poison();
   }
   auto select = [&](int v) {
-    return tile < *n ? select_k_tiled(c, v, *k, *largest, tile) : select_k(c, v, last, *k, *largest);
+    return tile < *n ? select_k_tiled(*this, c, v, *k, *largest, tile) : select_k(c, v, last, *k, *largest);
   };
   if (axis != last) {
     // Off the last axis: a transpose around the selection, the tile's entries swapped with it.

@@ -9,13 +9,24 @@
 #include <algorithm>
 #include <cmath>
 
+#include "compiler/frontend/elaborate_topk_tiles.h"
+
 #include "compiler/frontend/elaborate_call.h"
-#include "compiler/frontend/elaborator.h"
 
 namespace ptoc::fe {
 
-std::optional<std::pair<int, int>> Elaborator::select_k_tiled(const Call& c, int value, int64_t k, bool largest,
-                                                              int64_t tile) {
+namespace {
+
+// k selection steps over candidates `cv` whose original int32 indices are `ci`: the extreme not yet
+// taken, and among candidates equal to it the lowest original index (so ties keep the lower index).
+std::optional<std::pair<int, int>> merge_k(Elaborator& el, const Elaborator::Call& c, int cv, int ci, int64_t k, bool largest);
+
+}  // namespace
+
+std::optional<std::pair<int, int>> select_k_tiled(Elaborator& el, const Elaborator::Call& c, int value, int64_t k, bool largest,
+                                                  int64_t tile) {
+  auto& p_ = el.p_;
+  auto emit = [&](Op op, DType dt, Shape sh, Shape va, int o, int l) { return el.emit(std::move(op), dt, sh, va, o, l); };
   const Value x = p_.values[size_t(value)];
   const size_t rank = x.shape.size();
   const int last = int(rank) - 1;
@@ -34,11 +45,11 @@ std::optional<std::pair<int, int>> Elaborator::select_k_tiled(const Call& c, int
     Shape va = x.valid;
     va[size_t(last)] = DimExpr(w);
     int part = emit(v, x.dtype, v.shape, va, c.fo, c.fl);
-    auto r = select_k(c, part, last, std::min(k, w), largest);
+    auto r = el.select_k(c, part, last, std::min(k, w), largest);
     if (!r) return std::nullopt;
     int idx = r->second;
     if (off > 0) {
-      EV shifted = binary(OpKind::Add, EV::tensor(idx), EV::number(double(off), true), e, e, c.fo, c.fl, c.fn);
+      EV shifted = el.binary(OpKind::Add, EV::tensor(idx), EV::number(double(off), true), e, e, c.fo, c.fl, c.fn);
       if (!shifted.ok()) return std::nullopt;
       idx = shifted.value;
       p_.values[size_t(idx)].dtype = DType::int32;
@@ -61,16 +72,18 @@ std::optional<std::pair<int, int>> Elaborator::select_k_tiled(const Call& c, int
   const int cv = join(cand_vals, x.dtype), ci = join(cand_idxs, DType::int32);
   const int64_t m = *p_.values[size_t(cv)].shape[size_t(last)].as_const();
   // The merge: the candidate axis whole in its tile.
-  std::optional<VecTile> saved = ts_->vec;
-  ts_->vec->shape[size_t(last)] = m;
-  auto merged = merge_k(c, cv, ci, k, largest);
-  ts_->vec = saved;
+  std::optional<VecTile> saved = el.ts_->vec;
+  el.ts_->vec->shape[size_t(last)] = m;
+  auto merged = merge_k(el, c, cv, ci, k, largest);
+  el.ts_->vec = saved;
   return merged;
 }
 
-// k selection steps over candidates `cv` whose original int32 indices are `ci`: the extreme not yet
-// taken, and among candidates equal to it the lowest original index (so ties keep the lower index).
-std::optional<std::pair<int, int>> Elaborator::merge_k(const Call& c, int cv, int ci, int64_t k, bool largest) {
+namespace {
+
+std::optional<std::pair<int, int>> merge_k(Elaborator& el, const Elaborator::Call& c, int cv, int ci, int64_t k, bool largest) {
+  auto& p_ = el.p_;
+  auto emit = [&](Op op, DType dt, Shape sh, Shape va, int o, int l) { return el.emit(std::move(op), dt, sh, va, o, l); };
   const Value x = p_.values[size_t(cv)];
   const size_t rank = x.shape.size();
   const int last = int(rank) - 1;
@@ -98,11 +111,11 @@ std::optional<std::pair<int, int>> Elaborator::merge_k(const Call& c, int cv, in
       w.inputs = {taken->value, full(largest ? lo : hi, x.dtype), cv};
       cur = EV::tensor(emit(w, x.dtype, x.shape, x.valid, c.fo, c.fl));
     }
-    int best = reduce_keepdim(largest ? OpKind::Amax : OpKind::Amin, cur.value, last, c.fo, c.fl);
-    EV cand = binary(OpKind::Eq, cur, EV::tensor(best), e, e, c.fo, c.fl, c.fn);
+    int best = el.reduce_keepdim(largest ? OpKind::Amax : OpKind::Amin, cur.value, last, c.fo, c.fl);
+    EV cand = el.binary(OpKind::Eq, cur, EV::tensor(best), e, e, c.fo, c.fl, c.fn);
     if (taken) {
-      EV free = unary(OpKind::LogicalNot, *taken, e, c.fo, c.fn);
-      cand = binary(OpKind::LogicalAnd, cand, free, e, e, c.fo, c.fl, c.fn);
+      EV free = el.unary(OpKind::LogicalNot, *taken, e, c.fo, c.fn);
+      cand = el.binary(OpKind::LogicalAnd, cand, free, e, e, c.fo, c.fl, c.fn);
     }
     if (!cand.ok()) return std::nullopt;
     Op w;
@@ -110,12 +123,12 @@ std::optional<std::pair<int, int>> Elaborator::merge_k(const Call& c, int cv, in
     w.inputs = {cand.value, ci, no_index};
     const Value& iv = p_.values[size_t(ci)];
     int masked = emit(w, DType::int32, iv.shape, iv.valid, c.fo, c.fl);
-    int idx = reduce_keepdim(OpKind::Amin, masked, last, c.fo, c.fl);
+    int idx = el.reduce_keepdim(OpKind::Amin, masked, last, c.fo, c.fl);
     vals.push_back(best);
     idxs.push_back(idx);
     if (s + 1 < k) {
-      EV hit = binary(OpKind::Eq, EV::tensor(ci), EV::tensor(idx), e, e, c.fo, c.fl, c.fn);
-      taken = taken ? binary(OpKind::LogicalOr, *taken, hit, e, e, c.fo, c.fl, c.fn) : hit;
+      EV hit = el.binary(OpKind::Eq, EV::tensor(ci), EV::tensor(idx), e, e, c.fo, c.fl, c.fn);
+      taken = taken ? el.binary(OpKind::LogicalOr, *taken, hit, e, e, c.fo, c.fl, c.fn) : hit;
       if (!taken->ok()) return std::nullopt;
     }
   }
@@ -132,5 +145,7 @@ std::optional<std::pair<int, int>> Elaborator::merge_k(const Call& c, int cv, in
   };
   return std::make_pair(join(vals, x.dtype), join(idxs, DType::int32));
 }
+
+}  // namespace
 
 }  // namespace ptoc::fe

@@ -179,10 +179,6 @@ class Elaborator {
   EV call_scan(const Call& c);  // cumsum, cumprod
   // k selection steps along `axis`: {values, int32 indices}, each with extent k on the axis.
   std::optional<std::pair<int, int>> select_k(const Call& c, int value, int axis, int64_t k, bool largest);
-  // topk along the last axis split by a vec_tile entry `tile` (>= k): per-tile candidates, then a merge
-  // (elaborate_topk_tiles.cpp); merge_k selects k of candidates `cv` carrying their original indices `ci`.
-  std::optional<std::pair<int, int>> select_k_tiled(const Call& c, int value, int64_t k, bool largest, int64_t tile);
-  std::optional<std::pair<int, int>> merge_k(const Call& c, int cv, int ci, int64_t k, bool largest);
   // --- flash attention's online softmax (elaborate_online_softmax.cpp): three results each
   EV online_softmax_arg(const Call& c, size_t k);  // fp32, rank 2, ND
   EV call_online_softmax(const Call& c);

@@ -22,3 +22,24 @@ def indexer7_topk_tiles(i, d):
     cv, ci = _topk(c, 7, True, axis=0)
     return {"xv": xv, "xi": xi, "sv": sv, "si": si, "qv": qv, "qi": qi, "nv": nv, "ni": ni, "hv": hv, "hi": hi,
             "cv": cv, "ci": ci}
+
+
+def scale19(s):
+    """PyPTO's fixpipe scale: 1 sign, 8 exponent, 10 mantissa bits of the fp32 value (the rest dropped)."""
+    b = np.array([s], np.float32).view(np.uint32) & np.uint32(0xFFFFE000)
+    return b.view(np.float32)[0]
+
+
+def dequant_mm(a, b, scale, relu):
+    acc = a.astype(np.int64) @ b.astype(np.int64)  # exact int32 accumulation
+    assert np.abs(acc).max() < 2 ** 31
+    v = acc.astype(np.float32) * scale19(scale)
+    if relu:
+        v = np.maximum(v, np.float32(0))
+    return v.astype(np.float16).astype(np.float64)
+
+
+@ref(kinds={"a": "wide", "b": "wide"})
+def indexer7_mm_dequant(i, d):
+    return {"y": dequant_mm(i["a"], i["b"].T, 1 / 2048.0, True), "z": dequant_mm(i["c"], i["d"], 0.37, False),
+            "w": dequant_mm(i["g"], i["h"], 0.01, False)}
