@@ -4,6 +4,7 @@
 // checks the operands and emits the ops.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "compiler/frontend/dim_simplify.h"
 #include "compiler/frontend/elaborate_call.h"
@@ -579,10 +580,55 @@ EV Elaborator::call_matmul(const Call& c) {
         "insert cast(" + text_of(x.dtype == to ? *args[1] : *args[0]) + ", " + std::string(dtype_name(to)) + ")");
     return EV::poison();
   }
-  if (int8_mm && *od != DType::int32) {
-    err(args[2]->off, args[2]->len, "an int8 matmul gives int32 (exact int32 accumulation); out_dtype must be int32",
-        "write out_dtype=int32, then cast or dequantize the result");
+  // PyPTO's extend_params, written as its keys (as conv's): scale= (per-tensor dequant in the fixpipe, int8
+  // operands to fp16) and relu_type= (RELU / NO_RELU after it).
+  const Expr* scale_e = args.size() > 5 ? args[5] : nullptr;
+  const Expr* relu_e = args.size() > 6 ? args[6] : nullptr;
+  if (scale_e && !int8_mm) {
+    err(scale_e->off, scale_e->len, "matmul's scale= dequantizes an int8 x int8 product; the operands are " +
+                                        std::string(dtype_name(x.dtype)),
+        "drop scale=, or multiply the result");
     return EV::poison();
+  }
+  if (int8_mm && scale_e && *od != DType::fp16) {
+    err(args[2]->off, args[2]->len, "an int8 matmul with scale= gives fp16 (PyPTO's dequant table: int8 x int8 -> fp16)",
+        "write out_dtype=fp16");
+    return EV::poison();
+  }
+  if (int8_mm && !scale_e && *od != DType::int32) {
+    err(args[2]->off, args[2]->len, "an int8 matmul gives int32 (exact int32 accumulation); out_dtype must be int32",
+        *od == DType::fp16 ? "for fp16, give the fixpipe's dequant scale: scale=0.5 (PyPTO: extend_params={'scale': 0.5})"
+                           : "write out_dtype=int32, then cast or dequantize the result");
+    return EV::poison();
+  }
+  std::optional<double> scale;
+  if (scale_e) {
+    scale = scale_e->kind == Expr::Kind::Number && scale_e->is_int ? std::optional<double>(double(scale_e->ival))
+                                                                   : const_float_of(*scale_e);
+    if (!scale || !std::isfinite(*scale)) {
+      err(scale_e->off, scale_e->len, "matmul's scale must be a compile-time number, got '" + text_of(*scale_e) + "'",
+          "PyPTO's per-tensor scale is a Python float: scale=1 / 2048.0; a per-channel scale_tensor is not supported");
+      return EV::poison();
+    }
+  }
+  if (scale_e && ts_->cube && ts_->cube->split_k) {
+    err(scale_e->off, scale_e->len, "matmul's scale= cannot combine with split_k (PyPTO: no multi-core k split with scale)",
+        "drop split_k from the cube_tile for this matmul");
+    return EV::poison();
+  }
+  bool relu = false;
+  if (relu_e) {
+    if (relu_e->kind != Expr::Kind::Name || (relu_e->name != "RELU" && relu_e->name != "NO_RELU")) {
+      err(relu_e->off, relu_e->len, "matmul's relu_type must be RELU or NO_RELU, got '" + text_of(*relu_e) + "'",
+          "PyPTO's ReLuType.RELU is written RELU");
+      return EV::poison();
+    }
+    relu = relu_e->name == "RELU";
+    if (!scale_e) {
+      err(relu_e->off, relu_e->len, "matmul's relu_type applies in the fixpipe after scale= here",
+          "give scale= too, or apply relu(...) to the result");
+      return EV::poison();
+    }
   }
   if (!int8_mm && !dtype_is_float(*od)) {
     err(args[2]->off, args[2]->len, "matmul out_dtype must be fp32, fp16 or bf16");
@@ -616,7 +662,7 @@ EV Elaborator::call_matmul(const Call& c) {
   Op op;
   op.kind = OpKind::Matmul;
   op.inputs = {a.value, b.value};
-  op.dtype = *od;
+  op.dtype = scale ? DType::int32 : *od;
   op.trans_a = *ta;
   op.trans_b = *tb;
   Shape sh, va;
@@ -627,7 +673,43 @@ EV Elaborator::call_matmul(const Call& c) {
   va.push_back(x.valid[am]);
   sh.push_back(y.shape[bn]);
   va.push_back(y.valid[bn]);
-  return EV::tensor(emit(op, *od, sh, va, fo, fl));
+  if (!scale) return EV::tensor(emit(op, *od, sh, va, fo, fl));
+  // The fixpipe's per-tensor dequant of an int32 accumulator (PyPTO's matmul extend_params scale): the scale
+  // keeps 1 sign, 8 exponent and 10 mantissa bits (the low 13 fp32 mantissa bits dropped, toward zero), then
+  // fp16(relu?(fp32(acc) * scale)), each step rounded to nearest even. Written as cast / mul / relu / cast
+  // under a vec_tile of the cube's L0 m x n (the fixpipe works on the L0C tile), so nothing below is new.
+  const int acc = emit(op, DType::int32, sh, va, fo, fl);
+  float s32 = float(*scale);
+  uint32_t bits;
+  std::memcpy(&bits, &s32, sizeof bits);
+  bits &= ~uint32_t((1u << 13) - 1);
+  std::memcpy(&s32, &bits, sizeof bits);
+  const Value r = p_.values[size_t(acc)];
+  std::optional<VecTile> saved = ts_->vec;
+  VecTile l0c;
+  l0c.shape.assign(r.shape.size(), 1);
+  const auto m = r.shape[r.shape.size() - 2].as_const(), n = r.shape.back().as_const();
+  l0c.shape[r.shape.size() - 2] = ts_->cube ? std::min(ts_->cube->m[0], m.value_or(ts_->cube->m[0])) : m.value_or(16);
+  l0c.shape.back() = ts_->cube ? std::min(ts_->cube->n[0], n.value_or(ts_->cube->n[0])) : n.value_or(16);
+  l0c.loc = ts_->cube ? ts_->cube->loc : SrcLoc{};
+  ts_->vec = l0c;
+  Op cf;
+  cf.kind = OpKind::Cast;
+  cf.inputs = {acc};
+  cf.dtype = DType::fp32;
+  int f = emit(cf, DType::fp32, r.shape, r.valid, c.fo, c.fl);
+  EV prod = binary(OpKind::Mul, EV::tensor(f), EV::number(double(s32), false), c.e, c.e, c.fo, c.fl, "matmul scale");
+  if (prod.ok() && relu) prod = unary(OpKind::Relu, prod, c.e, c.fo, "matmul relu_type");
+  EV out = EV::poison();
+  if (prod.ok()) {
+    Op ch;
+    ch.kind = OpKind::Cast;
+    ch.inputs = {prod.value};
+    ch.dtype = DType::fp16;
+    out = EV::tensor(emit(ch, DType::fp16, r.shape, r.valid, c.fo, c.fl));
+  }
+  ts_->vec = saved;
+  return out;
 }
 
 EV Elaborator::call_transpose(const Call& c) {

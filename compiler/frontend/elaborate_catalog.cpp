@@ -19,6 +19,7 @@
 #include "compiler/frontend/elaborate_call.h"
 #include "compiler/frontend/elaborate_struct5.h"
 #include "compiler/frontend/elaborate_conv6.h"
+#include "compiler/frontend/elaborate_topk_tiles.h"
 #include "compiler/frontend/elaborator.h"
 #include "compiler/frontend/suggest.h"
 
@@ -655,11 +656,12 @@ std::optional<std::pair<int, int>> Elaborator::select_k(const Call& c, int value
 
 namespace {
 constexpr int64_t kMaxSortExtent = 256;  // selection steps are written out: k of them
+constexpr int64_t kMergeSortTileBytes = 22 * 1024;  // PyPTO's MERGE_SORT bound on TileShape[-1] * 4
 }
 
 // topk(input, k, dim=-1, largest=true) -> (values, int32 indices), sorted, along dim (another axis than
 // the last is transposed last and back). Ties: the lower index first (a stable order). The sorted axis
-// is whole in the vec_tile and static.
+// is static; a vec_tile entry below it (and >= k) splits it into per-tile selections and a merge.
 EV Elaborator::call_topk(const Call& c) {
   if (!c.two_targets) {
     err(c.fo, c.fl, "'topk' has two results (values, indices)", "bind both: 'v, i = topk(...)'");
@@ -696,25 +698,39 @@ EV Elaborator::call_topk(const Call& c) {
                                             std::to_string(kMaxSortExtent) + " selection steps");
     return EV::poison();
   }
-  if (ts_ && ts_->vec && ts_->vec->shape.size() == rank && ts_->vec->shape[d] < *n) {
-    err(c.fo, c.fl, "topk needs the sorted axis whole in the vec_tile: the tile has " +
-                        std::to_string(ts_->vec->shape[d]) + ", the axis " + std::to_string(*n),
-        "set vec_tile's entry " + std::to_string(axis) + " to " + std::to_string(*n) + " (PyPTO: k <= TileShape[-1])");
+  // A split sorted axis is PyPTO's MERGE_SORT way: per-tile candidates, then a merge
+  // (elaborate_topk_tiles.cpp); its rules are PyPTO's "k <= TileShape[-1]" and "TileShape[-1]*4 < 22KB".
+  int64_t tile = *n;
+  if (ts_ && ts_->vec && ts_->vec->shape.size() == rank) tile = std::min(tile, ts_->vec->shape[d]);
+  if (tile < *k) {
+    err(c.args[1]->off, c.args[1]->len, "topk k " + std::to_string(*k) + " is above the vec_tile's entry " +
+                                            std::to_string(tile) + " on the sorted axis " + std::to_string(axis),
+        "set vec_tile's entry " + std::to_string(axis) + " to at least " + std::to_string(*k) +
+            " (PyPTO: k <= TileShape[-1])");
     return EV::poison();
   }
+  // A warning, not an error: PyPTO's own lightning indexer sorts in tiles of 8192 (32KB) past its docs' bound.
+  if (tile < *n && tile * 4 >= kMergeSortTileBytes)
+    r_.warning(at(c.fo), "topk over a split axis: the vec_tile's entry " + std::to_string(axis) + " (" +
+                             std::to_string(tile) + ") times 4 is not below 22KB, PyPTO's documented MERGE_SORT bound",
+               "below " + std::to_string(kMergeSortTileBytes / 4) + " the NPU's merge sort fits its buffers (ptoc sorts either way)",
+               c.fl);
+  auto select = [&](int v) {
+    return tile < *n ? select_k_tiled(*this, c, v, *k, *largest, tile) : select_k(c, v, last, *k, *largest);
+  };
   if (axis != last) {
     // Off the last axis: a transpose around the selection, the tile's entries swapped with it.
     std::optional<VecTile> saved = ts_->vec;
     if (saved && saved->shape.size() == rank) std::swap(ts_->vec->shape[d], ts_->vec->shape[size_t(last)]);
     int xt = swap_axes(a.value, axis, last, c.fo, c.fl);
-    auto r = select_k(c, xt, last, *k, *largest);
+    auto r = select(xt);
     ts_->vec = saved;
     if (!r) return EV::poison();
     EV out = EV::tensor(swap_axes(r->first, axis, last, c.fo, c.fl));
     out.value2 = swap_axes(r->second, axis, last, c.fo, c.fl);
     return out;
   }
-  auto r = select_k(c, a.value, last, *k, *largest);
+  auto r = select(a.value);
   if (!r) return EV::poison();
   EV out = EV::tensor(r->first);
   out.value2 = r->second;

@@ -1376,3 +1376,5 @@ def port6b_run_scalars(i, d):
     return {"total": total}
 # --- random6 ops --- (their references: refs_random6.py, registered into REFS on import)
 import refs_random6  # noqa: E402,F401
+# --- indexer7 --- topk over a split axis (refs_indexer7.py, registered into REFS on import)
+import refs_indexer7  # noqa: E402,F401

@@ -90,11 +90,34 @@ TEST_CASE("int8 matmul gives int32 and its misuse is located", "[frontend][quant
   CHECK(found);
   const std::string bad_out = spec("  - \"m[:, :] = matmul(a, w, out_dtype=fp16)\"\n");
   expect_error(bad_out, "fp16)\"", "an int8 matmul gives int32 (exact int32 accumulation); out_dtype must be int32",
-               "write out_dtype=int32");
+               "give the fixpipe's dequant scale: scale=0.5");
   expect_error(spec("  - \"m[:, :] = matmul(a, h)\"\n"), "matmul(a, h)",
                "matmul operands have different dtypes: int8 and fp16");
   expect_error(spec("  - \"m[:, :] = matmul(cast(a, uint8), u)\"\n"), "matmul(cast",
                "matmul takes fp16, bf16, fp32 or int8 operands, got uint8", "the cube multiplies signed int8");
+}
+
+TEST_CASE("int8 matmul to fp16 with scale= is the int32 matmul, then the fixpipe's cast / mul / relu / cast", "[frontend][quant]") {
+  auto r = run(spec("  - \"m[:, :] = cast(matmul(a, w, fp16, scale=0.37, relu_type=RELU), int32)\"\n"));
+  INFO(r.rendered);
+  REQUIRE(r.prog);
+  std::vector<ptoc::OpKind> seen;
+  for (const auto& op : r.prog->ops)
+    if (op.kind == ptoc::OpKind::Matmul || op.kind == ptoc::OpKind::Cast || op.kind == ptoc::OpKind::Mul ||
+        op.kind == ptoc::OpKind::Relu)
+      seen.push_back(op.kind);
+  using K = ptoc::OpKind;
+  CHECK(seen == std::vector<K>{K::Matmul, K::Cast, K::Mul, K::Relu, K::Cast, K::Cast});
+  for (const auto& op : r.prog->ops) {
+    if (op.kind == K::Matmul) CHECK(op.dtype == ptoc::DType::int32);
+    if (op.kind == K::Mul) CHECK(op.scalar == double(0.36987305f));  // 0.37 cut to 10 mantissa bits
+  }
+  expect_error(spec("  - \"m[:, :] = matmul(a, w, bf16, scale=0.5)\"\n"), "bf16,",
+               "an int8 matmul with scale= gives fp16", "write out_dtype=fp16");
+  expect_error(spec("  - \"m[:, :] = matmul(x, x, fp32, b_trans=true, scale=0.5)\"\n"), "0.5)",
+               "matmul's scale= dequantizes an int8 x int8 product; the operands are fp32");
+  expect_error(spec("  - \"m[:, :] = cast(matmul(a, w, fp16, scale=0.5, relu_type=YES), int32)\"\n"), "YES",
+               "matmul's relu_type must be RELU or NO_RELU, got 'YES'");
 }
 
 TEST_CASE("cast mode and satmode diagnostics", "[frontend][quant]") {

@@ -1038,6 +1038,7 @@ APPENDED_HOOKS = [
     "evalint6",  # int64 past 2^53
     "port6a",    # PyPTO spellings: assemble call, valid_shape keywords, div precision, float if
     "random6",   # uniform / normal
+    "indexer7",  # topk over a split sorted axis
 ]
 
 
