@@ -202,6 +202,18 @@ void l1_reuse(Builder& b) {
   const size_t nsg = r.subgraphs.size();
   std::vector<int64_t> limit(nsg, 0), count(nsg, 0);       // anchor -> its N, merged members
   std::vector<std::vector<Feature>> feats_of(nsg);         // anchor -> its L1 copies (refreshed on merge)
+  // anchor -> (key hash, index in feats_of) sorted: the first copy with a key by a binary search,
+  // not a scan of all of the anchor's copies per copy of the member (built when first asked).
+  std::vector<std::vector<std::pair<size_t, int>>> by_hash_of(nsg);
+  auto feats_by_hash = [&](int a) -> const std::vector<std::pair<size_t, int>>& {
+    auto& v = by_hash_of[size_t(a)];
+    if (v.size() != feats_of[size_t(a)].size()) {
+      v.clear();
+      for (size_t i = 0; i < feats_of[size_t(a)].size(); ++i) v.push_back({feats_of[size_t(a)][i].key.hash, int(i)});
+      std::sort(v.begin(), v.end());
+    }
+    return v;
+  };
   auto closed = [&](int a) { return r.subgraphs[a].ops.empty() || count[a] >= limit[a]; };
   int64_t merged = 0, removed = 0;
   // A tile family's unmerged copy of member 0's subgraph j has its L1 copies at the positions of
@@ -258,11 +270,13 @@ void l1_reuse(Builder& b) {
             if (a == m) continue;
             // Every copy of s that the anchor already holds is dropped.
             const auto& afeats = feats_of[a];
+            const auto& by_hash = feats_by_hash(a);
             std::vector<std::pair<int, int>> rewrite;
             std::vector<int> drop;
-            for (auto& sf : feats)
-              for (auto& af : afeats)
-                if (sf.key == af.key) {
+            for (auto& sf : feats)  // the anchor's first copy with the key
+              for (auto e = std::lower_bound(by_hash.begin(), by_hash.end(), std::pair<size_t, int>{sf.key.hash, 0});
+                   e != by_hash.end() && e->first == sf.key.hash; ++e)
+                if (const Feature& af = afeats[size_t(e->second)]; sf.key == af.key) {
                   rewrite.push_back({sf.tile, af.tile});
                   drop.push_back(sf.op);
                   break;
@@ -273,6 +287,7 @@ void l1_reuse(Builder& b) {
               ++merged;
               removed += int64_t(drop.size());
               feats_of[a] = l1_features(r, r.subgraphs[a], shapes);
+              by_hash_of[size_t(a)].clear();
               for (auto& nf : feats_of[a]) {
                 auto& list = anchors[nf.key];
                 if (std::find(list.begin(), list.end(), a) == list.end()) list.push_back(a);
