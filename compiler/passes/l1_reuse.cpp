@@ -5,6 +5,8 @@
 // optionally restricted to left (L0A) or right (L0B) operands. A merge that
 // would not fit L1/L0 (all chains' shared tiles stay resident) is refused.
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -18,11 +20,43 @@
 namespace ptoc::tiling {
 
 namespace {
+// What an L1 copy reads (tensor, offsets, extents, view, transpose), as the interned text of all
+// but its constant offsets plus those offsets: a family member's keys are member 0's with the
+// offsets moved, so they are built and compared without a string per member (at 8x GEMM 6144
+// the string keys and their map were the pass's cost). Equal keys <=> equal texts of every dim.
+struct FeatureKey {
+  static constexpr int kMaxOffsets = 4;  // rank of the offsets held as numbers; more: in the text
+  int shape = -1;                        // interned text, a constant offset in it as a bare 'p'
+  int n = 0;                             // offsets held as numbers
+  std::array<int64_t, kMaxOffsets> off{};
+  size_t hash = 0;
+  bool operator==(const FeatureKey& o) const {
+    if (hash != o.hash || shape != o.shape || n != o.n) return false;
+    for (int i = 0; i < n; ++i)
+      if (off[size_t(i)] != o.off[size_t(i)]) return false;
+    return true;
+  }
+  void rehash() {
+    uint64_t h = uint64_t(shape) * 0x9E3779B97F4A7C15ull ^ uint64_t(n);
+    for (int i = 0; i < n; ++i) {  // splitmix64 steps
+      h += uint64_t(off[size_t(i)]) + 0x9E3779B97F4A7C15ull;
+      h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+      h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+      h ^= h >> 31;
+    }
+    hash = size_t(h);
+  }
+};
+struct FeatureKeyHash {
+  size_t operator()(const FeatureKey& k) const { return k.hash; }
+};
+// Key texts -> their ids, for one l1_reuse run.
+using ShapeIds = std::unordered_map<std::string, int>;
+
 struct Feature {
-  std::string key;  // tensor, offsets, extents
+  FeatureKey key;
   char side;        // 'L' (feeds L0A) or 'R' (feeds L0B)
   int op, tile;
-  size_t hash;      // of key: most unequal keys are told apart without comparing them
 };
 
 // The L1 copies of a subgraph: (position in sg.ops, side of its tile), by one walk over its ops.
@@ -58,43 +92,57 @@ std::vector<std::pair<size_t, char>> l1_copies(const TileRoot& r, const Subgraph
 
 // The feature keys of the given L1 copies of sg.
 std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg,
-                                 const std::vector<std::pair<size_t, char>>& copies) {
+                                 const std::vector<std::pair<size_t, char>>& copies, ShapeIds& shapes) {
   std::vector<Feature> out;
   out.reserve(copies.size());
+  std::string k;
   for (auto [i, side] : copies) {
     const int o = sg.ops[i];
     const TileOp& op = r.ops[o];
-    // Equal keys <=> equal texts of every dim: a constant is its 8 bytes (no symbolic expression
-    // renders as a bare integer), anything else its text; rendering every constant was most of
-    // this pass on a GEMM (55 k L1 copies).
-    std::string k;
-    k.reserve(64);
+    // A constant is its 8 bytes (no symbolic expression renders as a bare integer), anything else
+    // its text; rendering every constant was most of this pass on a GEMM (55 k L1 copies).
+    FeatureKey key;
+    k.clear();
+    auto put_const = [&](int64_t c) {
+      k += 'c';
+      k.append(reinterpret_cast<const char*>(&c), sizeof c);
+    };
+    auto put_text = [&](const DimExpr& x) {
+      k += 's';
+      k += x.str();
+      k += '\0';
+    };
     auto put = [&](char tag, const std::vector<DimExpr>& dims) {
       k += tag;
-      for (const DimExpr& x : dims) {
-        if (auto c = x.as_const()) {
-          k += 'c';
-          k.append(reinterpret_cast<const char*>(&*c), sizeof *c);
-        } else {
-          k += 's';
-          k += x.str();
-          k += '\0';
-        }
-      }
+      for (const DimExpr& x : dims)
+        if (auto c = x.as_const()) put_const(*c);
+        else put_text(x);
     };
     k.append(reinterpret_cast<const char*>(&op.gm.tensor), sizeof op.gm.tensor);
-    put('#', op.gm.offset);
+    k += '#';
+    for (size_t e = 0; e < op.gm.offset.size(); ++e) {
+      auto c = op.gm.offset[e].as_const();
+      if (c && e < size_t(FeatureKey::kMaxOffsets)) {
+        k += 'p';
+        key.off[size_t(key.n++)] = *c;
+      } else if (c) {
+        put_const(*c);
+      } else {
+        put_text(op.gm.offset[e]);
+      }
+    }
     put('@', op.gm.extent);
     put('v', op.gm.view);
     k += op.trans_a || op.trans_b ? 'T' : 'N';
-    const size_t h = std::hash<std::string>{}(k);
-    out.push_back({std::move(k), side, o, op.dst, h});
+    key.shape = shapes.emplace(k, int(shapes.size())).first->second;
+    key.rehash();
+    out.push_back({key, side, o, op.dst});
   }
   return out;
 }
 
-std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg) {
-  return l1_features(r, sg, l1_copies(r, sg));
+std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg, ShapeIds& shapes) {
+  return l1_features(r, sg, l1_copies(r, sg), shapes);
 }
 
 // The root's members are its first matmul's output blocks (block_replica.h): member k is block k.
@@ -110,8 +158,8 @@ const BlockCopies* copied_blocks(const Builder& b) {
 }
 
 // Member k's features from member 0's `f0` when member k is a copy of block 0: each key with its
-// offsets (a constant's 8 bytes after 'c', in key order) moved by the block's delta of the copy's
-// operand, its op and tile moved by k blocks. Nullopt: `s` is not member 0's subgraph moved there.
+// offsets moved by the block's delta of the copy's operand, its op and tile moved by k blocks.
+// Nullopt: `s` is not member 0's subgraph moved there.
 std::optional<std::vector<Feature>> moved_features(const TileRoot& r, const BlockCopies& c, int k,
                                                    const std::vector<Feature>& f0, const Subgraph& s,
                                                    const std::vector<std::pair<size_t, char>>& copies) {
@@ -126,19 +174,11 @@ std::optional<std::vector<Feature>> moved_features(const TileRoot& r, const Bloc
     if (x == BlockOperand::None) return std::nullopt;
     const std::vector<int64_t>& d = c.delta[size_t(k)][size_t(x)];
     const size_t rank = r.ops[size_t(f.op)].gm.offset.size();
-    const size_t at = sizeof(int) + 1;  // after the tensor and '#'
-    if (d.size() != rank || f.key.size() < at + rank * (1 + sizeof(int64_t))) return std::nullopt;
-    Feature m{f.key, f.side, f.op + dop, f.tile + dtile, 0};
-    for (size_t e = 0; e < rank; ++e) {
-      const size_t pos = at + e * (1 + sizeof(int64_t));
-      if (m.key[pos] != 'c') return std::nullopt;
-      int64_t v;
-      std::memcpy(&v, m.key.data() + pos + 1, sizeof v);
-      v += d[e];
-      std::memcpy(m.key.data() + pos + 1, &v, sizeof v);
-    }
-    m.hash = std::hash<std::string>{}(m.key);
-    out.push_back(std::move(m));
+    if (d.size() != rank || size_t(f.key.n) != rank) return std::nullopt;  // an offset not a number
+    Feature m{f.key, f.side, f.op + dop, f.tile + dtile};
+    for (size_t e = 0; e < rank; ++e) m.key.off[e] += d[e];
+    m.key.rehash();
+    out.push_back(m);
   }
   return out;
 }
@@ -157,10 +197,23 @@ void l1_reuse(Builder& b) {
   // Feature key -> the anchor subgraphs holding it that are still open, in the order they became
   // anchors. A closed anchor (full, or refused a merge) never opens again and leaves the lists as
   // they are walked: with every anchor tried for every later member, the walk was quadratic.
-  std::unordered_map<std::string, std::vector<int>> anchors;  // looked up only, never walked
+  std::unordered_map<FeatureKey, std::vector<int>, FeatureKeyHash> anchors;  // looked up only, never walked
+  ShapeIds shapes;
   const size_t nsg = r.subgraphs.size();
   std::vector<int64_t> limit(nsg, 0), count(nsg, 0);       // anchor -> its N, merged members
   std::vector<std::vector<Feature>> feats_of(nsg);         // anchor -> its L1 copies (refreshed on merge)
+  // anchor -> (key hash, index in feats_of) sorted: the first copy with a key by a binary search,
+  // not a scan of all of the anchor's copies per copy of the member (built when first asked).
+  std::vector<std::vector<std::pair<size_t, int>>> by_hash_of(nsg);
+  auto feats_by_hash = [&](int a) -> const std::vector<std::pair<size_t, int>>& {
+    auto& v = by_hash_of[size_t(a)];
+    if (v.size() != feats_of[size_t(a)].size()) {
+      v.clear();
+      for (size_t i = 0; i < feats_of[size_t(a)].size(); ++i) v.push_back({feats_of[size_t(a)][i].key.hash, int(i)});
+      std::sort(v.begin(), v.end());
+    }
+    return v;
+  };
   auto closed = [&](int a) { return r.subgraphs[a].ops.empty() || count[a] >= limit[a]; };
   int64_t merged = 0, removed = 0;
   // A tile family's unmerged copy of member 0's subgraph j has its L1 copies at the positions of
@@ -171,10 +224,10 @@ void l1_reuse(Builder& b) {
   std::vector<std::optional<std::vector<Feature>>> member0_features;  // per j, when blocks
   auto features_of = [&](int m) {
     const Subgraph& s = r.subgraphs[size_t(m)];
-    if (!b.family || s.chains != 1 || size_t(m) >= b.family_sg_local.size()) return l1_features(r, s);
+    if (!b.family || s.chains != 1 || size_t(m) >= b.family_sg_local.size()) return l1_features(r, s, shapes);
     const int j = b.family_sg_local[size_t(m)];
     if (j < 0 || size_t(j) >= b.family_rep_ops.size() || b.family_rep_ops[size_t(j)].size() != s.ops.size())
-      return l1_features(r, s);
+      return l1_features(r, s, shapes);
     if (family_copies.size() < b.family_rep_ops.size()) family_copies.resize(b.family_rep_ops.size());
     auto& copies = family_copies[size_t(j)];
     if (!copies) copies = l1_copies(r, s);
@@ -186,11 +239,11 @@ void l1_reuse(Builder& b) {
       if (!f0) {
         Subgraph s0;  // member 0's copy of j as partitioned (member 0's ops are ids 0..P-1)
         s0.ops = b.family_rep_ops[size_t(j)];
-        f0 = l1_features(r, s0, *copies);
+        f0 = l1_features(r, s0, *copies, shapes);
       }
       if (auto moved = moved_features(r, *blocks, k, *f0, s, *copies)) return std::move(*moved);
     }
-    return l1_features(r, s, *copies);
+    return l1_features(r, s, *copies, shapes);
   };
   for (auto& [order, members] : classes) {
     int64_t before_merged = merged;
@@ -206,7 +259,9 @@ void l1_reuse(Builder& b) {
       if (N > 1) {
         for (auto& f : feats) {
           if ((mc.side == "left" && f.side != 'L') || (mc.side == "right" && f.side != 'R')) continue;
-          std::vector<int>& open = anchors[f.key];
+          auto it = anchors.find(f.key);
+          if (it == anchors.end()) continue;
+          std::vector<int>& open = it->second;  // a node: stays put when the merge below adds keys
           size_t kept = 0, i = 0;
           for (; i < open.size(); ++i) {
             const int a = open[i];
@@ -215,11 +270,13 @@ void l1_reuse(Builder& b) {
             if (a == m) continue;
             // Every copy of s that the anchor already holds is dropped.
             const auto& afeats = feats_of[a];
+            const auto& by_hash = feats_by_hash(a);
             std::vector<std::pair<int, int>> rewrite;
             std::vector<int> drop;
-            for (auto& sf : feats)
-              for (auto& af : afeats)
-                if (sf.hash == af.hash && sf.key == af.key) {
+            for (auto& sf : feats)  // the anchor's first copy with the key
+              for (auto e = std::lower_bound(by_hash.begin(), by_hash.end(), std::pair<size_t, int>{sf.key.hash, 0});
+                   e != by_hash.end() && e->first == sf.key.hash; ++e)
+                if (const Feature& af = afeats[size_t(e->second)]; sf.key == af.key) {
                   rewrite.push_back({sf.tile, af.tile});
                   drop.push_back(sf.op);
                   break;
@@ -229,7 +286,8 @@ void l1_reuse(Builder& b) {
               ++count[a];
               ++merged;
               removed += int64_t(drop.size());
-              feats_of[a] = l1_features(r, r.subgraphs[a]);
+              feats_of[a] = l1_features(r, r.subgraphs[a], shapes);
+              by_hash_of[size_t(a)].clear();
               for (auto& nf : feats_of[a]) {
                 auto& list = anchors[nf.key];
                 if (std::find(list.begin(), list.end(), a) == list.end()) list.push_back(a);
@@ -244,9 +302,8 @@ void l1_reuse(Builder& b) {
             --kept;
           }
           // The anchors not walked (after a merge) stay as they are.
-          std::vector<int>& list = anchors[f.key];
-          for (; i < list.size(); ++i) list[kept++] = list[i];
-          list.resize(kept);
+          for (; i < open.size(); ++i) open[kept++] = open[i];
+          open.resize(kept);
           if (done) break;
         }
       }
