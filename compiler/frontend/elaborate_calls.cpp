@@ -234,6 +234,7 @@ std::optional<bool> Elaborator::bool_arg(const Call& c, size_t k, bool dflt) {
 
 std::optional<DType> Elaborator::dtype_arg(const Expr* x, DType dflt) {
   if (!x) return dflt;
+  if (is_dtype_attribute(*x)) return dtype_of_name(*x);  // `cast(y, x.dtype)` (elaborate_tensor_shape.cpp)
   if (x->kind == Expr::Kind::Name)
     if (auto d = parse_dtype(x->name)) return *d;
   if (x->kind == Expr::Kind::Name)
@@ -259,6 +260,8 @@ std::optional<int> Elaborator::axis_arg(const Expr* x, size_t rank, const std::s
 }
 
 std::optional<Shape> Elaborator::list_arg(const Expr* x, const std::string& what) {
+  if (x->kind == Expr::Kind::Name && x->name.size() > 6 && x->name.ends_with(".shape"))
+    return shape_list_of(*x);  // `reshape(y, x.shape)`, `full(x.shape, 1.0, fp32)` (elaborate_tensor_shape.cpp)
   if (x->kind != Expr::Kind::List) {
     err(x->off, x->len, what + " must be a list such as [B, 64], got '" + text_of(*x) + "'");
     return std::nullopt;
