@@ -34,7 +34,7 @@ const Expr* shape_index(const Expr& e, int64_t& value) {
 }  // namespace
 
 // The tensor or value a `x.shape` / `x.dtype` name reads: 1 for a value (`*value` set), 2 for a tensor
-// (`*tensor` set), 0 when reported.
+// (`*tensor` set), 3 for a local tensor (its window on `*tensor`, names_' binding), 0 when reported.
 int Elaborator::attribute_owner(const Expr& base, const std::string& what, int* value, int* tensor) {
   const std::string owner = base.name.substr(0, base.name.rfind('.'));
   if (names_) {
@@ -43,6 +43,11 @@ int Elaborator::attribute_owner(const Expr& base, const std::string& what, int* 
       if (it->second.value >= 0) {
         *value = it->second.value;
         return 1;
+      }
+      if (it->second.is_local_tensor()) {  // a local tensor or a loop's carried value (elaborate_state.cpp)
+        *value = -1;
+        *tensor = it->second.tensor;
+        return 3;
       }
     }
   }
@@ -59,7 +64,8 @@ std::optional<Shape> Elaborator::shape_of_name(const Expr& base) {
   int v = -1, t = -1;
   const int k = attribute_owner(base, "extents", &v, &t);
   if (!k) return std::nullopt;
-  Shape shape = k == 1 ? p_.values[size_t(v)].shape : p_.tensors[size_t(t)].shape;
+  const std::string owner = base.name.substr(0, base.name.rfind('.'));
+  Shape shape = k == 1 ? p_.values[size_t(v)].shape : k == 2 ? p_.tensors[size_t(t)].shape : names_->at(owner).shape;
   for (auto& d : shape) d = simplify(d.substitute(static_dims_));
   return shape;
 }
@@ -68,7 +74,7 @@ std::optional<DType> Elaborator::dtype_of_name(const Expr& e) {
   int v = -1, t = -1;
   const int k = attribute_owner(e, "dtype", &v, &t);
   if (!k) return std::nullopt;
-  return k == 1 ? p_.values[size_t(v)].dtype : p_.tensors[size_t(t)].dtype;
+  return k == 1 ? p_.values[size_t(v)].dtype : p_.tensors[size_t(t)].dtype;  // a local tensor: its workspace's
 }
 
 bool Elaborator::is_dtype_attribute(const Expr& e) { return has_tail(e, ".dtype"); }
