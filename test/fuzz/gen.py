@@ -1038,6 +1038,7 @@ APPENDED_HOOKS = [
     "evalint6",  # int64 past 2^53
     "port6a",    # PyPTO spellings: assemble call, valid_shape keywords, div precision, float if
     "random6",   # uniform / normal
+    "symbolic7",  # SymbolicScalar mixing extents and run-time values; x.shape / x.dtype arguments
 ]
 
 
