@@ -107,6 +107,17 @@ EV Elaborator::unknown_function(const Expr& e) {
         "a tensor expression cannot branch; put the statements in the if's branches");
     return EV::poison();
   }
+  // The catalogue's rows that cannot mean anything inside a spec (docs/CATALOGUE.md says why).
+  if (fn == "function") {
+    err(fo, fl, "'function' is PyPTO's 'with pypto.function(name, *tensors):'; a ptoc spec is that one function",
+        "its name is the spec's name:, its tensors are inputs: and outputs:, and the with block is body:");
+    return EV::poison();
+  }
+  if (fn == "get_operation_options") {
+    err(fo, fl, "'get_operation_options' returns a Python dict of the options in force; nothing in a spec can read one",
+        "the options in force are the ones the spec sets: options: and set_operation_options(...) statements");
+    return EV::poison();
+  }
   if (const PyptoOp* p = find_pypto_op(fn)) {
     std::string hint = p->ptoc.empty() ? "docs/OPERATIONS.md lists PyPTO's operations and which ptoc supports"
                                        : "in ptoc write it as " + std::string(p->ptoc);

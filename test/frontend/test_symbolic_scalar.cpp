@@ -98,3 +98,11 @@ TEST_CASE("x.dtype is a dtype argument", "[frontend][symbolic]") {
   expect_error(spec(head + "      - \"y[b:, :] = cast(t, w.dtype)\"\n"), "w.dtype",
                "'w' is not a tensor or a value: 'w.dtype' reads one's dtype");
 }
+
+TEST_CASE("function and get_operation_options: what a spec is, and what no spec can read", "[frontend][symbolic]") {
+  expect_error(spec("  - \"y[0:1, :] = function(x)\"\n"), "function(x)",
+               "'function' is PyPTO's 'with pypto.function(name, *tensors):'; a ptoc spec is that one function",
+               "name:");
+  expect_error(spec("  - \"y[0:1, :] = get_operation_options()\"\n"), "get_operation_options()",
+               "'get_operation_options' returns a Python dict of the options in force", "set_operation_options");
+}
