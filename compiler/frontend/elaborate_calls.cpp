@@ -246,6 +246,8 @@ std::optional<bool> Elaborator::bool_arg(const Call& c, size_t k, bool dflt) {
 std::optional<DType> Elaborator::dtype_arg(const Expr* x, DType dflt) {
   if (!x) return dflt;
   if (is_dtype_attribute(*x)) return dtype_of_name(*x);  // `cast(y, x.dtype)` (elaborate_tensor_shape.cpp)
+  if (x->kind == Expr::Kind::Name && !x->quoted && seq_)   // `dtype = x.dtype` bound before
+    if (auto it = seq_->frame.dtype_consts.find(x->name); it != seq_->frame.dtype_consts.end()) return it->second;
   if (x->kind == Expr::Kind::Name)
     if (auto d = parse_dtype(x->name)) return *d;
   if (x->kind == Expr::Kind::Name)

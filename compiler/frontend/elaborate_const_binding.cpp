@@ -385,7 +385,8 @@ bool Elaborator::const_binding(const Stmt& s) {
     value = *c;
   }
   // Rebinding a constant is Python's rebinding of a variable; any other clash is reported as for a value.
-  if (!seq_->frame.named_consts.count(a.target) && !seq_->frame.scalars.count(a.target)) {
+  if (!seq_->frame.named_consts.count(a.target) && !seq_->frame.scalars.count(a.target) &&
+      !seq_->frame.dtype_consts.count(a.target)) {
     if (names_->count(a.target)) {
       err(a.target_off, a.target_len,
           "cannot bind compile-time constant '" + a.target + "': it names a tensor value",

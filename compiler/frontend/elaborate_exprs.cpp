@@ -167,6 +167,10 @@ EV Elaborator::name_ref(const Expr& e) {
             "use it in loop bounds, view offsets, valid extents, slices and conditions");
       return EV::poison();
     }
+    if (seq_->frame.dtype_consts.count(n)) {  // `dtype = x.dtype` (elaborate_tensor_shape.cpp)
+      err(e.off, e.len, "'" + n + "' is a dtype, not a value", "a dtype is an argument: cast(y, " + n + "), full(shape, 0, " + n + ")");
+      return EV::poison();
+    }
     if (non_int_const(e, "a scalar operand")) return EV::poison();
     if (seq_->frame.dyn_vars.count(n)) {
       err(e.off, e.len, "'" + n + "' is a dynamic loop variable and cannot be a scalar operand",

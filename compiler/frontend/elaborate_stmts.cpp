@@ -80,6 +80,7 @@ bool Elaborator::check_binding_name(const std::string& n, SrcLoc loc, int len, c
   else if (seq_ && (seq_->frame.consts.count(n) || seq_->frame.named_consts.count(n)))
     clash = seq_->frame.named_consts.count(n) ? "a compile-time constant" : "a loop variable";
   else if (seq_ && seq_->frame.scalars.count(n)) clash = "a run-time scalar";
+  else if (seq_ && seq_->frame.dtype_consts.count(n)) clash = "a dtype";
   if (clash.empty()) return true;
   std::string hint = "choose another name";
   if (clash == "an output tensor" || clash == "a tensors: workspace")
@@ -207,6 +208,7 @@ void Elaborator::assign(const Stmt& s) {
   }
   if (local_tensor_decl(s)) return;
   if (tensor_shape_binding(s)) return;  // elaborate_tensor_shape.cpp
+  if (dtype_binding(s)) return;         // elaborate_tensor_shape.cpp
   if (const_binding(s)) return;
   if (scalar_binding(s)) return;  // elaborate_symbolic_scalar.cpp
   if (scatter_update_stmt(s)) return;  // elaborate_scatter_update.cpp

@@ -85,6 +85,7 @@ void Elaborator::forget_binding(const std::string& name) {
   fr.nested_consts.erase(name);
   fr.named_consts.erase(name);
   fr.scalars.erase(name);
+  fr.dtype_consts.erase(name);
 }
 
 void Elaborator::bind_scalar(const std::string& name, Frame::Scalar value) {
@@ -107,7 +108,7 @@ bool Elaborator::scalar_binding(const Stmt& s) {
     }
     return false;
   }
-  if (!fr.scalars.count(a.target) && !fr.named_consts.count(a.target)) {
+  if (!fr.scalars.count(a.target) && !fr.named_consts.count(a.target) && !fr.dtype_consts.count(a.target)) {
     if (names_->count(a.target)) {
       err(a.target_off, a.target_len, "cannot bind run-time scalar '" + a.target + "': it names a tensor value",
           "choose another name");

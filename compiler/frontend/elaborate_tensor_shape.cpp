@@ -79,6 +79,26 @@ std::optional<DType> Elaborator::dtype_of_name(const Expr& e) {
 
 bool Elaborator::is_dtype_attribute(const Expr& e) { return has_tail(e, ".dtype"); }
 
+// `dtype = x.dtype` (DeepSeek-V4's compressor): the name is then a dtype argument (`cast(y, dtype)`), as in
+// Python; it is no tensor value or number.
+bool Elaborator::dtype_binding(const Stmt& s) {
+  const AssignAst& a = s.assign;
+  if (!seq_ || !a.value || a.subscript || !a.more_targets.empty() || !is_dtype_attribute(*a.value)) return false;
+  Frame& fr = seq_->frame;
+  if (!fr.dtype_consts.count(a.target)) {
+    if (names_->count(a.target)) {
+      err(a.target_off, a.target_len, "cannot bind dtype '" + a.target + "': it names a tensor value", "choose another name");
+      return true;
+    }
+    if (!check_binding_name(a.target, at(a.target_off), a.target_len, "dtype")) return true;
+  }
+  auto dt = dtype_of_name(*a.value);
+  if (!dt) return true;  // reported
+  forget_binding(a.target);
+  fr.dtype_consts[a.target] = *dt;
+  return true;
+}
+
 std::optional<Shape> Elaborator::shape_list_of(const Expr& e) {
   if (!is_shape_name(e)) return std::nullopt;
   return shape_of_name(e);

@@ -78,6 +78,7 @@ struct Frame {
     bool extent = false;  // bound from x.shape: diagnostics call it a dynamic extent
   };
   std::map<std::string, Scalar> scalars;
+  std::map<std::string, DType> dtype_consts;  // `dtype = x.dtype` (elaborate_tensor_shape.cpp): a dtype argument by name
   std::vector<std::string> loop_vars;  // enclosing dynamic loop vars, outermost first
   int64_t factor = 1;
   std::string root_prefix = "top";   // names this sequence's root templates
@@ -290,6 +291,7 @@ class Elaborator {
   int shape_entry(const Expr& e, DimExpr& out);
   bool is_dtype_attribute(const Expr& e);              // `x.dtype`
   std::optional<DType> dtype_of_name(const Expr& e);   // x's dtype; nullopt when reported
+  bool dtype_binding(const Stmt& s);                   // `dtype = x.dtype`; false: not that form
   std::optional<DimExpr> float_compare01(const Expr& e);  // port6a (elaborate_cond.cpp)
   // `tiles[i]` of a nested constant list: its row, or null (not one, or reported).
   const std::vector<int64_t>* nested_row(const Expr& e);

@@ -97,6 +97,12 @@ TEST_CASE("x.dtype is a dtype argument", "[frontend][symbolic]") {
         ir(spec(head + "      - \"y[b:, :] = cast(cast(t, bf16), fp32)\"\n")));
   expect_error(spec(head + "      - \"y[b:, :] = cast(t, w.dtype)\"\n"), "w.dtype",
                "'w' is not a tensor or a value: 'w.dtype' reads one's dtype");
+  // `dtype = x.dtype` binds a dtype argument by name (the compressor's `dtype = x.dtype`).
+  CHECK(ir(spec("  - \"dtype = x.dtype\"\n" + head + "      - \"y[b:, :] = cast(cast(t, dtype), fp32)\"\n")) ==
+        ir(spec("  # dtype = x.dtype\n" + head + "      - \"y[b:, :] = cast(cast(t, bf16), fp32)\"\n")));
+  expect_error(spec("  - \"odt = x.dtype\"\n" + head + "      - \"y[b:, :] = t + odt\"\n"), "odt\"\n",
+               "'odt' is a dtype, not a value", "cast(y, odt)");
+  expect_error(spec("  - \"B = x.dtype\"\n"), "B = x", "cannot bind dtype 'B': it names a dim");
 }
 
 TEST_CASE("function and get_operation_options: what a spec is, and what no spec can read", "[frontend][symbolic]") {
