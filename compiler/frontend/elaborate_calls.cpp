@@ -108,6 +108,17 @@ EV Elaborator::unknown_function(const Expr& e) {
         "a tensor expression cannot branch; put the statements in the if's branches");
     return EV::poison();
   }
+  // The catalogue's rows that cannot mean anything inside a spec (docs/CATALOGUE.md says why).
+  if (fn == "function") {
+    err(fo, fl, "'function' is PyPTO's 'with pypto.function(name, *tensors):'; a ptoc spec is that one function",
+        "its name is the spec's name:, its tensors are inputs: and outputs:, and the with block is body:");
+    return EV::poison();
+  }
+  if (fn == "get_operation_options") {
+    err(fo, fl, "'get_operation_options' returns a Python dict of the options in force; nothing in a spec can read one",
+        "the options in force are the ones the spec sets: options: and set_operation_options(...) statements");
+    return EV::poison();
+  }
   if (const PyptoOp* p = find_pypto_op(fn)) {
     std::string hint = p->ptoc.empty() ? "docs/OPERATIONS.md lists PyPTO's operations and which ptoc supports"
                                        : "in ptoc write it as " + std::string(p->ptoc);
@@ -235,6 +246,9 @@ std::optional<bool> Elaborator::bool_arg(const Call& c, size_t k, bool dflt) {
 
 std::optional<DType> Elaborator::dtype_arg(const Expr* x, DType dflt) {
   if (!x) return dflt;
+  if (is_dtype_attribute(*x)) return dtype_of_name(*x);  // `cast(y, x.dtype)` (elaborate_tensor_shape.cpp)
+  if (x->kind == Expr::Kind::Name && !x->quoted && seq_)   // `dtype = x.dtype` bound before
+    if (auto it = seq_->frame.dtype_consts.find(x->name); it != seq_->frame.dtype_consts.end()) return it->second;
   if (x->kind == Expr::Kind::Name)
     if (auto d = parse_dtype(x->name)) return *d;
   if (x->kind == Expr::Kind::Name)
@@ -260,6 +274,8 @@ std::optional<int> Elaborator::axis_arg(const Expr* x, size_t rank, const std::s
 }
 
 std::optional<Shape> Elaborator::list_arg(const Expr* x, const std::string& what) {
+  if (x->kind == Expr::Kind::Name && x->name.size() > 6 && x->name.ends_with(".shape"))
+    return shape_list_of(*x);  // `reshape(y, x.shape)`, `full(x.shape, 1.0, fp32)` (elaborate_tensor_shape.cpp)
   if (x->kind != Expr::Kind::List) {
     err(x->off, x->len, what + " must be a list such as [B, 64], got '" + text_of(*x) + "'");
     return std::nullopt;

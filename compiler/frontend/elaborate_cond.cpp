@@ -64,11 +64,9 @@ std::optional<DimExpr> Elaborator::float_compare01(const Expr& e) {
 bool Elaborator::runtime_condition(const Expr& e) const {
   using K = Expr::Kind;
   if (e.kind == K::Call && (e.name == "is_loop_begin" || e.name == "is_loop_end")) return true;
-  // port6a: a name bound to a dynamic extent or a run-time value (`start_pos = start_pos_dy[b]`,
-  // tensor_shape_port6a.cpp) decides at run time, as PyPTO's `if` on a SymbolicScalar does.
-  if (e.kind == K::Name && seq_)
-    if (auto a = seq_->frame.dim_aliases.find(e.name); a != seq_->frame.dim_aliases.end() && !a->second.as_const())
-      return true;
+  // A scalar binding (`start_pos = start_pos_dy[b]`, `bsz = x.shape[0]`, elaborate_symbolic_scalar.cpp)
+  // decides at run time, as PyPTO's `if` on a SymbolicScalar does.
+  if (e.kind == K::Name && seq_ && seq_->frame.scalars.count(e.name)) return true;
   for (const auto& i : e.items)
     if (i && runtime_condition(*i)) return true;
   for (const auto& a : e.args)

@@ -385,7 +385,8 @@ bool Elaborator::const_binding(const Stmt& s) {
     value = *c;
   }
   // Rebinding a constant is Python's rebinding of a variable; any other clash is reported as for a value.
-  if (!seq_->frame.named_consts.count(a.target)) {
+  if (!seq_->frame.named_consts.count(a.target) && !seq_->frame.scalars.count(a.target) &&
+      !seq_->frame.dtype_consts.count(a.target)) {
     if (names_->count(a.target)) {
       err(a.target_off, a.target_len,
           "cannot bind compile-time constant '" + a.target + "': it names a tensor value",
@@ -395,10 +396,7 @@ bool Elaborator::const_binding(const Stmt& s) {
     if (!check_binding_name(a.target, at(a.target_off), a.target_len, "compile-time constant")) return true;
   }
   // A rebinding may change the form (`n = 4`, then `n = 0.5`): one map holds the name.
-  fr.consts.erase(a.target);
-  fr.float_consts.erase(a.target);
-  fr.list_consts.erase(a.target);
-  fr.nested_consts.erase(a.target);
+  forget_binding(a.target);  // elaborate_symbolic_scalar.cpp
   if (form == Form::Int) fr.consts[a.target] = value;
   if (form == Form::Nested) fr.nested_consts[a.target] = std::move(nvalue);
   if (form == Form::Float) fr.float_consts[a.target] = fvalue;

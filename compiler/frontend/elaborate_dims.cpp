@@ -62,19 +62,9 @@ std::optional<DimExpr> Elaborator::dim(const Expr& e, DimUse use) {
       if (use != DimUse::DimsOnly && f) {
         auto it = f->consts.find(n);
         if (it != f->consts.end()) return DimExpr(it->second);
-        if (auto r = f->runtime_aliases.find(n); r != f->runtime_aliases.end() && use != DimUse::Static)
-          return dim(*r->second, use);  // `start_pos = start_pos_dy[b]` (port6a): its loads bind at this use
-        if (auto a = f->dim_aliases.find(n); a != f->dim_aliases.end()) {  // `n = x.shape[0]` (port6a)
-          if (use == DimUse::Static && !a->second.as_const()) {
-            err(e.off, e.len, "'" + n + "' is a dynamic extent (" + a->second.str() + "); this must be static",
-                "an if condition may only use static dims, static loop variables and unroll factors");
-            return std::nullopt;
-          }
-          return a->second;
-        }
         if (non_int_const(e, "a dim expression")) return std::nullopt;
-        bool run_scalar = false;  // `n = seq[b + 1] - seq[b]` (elaborate_scalar_binding_port6b.cpp)
-        if (auto r = run_scalar_use(e, use, run_scalar); r || run_scalar) return r;
+        bool scalar = false;  // `n = x.shape[0]`, `n = seq[b + 1] - seq[b]` (elaborate_symbolic_scalar.cpp)
+        if (auto r = scalar_use(e, use, scalar); r || scalar) return r;
         if (f->dyn_vars.count(n)) {
           if (use == DimUse::Static) {
             err(e.off, e.len, "'" + n + "' is a dynamic loop variable; this must be static",
@@ -169,6 +159,16 @@ std::optional<DimExpr> Elaborator::dim(const Expr& e, DimUse use) {
     case K::Subscript: {
       int64_t v = 0;  // `tile_shapes[0]`: an entry of a constant list (elaborate_const_binding.cpp)
       if (int c = use == DimUse::DimsOnly ? 0 : const_list_item(e, v)) return c > 0 ? std::optional<DimExpr>(DimExpr(v)) : std::nullopt;
+      DimExpr extent;  // `x.shape[1] // 2` (elaborate_tensor_shape.cpp)
+      if (int c = use == DimUse::DimsOnly ? 0 : shape_entry(e, extent)) {
+        if (c < 0) return std::nullopt;
+        if (use == DimUse::Static && !extent.as_const()) {
+          err(e.off, e.len, std::string("'") + text_of(e) + "' is a dynamic extent (" + extent.str() + "); this must be static",
+              "an if condition may only use static dims, static loop variables and unroll factors");
+          return std::nullopt;
+        }
+        return extent;
+      }
       return scalar_read(e, use);
     }
     case K::Compare:

@@ -158,20 +158,23 @@ EV Elaborator::name_ref(const Expr& e) {
     if (it != seq_->frame.consts.end()) return EV::number(double(it->second), true);
     // `eps = 1e-6` (elaborate_const_binding.cpp): a float literal by another name.
     if (auto f = seq_->frame.float_consts.find(n); f != seq_->frame.float_consts.end()) return EV::number(f->second, false);
-    if (auto a = seq_->frame.dim_aliases.find(n); a != seq_->frame.dim_aliases.end()) {  // port6a
-      err(e.off, e.len, "'" + n + "' is a dynamic extent (" + a->second.str() + ") and cannot be a scalar operand",
-          "use it in slice bounds and dim expressions");
+    if (auto a = seq_->frame.scalars.find(n); a != seq_->frame.scalars.end()) {  // elaborate_symbolic_scalar.cpp
+      if (a->second.extent)
+        err(e.off, e.len, "'" + n + "' is a dynamic extent (" + a->second.value.str() + ") and cannot be a scalar operand",
+            "use it in slice bounds and dim expressions");
+      else
+        err(e.off, e.len, "'" + n + "' is a run-time scalar and cannot be a scalar operand",
+            "use it in loop bounds, view offsets, valid extents, slices and conditions");
+      return EV::poison();
+    }
+    if (seq_->frame.dtype_consts.count(n)) {  // `dtype = x.dtype` (elaborate_tensor_shape.cpp)
+      err(e.off, e.len, "'" + n + "' is a dtype, not a value", "a dtype is an argument: cast(y, " + n + "), full(shape, 0, " + n + ")");
       return EV::poison();
     }
     if (non_int_const(e, "a scalar operand")) return EV::poison();
     if (seq_->frame.dyn_vars.count(n)) {
       err(e.off, e.len, "'" + n + "' is a dynamic loop variable and cannot be a scalar operand",
           "use it in slice bounds and dim expressions");
-      return EV::poison();
-    }
-    if (seq_->frame.run_scalars.count(n)) {  // elaborate_scalar_binding_port6b.cpp
-      err(e.off, e.len, "'" + n + "' is a run-time scalar and cannot be a scalar operand",
-          "use it in loop bounds, view offsets, valid extents, slices and conditions");
       return EV::poison();
     }
   }

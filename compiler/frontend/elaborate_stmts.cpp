@@ -79,6 +79,8 @@ bool Elaborator::check_binding_name(const std::string& n, SrcLoc loc, int len, c
   else if (seq_ && seq_->frame.factor_vars.count(n)) clash = "an unroll factor";
   else if (seq_ && (seq_->frame.consts.count(n) || seq_->frame.named_consts.count(n)))
     clash = seq_->frame.named_consts.count(n) ? "a compile-time constant" : "a loop variable";
+  else if (seq_ && seq_->frame.scalars.count(n)) clash = "a run-time scalar";
+  else if (seq_ && seq_->frame.dtype_consts.count(n)) clash = "a dtype";
   if (clash.empty()) return true;
   std::string hint = "choose another name";
   if (clash == "an output tensor" || clash == "a tensors: workspace")
@@ -152,7 +154,7 @@ void Elaborator::stmt_unguarded(const Stmt& s) {
       // An `if` comparing a dynamic loop's variable with its first or last value is PyPTO's
       // `if j == 0:`: decided per path of the loop (elaborate_loop_paths.cpp), as `cond` is.
       if (s.cond && (s.runtime || runtime_condition(*s.cond) || loop_position_condition(*s.cond) ||
-                     reads_run_values(*s.cond))) {  // reads_run_values: elaborate_scalar_binding_port6b.cpp
+                     reads_run_values(*s.cond))) {  // reads_run_values: elaborate_symbolic_scalar.cpp
         runtime_if(s);
         break;
       }
@@ -205,10 +207,10 @@ void Elaborator::assign(const Stmt& s) {
     return;
   }
   if (local_tensor_decl(s)) return;
-  if (tensor_shape_binding(s)) return;  // tensor_shape_port6a.cpp
+  if (tensor_shape_binding(s)) return;  // elaborate_tensor_shape.cpp
+  if (dtype_binding(s)) return;         // elaborate_tensor_shape.cpp
   if (const_binding(s)) return;
-  if (run_scalar_binding(s)) return;  // elaborate_scalar_binding_port6b.cpp
-  if (symbolic_binding(s)) return;    // tensor_shape_port6a.cpp: what no run-time scalar takes
+  if (scalar_binding(s)) return;  // elaborate_symbolic_scalar.cpp
   if (scatter_update_stmt(s)) return;  // elaborate_scatter_update.cpp
   bool name_ok = check_binding_name(a.target, at(a.target_off), a.target_len, "value");
   if (!a.more_targets.empty()) {

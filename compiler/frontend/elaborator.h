@@ -66,15 +66,19 @@ struct Frame {
   std::set<std::string> factor_vars; // unroll factor names in scope
   std::set<std::string> named_consts; // `tile_t = k`: compile-time constants bound by a statement (elaborate_const_binding.cpp)
   std::map<std::string, double> float_consts;               // `eps = 1e-6` (also in named_consts)
-  std::map<std::string, DimExpr> dim_aliases;               // `n = x.shape[0]` of a dynamic extent (tensor_shape_port6a.cpp)
-  std::map<std::string, ExprPtr> runtime_aliases;           // `s = pos[b]`: re-read where used (its loads bind there)
   std::map<std::string, std::vector<int64_t>> list_consts;  // `unroll_list = [1, 2, 4, 8]` (also in named_consts)
   // `tiles = [[1, 16384], [16, 512]]`: a list of integer lists, read as tiles[i] (a list) and tiles[i][j]
   std::map<std::string, std::vector<std::vector<int64_t>>> nested_consts;
-  // `cur_s_q = seq[b + 1] - seq[b]`: run-time scalars, PyPTO's SymbolicScalar variables
-  // (elaborate_scalar_binding_port6b.cpp): the dim expression and the run-time values it reads.
-  struct RunScalar { DimExpr value; std::vector<ScalarLoad> loads; };
-  std::map<std::string, RunScalar> run_scalars;
+  // PyPTO's SymbolicScalar variables (elaborate_symbolic_scalar.cpp): `bsz = x.shape[0]` of a dynamic
+  // extent, `b_valid = min(bsz - i * b, b)`, `cur_s_q = seq[b + 1] - seq[b]`. Each is a dim expression and
+  // the run-time values it reads (none when it is known when the bundle is built).
+  struct Scalar {
+    DimExpr value;
+    std::vector<ScalarLoad> loads;
+    bool extent = false;  // bound from x.shape: diagnostics call it a dynamic extent
+  };
+  std::map<std::string, Scalar> scalars;
+  std::map<std::string, DType> dtype_consts;  // `dtype = x.dtype` (elaborate_tensor_shape.cpp): a dtype argument by name
   std::vector<std::string> loop_vars;  // enclosing dynamic loop vars, outermost first
   int64_t factor = 1;
   std::string root_prefix = "top";   // names this sequence's root templates
@@ -259,10 +263,13 @@ class Elaborator {
   EV expr_src(const SrcExpr& e);
   bool local_tensor_decl(const Stmt& s);  // `t = tensor(shape, dtype)`; false: not that form
   bool const_binding(const Stmt& s);      // `tile_t = k`: a compile-time constant; false: not that form
-  bool run_scalar_binding(const Stmt& s); // `n = seq[b + 1] - seq[b]`: a run-time scalar; false: not that form
-  // A run-time scalar's dim expression at a use (its reads registered there); nullopt when `e` is not one
+  // --- PyPTO's SymbolicScalar (elaborate_symbolic_scalar.cpp)
+  bool scalar_binding(const Stmt& s);  // `n = seq[b + 1] - seq[b]`, `b_loop = (bsz + b - 1) // b`; false: not that form
+  void bind_scalar(const std::string& name, Frame::Scalar value);
+  void forget_binding(const std::string& name);  // a rebinding: drop the name's constant or scalar binding
+  // A scalar binding's dim expression at a use (its reads registered there); nullopt when `e` is not one
   // (`found` false) or when reported.
-  std::optional<DimExpr> run_scalar_use(const Expr& e, DimUse use, bool& found);
+  std::optional<DimExpr> scalar_use(const Expr& e, DimUse use, bool& found);
   // Whether a condition reads a run-time scalar or an element of an int32 input: PyPTO's `if` on a
   // SymbolicScalar, decided at run time as a `cond` is.
   bool reads_run_values(const Expr& e) const;
@@ -275,8 +282,16 @@ class Elaborator {
   // entry of a constant list, -1 when it is one but reported (index out of range, a slice, not static).
   int const_list_item(const Expr& e, int64_t& out);
   std::optional<double> const_float_of(const Expr& e);  // port6a: float constants in if conditions
-  bool tensor_shape_binding(const Stmt& s);  // port6a: `bt, l, d = v.shape`, `n = x.shape[0]` (tensor_shape_port6a.cpp)
-  bool symbolic_binding(const Stmt& s);  // port6a: `b_loop = (bsz + b - 1) // b` over dynamic extents
+  // --- PyPTO's tensor attributes x.shape, x.dtype (elaborate_tensor_shape.cpp)
+  bool tensor_shape_binding(const Stmt& s);  // `bt, l, d = v.shape`, `n = x.shape[0]`
+  int attribute_owner(const Expr& base, const std::string& what, int* value, int* tensor);
+  std::optional<Shape> shape_of_name(const Expr& base);  // `x.shape`: x's extents, static dims folded
+  std::optional<Shape> shape_list_of(const Expr& e);     // nullopt when `e` is not `x.shape` or reported
+  // `x.shape[i]` in a dim expression: 1 with the extent in `out`, 0 when not that form, -1 when reported.
+  int shape_entry(const Expr& e, DimExpr& out);
+  bool is_dtype_attribute(const Expr& e);              // `x.dtype`
+  std::optional<DType> dtype_of_name(const Expr& e);   // x's dtype; nullopt when reported
+  bool dtype_binding(const Stmt& s);                   // `dtype = x.dtype`; false: not that form
   std::optional<DimExpr> float_compare01(const Expr& e);  // port6a (elaborate_cond.cpp)
   // `tiles[i]` of a nested constant list: its row, or null (not one, or reported).
   const std::vector<int64_t>* nested_row(const Expr& e);

@@ -23,8 +23,9 @@ bool tokenize(std::string_view s, std::vector<Token>& out, SyntaxError& err) {
     if (is_name_start(c)) {
       size_t j = i;
       while (j < s.size() && is_name_char(s[j])) ++j;
-      // PyPTO's `x.shape` (a tensor's extents): one name token "x.shape" (tensor_shape_port6a.cpp)
-      if (s.substr(j, 6) == ".shape" && (j + 6 == s.size() || !is_name_char(s[j + 6]))) j += 6;
+      // PyPTO's `x.shape` (a tensor's extents) and `x.dtype`: one name token "x.shape" (elaborate_tensor_shape.cpp)
+      if ((s.substr(j, 6) == ".shape" || s.substr(j, 6) == ".dtype") && (j + 6 == s.size() || !is_name_char(s[j + 6])))
+        j += 6;
       t.kind = Token::Kind::Name;
       t.text = std::string(s.substr(i, j - i));
     } else if (is_digit(c) || (c == '.' && i + 1 < s.size() && is_digit(s[i + 1]))) {

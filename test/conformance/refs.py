@@ -1378,3 +1378,17 @@ def port6b_run_scalars(i, d):
 import refs_random6  # noqa: E402,F401
 # --- indexer7 --- topk over a split axis (refs_indexer7.py, registered into REFS on import)
 import refs_indexer7  # noqa: E402,F401
+# --- symbolic7 ---
+@ref(dims={"B": 11})
+def symbolic7_scalars(i, d):
+    # Row b sums rows pos[b] .. pos[b] + n - 1 of `rows` (n = min(B - b, pos[b] % 4 + 1)) in fp32, adds 0.5
+    # and x's row b, rounds to bf16.
+    x, pos, rows = i["x"].astype(np.float64), i["pos"].astype(np.int64), i["rows"].astype(np.float64)
+    bsz = x.shape[0]
+    y = np.zeros_like(x)
+    for b in range(bsz):
+        acc = np.zeros((1, x.shape[1]))
+        for j in range(min(bsz - b, pos[b] % 4 + 1)):
+            acc = r(acc + rows[pos[b] + j:pos[b] + j + 1], "fp32")
+        y[b] = r(r(r(acc + 0.5, "fp32") + x[b], "fp32"), "bf16")[0]
+    return {"y": y}

@@ -1039,6 +1039,7 @@ APPENDED_HOOKS = [
     "port6a",    # PyPTO spellings: assemble call, valid_shape keywords, div precision, float if
     "random6",   # uniform / normal
     "indexer7",  # topk over a split sorted axis
+    "symbolic7",  # SymbolicScalar mixing extents and run-time values; x.shape / x.dtype arguments
 ]
 
 
