@@ -249,8 +249,8 @@ std::string emit_graph_dot(const PipelineResult& r) {
   for (size_t ri = 0; ri < cp.roots.size(); ++ri) {
     const RootFunction& rf = cp.roots[ri];
     os << "  subgraph cluster_" << ri << " {\n    label=\"" << rf.name << " (func" << rf.index << ")\";\n";
-    for (size_t ti = 0; ti < rf.tasks.size(); ++ti) {
-      const Task& t = rf.tasks[ti];
+    for (size_t ti = 0; ti < task_count(rf); ++ti) {
+      const Task t = task_at(rf, ti, false);
       const LeafFunction& lf = cp.leaves.at(size_t(cp.class_index(t)));
       os << "    r" << ri << "_t" << ti << " [label=\"" << cp.kernels.at(lf.kernel).name << "\\n"
          << (lf.core == CoreType::AIC ? "AIC" : "AIV") << " func" << rf.index << "_" << t.hash_order;
