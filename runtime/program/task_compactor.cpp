@@ -1,7 +1,9 @@
 // Tasks given one at a time into templates + instance records; see task_compactor.h.
 #include "runtime/program/task_compactor.h"
 
+#include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 #include "runtime/core/dim_expr_parse.h"
@@ -155,20 +157,29 @@ Task TaskCompactor::materialise(int handle) const {
   return t;
 }
 
-bool TaskCompactor::deltas(const Entry& e, int ti, std::vector<int64_t>& out) {
-  const TaskTemplate& tp = cr_.templates[size_t(ti)];
-  if (e.whole) return deltas_of(tp, *e.whole, out);
-  const uint64_t key = uint64_t(uint32_t(ti)) << 32 | uint32_t(e.base);
+const std::vector<int64_t>* TaskCompactor::base_deltas(int ti, int base) {
+  const uint64_t key = uint64_t(uint32_t(ti)) << 32 | uint32_t(base);
   auto it = base_deltas_.find(key);
   if (it == base_deltas_.end()) {
     std::pair<bool, std::vector<int64_t>> v;
-    v.first = deltas_of(tp, *entries_[size_t(e.base)].whole, v.second);
+    v.first = deltas_of(cr_.templates[size_t(ti)], *entries_[size_t(base)].whole, v.second);
     it = base_deltas_.emplace(key, std::move(v)).first;
   }
-  if (!it->second.first) return false;
-  out = it->second.second;
-  for (const auto& [pos, slot] : patterns_[size_t(e.pattern)]) out.at(size_t(pos)) += e.slot_deltas[size_t(slot)];
-  return true;
+  return it->second.first ? &it->second.second : nullptr;
+}
+
+const std::vector<int>& TaskCompactor::slot_at(int pattern, size_t values) {
+  if (slot_at_.size() <= size_t(pattern)) slot_at_.resize(size_t(pattern) + 1);
+  std::vector<int>& sa = slot_at_[size_t(pattern)];
+  if (sa.size() != values) {
+    sa.assign(values, -1);
+    for (const auto& [pos, slot] : patterns_[size_t(pattern)]) {
+      if (pos < 0 || size_t(pos) >= values || sa[size_t(pos)] >= 0)
+        throw std::logic_error("task compactor: pattern position " + std::to_string(pos) + " out of range or repeated");
+      sa[size_t(pos)] = slot;
+    }
+  }
+  return sa;
 }
 
 CompactRoot TaskCompactor::finish() {
@@ -188,11 +199,9 @@ CompactRoot TaskCompactor::finish() {
   if (!magics_follow) cr.op_magics = op_magic_;
   if (!preds_follow) cr.pred_counts = pred_count_;
 
-  // Pass 1: a template per structure and class; a hash per value position of its deltas over its instances.
+  // Pass 0: a template per structure and class (the first such task's values, as read back).
   std::unordered_map<int, std::vector<int>> templates_of_class;
-  std::vector<std::vector<uint64_t>> pos_hash;
-  std::vector<std::vector<char>> pos_moves;
-  std::vector<int64_t> d;
+  std::vector<char> mixed;  // per template: some instance is a moved task
   for (size_t i = 0; i < n; ++i) {
     const Entry& e = entries_[i];
     const Task& b = body(e);
@@ -200,7 +209,7 @@ CompactRoot TaskCompactor::finish() {
     const int cls = class_of(i);
     std::vector<int>& cands = templates_of_class[cls];
     for (int c : cands)
-      if (same_structure(cr_.templates[size_t(c)], b, cls)) rec.tmpl = c;
+      if (same_structure(cr.templates[size_t(c)], b, cls)) rec.tmpl = c;
     if (rec.tmpl < 0) {
       const Task t = e.whole ? Task{} : materialise(int(i));
       const Task& src = e.whole ? *e.whole : t;
@@ -211,26 +220,112 @@ CompactRoot TaskCompactor::finish() {
       tp.reads = src.reads;
       tp.writes = src.writes;
       each_value(tp, [](DimExpr& v) { v = reread(v); });
-      rec.tmpl = int(cr_.templates.size());
+      rec.tmpl = int(cr.templates.size());
       cands.push_back(rec.tmpl);
-      pos_hash.emplace_back(task_value_count(src), 0);
-      pos_moves.emplace_back(task_value_count(src), 0);
-      cr_.templates.push_back(std::move(tp));
+      cr.templates.push_back(std::move(tp));
+      mixed.push_back(0);
     }
-    if (!deltas(e, rec.tmpl, d)) {
+    if (!e.whole) mixed[size_t(rec.tmpl)] = 1;
+  }
+
+  // Pass 1: per template, a hash per value position of its deltas over its instances, in order (an
+  // instance whose deltas are not constants is stored explicitly). A template of whole tasks hashes every
+  // position of every instance. A template with moved instances hashes once per class of positions whose
+  // deltas agree in every instance by construction (refined by each whole instance's deltas and by each
+  // moved source's base deltas and slots): the same hashes, per moved instance O(classes), not O(values).
+  const size_t nt = cr.templates.size();
+  std::vector<std::vector<uint64_t>> pos_hash(nt);
+  std::vector<std::vector<char>> pos_moves(nt);
+  for (size_t ti = 0; ti < nt; ++ti) {
+    size_t v = 0;
+    each_value(cr.templates[ti], [&](const DimExpr&) { ++v; });
+    pos_hash[ti].assign(v, 0);
+    pos_moves[ti].assign(v, 0);
+  }
+  std::vector<std::vector<int>> regular_of(nt);    // a mixed template's regular instances
+  std::vector<std::vector<int64_t>> whole_d(n);    // ... and the deltas of its whole ones
+  std::vector<int64_t> d;
+  for (size_t i = 0; i < n; ++i) {
+    TaskInstanceRecord& rec = cr.instances[i];
+    const Entry& e = entries_[i];
+    const size_t ti = size_t(rec.tmpl);
+    const bool ok = e.whole ? deltas_of(cr.templates[ti], *e.whole, d) : base_deltas(rec.tmpl, e.base) != nullptr;
+    if (!ok) {
       rec.tmpl = -1;
       continue;
     }
-    std::vector<uint64_t>& h = pos_hash[size_t(rec.tmpl)];
-    std::vector<char>& moves = pos_moves[size_t(rec.tmpl)];
+    if (mixed[ti]) {
+      regular_of[ti].push_back(int(i));
+      if (e.whole) whole_d[i] = d;
+      continue;
+    }
     for (size_t k = 0; k < d.size(); ++k) {
-      h[k] = mix(h[k], d[k]);
-      moves[k] |= d[k] != 0;
+      pos_hash[ti][k] = mix(pos_hash[ti][k], d[k]);
+      pos_moves[ti][k] |= d[k] != 0;
+    }
+  }
+  std::vector<std::vector<int>> rep_of(nt);  // a mixed template's first position of each class
+  // Instance i's delta at each class's representative position.
+  auto class_deltas = [&](size_t i, size_t ti, std::vector<int64_t>& out) {
+    const std::vector<int>& rep = rep_of[ti];
+    out.resize(rep.size());
+    const Entry& e = entries_[i];
+    if (e.whole) {
+      for (size_t c = 0; c < rep.size(); ++c) out[c] = whole_d[i][size_t(rep[c])];
+      return;
+    }
+    const std::vector<int64_t>& bd = *base_deltas(int(ti), e.base);
+    const std::vector<int>& sa = slot_at(e.pattern, bd.size());
+    for (size_t c = 0; c < rep.size(); ++c) {
+      const size_t k = size_t(rep[c]);
+      out[c] = bd[k] + (sa[k] >= 0 ? e.slot_deltas[size_t(sa[k])] : 0);
+    }
+  };
+  std::vector<std::vector<int>> class_at(nt);  // a mixed template's class per position
+  for (size_t ti = 0; ti < nt; ++ti) {
+    if (!mixed[ti]) continue;
+    const size_t v = pos_hash[ti].size();
+    std::vector<int>& cls = class_at[ti];
+    cls.assign(v, 0);
+    auto refine = [&](auto&& component) {
+      std::map<std::pair<int, int64_t>, int> ids;
+      for (size_t k = 0; k < v; ++k) {
+        const int next = int(ids.size());
+        cls[k] = ids.try_emplace({cls[k], int64_t(component(k))}, next).first->second;
+      }
+    };
+    std::set<std::pair<int, int>> sources;  // (base, pattern) of the moved instances
+    for (int i : regular_of[ti]) {
+      const Entry& e = entries_[size_t(i)];
+      if (e.whole) {
+        refine([&](size_t k) { return whole_d[size_t(i)][k]; });
+      } else if (sources.insert({e.base, e.pattern}).second) {
+        const std::vector<int64_t>& bd = *base_deltas(int(ti), e.base);
+        const std::vector<int>& sa = slot_at(e.pattern, v);
+        refine([&](size_t k) { return bd[k]; });
+        refine([&](size_t k) { return sa[k]; });
+      }
+    }
+    std::vector<int>& rep = rep_of[ti];
+    for (size_t k = 0; k < v; ++k)
+      if (size_t(cls[k]) >= rep.size()) rep.push_back(int(k));  // ids are numbered in first-position order
+    std::vector<uint64_t> hc(rep.size(), 0);
+    std::vector<char> mc(rep.size(), 0);
+    for (int i : regular_of[ti]) {
+      class_deltas(size_t(i), ti, d);
+      for (size_t c = 0; c < rep.size(); ++c) {
+        hc[c] = mix(hc[c], d[c]);
+        mc[c] |= d[c] != 0;
+      }
+    }
+    for (size_t k = 0; k < v; ++k) {
+      pos_hash[ti][k] = hc[size_t(cls[k])];
+      pos_moves[ti][k] = mc[size_t(cls[k])];
     }
   }
   // Positions that move alike are one group.
-  for (size_t ti = 0; ti < cr_.templates.size(); ++ti) {
-    TaskTemplate& tp = cr_.templates[ti];
+  for (size_t ti = 0; ti < nt; ++ti) {
+    TaskTemplate& tp = cr.templates[ti];
     std::unordered_map<uint64_t, int> group_of_hash;
     tp.group_of.assign(pos_hash[ti].size(), -1);
     for (size_t k = 0; k < tp.group_of.size(); ++k) {
@@ -240,17 +335,26 @@ CompactRoot TaskCompactor::finish() {
       tp.group_of[k] = it->second;
     }
   }
-  // Pass 2: one delta per group, checked position by position (a hash collision only makes a task explicit).
+  // Pass 2: one delta per group, checked position by position (a hash collision only makes a task explicit;
+  // a mixed template's positions of one class share their delta and their group, so one check per class).
   for (size_t i = 0; i < n; ++i) {
     TaskInstanceRecord& rec = cr.instances[i];
+    const Entry& e = entries_[i];
     bool regular = rec.tmpl >= 0;
     if (regular) {
-      const TaskTemplate& tp = cr_.templates[size_t(rec.tmpl)];
-      deltas(entries_[i], rec.tmpl, d);
+      const size_t ti = size_t(rec.tmpl);
+      const TaskTemplate& tp = cr.templates[ti];
+      const std::vector<int>* at = nullptr;  // the position of each entry of d
+      if (mixed[ti]) {
+        class_deltas(i, ti, d);
+        at = &rep_of[ti];
+      } else {
+        deltas_of(tp, *e.whole, d);
+      }
       rec.deltas.assign(size_t(tp.groups), 0);
       std::vector<char> seen(size_t(tp.groups), 0);
       for (size_t k = 0; k < d.size() && regular; ++k) {
-        const int g = tp.group_of[k];
+        const int g = tp.group_of[at ? size_t((*at)[k]) : k];
         if (g < 0) {
           regular = d[k] == 0;
         } else if (!seen[size_t(g)]) {
@@ -265,7 +369,6 @@ CompactRoot TaskCompactor::finish() {
       rec.tmpl = -1;
       rec.deltas.clear();
       rec.explicit_task = int(cr.explicit_tasks.size());
-      const Entry& e = entries_[i];
       const Task t = e.whole ? Task{} : materialise(int(i));
       const Task& src = e.whole ? *e.whole : t;
       Task x;

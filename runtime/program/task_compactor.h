@@ -51,12 +51,15 @@ class TaskCompactor {
   const Task& body(const Entry& e) const { return e.whole ? *e.whole : *entries_[size_t(e.base)].whole; }
   void add_meta(const Task& t);
   int class_of(size_t i) const { return cls_[i] >= 0 ? cls_[i] : cr_.instances[i].leaf; }  // class_index
-  // The deltas of entry `e` against template `tp` (index ti), false when one is not a constant.
-  bool deltas(const Entry& e, int ti, std::vector<int64_t>& out);
+  // The deltas of whole task `base` against template `ti` (computed once), null when one is not a constant.
+  const std::vector<int64_t>* base_deltas(int ti, int base);
+  // Per value position of pattern `pattern`'s base (`values` of them): its slot, or -1.
+  const std::vector<int>& slot_at(int pattern, size_t values);
 
   std::deque<Task> owned_;
   std::vector<Entry> entries_;
   std::vector<std::vector<std::pair<int, int>>> patterns_;
+  std::vector<std::vector<int>> slot_at_;
   CompactRoot cr_;
   std::vector<int> op_magic_, pred_count_, cls_;  // per task: Task::op_magic, pred_count, cls
   std::map<std::string, int> label_index_;

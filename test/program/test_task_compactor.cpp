@@ -3,6 +3,7 @@
 // explicit tasks), whichever task becomes the template and when the base cannot share one.
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <sstream>
 #include <stdexcept>
 
@@ -66,17 +67,21 @@ std::vector<std::pair<int, int>> gemm_pattern() {
   return {{0, 0}, {1, 1}, {4, 0}, {9, 1}, {12, 0}, {13, 1}};
 }
 
+// Only the rows move (slot 0), and the symbolic argument's neighbour, the extent at 2 (slot 1).
+std::vector<std::pair<int, int>> row_pattern() { return {{0, 0}, {4, 0}, {12, 0}, {2, 1}}; }
+
 struct Moved {
   int base;                 // index into the whole tasks
-  std::vector<int64_t> d;   // row, column
+  std::vector<int64_t> d;   // per slot
   int cls = -1;             // -1: the base's
+  int pattern = 0;          // 0: gemm_pattern, 1: row_pattern
 };
 
 // The same tasks compacted twice: moved ones described, and materialised then given whole.
 CompactRoot same_records(const std::vector<Task>& whole, const std::vector<Moved>& moved, const std::vector<int>& order) {
   TaskCompactor described, given;
   std::vector<int> handle(whole.size(), -1);
-  const int pattern = described.add_pattern(gemm_pattern());
+  const int patterns[2] = {described.add_pattern(gemm_pattern()), described.add_pattern(row_pattern())};
   int magic = 0, i = 0;
   std::vector<Task> materialised;
   for (int k : order) {  // k >= 0: whole task k; k < 0: moved task -k - 1
@@ -95,7 +100,7 @@ CompactRoot same_records(const std::vector<Task>& whole, const std::vector<Moved
       meta.op_magic = magic++;
       meta.succ = {i + 1};
       REQUIRE(handle[size_t(m.base)] >= 0);
-      const int h = described.add_moved(handle[size_t(m.base)], pattern, m.d, meta);
+      const int h = described.add_moved(handle[size_t(m.base)], patterns[m.pattern], m.d, meta);
       Task t = described.materialise(h);
       CHECK(t.leaf == meta.leaf);
       given.add_owned(std::move(t));
@@ -126,6 +131,28 @@ TEST_CASE("task compactor: moved tasks compact as their values given whole", "[c
   SECTION("a base whose value is not the template's plus a constant: it and its copies stored explicitly") {
     whole.push_back(base_task(0, 2, 512, 0, DimExpr::sym("N")));
     CHECK(same_records(whole, {{2, {128, 0}}, {0, {128, 0}}, {2, {0, 256}}}, {0, 2, -1, -2, -3}).explicit_tasks.size() == 3);
+  }
+}
+
+TEST_CASE("task compactor: random copies of several bases under two patterns", "[compactor]") {
+  uint64_t x = 88172645463325252ull;
+  auto next = [&](int64_t n) {  // xorshift: a fixed sequence, so the test is deterministic
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    return int64_t(x % uint64_t(n));
+  };
+  const DimExpr m = DimExpr::sym("M");
+  for (int round = 0; round < 20; ++round) {
+    INFO("round " << round);
+    std::vector<Task> whole;
+    for (int b = 0; b < 3; ++b) whole.push_back(base_task(int(next(2)), b, 128 * next(4), 256 * next(4), next(3) ? m : m + DimExpr(next(3))));
+    std::vector<Moved> moved;
+    std::vector<int> order = {0, 1, 2};
+    for (int k = 0; k < 40; ++k) {
+      Moved mv{int(next(3)), {128 * next(3), 256 * next(2)}, next(5) ? -1 : int(next(2)), int(next(2))};
+      moved.push_back(mv);
+      order.push_back(-k - 1);
+    }
+    same_records(whole, moved, order);
   }
 }
 
