@@ -115,9 +115,8 @@ struct RootFunction {
   std::vector<std::string> loop_vars;
   int64_t factor = 1;
   std::vector<Task> tasks;         // topologically ordered; empty when `compact` holds them
-  // The tasks as instance records, never expanded (read through root_tasks.h, which serves both
-  // forms): a loaded bundle's roots, and the roots of tile families the task graph builds compact
-  // (compiler/passes/task_graph.cpp); null for other in-memory roots, whose tasks are `tasks`.
+  // A loaded bundle's tasks as instance records, never expanded (read through root_tasks.h, which
+  // serves both forms); null for programs built in memory, whose tasks are `tasks`.
   std::shared_ptr<const CompactRoot> compact;
   std::vector<int> temps;          // GmTensor indices with role Temp owned by this root
   std::vector<WindowCheck> window_checks;

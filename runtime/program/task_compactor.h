@@ -6,6 +6,10 @@
 // (computed once per base and template) plus its moves, so compacting costs a few integers per
 // value instead of a Task and its expressions per member.
 //
+// The task graph (compiler/passes/task_graph.cpp) builds a tile family's root with it, so an in-memory
+// CompiledProgram's RootFunction::compact is set for those roots too (not only a loaded bundle's), and
+// its `tasks` are empty: read tasks through root_tasks.h.
+//
 // compact_root() is this over a root's explicit tasks, so both ways of giving tasks produce the
 // same records, byte for byte in the bundle (test_task_compactor compares them).
 #pragma once
