@@ -20,6 +20,7 @@
 
 #include "runtime/core/json_out.h"
 #include "runtime/program/program_json.h"
+#include "runtime/program/root_tasks.h"
 #include "compiler/passes/backend.h"
 
 namespace ptoc {
@@ -84,10 +85,10 @@ std::string emit_program_json_reference(const PipelineResult& r) {
     f["factor"] = rf.factor;
     json raw = json::array();
     std::vector<int> used;
-    for (const Task& t : rf.tasks)
-      for (const auto* v : {&t.reads, &t.writes})
-        for (const Region& g : *v)
-          if (std::find(used.begin(), used.end(), g.tensor) == used.end()) used.push_back(g.tensor);
+    for (size_t ti = 0; ti < task_count(rf); ++ti)
+      for_each_region_tensor(rf, ti, [&](int tensor, bool) {
+        if (std::find(used.begin(), used.end(), tensor) == used.end()) used.push_back(tensor);
+      });
     std::sort(used.begin(), used.end());
     for (int ti : used) raw.push_back(raw_entry(ti));
     json tensors = json::array(), ops = json::array();
@@ -97,8 +98,10 @@ std::string emit_program_json_reference(const PipelineResult& r) {
                          {"shape", exprs(g.extent)}});
       return magic++;
     };
-    for (size_t ti = 0; ti < rf.tasks.size(); ++ti) {
-      const Task& t = rf.tasks[ti];
+    const std::vector<int> preds = task_pred_counts(rf);
+    for (size_t ti = 0; ti < task_count(rf); ++ti) {
+      Task t = task_at(rf, ti, false);
+      t.pred_count = preds[ti];
       const LeafFunction& lf = cp.leaves.at(size_t(cp.class_index(t)));
       json in = json::array(), out = json::array();
       for (const Region& g : t.reads) in.push_back(region(g));
@@ -246,8 +249,8 @@ std::string emit_graph_dot(const PipelineResult& r) {
   for (size_t ri = 0; ri < cp.roots.size(); ++ri) {
     const RootFunction& rf = cp.roots[ri];
     os << "  subgraph cluster_" << ri << " {\n    label=\"" << rf.name << " (func" << rf.index << ")\";\n";
-    for (size_t ti = 0; ti < rf.tasks.size(); ++ti) {
-      const Task& t = rf.tasks[ti];
+    for (size_t ti = 0; ti < task_count(rf); ++ti) {
+      const Task t = task_at(rf, ti, false);
       const LeafFunction& lf = cp.leaves.at(size_t(cp.class_index(t)));
       os << "    r" << ri << "_t" << ti << " [label=\"" << cp.kernels.at(lf.kernel).name << "\\n"
          << (lf.core == CoreType::AIC ? "AIC" : "AIV") << " func" << rf.index << "_" << t.hash_order;
@@ -255,8 +258,8 @@ std::string emit_graph_dot(const PipelineResult& r) {
       os << "\\n" << lf.est_cycles << " cycles\"" << (lf.core == CoreType::AIC ? ", style=filled, fillcolor=\"#dde8ff\"" : "")
          << "];\n";
     }
-    for (size_t ti = 0; ti < rf.tasks.size(); ++ti)
-      for (int s : rf.tasks[ti].succ) os << "    r" << ri << "_t" << ti << " -> r" << ri << "_t" << s << ";\n";
+    for (size_t ti = 0; ti < task_count(rf); ++ti)
+      for (int s : task_succ(rf, ti)) os << "    r" << ri << "_t" << ti << " -> r" << ri << "_t" << s << ";\n";
     os << "  }\n";
   }
   os << "}\n";

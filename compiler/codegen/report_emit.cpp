@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "compiler/passes/backend.h"
+#include "runtime/program/root_tasks.h"
 
 namespace ptoc {
 
@@ -36,7 +37,7 @@ std::string emit_report(const PipelineResult& r, const Platform& plat, bool with
   const CompiledProgram& cp = r.compiled;
   std::ostringstream os;
   size_t tasks = 0;
-  for (const auto& rf : cp.roots) tasks += rf.tasks.size();
+  for (const auto& rf : cp.roots) tasks += task_count(rf);
   int64_t tile_ops = 0, before = 0;
   for (const auto& root : r.roots) {
     tile_ops += int64_t(root.ops.size());
@@ -64,9 +65,9 @@ std::string emit_report(const PipelineResult& r, const Platform& plat, bool with
   os << "\nroot functions:\n";
   for (const auto& rf : cp.roots) {
     int64_t sum = 0;
-    for (const auto& t : rf.tasks) sum += cp.leaves.at(size_t(cp.class_index(t))).est_cycles;
+    for (size_t ti = 0; ti < task_count(rf); ++ti) sum += cp.leaves.at(size_t(task_class(rf, ti))).est_cycles;
     os << fmt::format("  func{:<4} {:<24} factor {:<3} tasks {:<6} sum of leaf cycles {}\n", rf.index, rf.name,
-                      rf.factor, rf.tasks.size(), sum);
+                      rf.factor, task_count(rf), sum);
   }
 
   os << "\nleaves (buffer bytes in use; cycles per pipe; estimated cycles of one call):\n";

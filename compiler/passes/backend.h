@@ -77,7 +77,8 @@ void dedup_leaves(const std::string& spec_name, const std::vector<TileRoot>& roo
                   const std::vector<GmTensor>& tensors, std::vector<LeafPlan>& plans, CompiledProgram& out,
                   const std::vector<int>& class_of = {});
 
-// task_graph.cpp: one RootFunction per TileRoot, one Task per subgraph
+// task_graph.cpp: one RootFunction per TileRoot, one Task per subgraph (a lazy family root: its
+// compact records, RootFunction::compact, instead of `tasks`; read them through root_tasks.h)
 // (topological order, successors, predecessor counts, GM regions, args).
 // A leaf left unplanned (lazy leaf copies, leaf_classes.h) is described by `lazy`: it returns the
 // class representative's plan and fills the leaf's op per step and tile per buffer, or returns

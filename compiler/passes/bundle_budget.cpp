@@ -5,6 +5,7 @@
 #include "compiler/passes/bundle_budget.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <unordered_map>
 
@@ -109,7 +110,8 @@ TaskRecordBytes estimate_task_records(const CompiledProgram& p) {
   out.total = 64;  // the control nest is small beside the tasks; its framing
   for (size_t ri = 0; ri < p.roots.size(); ++ri) {
     const RootFunction& rf = p.roots[ri];
-    const CompactRoot cr = compact_root(p, rf);
+    CompactRoot scratch;
+    const CompactRoot& cr = compact_of(p, rf, scratch);
     StatementBytes by;
     int64_t bytes = 200 + int64_t(rf.name.size());
     std::vector<SrcLoc> tmpl_loc, expl_loc;
@@ -148,7 +150,7 @@ TaskRecordBytes estimate_task_records(const CompiledProgram& p) {
     if (bytes > out.root_bytes) {
       out.root = int(ri);
       out.root_bytes = bytes;
-      out.root_tasks = rf.tasks.size();
+      out.root_tasks = cr.instances.size();
       out.root_explicit = cr.explicit_tasks.size();
       out.loc = {};
       out.loc_bytes = 0;
@@ -170,6 +172,8 @@ int64_t task_records_bound(const CompiledProgram& p) {
   int64_t n = 64;
   for (const RootFunction& rf : p.roots) {
     n += 200 + int64_t(rf.name.size()) + int_list(rf.temps);
+    // A root the task graph built compact has no bound cheaper than its estimate.
+    if (rf.compact) return INT64_MAX;
     for (const Task& t : rf.tasks) {
       int64_t longest = 0;
       n += 150 + len.list(t.args, &longest) + 2 * int_list(t.gm) + regions(len, t.reads, longest) +

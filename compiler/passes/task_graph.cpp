@@ -6,16 +6,21 @@
 // launch and order it without looking inside the kernel: the leaf, the GM
 // tensor of each kernel slot, the argument expressions, the GM regions it
 // reads and writes (for stitching and dependency checks), its successors and
-// predecessor count, and the labels the swimlane shows.
+// predecessor count, and the labels the swimlane shows. A tile family's root
+// is built compact (RootFunction::compact, the bundle's templates and instance
+// records): member 0's tasks whole, its copies' as moved records, so neither
+// the task graph nor the bundle writer holds a Task per member.
 #include <xxhash.h>
 
 #include <algorithm>
 #include <climits>
+#include <memory>
 #include <queue>
 #include <stdexcept>
 
 #include "compiler/passes/backend.h"
 #include "compiler/passes/task_replica.h"
+#include "runtime/program/task_compactor.h"
 
 namespace ptoc {
 
@@ -196,63 +201,89 @@ void build_task_graphs(const Program& prog, const std::vector<TileRoot>& roots, 
     }
     if (int(order.size()) != n) throw std::logic_error("task graph: cycle between subgraphs of root " + rf.name);
 
+    // Each task's successors (task indices, each once) and predecessor count, and the root's hash,
+    // before any task is built: a compact root never holds its tasks.
+    std::vector<std::vector<int>> task_succ(static_cast<size_t>(n));
+    std::vector<int> preds(static_cast<size_t>(n), 0);
     uint64_t h = XXH64(rf.name.data(), rf.name.size(), 0);
-    TaskReplicas replicas(tr);
-    for (int i : order) {
-      const Subgraph& sg = tr.subgraphs[i];
-      const LeafPlan* p = plan_of[i];
-      if (!p) throw std::logic_error("task graph: subgraph without a leaf plan");
-      Task t;
-      t.leaf = p->leaf;
-      t.cls = p->leaf_class;
-      const LeafPlan* rep = lazy ? lazy(int(p - plans.data()), step_ops, buffer_tiles) : nullptr;
-      // A copied family member's task is member 0's moved (task_replica.h): its ops are not read.
-      if (!rep || !replicas.derive(i, step_ops, buffer_tiles, t)) {
-        if (rep) {
-          kernel_arg_values(tr, out.tensors, rep->args, step_ops, buffer_tiles, t.gm, t.args);
-        } else {
-          t.gm = p->args.gm_tensors;
-          t.args = p->args.values;
-          step_ops.clear();
-          for (const LeafStep& st : p->steps) step_ops.push_back(st.op);
-        }
-        RegionList reads{t.reads, {}}, writes{t.writes, {}};
-        for (int step_op : step_ops) {
-          const TileOp& op = tile_op(tr, step_op);
-          const SrcLoc loc = op.source_op >= 0 && size_t(op.source_op) < prog.ops.size()
-                                 ? prog.ops[size_t(op.source_op)].loc
-                                 : SrcLoc{};
-          if (op.kind == TileOpKind::CopyIn) reads.add(op.gm, out.tensors, loc);
-          if (op.kind == TileOpKind::CopyOut || op.kind == TileOpKind::FixOut) {
-            writes.add(op.gm, out.tensors, loc);
-            // An atomic add reads what it accumulates into.
-            if (op.atomic_add) reads.add(op.gm, out.tensors, loc);
-          }
-        }
-        if (replicas.active()) {
-          if (!rep) {
-            buffer_tiles.clear();
-            for (const BufferSlot& b : p->buffers) buffer_tiles.push_back(b.tile);
-          }
-          replicas.note_member0(i, rep ? rep->args : p->args, step_ops, buffer_tiles, t);
-        }
-      }
-      for (int j : succ[i]) t.succ.push_back(task_of[j]);
-      std::sort(t.succ.begin(), t.succ.end());
-      t.succ.erase(std::unique(t.succ.begin(), t.succ.end()), t.succ.end());
-      t.hash_order = sg.hash_order;
-      t.label = sg.label;
-      t.op_magic = op_magic++;
-      h = XXH64(&p->hash, sizeof p->hash, h);
-      rf.tasks.push_back(std::move(t));
+    for (int ti = 0; ti < n; ++ti) {
+      const int i = order[size_t(ti)];
+      if (!plan_of[i]) throw std::logic_error("task graph: subgraph without a leaf plan");
+      h = XXH64(&plan_of[i]->hash, sizeof plan_of[i]->hash, h);
+      std::vector<int>& ts = task_succ[size_t(ti)];
+      for (int j : succ[i]) ts.push_back(task_of[j]);
+      std::sort(ts.begin(), ts.end());
+      ts.erase(std::unique(ts.begin(), ts.end()), ts.end());
+      for (int s : ts) ++preds[size_t(s)];
     }
-    for (const Task& t : rf.tasks)
-      for (int s : t.succ) ++rf.tasks[s].pred_count;
-    for (const Task& t : rf.tasks)
-      for (int s : t.succ) {
+    for (const std::vector<int>& ts : task_succ)
+      for (int s : ts) {
         int64_t e = s;
         h = XXH64(&e, sizeof e, h);
       }
+
+    TaskReplicas replicas(tr);
+    // A family root's copied members go to the compactor as member 0's task moved (task_replica.h):
+    // no Task is built for them, and the root keeps only the records the bundle stores.
+    const bool compact = lazy && replicas.active();
+    TaskCompactor compactor;
+    std::vector<int> handle_of(replicas.active() ? size_t(n) : 0, -1), pattern_of(handle_of.size(), -1);
+    std::vector<int64_t> slot_deltas;
+    for (int ti = 0; ti < n; ++ti) {
+      const int i = order[size_t(ti)];
+      const Subgraph& sg = tr.subgraphs[i];
+      const LeafPlan* p = plan_of[i];
+      Task t;
+      t.leaf = p->leaf;
+      t.cls = p->leaf_class;
+      t.succ = std::move(task_succ[size_t(ti)]);
+      t.pred_count = preds[size_t(ti)];
+      t.hash_order = sg.hash_order;
+      t.label = sg.label;
+      t.op_magic = op_magic++;
+      const LeafPlan* rep = lazy ? lazy(int(p - plans.data()), step_ops, buffer_tiles) : nullptr;
+      int j = -1;
+      if (compact && rep && replicas.describe(i, step_ops, buffer_tiles, j, slot_deltas) && handle_of[size_t(j)] >= 0) {
+        if (pattern_of[size_t(j)] < 0) pattern_of[size_t(j)] = compactor.add_pattern(replicas.pattern(j));
+        compactor.add_moved(handle_of[size_t(j)], pattern_of[size_t(j)], slot_deltas, t);
+        continue;
+      }
+      if (rep) {
+        kernel_arg_values(tr, out.tensors, rep->args, step_ops, buffer_tiles, t.gm, t.args);
+      } else {
+        t.gm = p->args.gm_tensors;
+        t.args = p->args.values;
+        step_ops.clear();
+        for (const LeafStep& st : p->steps) step_ops.push_back(st.op);
+      }
+      RegionList reads{t.reads, {}}, writes{t.writes, {}};
+      for (int step_op : step_ops) {
+        const TileOp& op = tile_op(tr, step_op);
+        const SrcLoc loc = op.source_op >= 0 && size_t(op.source_op) < prog.ops.size()
+                               ? prog.ops[size_t(op.source_op)].loc
+                               : SrcLoc{};
+        if (op.kind == TileOpKind::CopyIn) reads.add(op.gm, out.tensors, loc);
+        if (op.kind == TileOpKind::CopyOut || op.kind == TileOpKind::FixOut) {
+          writes.add(op.gm, out.tensors, loc);
+          // An atomic add reads what it accumulates into.
+          if (op.atomic_add) reads.add(op.gm, out.tensors, loc);
+        }
+      }
+      if (replicas.active()) {
+        if (!rep) {
+          buffer_tiles.clear();
+          for (const BufferSlot& b : p->buffers) buffer_tiles.push_back(b.tile);
+        }
+        j = replicas.note_member0(i, rep ? rep->args : p->args, step_ops, buffer_tiles, t);
+      }
+      if (!compact) {
+        rf.tasks.push_back(std::move(t));
+        continue;
+      }
+      const int handle = compactor.add_owned(std::move(t));
+      if (j >= 0) handle_of[size_t(j)] = handle;
+    }
+    if (compact) rf.compact = std::make_shared<const CompactRoot>(compactor.finish());
     rf.hash = h;
     out.roots.push_back(std::move(rf));
   }

@@ -1,5 +1,7 @@
-// Tasks of copied family members from member 0's (task_replica.h).
+// Tasks of copied family members described from member 0's (task_replica.h).
 #include "compiler/passes/task_replica.h"
+
+#include <algorithm>
 
 #include "compiler/passes/tile_families.h"
 
@@ -31,36 +33,41 @@ TaskReplicas::TaskReplicas(const TileRoot& r) : r_(r) {
   for (size_t a = 0; a < 3; ++a)
     for (size_t b = a + 1; b < 3; ++b)
       if (tensor[a] >= 0 && tensor[a] == tensor[b]) return;
+  for (const auto& d : c.delta)
+    for (const auto& axes : d) rank_ = std::max(rank_, int(axes.size()));
   rep_ = rep;
   copies_ = &c;
   member0_.resize(rep->of_member0.size());
   noted_.assign(rep->of_member0.size(), 0);
 }
 
-void TaskReplicas::note_member0(int sg, const LeafArgs& layout, const std::vector<int>& step_ops,
-                                const std::vector<int>& buffer_tiles, const Task& t) {
-  if (!active() || rep_->member[size_t(sg)] != 0) return;
+int TaskReplicas::note_member0(int sg, const LeafArgs& layout, const std::vector<int>& step_ops,
+                               const std::vector<int>& buffer_tiles, const Task& t) {
+  if (!active() || rep_->member[size_t(sg)] != 0) return -1;
   const int j = rep_->local[size_t(sg)];
-  if (j < 0 || size_t(j) >= member0_.size() || layout.step_gm_slot.size() != step_ops.size()) return;
+  if (j < 0 || size_t(j) >= member0_.size() || layout.step_gm_slot.size() != step_ops.size()) return -1;
   Member0 m;
+  auto slot = [&](BlockOperand x, size_t axis) { return int(x) * rank_ + int(axis); };
   // The argument layout of kernel_arg_values / layout_kernel_args: per GM step its offsets, then
   // its extents.
-  int idx = 0;
+  size_t idx = 0;
   for (size_t i = 0; i < step_ops.size(); ++i) {
     if (layout.step_gm_slot[i] < 0) continue;
     const int o = step_ops[i];
-    if (o < 0 || o >= copies_->ops_per) return;
+    if (o < 0 || o >= copies_->ops_per) return -1;
     const TileOp& op = r_.ops[size_t(o)];
     const BlockOperand x = copies_->operand[size_t(o)];
-    if (x == BlockOperand::None || !op.gm.view.empty()) return;
+    if (x == BlockOperand::None || !op.gm.view.empty() || int(op.gm.offset.size()) > rank_) return -1;
     for (size_t e = 0; e < op.gm.offset.size(); ++e) {
-      if (size_t(idx) + e >= t.args.size() || !t.args[size_t(idx) + e].is_const()) return;
-      m.arg_moves.push_back(Move{idx + int(e), x, int(e)});
+      if (idx + e >= t.args.size() || !t.args[idx + e].is_const()) return -1;
+      m.moves.emplace_back(int(idx + e), slot(x, e));
     }
-    idx += int(op.gm.offset.size() + op.gm.extent.size());
+    idx += op.gm.offset.size() + op.gm.extent.size();
   }
-  // Each region's operand: the operand of a step op whose box it is (no views: the box itself).
-  auto operands_of = [&](const std::vector<Region>& regions, std::vector<BlockOperand>& out) {
+  // Each region's operand: the operand of a step op whose box it is (no views: the box itself); its
+  // offsets move with that operand's delta.
+  size_t pos = t.args.size();
+  auto regions_move = [&](const std::vector<Region>& regions) {
     for (const Region& g : regions) {
       BlockOperand found = BlockOperand::None;
       for (int o : step_ops) {
@@ -69,28 +76,29 @@ void TaskReplicas::note_member0(int sg, const LeafArgs& layout, const std::vecto
         found = copies_->operand[size_t(o)];
         break;
       }
-      if (found == BlockOperand::None) return false;
-      for (const DimExpr& e : g.offset)
-        if (!e.is_const()) return false;
-      out.push_back(found);
+      if (found == BlockOperand::None || int(g.offset.size()) > rank_) return false;
+      for (size_t e = 0; e < g.offset.size(); ++e) {
+        if (!g.offset[e].is_const()) return false;
+        m.moves.emplace_back(int(pos + e), slot(found, e));
+      }
+      m.region_rank.emplace_back(int(found), g.offset.size());
+      pos += g.offset.size() + g.extent.size();
     }
     return true;
   };
-  if (!operands_of(t.reads, m.read_operand) || !operands_of(t.writes, m.write_operand)) return;
+  if (!regions_move(t.reads) || !regions_move(t.writes)) return -1;
   m.step_ops = step_ops;
   m.buffer_tiles = buffer_tiles;
-  m.gm = t.gm;
-  m.args = t.args;
-  m.reads = t.reads;
-  m.writes = t.writes;
   member0_[size_t(j)] = std::move(m);
   noted_[size_t(j)] = 1;
+  return j;
 }
 
-bool TaskReplicas::derive(int sg, const std::vector<int>& step_ops, const std::vector<int>& buffer_tiles,
-                          Task& t) const {
+bool TaskReplicas::describe(int sg, const std::vector<int>& step_ops, const std::vector<int>& buffer_tiles, int& j,
+                            std::vector<int64_t>& slot_deltas) const {
   if (!active()) return false;
-  const int k = rep_->member[size_t(sg)], j = rep_->local[size_t(sg)];
+  const int k = rep_->member[size_t(sg)];
+  j = rep_->local[size_t(sg)];
   if (k <= 0 || k >= int(copies_->copied.size()) || !copies_->copied[size_t(k)] || j < 0 ||
       size_t(j) >= member0_.size() || !noted_[size_t(j)])
     return false;
@@ -102,30 +110,19 @@ bool TaskReplicas::derive(int sg, const std::vector<int>& step_ops, const std::v
     if (step_ops[i] != m.step_ops[i] + dop) return false;
   for (size_t i = 0; i < buffer_tiles.size(); ++i)
     if (buffer_tiles[i] != m.buffer_tiles[i] + dtile) return false;
+  // Every moving position's operand has a delta on its axis (a region's operand one per offset).
   const auto& delta = copies_->delta[size_t(k)];
-  for (const Move& mv : m.arg_moves)
-    if (size_t(mv.axis) >= delta[size_t(mv.operand)].size()) return false;
-  auto moved = [&](const std::vector<Region>& from, const std::vector<BlockOperand>& operand,
-                   std::vector<Region>& to) {
-    to = from;
-    for (size_t i = 0; i < to.size(); ++i) {
-      const std::vector<int64_t>& d = delta[size_t(operand[i])];
-      if (d.size() != to[i].offset.size()) return false;
-      for (size_t e = 0; e < d.size(); ++e)
-        if (d[e] != 0) to[i].offset[e] = DimExpr(*to[i].offset[e].as_const() + d[e]);
+  slot_deltas.assign(size_t(3 * rank_), 0);
+  std::vector<char> have(slot_deltas.size(), 0);
+  for (size_t x = 0; x < 3; ++x)
+    for (size_t e = 0; e < delta[x].size(); ++e) {
+      slot_deltas[x * size_t(rank_) + e] = delta[x][e];
+      have[x * size_t(rank_) + e] = 1;
     }
-    return true;
-  };
-  std::vector<Region> reads, writes;
-  if (!moved(m.reads, m.read_operand, reads) || !moved(m.writes, m.write_operand, writes)) return false;
-  t.reads = std::move(reads);
-  t.writes = std::move(writes);
-  t.gm = m.gm;
-  t.args = m.args;
-  for (const Move& mv : m.arg_moves) {
-    const int64_t d = delta[size_t(mv.operand)][size_t(mv.axis)];
-    if (d != 0) t.args[size_t(mv.index)] = DimExpr(*t.args[size_t(mv.index)].as_const() + d);
-  }
+  for (const auto& [pos, s] : m.moves)
+    if (!have[size_t(s)]) return false;
+  for (const auto& [x, rank] : m.region_rank)
+    if (delta[size_t(x)].size() != rank) return false;
   return true;
 }
 

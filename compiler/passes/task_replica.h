@@ -1,9 +1,11 @@
-// Tasks of a tile family's copied members derived from member 0's (block_replica.h): member k's
+// Tasks of a tile family's copied members described from member 0's (block_replica.h): member k's
 // copy of member 0's subgraph j runs member 0's ops moved to member k, and when member k is a
 // copy of block 0 its GM offsets are member 0's plus its block's delta per operand, its valid
-// extents and tensors member 0's. So its task's tensors, arguments and regions are member 0's task
-// with those offsets moved, and its ops are not read (build_task_graphs; test_families compares
-// with the tasks the explicit path builds).
+// extents and tensors member 0's. So its task is member 0's task with those offsets moved: a
+// pattern of moving value positions (per member 0 task) and a few deltas (per member), which the
+// task graph hands to the TaskCompactor (runtime/program/task_compactor.h) without building a Task
+// or reading the member's ops (build_task_graphs; test_families compares with the tasks the
+// explicit path builds).
 //
 // Sound because: every GM op of block 0 addresses one operand with constant offsets and no view,
 // the operands are distinct tensors (so a region of one operand never equals another's, and the
@@ -11,6 +13,8 @@
 // and member k's steps and buffers are member 0's moved by k ops and tiles per member (checked).
 #pragma once
 #include <array>
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "compiler/passes/block_replica.h"
@@ -26,29 +30,27 @@ class TaskReplicas {
   bool active() const { return copies_ != nullptr; }
   // Member 0's task for subgraph position `sg`, just built the ordinary way from `layout` (its
   // class's argument layout), its steps' ops and its buffers' tiles: remembered for its copies.
-  void note_member0(int sg, const LeafArgs& layout, const std::vector<int>& step_ops,
-                    const std::vector<int>& buffer_tiles, const Task& t);
-  // The task of subgraph position `sg` (member k's copy of member 0's subgraph j) into `t` (gm,
-  // args, reads, writes) from member 0's; false when it does not apply (then build it ordinarily).
-  bool derive(int sg, const std::vector<int>& step_ops, const std::vector<int>& buffer_tiles, Task& t) const;
+  // Returns its local index j (what describe() names), or -1 when its copies cannot be described.
+  int note_member0(int sg, const LeafArgs& layout, const std::vector<int>& step_ops,
+                   const std::vector<int>& buffer_tiles, const Task& t);
+  // The value positions of member 0's task j that move, with their slot (operand and axis): a
+  // TaskCompactor pattern.
+  const std::vector<std::pair<int, int>>& pattern(int j) const { return member0_[size_t(j)].moves; }
+  // Subgraph position `sg` (member k's copy of member 0's subgraph j) as member 0's task j with its
+  // pattern moved by `slot_deltas`; false when it does not apply (then build its task ordinarily).
+  bool describe(int sg, const std::vector<int>& step_ops, const std::vector<int>& buffer_tiles, int& j,
+                std::vector<int64_t>& slot_deltas) const;
 
  private:
-  struct Move {
-    int index;  // argument or region offset axis
-    tiling::BlockOperand operand;
-    int axis;
-  };
   struct Member0 {
     std::vector<int> step_ops, buffer_tiles;
-    std::vector<int> gm;
-    std::vector<DimExpr> args;
-    std::vector<Move> arg_moves;
-    std::vector<Region> reads, writes;
-    std::vector<tiling::BlockOperand> read_operand, write_operand;
+    std::vector<std::pair<int, int>> moves;  // (value position, slot = operand * rank_ + axis)
+    std::vector<std::pair<int, size_t>> region_rank;  // (operand, offset rank) per region: its delta's length
   };
   const TileRoot& r_;
   const tiling::FamilyReplicas* rep_ = nullptr;
   const tiling::BlockCopies* copies_ = nullptr;
+  int rank_ = 0;                    // the longest delta of an operand: slots per operand
   std::vector<Member0> member0_;    // per subgraph j of member 0
   std::vector<char> noted_;         // per j: member0_[j] holds a usable record
 };

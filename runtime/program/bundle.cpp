@@ -261,7 +261,8 @@ std::string roots_text(const CompiledProgram& p, bool& ok) {
   o.end_array();
   o.key("roots").begin_array();
   for (auto& r : p.roots) {
-    const CompactRoot cr = compact_root(p, r);
+    CompactRoot scratch;
+    const CompactRoot& cr = compact_of(p, r, scratch);
     o.begin_object();
     put_compact_root(o, cr);
     o.key("factor").value(r.factor);

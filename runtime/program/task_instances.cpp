@@ -1,12 +1,9 @@
 // Tasks as templates + instance records; see task_instances.h.
 #include "runtime/program/task_instances.h"
 
-#include <map>
-#include <optional>
 #include <stdexcept>
-#include <unordered_map>
 
-#include "runtime/core/dim_expr_parse.h"
+#include "runtime/program/task_compactor.h"
 
 namespace ptoc {
 
@@ -23,65 +20,6 @@ void each_value(T& t, F&& f) {
     }
 }
 
-bool same_regions(const std::vector<Region>& a, const std::vector<Region>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (a[i].tensor != b[i].tensor || a[i].offset.size() != b[i].offset.size() ||
-        a[i].extent.size() != b[i].extent.size() || a[i].loc.line != b[i].loc.line || a[i].loc.col != b[i].loc.col)
-      return false;
-  return true;
-}
-
-bool same_structure(const TaskTemplate& tp, const Task& t, int cls) {
-  return tp.cls == cls && tp.gm == t.gm && tp.args.size() == t.args.size() && same_regions(tp.reads, t.reads) &&
-         same_regions(tp.writes, t.writes);
-}
-
-// The expression as the bundle's reader will see it (its text parsed back).
-DimExpr reread(const DimExpr& e) { return e.is_const() ? e : runtime::parse_dim_expr(e.str()); }
-
-// d with tv + d == v (as text), if there is one.
-std::optional<int64_t> delta_of(const DimExpr& tv, const DimExpr& v) {
-  auto ct = tv.as_const(), cv = v.as_const();
-  if (ct && cv) return *cv - *ct;
-  if (ct || cv) return std::nullopt;
-  if (v.same(tv)) return 0;
-  std::vector<std::string> syms;
-  tv.collect_symbols(syms);
-  v.collect_symbols(syms);
-  DimExpr::Env env;
-  for (auto& s : syms) env[s] = 7;
-  int64_t d = 0;
-  try {
-    d = v.eval(env) - tv.eval(env);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  if ((tv + DimExpr(d)).str() != v.str()) return std::nullopt;
-  return d;
-}
-
-// Every value's delta against the template; false when one is not a constant.
-bool deltas_of(const TaskTemplate& tp, const Task& t, std::vector<int64_t>& out) {
-  out.clear();
-  std::vector<const DimExpr*> tv;
-  each_value(tp, [&](const DimExpr& e) { tv.push_back(&e); });
-  bool ok = true;
-  size_t k = 0;
-  each_value(t, [&](const DimExpr& e) {
-    if (!ok) return;
-    auto d = delta_of(*tv[k++], e);
-    if (!d) ok = false;
-    else out.push_back(*d);
-  });
-  return ok;
-}
-
-uint64_t mix(uint64_t h, int64_t d) {
-  h ^= uint64_t(d) + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-  return h * 0xff51afd7ed558ccdull;
-}
-
 }  // namespace
 
 size_t task_value_count(const Task& t) {
@@ -91,122 +29,17 @@ size_t task_value_count(const Task& t) {
   return n;
 }
 
-CompactRoot compact_root(const CompiledProgram& p, const RootFunction& rf) {
-  if (rf.compact) return *rf.compact;  // a loaded root: the records it was read from
-  CompactRoot cr;
-  const size_t n = rf.tasks.size();
-  cr.instances.resize(n);
-  // Op magics and predecessor counts are stored only where they do not follow from the rest.
-  if (n) cr.op_magic_base = rf.tasks[0].op_magic;
-  std::vector<int> preds(n, 0);
-  for (const Task& t : rf.tasks)
-    for (int s : t.succ)
-      if (s >= 0 && size_t(s) < n) ++preds[size_t(s)];
-  for (size_t i = 0; i < n; ++i) {
-    if (rf.tasks[i].op_magic != cr.op_magic_base + int(i)) cr.op_magics.assign(1, 0);
-    if (rf.tasks[i].pred_count != preds[i]) cr.pred_counts.assign(1, 0);
-  }
-  if (!cr.op_magics.empty()) {
-    cr.op_magics.clear();
-    for (const Task& t : rf.tasks) cr.op_magics.push_back(t.op_magic);
-  }
-  if (!cr.pred_counts.empty()) {
-    cr.pred_counts.clear();
-    for (const Task& t : rf.tasks) cr.pred_counts.push_back(t.pred_count);
-  }
+CompactRoot compact_root(const CompiledProgram&, const RootFunction& rf) {
+  if (rf.compact) return *rf.compact;  // a loaded root, or one the task graph built compact
+  TaskCompactor c;
+  for (const Task& t : rf.tasks) c.add(&t);
+  return c.finish();
+}
 
-  // Pass 1: a template per structure and class; a hash per value position of its deltas over its instances.
-  std::unordered_map<int, std::vector<int>> templates_of_class;
-  std::vector<std::vector<uint64_t>> pos_hash;
-  std::vector<std::vector<char>> pos_moves;
-  std::map<std::string, int> label_index;
-  std::vector<int64_t> d;
-  for (size_t i = 0; i < n; ++i) {
-    const Task& t = rf.tasks[i];
-    TaskInstanceRecord& rec = cr.instances[i];
-    rec.leaf = t.leaf;
-    rec.hash_order = t.hash_order;
-    rec.succ = t.succ;
-    auto [it, fresh] = label_index.try_emplace(t.label, int(cr.labels.size()));
-    if (fresh) cr.labels.push_back(t.label);
-    rec.label = it->second;
-    const int cls = p.class_index(t);
-    std::vector<int>& cands = templates_of_class[cls];
-    for (int c : cands)
-      if (same_structure(cr.templates[size_t(c)], t, cls)) rec.tmpl = c;
-    if (rec.tmpl < 0) {
-      TaskTemplate tp;
-      tp.cls = cls;
-      tp.gm = t.gm;
-      tp.args = t.args;
-      tp.reads = t.reads;
-      tp.writes = t.writes;
-      each_value(tp, [](DimExpr& e) { e = reread(e); });
-      rec.tmpl = int(cr.templates.size());
-      cands.push_back(rec.tmpl);
-      pos_hash.emplace_back(task_value_count(t), 0);
-      pos_moves.emplace_back(task_value_count(t), 0);
-      cr.templates.push_back(std::move(tp));
-    }
-    if (!deltas_of(cr.templates[size_t(rec.tmpl)], t, d)) {
-      rec.tmpl = -1;
-      continue;
-    }
-    std::vector<uint64_t>& h = pos_hash[size_t(rec.tmpl)];
-    std::vector<char>& moves = pos_moves[size_t(rec.tmpl)];
-    for (size_t k = 0; k < d.size(); ++k) {
-      h[k] = mix(h[k], d[k]);
-      moves[k] |= d[k] != 0;
-    }
-  }
-  // Positions that move alike are one group.
-  for (size_t ti = 0; ti < cr.templates.size(); ++ti) {
-    TaskTemplate& tp = cr.templates[ti];
-    std::unordered_map<uint64_t, int> group_of_hash;
-    tp.group_of.assign(pos_hash[ti].size(), -1);
-    for (size_t k = 0; k < tp.group_of.size(); ++k) {
-      if (!pos_moves[ti][k]) continue;
-      auto [it, fresh] = group_of_hash.try_emplace(pos_hash[ti][k], tp.groups);
-      if (fresh) ++tp.groups;
-      tp.group_of[k] = it->second;
-    }
-  }
-  // Pass 2: one delta per group, checked position by position (a hash collision only makes a task explicit).
-  for (size_t i = 0; i < n; ++i) {
-    TaskInstanceRecord& rec = cr.instances[i];
-    const Task& t = rf.tasks[i];
-    bool regular = rec.tmpl >= 0;
-    if (regular) {
-      const TaskTemplate& tp = cr.templates[size_t(rec.tmpl)];
-      deltas_of(tp, t, d);
-      rec.deltas.assign(size_t(tp.groups), 0);
-      std::vector<char> seen(size_t(tp.groups), 0);
-      for (size_t k = 0; k < d.size() && regular; ++k) {
-        const int g = tp.group_of[k];
-        if (g < 0) {
-          regular = d[k] == 0;
-        } else if (!seen[size_t(g)]) {
-          seen[size_t(g)] = 1;
-          rec.deltas[size_t(g)] = d[k];
-        } else {
-          regular = rec.deltas[size_t(g)] == d[k];
-        }
-      }
-    }
-    if (!regular) {
-      rec.tmpl = -1;
-      rec.deltas.clear();
-      rec.explicit_task = int(cr.explicit_tasks.size());
-      Task x;
-      x.cls = p.class_index(t);
-      x.gm = t.gm;
-      x.args = t.args;
-      x.reads = t.reads;
-      x.writes = t.writes;
-      cr.explicit_tasks.push_back(std::move(x));
-    }
-  }
-  return cr;
+const CompactRoot& compact_of(const CompiledProgram& p, const RootFunction& rf, CompactRoot& scratch) {
+  if (rf.compact) return *rf.compact;
+  scratch = compact_root(p, rf);
+  return scratch;
 }
 
 std::string validate_compact_root(const CompactRoot& cr, size_t num_classes, size_t num_tensors) {

@@ -52,8 +52,10 @@ struct CompactRoot {
 // The number of values of a task (args, then reads' and writes' offsets and extents).
 size_t task_value_count(const Task& t);
 
-// (A loaded root, RootFunction::compact, gives back its records.)
+// (A compact root, RootFunction::compact, gives back its records.)
 CompactRoot compact_root(const CompiledProgram& p, const RootFunction& rf);
+// The same without copying a compact root's records: *rf.compact, or compact_root() into `scratch`.
+const CompactRoot& compact_of(const CompiledProgram& p, const RootFunction& rf, CompactRoot& scratch);
 // The tasks of `cr`, exactly as compact_root() saw them. Throws std::runtime_error naming the
 // instance when a record is inconsistent (validate_compact_root() says what first).
 std::vector<Task> expand_root(const CompactRoot& cr);

@@ -10,6 +10,7 @@
 #include "compiler/passes/tile_build.h"
 #include "compiler/passes/tile_families.h"
 #include "compiler/passes/tile_print.h"
+#include "runtime/program/root_tasks.h"
 #include "test/passes/program_builder.h"
 
 using namespace ptoc;
@@ -268,7 +269,7 @@ std::string tasks_text(const CompiledProgram& cp) {
   };
   for (const RootFunction& rf : cp.roots) {
     o << rf.name << " " << rf.hash << "\n";
-    for (const Task& t : rf.tasks) {
+    for (const Task& t : resolve_all_tasks(rf)) {
       o << " task " << t.leaf << " " << t.cls << " " << t.pred_count << " " << t.hash_order << " " << t.label << " "
         << t.op_magic << " gm";
       for (int g : t.gm) o << " " << g;
@@ -292,6 +293,54 @@ std::string tasks_text(const CompiledProgram& cp) {
   return o.str();
 }
 
+// A root's compact records as text: templates (values, groups), instances, explicit tasks.
+std::string records_text(const CompactRoot& cr) {
+  std::ostringstream o;
+  auto exprs = [&](const std::vector<DimExpr>& v) {
+    for (const DimExpr& e : v) o << e.str() << ",";
+  };
+  auto regions = [&](const std::vector<Region>& rs) {
+    for (const Region& r : rs) {
+      o << " " << r.tensor << "@";
+      exprs(r.offset);
+      o << "+";
+      exprs(r.extent);
+      o << "L" << r.loc.line << ":" << r.loc.col;
+    }
+  };
+  for (const TaskTemplate& t : cr.templates) {
+    o << "template " << t.cls << " groups " << t.groups << " gm";
+    for (int g : t.gm) o << " " << g;
+    o << " args ";
+    exprs(t.args);
+    regions(t.reads);
+    o << " |";
+    regions(t.writes);
+    o << " of";
+    for (int g : t.group_of) o << " " << g;
+    o << "\n";
+  }
+  for (const TaskInstanceRecord& r : cr.instances) {
+    o << "instance " << r.tmpl << " " << r.leaf << " " << r.hash_order << " " << r.label << " " << r.explicit_task
+      << " succ";
+    for (int s : r.succ) o << " " << s;
+    o << " d";
+    for (int64_t d : r.deltas) o << " " << d;
+    o << "\n";
+  }
+  for (const Task& t : cr.explicit_tasks) {
+    o << "explicit " << t.cls << " args ";
+    exprs(t.args);
+    regions(t.reads);
+    o << " |";
+    regions(t.writes);
+    o << "\n";
+  }
+  for (const std::string& l : cr.labels) o << "label " << l << "\n";
+  o << "magic " << cr.op_magic_base << " " << cr.op_magics.size() << " preds " << cr.pred_counts.size() << "\n";
+  return o.str();
+}
+
 std::optional<PipelineResult> compile_program(Program p, bool families) {
   DiagEngine d("t.yaml", spec_source());
   PipelineOptions po;
@@ -309,6 +358,15 @@ void tasks_alike(const Program& p, bool derived) {
   REQUIRE(fam->roots.size() == 1);
   CHECK(TaskReplicas(fam->roots[0]).active() == derived);
   CHECK(!TaskReplicas(exp->roots[0]).active());
+  // A derived root is built compact (no Task per member), into the records the explicit path's
+  // tasks compact to (what the bundle stores).
+  const RootFunction& fr = fam->compiled.roots.at(0);
+  CHECK((fr.compact != nullptr) == derived);
+  CHECK(exp->compiled.roots.at(0).compact == nullptr);
+  if (fr.compact) {
+    CHECK(fr.tasks.empty());
+    CHECK(records_text(*fr.compact) == records_text(compact_root(exp->compiled, exp->compiled.roots.at(0))));
+  }
 }
 
 TEST_CASE("families: tasks of copied members are member 0's moved, the explicit path's tasks", "[family]") {

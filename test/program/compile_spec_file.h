@@ -1,5 +1,7 @@
 // The setup the program tests share: a spec file compiled in process (front end and pipeline, the
-// spec's own target, default options), or nullopt when it does not compile.
+// spec's own target, default options), or nullopt when it does not compile. explicit_tasks(): the
+// options whose roots all hold explicit Tasks (no lazy leaf copies, so no root built compact), to
+// compare the compact records with.
 #pragma once
 #include <fstream>
 #include <optional>
@@ -12,7 +14,13 @@
 
 namespace ptoc::test {
 
-inline std::optional<PipelineResult> compile_spec_file(const std::string& spec) {
+inline PipelineOptions explicit_tasks() {
+  PipelineOptions o;
+  o.lazy_leaf_copies = false;
+  return o;
+}
+
+inline std::optional<PipelineResult> compile_spec_file(const std::string& spec, const PipelineOptions& opts = {}) {
   std::ifstream in(spec, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
@@ -21,7 +29,7 @@ inline std::optional<PipelineResult> compile_spec_file(const std::string& spec) 
   if (!prog || diags.has_errors()) return std::nullopt;
   const Platform* plat = find_platform(prog->target);
   if (!plat) return std::nullopt;
-  return run_pipeline(std::move(*prog), *plat, diags, PipelineOptions{});
+  return run_pipeline(std::move(*prog), *plat, diags, opts);
 }
 
 }  // namespace ptoc::test

@@ -69,7 +69,7 @@ TEST_CASE("compact execution: device tasks from instance records equal those fro
   int compared = 0;
   for (const auto& spec : library_specs()) {
     INFO(spec);
-    auto r = ptoc::test::compile_spec_file(spec);
+    auto r = ptoc::test::compile_spec_file(spec, ptoc::test::explicit_tasks());
     if (!r) continue;
     const CompiledProgram& cp = r->compiled;
     if (!host_value_tensors(cp).empty()) continue;  // needs run-time values read from an input
@@ -112,7 +112,7 @@ TEST_CASE("compact execution: device tasks from instance records equal those fro
 }
 
 TEST_CASE("compact execution: task_at resolves a task with its predecessor count", "[instances]") {
-  auto r = ptoc::test::compile_spec_file(ptoc::test::source_root() + "/specs/rmsnorm.yaml");
+  auto r = ptoc::test::compile_spec_file(ptoc::test::source_root() + "/specs/rmsnorm.yaml", ptoc::test::explicit_tasks());
   REQUIRE(r);
   const CompiledProgram& cp = r->compiled;
   const LoadedBundle lb = decode_bundle(encode_bundle(cp, {}), "b");

@@ -95,7 +95,7 @@ TEST_CASE("instances: expanding them reproduces every task of every library spec
   int compared = 0;
   for (const auto& spec : library_specs()) {
     INFO(spec);
-    auto r = ptoc::test::compile_spec_file(spec);
+    auto r = ptoc::test::compile_spec_file(spec, ptoc::test::explicit_tasks());
     if (!r) continue;
     const CompiledProgram& cp = r->compiled;
     size_t tasks = 0, explicit_tasks = 0;
@@ -140,7 +140,9 @@ TEST_CASE("instances: GEMM 6144^3 is one class of 1152 two-delta instances in a 
   const CompiledProgram& cp = r->compiled;
   REQUIRE(cp.leaves.size() == 1);
   REQUIRE(cp.roots.size() == 1);
-  REQUIRE(cp.roots[0].tasks.size() == 1152);
+  REQUIRE(task_count(cp.roots[0]) == 1152);
+  CHECK(cp.roots[0].compact);  // built compact: no Task per member
+  CHECK(cp.roots[0].tasks.empty());
   const CompactRoot cr = compact_root(cp, cp.roots[0]);
   CHECK(cr.templates.size() == 1);
   CHECK(cr.explicit_tasks.empty());
@@ -163,6 +165,34 @@ TEST_CASE("instances: GEMM 6144^3 is one class of 1152 two-delta instances in a 
   CHECK(s.find("leaf classes (1, 1152 instances)") != std::string::npos);
   CHECK(s.find("  class 0    x1152   AIC") != std::string::npos);
   CHECK(s.find("  func0 t1151  class 0    leaf 1151") != std::string::npos);
+}
+
+// Roots the task graph builds compact (tile families: member 0's tasks moved, task_replica.h) hold
+// the records the explicit tasks compact to, so the bundle is the same bytes.
+TEST_CASE("instances: roots built compact are the explicit tasks compacted, in every library spec", "[instances]") {
+  int built_compact = 0, compared = 0;
+  for (const auto& spec : library_specs()) {
+    INFO(spec);
+    auto c = ptoc::test::compile_spec_file(spec), x = ptoc::test::compile_spec_file(spec, ptoc::test::explicit_tasks());
+    REQUIRE(bool(c) == bool(x));
+    if (!c) continue;
+    REQUIRE(c->compiled.roots.size() == x->compiled.roots.size());
+    for (size_t i = 0; i < c->compiled.roots.size(); ++i) {
+      const RootFunction& rc = c->compiled.roots[i];
+      const RootFunction& rx = x->compiled.roots[i];
+      REQUIRE(!rx.compact);
+      if (!rc.compact) continue;
+      ++built_compact;
+      CHECK(rc.tasks.empty());
+      CHECK(validate_compact_root(*rc.compact, c->compiled.leaves.size(), c->compiled.tensors.size()) == "");
+      require_same_tasks(x->compiled, rx.tasks, c->compiled, resolve_all_tasks(rc));
+      CHECK(rc.hash == rx.hash);
+    }
+    CHECK(runtime::encode_bundle(c->compiled, {}) == runtime::encode_bundle(x->compiled, {}));
+    ++compared;
+  }
+  CHECK(compared >= 20);
+  CHECK(built_compact >= 1);  // gemm_6144 at least
 }
 
 TEST_CASE("instances: a bundle with out-of-range instance records is refused", "[instances][bundle]") {
