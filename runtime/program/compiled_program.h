@@ -115,8 +115,9 @@ struct RootFunction {
   std::vector<std::string> loop_vars;
   int64_t factor = 1;
   std::vector<Task> tasks;         // topologically ordered; empty when `compact` holds them
-  // A loaded bundle's tasks as instance records, never expanded (read through root_tasks.h, which
-  // serves both forms); null for programs built in memory, whose tasks are `tasks`.
+  // The tasks as instance records, never expanded (read through root_tasks.h, which serves both
+  // forms): a loaded bundle's roots, and the compiler's tile-family roots (task_graph builds them with
+  // runtime/program/task_compactor.h); null for explicit roots built in memory, whose tasks are `tasks`.
   std::shared_ptr<const CompactRoot> compact;
   std::vector<int> temps;          // GmTensor indices with role Temp owned by this root
   std::vector<WindowCheck> window_checks;
