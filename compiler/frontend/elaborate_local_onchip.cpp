@@ -171,6 +171,10 @@ void Elaborator::locals_need_gm() {
 }
 
 void Elaborator::drop_onchip_writes() {
+  // The writes of every track dropped here, sorted, taken out in one pass over the run and the roots:
+  // a find per op per track was quadratic in a long run (an unroll gear of local tensors).
+  std::vector<int> writes;
+  size_t first_root = p_.roots.size();
   for (auto it = local_tracks_.begin(); it != local_tracks_.end();) {
     LocalTrack& t = it->second;
     if (t.seq != seq_) {
@@ -180,19 +184,23 @@ void Elaborator::drop_onchip_writes() {
     if (!t.gm_needed && !t.ops.empty()) {
       // Its writes are in the current run, or in a root flushed since it was declared (a nested loop
       // or branch after its last use ended that root).
-      auto drop = [&](std::vector<int>& ops) {
-        ops.erase(std::remove_if(ops.begin(), ops.end(),
-                                 [&](int o) { return std::find(t.ops.begin(), t.ops.end(), o) != t.ops.end(); }),
-                  ops.end());
-      };
-      drop(seq_->run);
-      for (size_t r = t.first_root; r < p_.roots.size(); ++r) drop(p_.roots[r].ops);
+      writes.insert(writes.end(), t.ops.begin(), t.ops.end());
+      first_root = std::min(first_root, t.first_root);
       // No op touches the workspace any more: keep its declaration (indices stay), one element large.
       auto& decl = p_.tensors[size_t(it->first)];
       for (auto& d : decl.shape) d = DimExpr(1);
     }
     it = local_tracks_.erase(it);
   }
+  if (writes.empty()) return;
+  std::sort(writes.begin(), writes.end());
+  auto drop = [&](std::vector<int>& ops) {
+    ops.erase(std::remove_if(ops.begin(), ops.end(),
+                             [&](int o) { return std::binary_search(writes.begin(), writes.end(), o); }),
+              ops.end());
+  };
+  drop(seq_->run);
+  for (size_t r = first_root; r < p_.roots.size(); ++r) drop(p_.roots[r].ops);
 }
 
 }  // namespace ptoc::fe

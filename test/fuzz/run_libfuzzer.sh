@@ -85,8 +85,14 @@ PYEOF
   # time (perf, ASan build); without it 3.4x less CPU per execution and more coverage (3000 runs from the
   # library seeds, -seed=1: 26.1 -> 7.7 CPU s, features 75 605 -> 77 286).
   [ "$t" = frontend ] && entropic="-entropic=0"
+  # ASan records the allocation stack of every malloc and free: on the front end's deep elaborator
+  # recursion that unwinding and the stack depot took 23 % (perf). 4 frames cut the CPU of replaying a
+  # 505-input corpus 9.9 -> 8.1 s; detection is unchanged, only a report's allocation / free stacks
+  # are shorter (rerun a crash with ASAN_OPTIONS=malloc_context_size=30 for the whole stacks).
+  asan_ctx=""
+  [ "$t" = frontend ] && asan_ctx=":malloc_context_size=4"
   log="$dir/log.txt"
-  ( cd "$dir" && ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1${PTOC_FUZZ_ASAN_EXTRA:+:$PTOC_FUZZ_ASAN_EXTRA} UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ( cd "$dir" && ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1$asan_ctx${PTOC_FUZZ_ASAN_EXTRA:+:$PTOC_FUZZ_ASAN_EXTRA} UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       PTOC_FUZZ_FIX_CHECKSUMS=1 \
       "$exe" -max_total_time="$seconds" -dict="$here/dict/$t.dict" -max_len="$maxlen" -timeout=10 \
       -rss_limit_mb=2048 -print_final_stats=1 $entropic $extra corpus seeds >"$log" 2>&1 )
