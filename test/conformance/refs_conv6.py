@@ -60,7 +60,7 @@ def conv7_conv_nonfinite(i, d):
     """Inputs with inf, -inf and NaN: the direct loop only reads each output's window."""
     return {"y": conv(i["x"], i["w"], [2, 2], [1, 2, 2, 1], [2, 2], bias=i["b"], out="fp16"),
             "yb": conv(i["xb"], i["wb"], [1, 1], [1, 0, 0, 0], [1, 1], groups=2, out="bf16"),
-            "q": conv(i["u"], i["g"], [3], [2, 1], [2], out="fp32")}
+            "q": conv(i["u"], i["g"], [3], [2, 1], [2], relu=True, out="fp32")}
 
 
 @ref(kinds={"x": "nonfinite"})
