@@ -18,7 +18,7 @@
 
 #include "compiler/frontend/elaborate_call.h"
 #include "compiler/frontend/elaborate_struct5.h"
-#include "compiler/frontend/elaborate_conv6.h"
+#include "compiler/frontend/elaborate_conv_im2col.h"
 #include "compiler/frontend/elaborate_topk_tiles.h"
 #include "compiler/frontend/elaborator.h"
 #include "compiler/frontend/suggest.h"

@@ -23,11 +23,12 @@
 //     the value is the same.
 // Limits: static shapes, ND. (conv6 built the columns by 0/1 selection matmuls, which spread an inf or NaN
 // input over a whole selection row; conv7 moves the data instead.)
-#include "compiler/frontend/elaborate_conv6.h"
+#include "compiler/frontend/elaborate_conv_im2col.h"
 
 #include <algorithm>
 
 #include "compiler/frontend/dim_simplify.h"
+#include "compiler/frontend/elaborate_struct5.h"
 #include "compiler/frontend/shape_rules.h"
 
 namespace ptoc::fe {
@@ -568,21 +569,8 @@ class Conv6 {
     {
       // The block table's entry of each token: a [n, NB] mask and its int32 sums (-1: no valid entry).
       Tiles tile(el_.ts_, fit_tile({K, NB}, {1}));
-      EV t = EV::tensor(reshape(ix.value, {K, 1}));
-      EV blk = bin(OpKind::Div, t, EV::number(double(*bs), true));
-      EV tail = bin(OpKind::Sub, t, bin(OpKind::Mul, blk, EV::number(double(*bs), true)));
-      EV hit = bin(OpKind::Eq, blk, EV::tensor(el_.iota(1, NB, 2, DType::int32, e1, c_.fo, c_.fl)));
-      if (!tail.ok() || !hit.ok()) return EV::poison();
-      const int zero = el_.const_like(0, DType::int32, 2, c_.fo, c_.fl);
-      const int one = el_.const_like(1, DType::int32, 2, c_.fo, c_.fl);
-      EV slot = EV::tensor(el_.reduce_keepdim(OpKind::Sum, el_.select3(hit.value, bt.value, zero, c_.fo, c_.fl), 1,
-                                              c_.fo, c_.fl));
-      EV hits = EV::tensor(el_.reduce_keepdim(OpKind::Sum, el_.select3(hit.value, one, zero, c_.fo, c_.fl), 1,
-                                              c_.fo, c_.fl));
-      EV phys = bin(OpKind::Add, bin(OpKind::Mul, slot, EV::number(double(*bs), true)), tail);
-      EV ok = bin(OpKind::LogicalAnd, bin(OpKind::Eq, hits, EV::number(1, true)), bin(OpKind::Ge, t, EV::number(0, true)));
-      if (!phys.ok() || !ok.ok()) return EV::poison();
-      row = el_.select3(ok.value, phys.value, el_.const_like(-1, DType::int32, 2, c_.fo, c_.fl), c_.fo, c_.fl);
+      row = paged_token_rows(el_, c_, reshape(ix.value, {K, 1}), bt.value, *bs, NB);
+      if (row < 0) return EV::poison();
     }
     // The one-hot [n, T] rows (a row outside src matches nothing: a row of 0), times src's first size
     // columns on the cube: one product per element, exact (int8: summed in int32, cast back).

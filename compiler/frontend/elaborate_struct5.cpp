@@ -498,25 +498,9 @@ class Struct5 {
     {
       // The block table's entry of each token: a [k, NB] mask, its int32 sums.
       TileOverride scope(el_.ts_, mask_tile(user, {k1, *NB}, 1));
-      EV t = EV::tensor(el_.reshape_to(ix.value, {iv.shape[1], DimExpr(1)}, {iv.valid[1], DimExpr(1)}, c_.fo));
-      EV blk = bin(OpKind::Div, t, EV::number(double(*bs), true));
-      if (!blk.ok()) return EV::poison();
-      EV base = bin(OpKind::Mul, blk, EV::number(double(*bs), true));
-      EV tail = bin(OpKind::Sub, t, base);
-      EV ramp = EV::tensor(el_.iota(1, *NB, 2, DType::int32, e1, c_.fo, c_.fl));
-      EV hitm = bin(OpKind::Eq, blk, ramp);
-      if (!tail.ok() || !hitm.ok()) return EV::poison();
-      const int zero = el_.const_like(0, DType::int32, 2, c_.fo, c_.fl);
-      const int one = el_.const_like(1, DType::int32, 2, c_.fo, c_.fl);
-      EV slot = EV::tensor(el_.reduce_keepdim(OpKind::Sum, el_.select3(hitm.value, bt.value, zero, c_.fo, c_.fl), 1,
-                                              c_.fo, c_.fl));
-      EV hits = EV::tensor(el_.reduce_keepdim(OpKind::Sum, el_.select3(hitm.value, one, zero, c_.fo, c_.fl), 1,
-                                              c_.fo, c_.fl));
-      EV row = bin(OpKind::Add, bin(OpKind::Mul, slot, EV::number(double(*bs), true)), tail);
-      EV ok = bin(OpKind::LogicalAnd, bin(OpKind::Eq, hits, EV::number(1, true)), bin(OpKind::Ge, t, EV::number(0, true)));
-      if (!row.ok() || !ok.ok()) return EV::poison();
-      const int none = el_.const_like(-1, DType::int32, 2, c_.fo, c_.fl);
-      out = el_.select3(ok.value, row.value, none, c_.fo, c_.fl);  // [k, 1]: the token's row, -1 when none
+      const int t = el_.reshape_to(ix.value, {iv.shape[1], DimExpr(1)}, {iv.valid[1], DimExpr(1)}, c_.fo);
+      out = paged_token_rows(el_, c_, t, bt.value, *bs, *NB);  // [k, 1]: the token's row, -1 when none
+      if (out < 0) return EV::poison();
     }
     // The rows: a [k, T, H] mask of row == t, the param's values where it holds, summed over T.
     TileOverride scope(el_.ts_, mask_tile(user, {k1, *T, h1}, 1));
@@ -654,5 +638,27 @@ bool is_struct5_op(std::string_view fn) {
 }
 
 EV call_struct5(Elaborator& el, const Elaborator::Call& c) { return Struct5(el, c).run(); }
+
+int paged_token_rows(Elaborator& el, const Elaborator::Call& c, int tokens, int block_table, int64_t block_size,
+                     int64_t blocks) {
+  const Expr& e1 = *c.args[1];
+  const Expr& e3 = *c.args[3];
+  auto bin = [&](OpKind k, const EV& a, const EV& b) { return el.binary(k, a, b, e1, e3, c.fo, c.fl, c.fn); };
+  auto num = [](int64_t v) { return EV::number(double(v), true); };
+  const EV t = EV::tensor(tokens);
+  EV blk = bin(OpKind::Div, t, num(block_size));
+  if (!blk.ok()) return -1;
+  EV tail = bin(OpKind::Sub, t, bin(OpKind::Mul, blk, num(block_size)));
+  EV hit = bin(OpKind::Eq, blk, EV::tensor(el.iota(1, blocks, 2, DType::int32, e1, c.fo, c.fl)));
+  if (!tail.ok() || !hit.ok()) return -1;
+  const int zero = el.const_like(0, DType::int32, 2, c.fo, c.fl);
+  const int one = el.const_like(1, DType::int32, 2, c.fo, c.fl);
+  EV slot = EV::tensor(el.reduce_keepdim(OpKind::Sum, el.select3(hit.value, block_table, zero, c.fo, c.fl), 1, c.fo, c.fl));
+  EV hits = EV::tensor(el.reduce_keepdim(OpKind::Sum, el.select3(hit.value, one, zero, c.fo, c.fl), 1, c.fo, c.fl));
+  EV row = bin(OpKind::Add, bin(OpKind::Mul, slot, num(block_size)), tail);
+  EV ok = bin(OpKind::LogicalAnd, bin(OpKind::Eq, hits, num(1)), bin(OpKind::Ge, t, num(0)));
+  if (!row.ok() || !ok.ok()) return -1;
+  return el.select3(ok.value, row.value, el.const_like(-1, DType::int32, 2, c.fo, c.fl), c.fo, c.fl);
+}
 
 }  // namespace ptoc::fe

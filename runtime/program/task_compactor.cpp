@@ -12,17 +12,6 @@ namespace ptoc {
 
 namespace {
 
-// Calls f(value) for every value of a task, in position order.
-template <class T, class F>
-void each_value(T& t, F&& f) {
-  for (auto& a : t.args) f(a);
-  for (auto* regions : {&t.reads, &t.writes})
-    for (auto& r : *regions) {
-      for (auto& e : r.offset) f(e);
-      for (auto& e : r.extent) f(e);
-    }
-}
-
 bool same_regions(const std::vector<Region>& a, const std::vector<Region>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
@@ -65,10 +54,10 @@ std::optional<int64_t> delta_of(const DimExpr& tv, const DimExpr& v) {
 bool deltas_of(const TaskTemplate& tp, const Task& t, std::vector<int64_t>& out) {
   out.clear();
   std::vector<const DimExpr*> tv;
-  each_value(tp, [&](const DimExpr& e) { tv.push_back(&e); });
+  each_task_value(tp, [&](const DimExpr& e) { tv.push_back(&e); });
   bool ok = true;
   size_t k = 0;
-  each_value(t, [&](const DimExpr& e) {
+  each_task_value(t, [&](const DimExpr& e) {
     if (!ok) return;
     auto d = delta_of(*tv[k++], e);
     if (!d) ok = false;
@@ -137,7 +126,7 @@ Task TaskCompactor::materialise(int handle) const {
   t.writes = b.writes;
   if (!e.whole) {
     std::vector<DimExpr*> at;
-    each_value(t, [&](DimExpr& v) { at.push_back(&v); });
+    each_task_value(t, [&](DimExpr& v) { at.push_back(&v); });
     for (const auto& [pos, slot] : patterns_[size_t(e.pattern)]) {
       const int64_t d = e.slot_deltas[size_t(slot)];
       if (d == 0) continue;
@@ -219,7 +208,7 @@ CompactRoot TaskCompactor::finish() {
       tp.args = src.args;
       tp.reads = src.reads;
       tp.writes = src.writes;
-      each_value(tp, [](DimExpr& v) { v = reread(v); });
+      each_task_value(tp, [](DimExpr& v) { v = reread(v); });
       rec.tmpl = int(cr.templates.size());
       cands.push_back(rec.tmpl);
       cr.templates.push_back(std::move(tp));
@@ -238,7 +227,7 @@ CompactRoot TaskCompactor::finish() {
   std::vector<std::vector<char>> pos_moves(nt);
   for (size_t ti = 0; ti < nt; ++ti) {
     size_t v = 0;
-    each_value(cr.templates[ti], [&](const DimExpr&) { ++v; });
+    each_task_value(cr.templates[ti], [&](const DimExpr&) { ++v; });
     pos_hash[ti].assign(v, 0);
     pos_moves[ti].assign(v, 0);
   }

@@ -25,6 +25,18 @@
 
 namespace ptoc {
 
+// Calls f(value) for every value of a task, in position order: its arguments, then each read's and each
+// write's offset and extent (the order of a template's value positions and of an instance's deltas).
+template <class T, class F>
+void each_task_value(T& t, F&& f) {
+  for (auto& a : t.args) f(a);
+  for (auto* regions : {&t.reads, &t.writes})
+    for (auto& r : *regions) {
+      for (auto& e : r.offset) f(e);
+      for (auto& e : r.extent) f(e);
+    }
+}
+
 class TaskCompactor {
  public:
   // A set of moving value positions of a base task: (position, slot), a moved task supplying one

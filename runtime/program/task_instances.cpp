@@ -7,21 +7,6 @@
 
 namespace ptoc {
 
-namespace {
-
-// Calls f(value) for every value of a task, in position order.
-template <class T, class F>
-void each_value(T& t, F&& f) {
-  for (auto& a : t.args) f(a);
-  for (auto* regions : {&t.reads, &t.writes})
-    for (auto& r : *regions) {
-      for (auto& e : r.offset) f(e);
-      for (auto& e : r.extent) f(e);
-    }
-}
-
-}  // namespace
-
 size_t task_value_count(const Task& t) {
   size_t n = t.args.size();
   for (auto* regions : {&t.reads, &t.writes})
@@ -135,7 +120,7 @@ Task expand_task(const CompactRoot& cr, size_t i) {
     t.reads = tp.reads;
     t.writes = tp.writes;
     size_t k = 0;
-    each_value(t, [&](DimExpr& e) {
+    each_task_value(t, [&](DimExpr& e) {
       const int g = tp.group_of.at(k++);
       if (g >= 0 && r.deltas[size_t(g)] != 0) e = e + DimExpr(r.deltas[size_t(g)]);
     });

@@ -1,4 +1,4 @@
-// conv6's ops of PyPTO's catalogue, written by the front end as ops ptoc has (elaborate_conv6.cpp):
+// conv6's ops of PyPTO's catalogue, written by the front end as ops ptoc has (elaborate_conv_im2col.cpp):
 // conv (1D / 2D, strides, paddings, dilations, groups, a bias, relu) and experimental gather_in_l1.
 #pragma once
 #include <string_view>
