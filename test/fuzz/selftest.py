@@ -87,10 +87,13 @@ for seed in range(1, 120):
         vals[n], _ = M.__dict__["np"].zeros(1), None
         from numerics import make_input
         vals[n] = make_input(rng, ty["dtype"], prog.shape_of(ty), prog.kinds.get(n, "normal"))[0]
+    # An input drawn with inf / NaN (gen_conv6's "nonfinite" kind) may carry a NaN to an output: that is the
+    # value, not padding, so only programs without such inputs are checked for NaN.
+    nonfinite = any(k == "nonfinite" for k in prog.kinds.values())
     try:
         out = prog.expected(vals)
         for o, arr in out.items():
-            if np.isnan(arr).any():
+            if not nonfinite and np.isnan(arr).any():
                 bad.append(f"seed {seed}: NaN (padding) in output {o}")
     except M.ModelError as e:
         bad.append(f"seed {seed}: {e}")
