@@ -29,27 +29,12 @@
 
 #include "compiler/frontend/dim_simplify.h"
 #include "compiler/frontend/elaborate_struct5.h"
+#include "compiler/frontend/scoped_tiles.h"
 #include "compiler/frontend/shape_rules.h"
 
 namespace ptoc::fe {
 
 namespace {
-
-// Sets the vec_tile and cube_tile for the ops emitted while it lives, then restores the ones in force.
-struct Tiles {
-  TileState* ts;
-  std::optional<VecTile> vec;
-  std::optional<CubeTile> cube;
-  Tiles(TileState* t, std::optional<VecTile> v, std::optional<CubeTile> c = std::nullopt)
-      : ts(t), vec(t->vec), cube(t->cube) {
-    if (v) ts->vec = std::move(v);
-    if (c) ts->cube = std::move(c);
-  }
-  ~Tiles() {
-    ts->vec = vec;
-    ts->cube = cube;
-  }
-};
 
 // A tile of `want`: its extents, the largest axis outside `keep` halved until it holds at most 4096
 // elements (then the kept axes too).
@@ -114,7 +99,7 @@ class Conv6 {
   int reshape_copy(int v, const std::vector<int64_t>& sh) {
     std::vector<int64_t> s;
     for (const auto& d : val(v).shape) s.push_back(*d.as_const());
-    Tiles t(el_.ts_, fit_tile(s));
+    ScopedTiles t(el_.ts_, fit_tile(s));
     return reshape(v, sh);
   }
 
@@ -145,7 +130,7 @@ class Conv6 {
     auto zeros = [&](int64_t n) {
       std::vector<int64_t> fs = s;
       fs[ax] = n;
-      Tiles t(el_.ts_, fit_tile(fs));
+      ScopedTiles t(el_.ts_, fit_tile(fs));
       Op f;
       f.kind = OpKind::Full;
       f.shape = dims(fs);
@@ -158,7 +143,7 @@ class Conv6 {
     if (hi > 0) parts.push_back(zeros(hi));
     std::vector<int64_t> os = s;
     os[ax] += lo + hi;
-    Tiles t(el_.ts_, fit_tile(os, {ax}));
+    ScopedTiles t(el_.ts_, fit_tile(os, {ax}));
     Op op;
     op.kind = OpKind::Concat;
     op.inputs = parts;
@@ -436,7 +421,7 @@ class Conv6 {
     }
     int col = cols[0];
     if (K > 1) {
-      Tiles t(el_.ts_, fit_tile({Cin, K, N * Po}, {1}));
+      ScopedTiles t(el_.ts_, fit_tile({Cin, K, N * Po}, {1}));
       Op op;
       op.kind = OpKind::Concat;
       op.inputs = cols;
@@ -460,7 +445,7 @@ class Conv6 {
       parts.push_back(el_.emit(op, DType::fp32, dims({cg, N * Po}), dims({cg, N * Po}), c_.fo, c_.fl));
     }
     int acc = parts[0];
-    Tiles t(el_.ts_, fit_tile({Cout, N * Po}));
+    ScopedTiles t(el_.ts_, fit_tile({Cout, N * Po}));
     if (groups > 1) {
       Op op;
       op.kind = OpKind::Concat;
@@ -485,7 +470,7 @@ class Conv6 {
     osh.insert(osh.end(), out.begin(), out.end());
     if (N > 1) {
       res = reshape(res, {Cout, N, Po});
-      Tiles t3(el_.ts_, fit_tile({N, Cout, Po}, {0, 1}));
+      ScopedTiles t3(el_.ts_, fit_tile({N, Cout, Po}, {0, 1}));
       res = el_.swap_axes(res, 0, 1, c_.fo, c_.fl);
     }
     return EV::tensor(reshape(res, osh));
@@ -497,7 +482,7 @@ class Conv6 {
     std::vector<int64_t> s;
     for (const auto& d : x.shape) s.push_back(*d.as_const());
     std::swap(s[0], s[1]);
-    Tiles t(el_.ts_, fit_tile(s, {0, 1}));
+    ScopedTiles t(el_.ts_, fit_tile(s, {0, 1}));
     return el_.swap_axes(v, 0, 1, c_.fo, c_.fl);
   }
 
@@ -568,7 +553,7 @@ class Conv6 {
     int row = -1;
     {
       // The block table's entry of each token: a [n, NB] mask and its int32 sums (-1: no valid entry).
-      Tiles tile(el_.ts_, fit_tile({K, NB}, {1}));
+      ScopedTiles tile(el_.ts_, fit_tile({K, NB}, {1}));
       row = paged_token_rows(el_, c_, reshape(ix.value, {K, 1}), bt.value, *bs, NB);
       if (row < 0) return EV::poison();
     }
@@ -579,7 +564,7 @@ class Conv6 {
     // holds an inf or NaN.
     int hit;
     {
-      Tiles tile(el_.ts_, fit_tile({K, T}));
+      ScopedTiles tile(el_.ts_, fit_tile({K, T}));
       EV m = bin(OpKind::Eq, EV::tensor(row), EV::tensor(el_.iota(1, T, 2, DType::int32, e1, c_.fo, c_.fl)));
       if (!m.ok()) return EV::poison();
       hit = m.value;
@@ -587,7 +572,7 @@ class Conv6 {
     const int cols = *size == H ? sv.value : window(sv.value, {0, 0}, {T, *size});
     int out;
     {
-      Tiles tile(el_.ts_, fit_tile({K, T, *size}, {1}));
+      ScopedTiles tile(el_.ts_, fit_tile({K, T, *size}, {1}));
       const int h3 = reshape(hit, {K, T, 1});
       const int s3 = reshape(cols, {1, T, *size});
       const int picked = el_.select3(h3, s3, el_.const_like(0, dt, 3, c_.fo, c_.fl), c_.fo, c_.fl);

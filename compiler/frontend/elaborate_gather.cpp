@@ -22,26 +22,13 @@
 #include "compiler/frontend/elaborate_call.h"
 #include "compiler/frontend/elaborator.h"
 #include "compiler/frontend/index_put_int64.h"
+#include "compiler/frontend/scoped_tiles.h"
 
 namespace ptoc::fe {
 
 namespace {
 
 constexpr int64_t kMaskTileElems = 8192;
-
-// Sets the vec_tile for the ops emitted while it lives, then restores the one in force.
-struct TileScope {
-  TileState* ts;
-  std::optional<VecTile> saved;
-  bool broken;
-  TileScope(TileState* t, std::optional<VecTile> v) : ts(t), saved(t->vec), broken(t->vec_broken) {
-    if (v) ts->vec = std::move(v);
-  }
-  ~TileScope() {
-    ts->vec = saved;
-    ts->vec_broken = broken;
-  }
-};
 
 // want[i] clipped to the static extents, then the largest entry halved until the tile fits.
 // Entries from `kept` on (default: the last, the compared / summed axis of a mask) are halved only once
@@ -200,7 +187,7 @@ EV Elaborator::call_gather(const Call& c) {
     // In the layout with dim last: X [P..., N], I [P..., J].
     Shape tsh = iv.shape;
     std::swap(tsh[d], tsh[size_t(last)]);
-    TileScope swapped(ts_, fit_tile(user, tsh, ut));
+    ScopedTiles swapped(ts_, fit_tile(user, tsh, ut));
     int X = swap_axes(a.value, int(d), last, c.fo, c.fl);
     int I = swap_axes(ix.value, int(d), last, c.fo, c.fl);
     Value xv = p_.values[size_t(X)];
@@ -256,7 +243,7 @@ EV Elaborator::call_gather(const Call& c) {
     std::vector<int64_t> mt(wt.begin(), wt.end());
     mt.push_back(*n);
     {
-      TileScope up(ts_, fit_tile(user, ms, mt, 0, true));
+      ScopedTiles up(ts_, fit_tile(user, ms, mt, 0, true));
       Shape s1 = ivt.shape, v1 = ivt.valid;
       s1.insert(s1.end() - 1, DimExpr(1));
       v1.insert(v1.end() - 1, DimExpr(1));
@@ -294,7 +281,7 @@ std::optional<int> Elaborator::scatter_rows(const Call& c, int X, int idx, int S
     std::rotate(ls.begin(), ls.begin() + 1, ls.end());
     std::vector<int64_t> lt(ut.begin(), ut.end());
     std::rotate(lt.begin(), lt.begin() + 1, lt.end());
-    TileScope rot(ts_, fit_tile(user, ls, lt));
+    ScopedTiles rot(ts_, fit_tile(user, ls, lt));
     for (size_t i = 0; i + 1 < rank; ++i) Sl = swap_axes(Sl, int(i), int(i) + 1, c.fo, c.fl);
   }
   Shape ms = {DimExpr(*M)};
@@ -303,7 +290,7 @@ std::optional<int> Elaborator::scatter_rows(const Call& c, int X, int idx, int S
   std::vector<int64_t> mt = {ut[0]};
   for (size_t i = 1; i < rank; ++i) mt.push_back(ut[i]);
   mt.push_back(ut[0]);
-  TileScope up(ts_, fit_tile(user, ms, mt, 0, true));
+  ScopedTiles up(ts_, fit_tile(user, ms, mt, 0, true));
   const Value slv = p_.values[size_t(Sl)];
   Shape s1 = slv.shape, v1 = slv.valid;
   s1.insert(s1.begin(), DimExpr(1));
@@ -400,7 +387,7 @@ EV Elaborator::scatter_into(const Call& c, int xin, int d, int idx, int src, boo
   {
     Shape tsh = x.shape;
     std::swap(tsh[0], tsh[size_t(d)]);
-    TileScope swapped(ts_, fit_tile(user, tsh, ut));
+    ScopedTiles swapped(ts_, fit_tile(user, tsh, ut));
     int X = swap_axes(xin, 0, d, c.fo, c.fl);
     int S = swap_axes(src, 0, d, c.fo, c.fl);
     int hit = -1;
@@ -635,7 +622,7 @@ EV Elaborator::scatter_body(const Call& c, size_t rank, size_t d, int av, int ix
   std::swap(ut[d], ut[size_t(last)]);
   Shape tsh = x.shape;
   std::swap(tsh[d], tsh[size_t(last)]);
-  TileScope swapped(ts_, fit_tile(user, tsh, ut));
+  ScopedTiles swapped(ts_, fit_tile(user, tsh, ut));
   int X = swap_axes(av, int(d), last, c.fo, c.fl);
   int I = swap_axes(ixv, int(d), last, c.fo, c.fl);
   int S = -1;
@@ -666,7 +653,7 @@ EV Elaborator::scatter_body(const Call& c, size_t rank, size_t d, int av, int ix
   mt.push_back(*n);
   int val = -1, hit = -1;
   {
-    TileScope up(ts_, fit_tile(user, ms, mt, rank - 1, true));  // the reduced J and the compared N kept whole
+    ScopedTiles up(ts_, fit_tile(user, ms, mt, rank - 1, true));  // the reduced J and the compared N kept whole
     auto column = [&](int v) {  // [P, J] -> [P, J, 1] (via [P, 1, J]: a trailing size-1 reshape is miscompiled)
       const Value vv = p_.values[size_t(v)];
       Shape s1 = vv.shape, v1 = vv.valid;

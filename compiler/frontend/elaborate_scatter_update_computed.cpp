@@ -11,6 +11,7 @@
 
 #include "compiler/frontend/dim_simplify.h"
 #include "compiler/frontend/elaborate_call.h"
+#include "compiler/frontend/scoped_tiles.h"
 #include "compiler/frontend/shape_rules.h"
 
 namespace ptoc::fe {
@@ -18,23 +19,14 @@ namespace ptoc::fe {
 namespace {
 constexpr int64_t kMaxMask = int64_t(1) << 24;  // d * rows * slots compared on the device
 
-// The rank-2 tile of the lowering while it lives (rank 4's [t, 1, 1, d] as [t, d]), then the user's again.
-struct Rank2Tile {
-  TileState* ts;
-  std::optional<VecTile> saved;
-  bool broken;
-  Rank2Tile(TileState* t, size_t rank) : ts(t), saved(t->vec), broken(t->vec_broken) {
-    if (ts->vec && ts->vec->shape.size() == 4) {
-      auto& s = ts->vec->shape;
-      ts->vec->shape = {s[0] * s[1], s.back()};
-    }
-    (void)rank;
-  }
-  ~Rank2Tile() {
-    ts->vec = saved;
-    ts->vec_broken = broken;
-  }
-};
+// The rank-2 tile of the lowering (rank 4's [t, 1, 1, d] as [t, d]); nullopt keeps the user's.
+std::optional<VecTile> rank2_tile(const TileState& ts) {
+  if (!ts.vec || ts.vec->shape.size() != 4) return std::nullopt;
+  VecTile t = *ts.vec;
+  const auto& s = ts.vec->shape;
+  t.shape = {s[0] * s[1], s.back()};
+  return t;
+}
 }  // namespace
 
 EV Elaborator::scatter_update_computed(const Call& c, int t, const Shape& cache, const EV& ix, const EV& src,
@@ -61,7 +53,8 @@ EV Elaborator::scatter_update_computed(const Call& c, int t, const Shape& cache,
         "read the slots from an input (a view of an int32 or int64 input), or update the cache in smaller blocks");
     return EV::poison();
   }
-  const Rank2Tile tile(ts_, rank);
+  const std::optional<VecTile> user_tile = ts_->vec;  // as written (rank 4 stays rank 4)
+  const ScopedTiles tile(ts_, rank2_tile(*ts_));
   // The cache as a value [M, d] (the in-place input and the output are one GM tensor).
   EV cur = expr(xe);
   if (!cur.ok() || !cur.is_tensor()) return EV::poison();
@@ -91,7 +84,7 @@ EV Elaborator::scatter_update_computed(const Call& c, int t, const Shape& cache,
   if (!out.ok()) return EV::poison();
   int res = out.value;
   if (rank == 4) {
-    ts_->vec = tile.saved;  // the reshaped result and its assemble are rank 4
+    ts_->vec = user_tile;  // the reshaped result and its assemble are rank 4
     res = reshape_to(res, cache, cache, c.fo);
   }
   Op as;

@@ -30,23 +30,12 @@
 #include <algorithm>
 
 #include "compiler/frontend/dim_simplify.h"
+#include "compiler/frontend/scoped_tiles.h"
 #include "compiler/frontend/shape_rules.h"
 
 namespace ptoc::fe {
 
 namespace {
-
-// Sets the vec_tile for the ops emitted while it lives, then restores the one in force.
-struct TileOverride {
-  TileState* ts;
-  std::optional<VecTile> saved;
-  TileOverride(TileState* t, std::optional<VecTile> v) : ts(t), saved(t ? t->vec : std::nullopt) {
-    if (ts && v) ts->vec = std::move(v);
-  }
-  ~TileOverride() {
-    if (ts) ts->vec = saved;
-  }
-};
 
 // The vec_tile in force with its last entry replaced by `last` (more entries appended), or nullopt.
 std::optional<VecTile> tile_with_last(const TileState* ts, size_t rank, std::vector<int64_t> last) {
@@ -202,7 +191,7 @@ class Struct5 {
     const int64_t m = *val(g).shape[r - 2].as_const();
     int t;
     {
-      TileOverride scope(el_.ts_, tile_with_last(el_.ts_, r - 1, {p, m}));
+      ScopedTiles scope(el_.ts_, tile_with_last(el_.ts_, r - 1, {p, m}));
       t = el_.swap_axes(g, int(r) - 2, int(r) - 1, c_.fo, c_.fl);
     }
     const Value x = val(t);
@@ -223,7 +212,7 @@ class Struct5 {
   }
 
   int concat_last(std::vector<int> parts, std::optional<VecTile> tile) {
-    TileOverride scope(el_.ts_, std::move(tile));
+    ScopedTiles scope(el_.ts_, std::move(tile));
     const Value x = val(parts[0]);
     Shape sh = x.shape, va = x.valid;
     const int64_t n = *x.shape.back().as_const();
@@ -497,13 +486,13 @@ class Struct5 {
     int out = -1;
     {
       // The block table's entry of each token: a [k, NB] mask, its int32 sums.
-      TileOverride scope(el_.ts_, mask_tile(user, {k1, *NB}, 1));
+      ScopedTiles scope(el_.ts_, mask_tile(user, {k1, *NB}, 1));
       const int t = el_.reshape_to(ix.value, {iv.shape[1], DimExpr(1)}, {iv.valid[1], DimExpr(1)}, c_.fo);
       out = paged_token_rows(el_, c_, t, bt.value, *bs, *NB);  // [k, 1]: the token's row, -1 when none
       if (out < 0) return EV::poison();
     }
     // The rows: a [k, T, H] mask of row == t, the param's values where it holds, summed over T.
-    TileOverride scope(el_.ts_, mask_tile(user, {k1, *T, h1}, 1));
+    ScopedTiles scope(el_.ts_, mask_tile(user, {k1, *T, h1}, 1));
     const Value ov = val(out);
     EV r3 = EV::tensor(el_.reshape_to(out, {ov.shape[0], DimExpr(1), DimExpr(1)}, {ov.valid[0], DimExpr(1), DimExpr(1)},
                                       c_.fo));
