@@ -183,6 +183,21 @@ __attribute__((target_clones("avx2", "default"))) void matmul_rows_f32(const flo
 void matmul_rows_i64(const int64_t* A, const int64_t* B, int64_t* C, int64_t m0, int64_t m1, int64_t K, int64_t N) {
   matmul_rows(A, B, C, m0, m1, K, N);
 }
+// The integer product in 32 bits (8 lanes per AVX2 multiply instead of a scalar int64 one), for operands
+// whose every partial sum fits (narrow_int_matmul).
+__attribute__((target_clones("avx2", "default"))) void matmul_rows_i32(const int32_t* A, const int32_t* B, int32_t* C,
+                                                                        int64_t m0, int64_t m1, int64_t K,
+                                                                        int64_t N) {
+  matmul_rows(A, B, C, m0, m1, K, N);
+}
+// Integer sums are exact in any width they do not overflow: with |a| <= max_a and |b| <= max_b, every
+// partial sum of K products lies within K * max_a * max_b, so when that fits int32 the 32-bit product
+// gives the int64 one's bits (an int8 matmul: K up to 131072).
+bool narrow_int_matmul(int64_t K, uint64_t max_a, uint64_t max_b) {
+  constexpr uint64_t kMax = uint64_t(std::numeric_limits<int32_t>::max());
+  if (max_a == 0 || max_b == 0) return true;
+  return max_a <= kMax / max_b && uint64_t(K) <= kMax / (max_a * max_b);
+}
 
 class Evaluator {
  public:
@@ -268,10 +283,7 @@ class Evaluator {
         if (d.shape != g.shape)
           throw EvalError(fmt::format("input {} has shape {} but the tensor is {} under the dim binding", t.name,
                                       shape_str(d.shape), shape_str(g.shape)));
-        if (held_as_int(d.dtype))
-          for (int64_t j = 0; j < d.numel(); ++j) (*g.data)[size_t(j)] = Elem::of_i(eval::get_int(d, j));
-        else
-          for (int64_t j = 0; j < d.numel(); ++j) (*g.data)[size_t(j)] = Elem::of_f(d.get(j));
+        eval::to_elems(d, g.data->data());
       }
       // An in-place output starts as its input (the same buffer; the body's uses of the input were sent
       // to the output by the front end).
@@ -782,7 +794,7 @@ class Evaluator {
       auto pack = [&](auto& pa, auto& pb) {
         using T = typename std::decay_t<decltype(pa)>::value_type;
         auto elem_as = [](Elem e) -> T {
-          if constexpr (std::is_same_v<T, int64_t>) return e.i();
+          if constexpr (std::is_integral_v<T>) return T(e.i());  // int32 only when narrow: no value is cut
           else return float(e.f());
         };
         pa.resize(size_t(vM * K));
@@ -792,9 +804,24 @@ class Evaluator {
         for (int64_t k = 0; k < K; ++k)
           for (int64_t n = 0; n < vN; ++n) pb[size_t(k * vN + n)] = elem_as(B[size_t(b0 + k * bk + n * bn)]);
       };
+      // The largest |element| of the valid [rows, cols] part of X at x0 with strides (rs, cs).
+      auto max_abs = [](const Data& X, int64_t x0, int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
+        uint64_t mx = 0;
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t c = 0; c < cols; ++c) {
+            const int64_t v = X[size_t(x0 + r * rs + c * cs)].i();
+            mx = std::max(mx, v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v));
+          }
+        return mx;
+      };
       std::vector<float> fa, fb, fc;
       std::vector<int64_t> ia, ib, ic;
-      if (integer) {
+      std::vector<int32_t> ja, jb, jc;
+      const bool narrow = integer && narrow_int_matmul(K, max_abs(A, a0, vM, K, am, ak), max_abs(B, b0, K, vN, bk, bn));
+      if (narrow) {
+        pack(ja, jb);
+        jc.assign(size_t(vM * vN), 0);
+      } else if (integer) {
         pack(ia, ib);
         ic.assign(size_t(vM * vN), 0);
       } else {
@@ -804,7 +831,8 @@ class Evaluator {
       // Row blocks are independent; split them over threads for large products.
       // Every element's sum runs k = 0..K-1 in order, so neither blocking nor threading changes a bit.
       auto rows = [&](int64_t m0, int64_t m1) {
-        if (integer) matmul_rows_i64(ia.data(), ib.data(), ic.data(), m0, m1, K, vN);
+        if (narrow) matmul_rows_i32(ja.data(), jb.data(), jc.data(), m0, m1, K, vN);
+        else if (integer) matmul_rows_i64(ia.data(), ib.data(), ic.data(), m0, m1, K, vN);
         else matmul_rows_f32(fa.data(), fb.data(), fc.data(), m0, m1, K, vN);
       };
       const double work = double(vM) * double(vN) * double(K);
@@ -819,8 +847,9 @@ class Evaluator {
       }
       for (int64_t m = 0; m < vM; ++m)
         for (int64_t n = 0; n < vN; ++n)
-          d[size_t(o0 + m * st[bat] + n)] = integer ? int_result(ic[size_t(m * vN + n)], op.dtype)
-                                                    : from_double(double(fc[size_t(m * vN + n)]), op.dtype);
+          d[size_t(o0 + m * st[bat] + n)] = narrow    ? int_result(jc[size_t(m * vN + n)], op.dtype)
+                                            : integer ? int_result(ic[size_t(m * vN + n)], op.dtype)
+                                                      : from_double(double(fc[size_t(m * vN + n)]), op.dtype);
     });
     return r;
   }
