@@ -794,7 +794,7 @@ class Evaluator {
       auto pack = [&](auto& pa, auto& pb) {
         using T = typename std::decay_t<decltype(pa)>::value_type;
         auto elem_as = [](Elem e) -> T {
-          if constexpr (std::is_integral_v<T>) return T(e.i());  // int32 only when narrow: no value is cut
+          if constexpr (std::is_same_v<T, int64_t>) return e.i();
           else return float(e.f());
         };
         pa.resize(size_t(vM * K));
@@ -804,24 +804,31 @@ class Evaluator {
         for (int64_t k = 0; k < K; ++k)
           for (int64_t n = 0; n < vN; ++n) pb[size_t(k * vN + n)] = elem_as(B[size_t(b0 + k * bk + n * bn)]);
       };
-      // The largest |element| of the valid [rows, cols] part of X at x0 with strides (rs, cs).
-      auto max_abs = [](const Data& X, int64_t x0, int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
-        uint64_t mx = 0;
+      // The valid [rows, cols] part of X at x0 with strides (rs, cs) as dense int32, in one pass that also
+      // finds the largest |element|; false (out unusable) when an element does not fit int32.
+      auto pack_i32 = [](std::vector<int32_t>& out, const Data& X, int64_t x0, int64_t rows, int64_t cols,
+                         int64_t rs, int64_t cs, uint64_t& mx) {
+        out.resize(size_t(rows * cols));
         for (int64_t r = 0; r < rows; ++r)
           for (int64_t c = 0; c < cols; ++c) {
             const int64_t v = X[size_t(x0 + r * rs + c * cs)].i();
+            if (v != int64_t(int32_t(v))) return false;
+            out[size_t(r * cols + c)] = int32_t(v);
             mx = std::max(mx, v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v));
           }
-        return mx;
+        return true;
       };
       std::vector<float> fa, fb, fc;
       std::vector<int64_t> ia, ib, ic;
       std::vector<int32_t> ja, jb, jc;
-      const bool narrow = integer && narrow_int_matmul(K, max_abs(A, a0, vM, K, am, ak), max_abs(B, b0, K, vN, bk, bn));
+      uint64_t max_a = 0, max_b = 0;
+      const bool narrow = integer && pack_i32(ja, A, a0, vM, K, am, ak, max_a) &&
+                          pack_i32(jb, B, b0, K, vN, bk, bn, max_b) && narrow_int_matmul(K, max_a, max_b);
       if (narrow) {
-        pack(ja, jb);
         jc.assign(size_t(vM * vN), 0);
       } else if (integer) {
+        ja = {};
+        jb = {};
         pack(ia, ib);
         ic.assign(size_t(vM * vN), 0);
       } else {
