@@ -57,7 +57,8 @@ def gnu_time():
     """/usr/bin/time when it is GNU time (it reports its command's own wait4 maxrss with -f %M), else None."""
     path = '/usr/bin/time'
     try:
-        ok = subprocess.run([path, '--version'], capture_output=True, text=True).stderr.startswith('GNU')
+        r = subprocess.run([path, '--version'], capture_output=True, text=True)
+        ok = 'GNU Time' in r.stdout + r.stderr  # 'time (GNU Time) 1.9' on stdout
     except OSError:
         return None
     return path if ok else None
