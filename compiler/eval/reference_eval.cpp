@@ -90,6 +90,22 @@ void for_box(const Shape& ext, F&& fn) {
   }
 }
 
+// Calls fn(outer, run) for every row of the box [0, ext): `outer` indexes all axes but the last, `run` is
+// the last axis's extent (rank 0: one row of one element). Elementwise loops walk a row with the last
+// axis's strides instead of a full index product per element.
+template <class F>
+void for_rows(const Shape& ext, F&& fn) {
+  if (ext.empty()) {
+    fn(Shape{}, int64_t(1));
+    return;
+  }
+  const int64_t run = ext.back();
+  if (run <= 0) return;
+  for_box(Shape(ext.begin(), ext.end() - 1), [&](const Shape& outer) { fn(outer, run); });
+}
+// The last axis's stride (0 for rank 0, where a row has one element).
+int64_t last_stride(const Shape& st) { return st.empty() ? 0 : st.back(); }
+
 std::string shape_str(const Shape& s) {
   std::string r = "[";
   for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
@@ -506,10 +522,14 @@ class Evaluator {
       Val r = make(rt, a.shape, a.valid);
       Shape st = strides_of(a.shape);
       Data& d = mut(r);
-      for_box(a.valid, [&](const Shape& idx) {
-        int64_t o = dot(idx, st);
-        const Elem x = (*a.data)[size_t(o)];
-        d[size_t(o)] = op.scalar_first ? binary_elem(op.kind, s, x, a.dtype, rt) : binary_elem(op.kind, x, s, a.dtype, rt);
+      const int64_t sl = last_stride(st);
+      for_rows(a.valid, [&](const Shape& idx, int64_t run) {
+        const int64_t o0 = dot(idx, st);
+        for (int64_t j = 0; j < run; ++j) {
+          const size_t o = size_t(o0 + j * sl);
+          const Elem x = (*a.data)[o];
+          d[o] = op.scalar_first ? binary_elem(op.kind, s, x, a.dtype, rt) : binary_elem(op.kind, x, s, a.dtype, rt);
+        }
       });
       return r;
     }
@@ -540,9 +560,12 @@ class Evaluator {
     Val r = make(rt, shape, valid);
     Shape st = strides_of(shape);
     Data& d = mut(r);
-    for_box(valid, [&](const Shape& idx) {
-      d[size_t(dot(idx, st))] =
-          binary_elem(op.kind, (*a.data)[size_t(dot(idx, sa))], (*b.data)[size_t(dot(idx, sb))], a.dtype, rt);
+    const int64_t sl = last_stride(st), sal = last_stride(sa), sbl = last_stride(sb);
+    for_rows(valid, [&](const Shape& idx, int64_t run) {
+      const int64_t o0 = dot(idx, st), a0 = dot(idx, sa), b0 = dot(idx, sb);
+      for (int64_t j = 0; j < run; ++j)
+        d[size_t(o0 + j * sl)] =
+            binary_elem(op.kind, (*a.data)[size_t(a0 + j * sal)], (*b.data)[size_t(b0 + j * sbl)], a.dtype, rt);
     });
     return r;
   }
@@ -600,9 +623,13 @@ class Evaluator {
     Val r = make(rt, a.shape, a.valid);
     Shape st = strides_of(a.shape);
     Data& d = mut(r);
-    for_box(a.valid, [&](const Shape& idx) {
-      int64_t o = dot(idx, st);
-      d[size_t(o)] = unary_elem(op.kind, (*a.data)[size_t(o)], a.dtype, rt);
+    const int64_t sl = last_stride(st);
+    for_rows(a.valid, [&](const Shape& idx, int64_t run) {
+      const int64_t o0 = dot(idx, st);
+      for (int64_t j = 0; j < run; ++j) {
+        const size_t o = size_t(o0 + j * sl);
+        d[o] = unary_elem(op.kind, (*a.data)[o], a.dtype, rt);
+      }
     });
     return r;
   }
@@ -719,16 +746,22 @@ class Evaluator {
     Val r = make(op.dtype, a.shape, a.valid);
     Shape st = strides_of(a.shape);
     Data& d = mut(r);
-    for_box(a.valid, [&](const Shape& idx) {
-      int64_t o = dot(idx, st);
-      const Elem e = (*a.data)[size_t(o)];
-      if (held_as_int(a.dtype) && held_as_int(op.dtype)) {
-        d[size_t(o)] = Elem::of_i(eval::wrap_int(e.i(), op.dtype));  // exact, wrapping
-        return;
+    const int64_t sl = last_stride(st);
+    const bool int_to_int = held_as_int(a.dtype) && held_as_int(op.dtype);
+    const bool round_first = is_int(op.dtype) && dtype_is_float(a.dtype);
+    for_rows(a.valid, [&](const Shape& idx, int64_t run) {
+      const int64_t o0 = dot(idx, st);
+      for (int64_t j = 0; j < run; ++j) {
+        const size_t o = size_t(o0 + j * sl);
+        const Elem e = (*a.data)[o];
+        if (int_to_int) {
+          d[o] = Elem::of_i(eval::wrap_int(e.i(), op.dtype));  // exact, wrapping
+          continue;
+        }
+        double x = to_double(e, a.dtype);
+        if (round_first) x = std::nearbyint(x);
+        d[o] = from_double(x, op.dtype);
       }
-      double x = to_double(e, a.dtype);
-      if (is_int(op.dtype) && dtype_is_float(a.dtype)) x = std::nearbyint(x);
-      d[size_t(o)] = from_double(x, op.dtype);
     });
     return r;
   }
@@ -979,7 +1012,23 @@ class Evaluator {
     Shape sta = strides_of(a.shape), st = strides_of(win);
     int64_t base = dot(off, sta);
     Data& d = mut(r);
-    for_box(valid, [&](const Shape& idx) { d[size_t(dot(idx, st))] = (*a.data)[size_t(base + dot(idx, sta))]; });
+    if (valid.empty()) {  // rank 0: the one element
+      d[0] = (*a.data)[size_t(base)];
+      return r;
+    }
+    // Row by row: the last axis is contiguous in the source and the window alike (stride 1).
+    const size_t last = valid.size() - 1;
+    const int64_t run = valid[last];
+    if (run <= 0) return r;
+    const Shape outer(valid.begin(), valid.begin() + long(last));
+    for_box(outer, [&](const Shape& idx) {
+      int64_t o = 0, src = base;
+      for (size_t k = 0; k < last; ++k) {
+        o += idx[k] * st[k];
+        src += idx[k] * sta[k];
+      }
+      std::copy_n(a.data->begin() + src, run, d.begin() + o);
+    });
     return r;
   }
 
