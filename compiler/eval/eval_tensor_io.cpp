@@ -42,4 +42,22 @@ void set_int(TensorData& t, int64_t i, int64_t v) {
   }
 }
 
+void to_elems(const TensorData& t, Elem* out) {
+  const int64_t n = t.numel();
+  const uint8_t* p = t.bytes.data();
+  auto each = [&](auto read) {
+    for (int64_t i = 0; i < n; ++i) out[i] = read(i);
+  };
+  switch (t.dtype) {
+    case DType::int64: each([&](int64_t i) { return Elem::of_i(load<int64_t>(p + 8 * i)); }); break;
+    case DType::int32: each([&](int64_t i) { return Elem::of_i(load<int32_t>(p + 4 * i)); }); break;
+    case DType::int8: each([&](int64_t i) { return Elem::of_i(load<int8_t>(p + i)); }); break;
+    case DType::uint8: each([&](int64_t i) { return Elem::of_i(load<uint8_t>(p + i)); }); break;
+    case DType::boolean: each([&](int64_t i) { return Elem::of_i(p[i] != 0 ? 1 : 0); }); break;
+    case DType::fp32: each([&](int64_t i) { return Elem::of_f(double(load<float>(p + 4 * i))); }); break;
+    case DType::fp16: each([&](int64_t i) { return Elem::of_f(double(half_to_float(load<uint16_t>(p + 2 * i)))); }); break;
+    case DType::bf16: each([&](int64_t i) { return Elem::of_f(double(bf16_to_float(load<uint16_t>(p + 2 * i)))); }); break;
+  }
+}
+
 }  // namespace ptoc::eval

@@ -90,6 +90,22 @@ void for_box(const Shape& ext, F&& fn) {
   }
 }
 
+// Calls fn(outer, run) for every row of the box [0, ext): `outer` indexes all axes but the last, `run` is
+// the last axis's extent (rank 0: one row of one element). Elementwise loops walk a row with the last
+// axis's strides instead of a full index product per element.
+template <class F>
+void for_rows(const Shape& ext, F&& fn) {
+  if (ext.empty()) {
+    fn(Shape{}, int64_t(1));
+    return;
+  }
+  const int64_t run = ext.back();
+  if (run <= 0) return;
+  for_box(Shape(ext.begin(), ext.end() - 1), [&](const Shape& outer) { fn(outer, run); });
+}
+// The last axis's stride (0 for rank 0, where a row has one element).
+int64_t last_stride(const Shape& st) { return st.empty() ? 0 : st.back(); }
+
 std::string shape_str(const Shape& s) {
   std::string r = "[";
   for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
@@ -183,6 +199,21 @@ __attribute__((target_clones("avx2", "default"))) void matmul_rows_f32(const flo
 void matmul_rows_i64(const int64_t* A, const int64_t* B, int64_t* C, int64_t m0, int64_t m1, int64_t K, int64_t N) {
   matmul_rows(A, B, C, m0, m1, K, N);
 }
+// The integer product in 32 bits (8 lanes per AVX2 multiply instead of a scalar int64 one), for operands
+// whose every partial sum fits (narrow_int_matmul).
+__attribute__((target_clones("avx2", "default"))) void matmul_rows_i32(const int32_t* A, const int32_t* B, int32_t* C,
+                                                                        int64_t m0, int64_t m1, int64_t K,
+                                                                        int64_t N) {
+  matmul_rows(A, B, C, m0, m1, K, N);
+}
+// Integer sums are exact in any width they do not overflow: with |a| <= max_a and |b| <= max_b, every
+// partial sum of K products lies within K * max_a * max_b, so when that fits int32 the 32-bit product
+// gives the int64 one's bits (an int8 matmul: K up to 131072).
+bool narrow_int_matmul(int64_t K, uint64_t max_a, uint64_t max_b) {
+  constexpr uint64_t kMax = uint64_t(std::numeric_limits<int32_t>::max());
+  if (max_a == 0 || max_b == 0) return true;
+  return max_a <= kMax / max_b && uint64_t(K) <= kMax / (max_a * max_b);
+}
 
 class Evaluator {
  public:
@@ -268,10 +299,7 @@ class Evaluator {
         if (d.shape != g.shape)
           throw EvalError(fmt::format("input {} has shape {} but the tensor is {} under the dim binding", t.name,
                                       shape_str(d.shape), shape_str(g.shape)));
-        if (held_as_int(d.dtype))
-          for (int64_t j = 0; j < d.numel(); ++j) (*g.data)[size_t(j)] = Elem::of_i(eval::get_int(d, j));
-        else
-          for (int64_t j = 0; j < d.numel(); ++j) (*g.data)[size_t(j)] = Elem::of_f(d.get(j));
+        eval::to_elems(d, g.data->data());
       }
       // An in-place output starts as its input (the same buffer; the body's uses of the input were sent
       // to the output by the front end).
@@ -494,10 +522,14 @@ class Evaluator {
       Val r = make(rt, a.shape, a.valid);
       Shape st = strides_of(a.shape);
       Data& d = mut(r);
-      for_box(a.valid, [&](const Shape& idx) {
-        int64_t o = dot(idx, st);
-        const Elem x = (*a.data)[size_t(o)];
-        d[size_t(o)] = op.scalar_first ? binary_elem(op.kind, s, x, a.dtype, rt) : binary_elem(op.kind, x, s, a.dtype, rt);
+      const int64_t sl = last_stride(st);
+      for_rows(a.valid, [&](const Shape& idx, int64_t run) {
+        const int64_t o0 = dot(idx, st);
+        for (int64_t j = 0; j < run; ++j) {
+          const size_t o = size_t(o0 + j * sl);
+          const Elem x = (*a.data)[o];
+          d[o] = op.scalar_first ? binary_elem(op.kind, s, x, a.dtype, rt) : binary_elem(op.kind, x, s, a.dtype, rt);
+        }
       });
       return r;
     }
@@ -528,9 +560,12 @@ class Evaluator {
     Val r = make(rt, shape, valid);
     Shape st = strides_of(shape);
     Data& d = mut(r);
-    for_box(valid, [&](const Shape& idx) {
-      d[size_t(dot(idx, st))] =
-          binary_elem(op.kind, (*a.data)[size_t(dot(idx, sa))], (*b.data)[size_t(dot(idx, sb))], a.dtype, rt);
+    const int64_t sl = last_stride(st), sal = last_stride(sa), sbl = last_stride(sb);
+    for_rows(valid, [&](const Shape& idx, int64_t run) {
+      const int64_t o0 = dot(idx, st), a0 = dot(idx, sa), b0 = dot(idx, sb);
+      for (int64_t j = 0; j < run; ++j)
+        d[size_t(o0 + j * sl)] =
+            binary_elem(op.kind, (*a.data)[size_t(a0 + j * sal)], (*b.data)[size_t(b0 + j * sbl)], a.dtype, rt);
     });
     return r;
   }
@@ -588,9 +623,13 @@ class Evaluator {
     Val r = make(rt, a.shape, a.valid);
     Shape st = strides_of(a.shape);
     Data& d = mut(r);
-    for_box(a.valid, [&](const Shape& idx) {
-      int64_t o = dot(idx, st);
-      d[size_t(o)] = unary_elem(op.kind, (*a.data)[size_t(o)], a.dtype, rt);
+    const int64_t sl = last_stride(st);
+    for_rows(a.valid, [&](const Shape& idx, int64_t run) {
+      const int64_t o0 = dot(idx, st);
+      for (int64_t j = 0; j < run; ++j) {
+        const size_t o = size_t(o0 + j * sl);
+        d[o] = unary_elem(op.kind, (*a.data)[o], a.dtype, rt);
+      }
     });
     return r;
   }
@@ -707,16 +746,22 @@ class Evaluator {
     Val r = make(op.dtype, a.shape, a.valid);
     Shape st = strides_of(a.shape);
     Data& d = mut(r);
-    for_box(a.valid, [&](const Shape& idx) {
-      int64_t o = dot(idx, st);
-      const Elem e = (*a.data)[size_t(o)];
-      if (held_as_int(a.dtype) && held_as_int(op.dtype)) {
-        d[size_t(o)] = Elem::of_i(eval::wrap_int(e.i(), op.dtype));  // exact, wrapping
-        return;
+    const int64_t sl = last_stride(st);
+    const bool int_to_int = held_as_int(a.dtype) && held_as_int(op.dtype);
+    const bool round_first = is_int(op.dtype) && dtype_is_float(a.dtype);
+    for_rows(a.valid, [&](const Shape& idx, int64_t run) {
+      const int64_t o0 = dot(idx, st);
+      for (int64_t j = 0; j < run; ++j) {
+        const size_t o = size_t(o0 + j * sl);
+        const Elem e = (*a.data)[o];
+        if (int_to_int) {
+          d[o] = Elem::of_i(eval::wrap_int(e.i(), op.dtype));  // exact, wrapping
+          continue;
+        }
+        double x = to_double(e, a.dtype);
+        if (round_first) x = std::nearbyint(x);
+        d[o] = from_double(x, op.dtype);
       }
-      double x = to_double(e, a.dtype);
-      if (is_int(op.dtype) && dtype_is_float(a.dtype)) x = std::nearbyint(x);
-      d[size_t(o)] = from_double(x, op.dtype);
     });
     return r;
   }
@@ -792,9 +837,31 @@ class Evaluator {
         for (int64_t k = 0; k < K; ++k)
           for (int64_t n = 0; n < vN; ++n) pb[size_t(k * vN + n)] = elem_as(B[size_t(b0 + k * bk + n * bn)]);
       };
+      // The valid [rows, cols] part of X at x0 with strides (rs, cs) as dense int32, in one pass that also
+      // finds the largest |element|; false (out unusable) when an element does not fit int32.
+      auto pack_i32 = [](std::vector<int32_t>& out, const Data& X, int64_t x0, int64_t rows, int64_t cols,
+                         int64_t rs, int64_t cs, uint64_t& mx) {
+        out.resize(size_t(rows * cols));
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t c = 0; c < cols; ++c) {
+            const int64_t v = X[size_t(x0 + r * rs + c * cs)].i();
+            if (v != int64_t(int32_t(v))) return false;
+            out[size_t(r * cols + c)] = int32_t(v);
+            mx = std::max(mx, v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v));
+          }
+        return true;
+      };
       std::vector<float> fa, fb, fc;
       std::vector<int64_t> ia, ib, ic;
-      if (integer) {
+      std::vector<int32_t> ja, jb, jc;
+      uint64_t max_a = 0, max_b = 0;
+      const bool narrow = integer && pack_i32(ja, A, a0, vM, K, am, ak, max_a) &&
+                          pack_i32(jb, B, b0, K, vN, bk, bn, max_b) && narrow_int_matmul(K, max_a, max_b);
+      if (narrow) {
+        jc.assign(size_t(vM * vN), 0);
+      } else if (integer) {
+        ja = {};
+        jb = {};
         pack(ia, ib);
         ic.assign(size_t(vM * vN), 0);
       } else {
@@ -804,7 +871,8 @@ class Evaluator {
       // Row blocks are independent; split them over threads for large products.
       // Every element's sum runs k = 0..K-1 in order, so neither blocking nor threading changes a bit.
       auto rows = [&](int64_t m0, int64_t m1) {
-        if (integer) matmul_rows_i64(ia.data(), ib.data(), ic.data(), m0, m1, K, vN);
+        if (narrow) matmul_rows_i32(ja.data(), jb.data(), jc.data(), m0, m1, K, vN);
+        else if (integer) matmul_rows_i64(ia.data(), ib.data(), ic.data(), m0, m1, K, vN);
         else matmul_rows_f32(fa.data(), fb.data(), fc.data(), m0, m1, K, vN);
       };
       const double work = double(vM) * double(vN) * double(K);
@@ -819,8 +887,9 @@ class Evaluator {
       }
       for (int64_t m = 0; m < vM; ++m)
         for (int64_t n = 0; n < vN; ++n)
-          d[size_t(o0 + m * st[bat] + n)] = integer ? int_result(ic[size_t(m * vN + n)], op.dtype)
-                                                    : from_double(double(fc[size_t(m * vN + n)]), op.dtype);
+          d[size_t(o0 + m * st[bat] + n)] = narrow    ? int_result(jc[size_t(m * vN + n)], op.dtype)
+                                            : integer ? int_result(ic[size_t(m * vN + n)], op.dtype)
+                                                      : from_double(double(fc[size_t(m * vN + n)]), op.dtype);
     });
     return r;
   }
@@ -943,7 +1012,23 @@ class Evaluator {
     Shape sta = strides_of(a.shape), st = strides_of(win);
     int64_t base = dot(off, sta);
     Data& d = mut(r);
-    for_box(valid, [&](const Shape& idx) { d[size_t(dot(idx, st))] = (*a.data)[size_t(base + dot(idx, sta))]; });
+    if (valid.empty()) {  // rank 0: the one element
+      d[0] = (*a.data)[size_t(base)];
+      return r;
+    }
+    // Row by row: the last axis is contiguous in the source and the window alike (stride 1).
+    const size_t last = valid.size() - 1;
+    const int64_t run = valid[last];
+    if (run <= 0) return r;
+    const Shape outer(valid.begin(), valid.begin() + long(last));
+    for_box(outer, [&](const Shape& idx) {
+      int64_t o = 0, src = base;
+      for (size_t k = 0; k < last; ++k) {
+        o += idx[k] * st[k];
+        src += idx[k] * sta[k];
+      }
+      std::copy_n(a.data->begin() + src, run, d.begin() + o);
+    });
     return r;
   }
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
 #include <optional>
 
 namespace ptoc {
@@ -189,18 +190,24 @@ TensorData random_tensor(DType dtype, const std::vector<int64_t>& shape, uint64_
   uint64_t state = seed ^ fnv1a(name);
   for (int64_t s : shape) state = state * 0x100000001b3ull + uint64_t(s);
   const int64_t n = t.numel();
+  // Stored directly, the bits t.set(i, v) stores: a float rounded once (v is finite, never -0), an integer
+  // exactly (set's round_to_dtype round trip is the identity on these values, and costs more than the draw).
+  uint8_t* p = t.bytes.data();
+  auto put = [&](int64_t i, auto x) { std::memcpy(p + size_t(i) * sizeof x, &x, sizeof x); };
   for (int64_t i = 0; i < n; ++i) {
     uint64_t r = splitmix64(state);
-    double v = 0;
+    const float u = float(double(r >> 11) * 0x1.0p-53 * 2.0 - 1.0);  // uniform in [-1, 1)
+    const int64_t k = int64_t(r % 17) - 8;                            // -8..8
     switch (dtype) {
-      case DType::fp32: case DType::fp16: case DType::bf16:
-        v = double(r >> 11) * 0x1.0p-53 * 2.0 - 1.0;  // uniform in [-1, 1)
-        break;
-      case DType::int32: case DType::int8: case DType::int64: v = double(int64_t(r % 17) - 8); break;  // -8..8
-      case DType::uint8: v = double(r % 17); break;                                   // 0..16
-      case DType::boolean: v = double(r & 1); break;
+      case DType::fp32: put(i, u); break;
+      case DType::fp16: put(i, float_to_half(u)); break;
+      case DType::bf16: put(i, float_to_bf16(u)); break;
+      case DType::int32: put(i, int32_t(k)); break;
+      case DType::int8: put(i, int8_t(k)); break;
+      case DType::int64: put(i, k); break;
+      case DType::uint8: put(i, uint8_t(r % 17)); break;  // 0..16
+      case DType::boolean: put(i, uint8_t(r & 1)); break;
     }
-    t.set(i, v);
   }
   return t;
 }

@@ -20,7 +20,8 @@ A spec over 1 s CPU timing-only or 2 s with numerics is listed at the end.
 
 Then GEMM 6144^3 with M scaled 1x/2x/4x/8x (tasks scale alike): ptoc CPU seconds (its own passes,
 from --time-passes, host twin excluded and warm), ptoc peak RSS, bundle bytes, and the peak RSS of
-`ptorun info` and of `ptorun --timing-only`.
+`ptorun info` and of `ptorun --timing-only` (each process's own, measured under GNU time: see child), and
+beside the last the VmHWM ptorun prints on its simulator line, the same figure read from inside.
 
 --quick: two specs, one run, GEMM 1x/2x only: the CI smoke test (checks every step runs and prints).
 Builds nothing: it runs build/cli/ptoc and build/cli/ptorun.
@@ -52,16 +53,48 @@ NUMERICS_SIZES = {'block_attn_res': {'L': 26}}
 QUICK_SPECS = ['specs/rmsnorm.yaml', 'specs/matmul.yaml']
 
 
-def child(argv, env):
-    """Runs argv with its own rusage: (returncode, stdout, stderr, wall s, cpu s, peak RSS KiB)."""
+def gnu_time():
+    """/usr/bin/time when it is GNU time (it reports its command's own wait4 maxrss with -f %M), else None."""
+    path = '/usr/bin/time'
+    try:
+        r = subprocess.run([path, '--version'], capture_output=True, text=True)
+        ok = 'GNU Time' in r.stdout + r.stderr  # 'time (GNU Time) 1.9' on stdout
+    except OSError:
+        return None
+    return path if ok else None
+
+
+GNU_TIME = gnu_time()
+
+
+def child(argv, env, rss=False):
+    """Runs argv with its own rusage: (returncode, stdout, stderr, wall s, cpu s, peak RSS KiB or None).
+
+    The peak RSS is not wait4's ru_maxrss of this child: Python starts it with vfork, and the kernel's exec
+    keeps the high-water RSS of the address space it replaces, which is this Python process's (numpy, yaml:
+    ~37 MiB), so any child smaller than Python read as Python. With rss=True the child runs under GNU time,
+    which forks it from its own ~1 MiB image and prints the command's own ru_maxrss (exact above ~1 MiB);
+    without GNU time the RSS is None."""
+    measured = rss and GNU_TIME is not None
     t0 = time.monotonic()
-    with tempfile.TemporaryFile('w+') as fo, tempfile.TemporaryFile('w+') as fe:
-        p = subprocess.Popen(argv, stdout=fo, stderr=fe, env=env)
+    with tempfile.TemporaryFile('w+') as fo, tempfile.TemporaryFile('w+') as fe, \
+            tempfile.NamedTemporaryFile('r') as fr:
+        full = [GNU_TIME, '-f', '%M', '-o', fr.name] + argv if measured else argv
+        p = subprocess.Popen(full, stdout=fo, stderr=fe, env=env)
         _, status, ru = os.wait4(p.pid, 0)
         wall = time.monotonic() - t0
         fo.seek(0)
         fe.seek(0)
-        return os.waitstatus_to_exitcode(status), fo.read(), fe.read(), wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
+        peak = None
+        if measured:
+            m = re.search(r'^(\d+)\s*$', fr.read(), re.M)  # a signalled command adds a 'Command terminated' line
+            peak = int(m.group(1)) if m else None
+        return os.waitstatus_to_exitcode(status), fo.read(), fe.read(), wall, ru.ru_utime + ru.ru_stime, peak
+
+
+def mib(kib):
+    """A peak RSS in KiB as MiB text, 'n/a' when it was not measured."""
+    return 'n/a' if kib is None else f'{kib / 1024:.1f}'
 
 
 def must(res, what):
@@ -158,9 +191,9 @@ class Bench:
         env['TILE_FWK_OUTPUT_DIR'] = os.path.join(d, 'out')
         return d, env
 
-    def compile(self, spec_path, d, env, what):
+    def compile(self, spec_path, d, env, what, rss=False):
         bundle = os.path.join(d, 'b.bundle')
-        r = must(child([self.ptoc, spec_path, '-o', bundle, '--time-passes'], env), what)
+        r = must(child([self.ptoc, spec_path, '-o', bundle, '--time-passes'], env, rss), what)
         self.last_cpu = r[4]
         m = re.search(r'^\s*host_twin_build\s+([\d.]+)', r[1] + r[2], re.M)
         total = re.search(r'^\s*total\s+[\d.]+\s+([\d.]+)', r[1] + r[2], re.M)
@@ -247,8 +280,11 @@ def main():
         print(f'over a target (CPU, timing-only / numerics): {", ".join(misses) if misses else "none"}')
         if not args.no_gemm:
             print('\nGEMM 6144^3, M scaled (warm host-twin cache: ptoc CPU is its own passes, g++ excluded)')
+            if GNU_TIME is None:
+                print('(no GNU time at /usr/bin/time: the RSS columns are n/a; wait4 of a child started by '
+                      'Python reads Python\'s own peak)')
             print(f'{"scale":<6} {"M":>6} {"tasks":>6} {"ptoc CPU s":>10} {"ptoc RSS MiB":>12} {"bundle KiB":>10} '
-                  f'{"info RSS MiB":>12} {"timing RSS MiB":>14}')
+                  f'{"info RSS MiB":>12} {"timing RSS MiB":>14} {"timing VmHWM":>12}')
             base = open(os.path.join(ROOT, 'specs', 'gemm_6144.yaml')).read()
             d, env = b.fresh()
             for f in ([1, 2] if args.quick else [1, 2, 4, 8]):
@@ -258,15 +294,17 @@ def main():
                 b.compile(path, d, env, 'ptoc gemm (warm-up)')
                 cpu, rss = [], []
                 for _ in range(runs):
-                    bundle, _, _, own_cpu, peak = b.compile(path, d, env, f'ptoc gemm {f}x')
+                    bundle, _, _, own_cpu, peak = b.compile(path, d, env, f'ptoc gemm {f}x', rss=True)
                     cpu.append(own_cpu)
                     rss.append(peak)
-                info = must(child([b.ptorun, 'info', bundle], env), 'ptorun info')
+                info = must(child([b.ptorun, 'info', bundle], env, rss=True), 'ptorun info')
                 tasks = re.search(r'root functions \(\d+, (\d+) tasks\)', info[1])
-                tim = must(child([b.ptorun, bundle, '--timing-only'], env), 'ptorun --timing-only')
+                tim = must(child([b.ptorun, bundle, '--timing-only'], env, rss=True), 'ptorun --timing-only')
+                hwm = re.search(r'simulator: .*; peak RSS ([\d.]+) MiB', tim[1] + tim[2])
                 print(f'{f}x{"":<4} {6144 * f:>6} {tasks.group(1) if tasks else "?":>6} {statistics.median(cpu):10.3f} '
-                      f'{statistics.median(rss) / 1024:12.1f} {os.path.getsize(bundle) / 1024:10.1f} '
-                      f'{info[5] / 1024:12.1f} {tim[5] / 1024:14.1f}', flush=True)
+                      f'{mib(statistics.median(rss) if None not in rss else None):>12} '
+                      f'{os.path.getsize(bundle) / 1024:10.1f} {mib(info[5]):>12} {mib(tim[5]):>14} '
+                      f'{hwm.group(1) if hwm else "?":>12}', flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0

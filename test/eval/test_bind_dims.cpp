@@ -115,6 +115,36 @@ TEST_CASE("random inputs are deterministic per seed, name and shape, and in rang
   CHECK(ones < 80);
 }
 
+TEST_CASE("random inputs hold the documented draw in every dtype, stored as TensorData::set stores it", "[bind]") {
+  // The draw bind_dims.h documents, written out here: state = seed ^ FNV-1a(name), folded with the shape;
+  // one splitmix64 per element; floats uniform in [-1, 1), signed integers -8..8, uint8 0..16, bool r & 1.
+  auto fnv1a = [](const std::string& s) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+    return h;
+  };
+  auto splitmix64 = [](uint64_t& st) {
+    uint64_t z = (st += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  const std::vector<int64_t> shape = {3, 37};
+  for (DType t : kAllDTypes) {
+    INFO(dtype_name(t));
+    TensorData want = TensorData::zeros(t, shape);
+    uint64_t st = 11 ^ fnv1a("w");
+    for (int64_t e : shape) st = st * 0x100000001b3ull + uint64_t(e);
+    for (int64_t i = 0; i < want.numel(); ++i) {
+      const uint64_t r = splitmix64(st);
+      const bool is_float = t == DType::fp32 || t == DType::fp16 || t == DType::bf16;
+      want.set(i, is_float ? double(r >> 11) * 0x1.0p-53 * 2.0 - 1.0
+                  : t == DType::uint8 ? double(r % 17) : t == DType::boolean ? double(r & 1) : double(int64_t(r % 17) - 8));
+    }
+    CHECK(random_tensor(t, shape, 11, "w").bytes == want.bytes);
+  }
+}
+
 TEST_CASE("NAME=VALUE switches are parsed; malformed ones are refused", "[bind]") {
   auto m = parse_assignments({"x=a.npy", "y=b=c.npy"}, "--input");
   CHECK(m.at("x") == "a.npy");

@@ -1,6 +1,7 @@
 // matmul: against a naive triple loop written here, for fp32/fp16/bf16 inputs
 // and fp32/fp16/bf16 outputs, trans_a / trans_b, batched and broadcast
-// batches, int8 -> int32; and the fp32 accumulation the cube performs.
+// batches, int8 -> int32 (the int32 product where every partial sum fits, int64 past that); and the fp32
+// accumulation the cube performs.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -136,6 +137,42 @@ TEST_CASE("a large matmul splits rows over threads without changing any bit", "[
     for (int64_t j = 0; j < N; j += 7) {
       float s = 0;
       for (int64_t k = 0; k < K; ++k) s += float(a[size_t(i * K + k)]) * float(bv[size_t(k * N + j)]);
+      CHECK(y[size_t(i * N + j)] == double(s));
+    }
+}
+
+TEST_CASE("an int8 matmul at the edge of int32 sums exactly", "[eval][matmul]") {
+  // 127 * -128 * 131072 = -2130706432: every partial sum fits int32, the bound the 32-bit product is taken at.
+  const int64_t K = 131072;
+  std::vector<double> a(size_t(K), 127), bv(size_t(K), -128);
+  CHECK(values_of(matmul({DType::int8, DType::int32}, {1, K}, a, {K, 1}, bv)) == std::vector<double>{-2130706432.0});
+}
+
+TEST_CASE("an integer matmul whose sums pass int32 is summed in int64, then wrapped to its dtype", "[eval][matmul]") {
+  // 3 * 100000 * 100000 = 3e10: past int32, so the int64 sum; an int32 result wraps (two's complement, as the
+  // kernels store integers), an int64 result keeps it.
+  std::vector<double> a(3, 100000), bv(3, 100000);
+  const int64_t sum = 30000000000;
+  CHECK(values_of(matmul({DType::int32, DType::int32}, {1, 3}, a, {3, 1}, bv)) ==
+        std::vector<double>{double(int32_t(uint32_t(uint64_t(sum))))});
+  CHECK(values_of(matmul({DType::int64, DType::int64}, {1, 3}, a, {3, 1}, bv)) == std::vector<double>{double(sum)});
+  // An operand outside int32 (2^40) with a small product still takes the int64 path: 2^40 * 1 + 0 * 1.
+  std::vector<double> big = {1099511627776.0, 0}, one = {1, 1};
+  CHECK(values_of(matmul({DType::int64, DType::int64}, {1, 2}, big, {2, 1}, one)) ==
+        std::vector<double>{1099511627776.0});
+}
+
+TEST_CASE("a large int8 matmul over threads matches the exact integer sum", "[eval][matmul]") {
+  // 64 x 512 x 160 = 5.2M multiply-adds: threaded, 32-bit product.
+  const int64_t M = 64, K = 512, N = 160;
+  std::vector<double> a, bv;
+  for (int64_t i = 0; i < M * K; ++i) a.push_back(double((i * 37) % 255 - 127));
+  for (int64_t i = 0; i < K * N; ++i) bv.push_back(double((i * 91) % 256 - 128));
+  auto y = values_of(matmul({DType::int8, DType::int32}, {M, K}, a, {K, N}, bv));
+  for (int64_t i = 0; i < M; i += 7)
+    for (int64_t j = 0; j < N; j += 11) {
+      int64_t s = 0;
+      for (int64_t k = 0; k < K; ++k) s += int64_t(a[size_t(i * K + k)]) * int64_t(bv[size_t(k * N + j)]);
       CHECK(y[size_t(i * N + j)] == double(s));
     }
 }
