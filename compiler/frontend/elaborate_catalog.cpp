@@ -715,6 +715,9 @@ EV Elaborator::call_topk(const Call& c) {
                              std::to_string(tile) + ") times 4 is not below 22KB, PyPTO's documented MERGE_SORT bound",
                "below " + std::to_string(kMergeSortTileBytes / 4) + " the NPU's merge sort fits its buffers (ptoc sorts either way)",
                c.fl);
+  // Bounded before any op is made: every selection step is written out.
+  if (!check_select_steps(*this, c, "topk(" + text_of(*c.args[0]) + ", " + std::to_string(*k) + ")", axis, *n, *k, tile))
+    return EV::poison();
   auto select = [&](int v) {
     return tile < *n ? select_k_tiled(*this, c, v, *k, *largest, tile) : select_k(c, v, last, *k, *largest);
   };
@@ -770,6 +773,7 @@ EV Elaborator::call_argsort(const Call& c) {
         "set that vec_tile entry to " + std::to_string(*n));
     return EV::poison();
   }
+  if (!check_select_steps(*this, c, "argsort(" + text_of(*c.args[0]) + ")", axis, *n, *n, *n)) return EV::poison();
   auto r = select_k(c, a.value, axis, *n, *desc);
   if (!r) return EV::poison();
   return EV::tensor(r->second);

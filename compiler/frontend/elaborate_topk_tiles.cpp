@@ -12,8 +12,55 @@
 #include "compiler/frontend/elaborate_topk_tiles.h"
 
 #include "compiler/frontend/elaborate_call.h"
+#include "runtime/core/resource_limits.h"
 
 namespace ptoc::fe {
+
+int64_t select_steps(int64_t n, int64_t k, int64_t tile) {
+  if (tile >= n || tile <= 0) return k;
+  const int64_t whole = n / tile, tail = n % tile;
+  int64_t steps;
+  if (__builtin_mul_overflow(whole, std::min(k, tile), &steps) ||
+      __builtin_add_overflow(steps, std::min(k, tail) + k, &steps))
+    return INT64_MAX;
+  return steps;
+}
+
+bool check_select_steps(Elaborator& el, const Elaborator::Call& c, const std::string& what, int axis, int64_t n,
+                        int64_t k, int64_t tile) {
+  const int64_t cap = limits::get(limits::Id::select_steps);
+  const int64_t steps = select_steps(n, k, tile);
+  if (steps <= cap) return true;
+  const std::string ax = std::to_string(axis);
+  const std::string count = steps == INT64_MAX ? "more than 9.2e18" : std::to_string(steps);
+  std::string msg, fix;
+  if (tile >= n) {
+    msg = what + " selects " + std::to_string(k) + " of " + std::to_string(n) + " elements along axis " + ax +
+          ": " + count + " selection steps";
+  } else {
+    const int64_t tiles = n / tile + (n % tile != 0);
+    msg = what + " splits its sorted axis " + ax + " (" + std::to_string(n) + ") into " + std::to_string(tiles) +
+          " tiles of the vec_tile's " + std::to_string(tile) + ": " + std::to_string(k) +
+          " candidates per tile and a merge of " + std::to_string(k) + " are " + count + " selection steps";
+    // The smallest entry that fits: at most cap / k - 1 tiles (each k steps) besides the merge.
+    const int64_t most_tiles = k > 0 ? cap / k - 1 : 0;
+    if (most_tiles >= 1) {
+      const int64_t entry = std::max(k, n / most_tiles + (n % most_tiles != 0));
+      fix = "set the vec_tile's entry " + ax + " to at least " + std::to_string(std::min(entry, n)) + " (fewer tiles)";
+    } else {
+      fix = "set the vec_tile's entry " + ax + " to the whole axis (" + std::to_string(n) + ")";
+    }
+  }
+  // The largest k that fits this tile (argsort's k is its whole axis: none).
+  int64_t smaller = k < n || tile < n ? k - 1 : 0;
+  while (smaller >= 1 && select_steps(n, smaller, tile) > cap) --smaller;
+  if (smaller >= 1) fix += std::string(fix.empty() ? "" : ", or ") + "use k <= " + std::to_string(smaller);
+  el.err(c.fo, c.fl,
+         msg + ", more than the select_steps limit of " + std::to_string(cap) +
+             " (each step is written out as about ten tile ops)",
+         fix + (fix.empty() ? "" : "; or ") + limits::raise_hint(limits::Id::select_steps));
+  return false;
+}
 
 namespace {
 

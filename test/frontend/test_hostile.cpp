@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include "compiler/frontend/elaborate_topk_tiles.h"
 #include "runtime/core/resource_limits.h"
 
 using fe_test::find_pos;
@@ -252,4 +253,87 @@ TEST_CASE("the sanitizer case: check_map over every spec key (softmax) stays cle
   auto r2 = run(spec(kTile + "  - \"y[0:16, :] = x[0:16, :] * 2\"\n", "optoins: {}\nname: u\n"));
   REQUIRE(has_error(r2, "unknown key 'optoins' in the spec"));
   REQUIRE(has_error(r2, "duplicate key 'name' in the spec"));
+}
+
+namespace {
+
+// `v, i = topk(x, K)` over x [R, N] under vec_tile [R, T] (or an argsort when `argsort`).
+std::string topk_spec(int64_t R, int64_t N, int64_t T, int64_t K) {
+  return "ptoc: 1\nname: t\ninputs: {x: {dtype: fp32, shape: [" + std::to_string(R) + ", " + std::to_string(N) +
+         "]}}\noutputs: {yv: {dtype: fp32, shape: [" + std::to_string(R) + ", " + std::to_string(K) +
+         "]}, yi: {dtype: int32, shape: [" + std::to_string(R) + ", " + std::to_string(K) + "]}}\nbody:\n" +
+         "  - {vec_tile: [" + std::to_string(R) + ", " + std::to_string(T) + "]}\n  - \"v, i = topk(x, " +
+         std::to_string(K) + ")\"\n  - \"yv[:, :] = v\"\n  - \"yi[:, :] = i\"\n";
+}
+
+const ptoc::Diagnostic* first_error(const fe_test::Result& r) {
+  for (const auto& d : r.diags)
+    if (d.severity == ptoc::Diagnostic::Severity::Error) return &d;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("topk over 65536 columns in tiles of 256 stops at select_steps, at the call, before any op is made") {
+  // Issue 12: 661503 tile ops, 545 MB for `ptoc check`, 1.5 GB compiling before a capacity error.
+  std::string y = topk_spec(1, 65536, 256, 256);
+  auto r = run(y);
+  REQUIRE(!r.prog);
+  const auto* e = first_error(r);
+  REQUIRE(e);
+  REQUIRE(e->message ==
+          "topk(x, 256) splits its sorted axis 1 (65536) into 256 tiles of the vec_tile's 256: 256 candidates per "
+          "tile and a merge of 256 are 65792 selection steps, more than the select_steps limit of 8192 (each step "
+          "is written out as about ten tile ops)");
+  REQUIRE(same(e->loc, find_pos(y, "topk(x, 256)")));
+  // 8192 / 256 - 1 = 31 tiles: an entry of ceil(65536 / 31) = 2115; at 256, k <= 8192 / 257 = 31.
+  REQUIRE(e->hint.find("set the vec_tile's entry 1 to at least 2115 (fewer tiles), or use k <= 31") == 0);
+  REQUIRE(e->hint.find("--limit select_steps=N") != std::string::npos);
+  // 2^26 columns would be 67 million steps (about 670 million ops): refused as quickly, nothing is made.
+  auto huge = run(topk_spec(1, int64_t(1) << 26, 256, 256));
+  REQUIRE(!huge.prog);
+  REQUIRE(has_error(huge, "are 67109120 selection steps, more than the select_steps limit of 8192"));
+}
+
+TEST_CASE("the fixes select_steps names fit the limit, and the step count bounds the ops") {
+  REQUIRE(ptoc::limits::set("select_steps=1000").empty());
+  // 32 tiles of 256 x 32 candidates + 32 = 1056 steps.
+  auto r = run(topk_spec(4, 8192, 256, 32));
+  REQUIRE(!r.prog);
+  const auto* e = first_error(r);
+  REQUIRE(e);
+  REQUIRE(e->message.find("are 1056 selection steps, more than the select_steps limit of 1000") != std::string::npos);
+  REQUIRE(e->hint.find("set the vec_tile's entry 1 to at least 274 (fewer tiles), or use k <= 30") == 0);
+  // Both fixes compile: 30 tiles of 274 (29 x 32 + 32 + 32 = 992 steps), or k = 30 at 256 (32 x 30 + 30 = 990).
+  auto wider = fe_test::ok(topk_spec(4, 8192, 274, 32));
+  auto fewer = fe_test::ok(topk_spec(4, 8192, 256, 30));
+  ptoc::limits::reset();
+  // "About ten tile ops a step" (the limit's doc): the op count over the steps, without the four ops around.
+  for (const auto* p : {&wider, &fewer}) {
+    const double per_step = double(p->ops.size()) / (p == &wider ? 992.0 : 990.0);
+    INFO(p->ops.size());
+    REQUIRE(per_step > 8.0);
+    REQUIRE(per_step < 12.0);
+  }
+  CHECK(ptoc::fe::select_steps(8192, 32, 8192) == 32);       // whole axis: one selection
+  CHECK(ptoc::fe::select_steps(200, 16, 64) == 3 * 16 + 8 + 16);  // a tail of 8, shorter than k
+  CHECK(ptoc::fe::select_steps(INT64_MAX, 256, 1) == INT64_MAX);  // saturates
+}
+
+TEST_CASE("argsort counts its whole axis against select_steps") {
+  REQUIRE(ptoc::limits::set("select_steps=100").empty());
+  std::string y = "ptoc: 1\nname: t\ninputs: {x: {dtype: fp32, shape: [4, 128]}}\n"
+                  "outputs: {y: {dtype: int32, shape: [4, 128]}}\nbody:\n  - {vec_tile: [4, 128]}\n"
+                  "  - \"y[:, :] = argsort(x)\"\n";
+  auto r = run(y);
+  ptoc::limits::reset();
+  REQUIRE(!r.prog);
+  const auto* e = first_error(r);
+  REQUIRE(e);
+  REQUIRE(e->message == "argsort(x) selects 128 of 128 elements along axis 1: 128 selection steps, more than the "
+                        "select_steps limit of 100 (each step is written out as about ten tile ops)");
+  REQUIRE(same(e->loc, find_pos(y, "argsort(x)")));
+  REQUIRE(e->hint == ptoc::limits::raise_hint(ptoc::limits::Id::select_steps));
+  // At the default the same argsort compiles.
+  fe_test::ok(y);
 }

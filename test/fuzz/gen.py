@@ -1040,6 +1040,7 @@ APPENDED_HOOKS = [
     "random6",   # uniform / normal
     "indexer7",  # topk over a split sorted axis
     "symbolic7",  # SymbolicScalar mixing extents and run-time values; x.shape / x.dtype arguments
+    "nonfinite8",  # inf / NaN in elementwise inputs (the program's own, or a maximum / minimum statement)
 ]
 
 
