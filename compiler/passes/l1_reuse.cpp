@@ -298,7 +298,7 @@ void l1_reuse(Builder& b) {
     if (!copies) copies = l1_copies(r, s);
     // A copied block's keys are member 0's moved: its ops are not read.
     const int k = b.family_sg_member[size_t(m)];
-    if (blocks && k > 0 && k < int(blocks->copied.size()) && blocks->copied[size_t(k)]) {
+    auto member0 = [&]() -> const std::vector<Feature>& {
       if (member0_features.size() < b.family_rep_ops.size()) member0_features.resize(b.family_rep_ops.size());
       auto& f0 = member0_features[size_t(j)];
       if (!f0) {
@@ -306,7 +306,13 @@ void l1_reuse(Builder& b) {
         s0.ops = b.family_rep_ops[size_t(j)];
         f0 = l1_features(r, s0, *copies, shapes, rendered);
       }
-      if (auto moved = moved_features(r, *blocks, k, *f0, s, *copies)) {
+      return *f0;
+    };
+    // Member 0's own subgraph j, unmerged: its keys are the ones its copies will be moved from.
+    if (blocks && k == 0 && s.ops == b.family_rep_ops[size_t(j)]) return member0();
+    if (blocks && k > 0 && k < int(blocks->copied.size()) && blocks->copied[size_t(k)]) {
+      const std::vector<Feature>& f0 = member0();
+      if (auto moved = moved_features(r, *blocks, k, f0, s, *copies)) {
         moved_keys += int64_t(moved->size());
         return std::move(*moved);
       }

@@ -486,6 +486,26 @@ TEST_CASE("families: L1Reuse merges and refusals are the explicit path's", "[fam
   CHECK(r.roots[0].subgraphs.size() == 2);
 }
 
+TEST_CASE("families: L1Reuse builds each L1 copy's key once per class, moves the copies' keys", "[family]") {
+  // 4 x 4 blocks of 2 + 2 L1 copies, nothing merged (automatic N is 1): member 0's 4 keys are
+  // built from their text, the 15 copied blocks' 60 keys are member 0's moved; the explicit path
+  // builds all 64.
+  Run fam = tile_with(gemm(512, 512, 1024), true), exp = tile_with(gemm(512, 512, 1024), false);
+  REQUIRE(fam.stats.family_roots == 1);
+  CHECK(fam.stats.l1_keys_rendered == 4);
+  CHECK(fam.stats.l1_keys_moved == 60);
+  CHECK(exp.stats.l1_keys_rendered == 64);
+  CHECK(exp.stats.l1_keys_moved == 0);
+  // 2 x 2 blocks of 1 + 1 L1 copies, two merges: an anchor's keys after a merge are its own and
+  // the member's kept ones, not built again (it was 8 + 2 x 3 on the explicit path).
+  Run fam2 = tile_with(gemm(256, 256, 512, 2), true), exp2 = tile_with(gemm(256, 256, 512, 2), false);
+  REQUIRE(fam2.stats.l1_reuse_merges == 2);
+  CHECK(fam2.stats.l1_keys_rendered == 2);
+  CHECK(fam2.stats.l1_keys_moved == 6);
+  CHECK(exp2.stats.l1_keys_rendered == 8);
+  CHECK(describe(fam2) == describe(exp2));
+}
+
 TEST_CASE("families: L1Reuse over tail members: keys of member 0's copy positions, the explicit path's merges", "[family]") {
   // Tails in m, k and n: members' L1 copies sit where member 0's do but their keys (extents) differ.
   Run fam = tile_with(gemm(500, 600, 700, 2), true);
