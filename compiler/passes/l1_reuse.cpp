@@ -280,6 +280,7 @@ void l1_reuse(Builder& b) {
   };
   auto closed = [&](int a) { return r.subgraphs[a].ops.empty() || count[a] >= limit[a]; };
   int64_t merged = 0, removed = 0;
+  int64_t skipped_classes = 0;            // classes where no member may absorb another (N <= 1)
   int64_t rendered = 0, moved_keys = 0;  // feature keys built from their op's text, moved from member 0's
   // A tile family's unmerged copy of member 0's subgraph j has its L1 copies at the positions of
   // member 0's, on the tiles moved one to one, so with the same sides: the walk over its ops (all
@@ -322,11 +323,35 @@ void l1_reuse(Builder& b) {
   for (auto& [order, members] : classes) {
     int64_t before_merged = merged;
     int64_t N_shown = 1;
-    for (int m : members) {
-      Subgraph& s = r.subgraphs[m];
-      MergeCount mc = merge_count(b.prog.options.cube_l1_reuse_setting, true, b.magic, order, s.label);
-      int64_t N = mc.automatic ? std::max<int64_t>(1, int64_t(members.size()) / (2 * std::max(1, b.plat.aic)))
-                               : mc.count;
+    // The setting per member (its label may pick another key), decided once per label.
+    std::vector<std::pair<MergeCount, int64_t>> setting_of(members.size());
+    const std::string* last_label = nullptr;
+    bool any_merge = false;
+    for (size_t i = 0; i < members.size(); ++i) {
+      const std::string& label = r.subgraphs[size_t(members[i])].label;
+      if (last_label && *last_label == label) {
+        setting_of[i] = setting_of[i - 1];
+      } else {
+        MergeCount mc = merge_count(b.prog.options.cube_l1_reuse_setting, true, b.magic, order, label);
+        const int64_t N = mc.automatic
+                              ? std::max<int64_t>(1, int64_t(members.size()) / (2 * std::max(1, b.plat.aic)))
+                              : mc.count;
+        setting_of[i] = {std::move(mc), N};
+      }
+      last_label = &label;
+      any_merge |= setting_of[i].second > 1;
+    }
+    // No member may absorb another: each would become an anchor that is full at once (count 1 of
+    // N <= 1), and a full anchor is never tried, so the class changes nothing, later classes
+    // included; its L1 copies need no keys.
+    if (!any_merge) {
+      ++skipped_classes;
+      continue;
+    }
+    for (size_t mi = 0; mi < members.size(); ++mi) {
+      const int m = members[mi];
+      const MergeCount& mc = setting_of[mi].first;
+      const int64_t N = setting_of[mi].second;
       N_shown = std::max(N_shown, N);
       auto feats = features_of(m);
       bool done = false;
@@ -409,6 +434,7 @@ void l1_reuse(Builder& b) {
   b.stats.l1_loads_removed += removed;
   b.stats.l1_keys_rendered += rendered;
   b.stats.l1_keys_moved += moved_keys;
+  b.stats.l1_classes_skipped += skipped_classes;
 }
 
 }  // namespace ptoc::tiling
