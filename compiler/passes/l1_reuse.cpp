@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -47,11 +48,55 @@ struct FeatureKey {
     hash = size_t(h);
   }
 };
-struct FeatureKeyHash {
-  size_t operator()(const FeatureKey& k) const { return k.hash; }
-};
 // Key texts -> their ids, for one l1_reuse run.
 using ShapeIds = std::unordered_map<std::string, int>;
+
+// Feature key -> a list of anchor subgraphs, open addressing over a power-of-two table: one probe
+// per look-up and no division (std::unordered_map's prime-modulo buckets cost two divisions per
+// look-up, most of this pass at 8x GEMM 6144, where every member looks up and registers its 48
+// keys). An absent key and a key with an empty list mean the same. Lists never move (a deque), so
+// a reference to one stays valid while other keys are added.
+class AnchorTable {
+ public:
+  // The list of `k`, -1 when the key was never added.
+  int find(const FeatureKey& k) const {
+    if (slots_.empty()) return -1;
+    for (size_t i = k.hash & (slots_.size() - 1);; i = (i + 1) & (slots_.size() - 1)) {
+      const int s = slots_[i];
+      if (s < 0) return -1;
+      if (keys_[size_t(s)] == k) return s;
+    }
+  }
+  // The list of `k`, added empty when new.
+  int add(const FeatureKey& k) {
+    if (2 * (keys_.size() + 1) > slots_.size()) grow();
+    size_t i = k.hash & (slots_.size() - 1);
+    for (;; i = (i + 1) & (slots_.size() - 1)) {
+      const int s = slots_[i];
+      if (s < 0) break;
+      if (keys_[size_t(s)] == k) return s;
+    }
+    slots_[i] = int(keys_.size());
+    keys_.push_back(k);
+    lists_.emplace_back();
+    return slots_[i];
+  }
+  std::vector<int>& list(int id) { return lists_[size_t(id)]; }
+
+ private:
+  void grow() {
+    std::vector<int> bigger(std::max<size_t>(64, 2 * slots_.size()), -1);
+    for (size_t s = 0; s < keys_.size(); ++s) {
+      size_t i = keys_[s].hash & (bigger.size() - 1);
+      while (bigger[i] >= 0) i = (i + 1) & (bigger.size() - 1);
+      bigger[i] = int(s);
+    }
+    slots_ = std::move(bigger);
+  }
+  std::vector<int> slots_;  // -1: empty, else an index into keys_ / lists_
+  std::vector<FeatureKey> keys_;
+  std::deque<std::vector<int>> lists_;
+};
 
 struct Feature {
   FeatureKey key;
@@ -91,8 +136,11 @@ std::vector<std::pair<size_t, char>> l1_copies(const TileRoot& r, const Subgraph
 }
 
 // The feature keys of the given L1 copies of sg.
+// `rendered` counts the keys built (each from the text of its op).
 std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg,
-                                 const std::vector<std::pair<size_t, char>>& copies, ShapeIds& shapes) {
+                                 const std::vector<std::pair<size_t, char>>& copies, ShapeIds& shapes,
+                                 int64_t& rendered) {
+  rendered += int64_t(copies.size());
   std::vector<Feature> out;
   out.reserve(copies.size());
   std::string k;
@@ -141,8 +189,24 @@ std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg,
   return out;
 }
 
-std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg, ShapeIds& shapes) {
-  return l1_features(r, sg, l1_copies(r, sg), shapes);
+std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg, ShapeIds& shapes, int64_t& rendered) {
+  return l1_features(r, sg, l1_copies(r, sg), shapes, rendered);
+}
+
+// An anchor's features after it absorbed a member: its own (`feats`, in the order of its ops) then
+// the member's copies it kept (`kept`, in the member's order), which is the order of its copies in
+// the merged ops when that is a subsequence of them: then `feats` becomes that list and true (the
+// L1 copies are not rebuilt; their keys depend on the copy op alone). False, `feats` unchanged:
+// the merge moved a copy before another, l1_features decides.
+bool merged_features(const Subgraph& anchor, std::vector<Feature>& feats, const std::vector<Feature>& kept) {
+  const size_t n = feats.size() + kept.size();
+  auto op_at = [&](size_t i) { return i < feats.size() ? feats[i].op : kept[i - feats.size()].op; };
+  size_t next = 0;
+  for (int o : anchor.ops)
+    if (next < n && o == op_at(next)) ++next;
+  if (next != n) return false;
+  feats.insert(feats.end(), kept.begin(), kept.end());
+  return true;
 }
 
 // The root's members are its first matmul's output blocks (block_replica.h): member k is block k.
@@ -197,7 +261,7 @@ void l1_reuse(Builder& b) {
   // Feature key -> the anchor subgraphs holding it that are still open, in the order they became
   // anchors. A closed anchor (full, or refused a merge) never opens again and leaves the lists as
   // they are walked: with every anchor tried for every later member, the walk was quadratic.
-  std::unordered_map<FeatureKey, std::vector<int>, FeatureKeyHash> anchors;  // looked up only, never walked
+  AnchorTable anchors;  // looked up only, never walked
   ShapeIds shapes;
   const size_t nsg = r.subgraphs.size();
   std::vector<int64_t> limit(nsg, 0), count(nsg, 0);       // anchor -> its N, merged members
@@ -216,6 +280,8 @@ void l1_reuse(Builder& b) {
   };
   auto closed = [&](int a) { return r.subgraphs[a].ops.empty() || count[a] >= limit[a]; };
   int64_t merged = 0, removed = 0;
+  int64_t skipped_classes = 0;            // classes where no member may absorb another (N <= 1)
+  int64_t rendered = 0, moved_keys = 0;  // feature keys built from their op's text, moved from member 0's
   // A tile family's unmerged copy of member 0's subgraph j has its L1 copies at the positions of
   // member 0's, on the tiles moved one to one, so with the same sides: the walk over its ops (all
   // of a GEMM's 388 k tile ops) is done once per j, and only the copies' keys are built per member.
@@ -224,44 +290,77 @@ void l1_reuse(Builder& b) {
   std::vector<std::optional<std::vector<Feature>>> member0_features;  // per j, when blocks
   auto features_of = [&](int m) {
     const Subgraph& s = r.subgraphs[size_t(m)];
-    if (!b.family || s.chains != 1 || size_t(m) >= b.family_sg_local.size()) return l1_features(r, s, shapes);
+    if (!b.family || s.chains != 1 || size_t(m) >= b.family_sg_local.size()) return l1_features(r, s, shapes, rendered);
     const int j = b.family_sg_local[size_t(m)];
     if (j < 0 || size_t(j) >= b.family_rep_ops.size() || b.family_rep_ops[size_t(j)].size() != s.ops.size())
-      return l1_features(r, s, shapes);
+      return l1_features(r, s, shapes, rendered);
     if (family_copies.size() < b.family_rep_ops.size()) family_copies.resize(b.family_rep_ops.size());
     auto& copies = family_copies[size_t(j)];
     if (!copies) copies = l1_copies(r, s);
     // A copied block's keys are member 0's moved: its ops are not read.
     const int k = b.family_sg_member[size_t(m)];
-    if (blocks && k > 0 && k < int(blocks->copied.size()) && blocks->copied[size_t(k)]) {
+    auto member0 = [&]() -> const std::vector<Feature>& {
       if (member0_features.size() < b.family_rep_ops.size()) member0_features.resize(b.family_rep_ops.size());
       auto& f0 = member0_features[size_t(j)];
       if (!f0) {
         Subgraph s0;  // member 0's copy of j as partitioned (member 0's ops are ids 0..P-1)
         s0.ops = b.family_rep_ops[size_t(j)];
-        f0 = l1_features(r, s0, *copies, shapes);
+        f0 = l1_features(r, s0, *copies, shapes, rendered);
       }
-      if (auto moved = moved_features(r, *blocks, k, *f0, s, *copies)) return std::move(*moved);
+      return *f0;
+    };
+    // Member 0's own subgraph j, unmerged: its keys are the ones its copies will be moved from.
+    if (blocks && k == 0 && s.ops == b.family_rep_ops[size_t(j)]) return member0();
+    if (blocks && k > 0 && k < int(blocks->copied.size()) && blocks->copied[size_t(k)]) {
+      const std::vector<Feature>& f0 = member0();
+      if (auto moved = moved_features(r, *blocks, k, f0, s, *copies)) {
+        moved_keys += int64_t(moved->size());
+        return std::move(*moved);
+      }
     }
-    return l1_features(r, s, *copies, shapes);
+    return l1_features(r, s, *copies, shapes, rendered);
   };
   for (auto& [order, members] : classes) {
     int64_t before_merged = merged;
     int64_t N_shown = 1;
-    for (int m : members) {
-      Subgraph& s = r.subgraphs[m];
-      MergeCount mc = merge_count(b.prog.options.cube_l1_reuse_setting, true, b.magic, order, s.label);
-      int64_t N = mc.automatic ? std::max<int64_t>(1, int64_t(members.size()) / (2 * std::max(1, b.plat.aic)))
-                               : mc.count;
+    // The setting per member (its label may pick another key), decided once per label.
+    std::vector<std::pair<MergeCount, int64_t>> setting_of(members.size());
+    const std::string* last_label = nullptr;
+    bool any_merge = false;
+    for (size_t i = 0; i < members.size(); ++i) {
+      const std::string& label = r.subgraphs[size_t(members[i])].label;
+      if (last_label && *last_label == label) {
+        setting_of[i] = setting_of[i - 1];
+      } else {
+        MergeCount mc = merge_count(b.prog.options.cube_l1_reuse_setting, true, b.magic, order, label);
+        const int64_t N = mc.automatic
+                              ? std::max<int64_t>(1, int64_t(members.size()) / (2 * std::max(1, b.plat.aic)))
+                              : mc.count;
+        setting_of[i] = {std::move(mc), N};
+      }
+      last_label = &label;
+      any_merge |= setting_of[i].second > 1;
+    }
+    // No member may absorb another: each would become an anchor that is full at once (count 1 of
+    // N <= 1), and a full anchor is never tried, so the class changes nothing, later classes
+    // included; its L1 copies need no keys.
+    if (!any_merge) {
+      ++skipped_classes;
+      continue;
+    }
+    for (size_t mi = 0; mi < members.size(); ++mi) {
+      const int m = members[mi];
+      const MergeCount& mc = setting_of[mi].first;
+      const int64_t N = setting_of[mi].second;
       N_shown = std::max(N_shown, N);
       auto feats = features_of(m);
       bool done = false;
       if (N > 1) {
         for (auto& f : feats) {
           if ((mc.side == "left" && f.side != 'L') || (mc.side == "right" && f.side != 'R')) continue;
-          auto it = anchors.find(f.key);
-          if (it == anchors.end()) continue;
-          std::vector<int>& open = it->second;  // a node: stays put when the merge below adds keys
+          const int id = anchors.find(f.key);
+          if (id < 0) continue;
+          std::vector<int>& open = anchors.list(id);  // stays put when the merge below adds keys
           size_t kept = 0, i = 0;
           for (; i < open.size(); ++i) {
             const int a = open[i];
@@ -286,10 +385,17 @@ void l1_reuse(Builder& b) {
               ++count[a];
               ++merged;
               removed += int64_t(drop.size());
-              feats_of[a] = l1_features(r, r.subgraphs[a], shapes);
+              // The anchor is open, so it is still in the list of each of its keys (only a closed
+              // anchor leaves a list, and it never opens again): only the member's copies that were
+              // not dropped bring keys, and none of them is the anchor's (an equal key is dropped).
+              std::vector<Feature> kept;
+              for (const Feature& sf : feats)
+                if (std::find(drop.begin(), drop.end(), sf.op) == drop.end()) kept.push_back(sf);
+              if (!merged_features(r.subgraphs[a], feats_of[a], kept))
+                feats_of[a] = l1_features(r, r.subgraphs[a], shapes, rendered);
               by_hash_of[size_t(a)].clear();
-              for (auto& nf : feats_of[a]) {
-                auto& list = anchors[nf.key];
+              for (const Feature& nf : kept) {
+                auto& list = anchors.list(anchors.add(nf.key));
                 if (std::find(list.begin(), list.end(), a) == list.end()) list.push_back(a);
               }
               done = true;
@@ -308,7 +414,7 @@ void l1_reuse(Builder& b) {
         }
       }
       if (!done) {
-        for (auto& f : feats) anchors[f.key].push_back(m);
+        for (auto& f : feats) anchors.list(anchors.add(f.key)).push_back(m);
         feats_of[m] = std::move(feats);
         limit[m] = N;
         count[m] = 1;
@@ -326,6 +432,9 @@ void l1_reuse(Builder& b) {
   r.merges_applied.push_back("l1_reuse: " + std::to_string(removed) + " duplicate L1 loads removed");
   b.stats.l1_reuse_merges += merged;
   b.stats.l1_loads_removed += removed;
+  b.stats.l1_keys_rendered += rendered;
+  b.stats.l1_keys_moved += moved_keys;
+  b.stats.l1_classes_skipped += skipped_classes;
 }
 
 }  // namespace ptoc::tiling

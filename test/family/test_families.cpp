@@ -486,6 +486,33 @@ TEST_CASE("families: L1Reuse merges and refusals are the explicit path's", "[fam
   CHECK(r.roots[0].subgraphs.size() == 2);
 }
 
+TEST_CASE("families: L1Reuse decides a class with no possible merge at once, builds each L1 copy's key once per class", "[family]") {
+  // 4 x 4 blocks, automatic N is 16 / (2 x 24 AIC) -> 1: no member may absorb another, so the
+  // class is decided as a whole and no key is built on either path.
+  Run fam = tile_with(gemm(512, 512, 1024), true), exp = tile_with(gemm(512, 512, 1024), false);
+  REQUIRE(fam.stats.family_roots == 1);
+  CHECK(fam.stats.l1_classes_skipped == 1);
+  CHECK(exp.stats.l1_classes_skipped == 1);
+  CHECK(fam.stats.l1_keys_rendered + fam.stats.l1_keys_moved + exp.stats.l1_keys_rendered == 0);
+  // 2 x 2 blocks of 16 + 16 L1 copies, N = 2, every merge refused: member 0's 32 keys are built
+  // from their text, the 3 copied blocks' 96 keys are member 0's moved; the explicit path builds 128.
+  Run fam1 = tile_with(gemm(256, 4096, 512, 2), true), exp1 = tile_with(gemm(256, 4096, 512, 2), false);
+  REQUIRE(fam1.stats.l1_reuse_merges == 0);
+  CHECK(fam1.stats.l1_classes_skipped == 0);
+  CHECK(fam1.stats.l1_keys_rendered == 32);
+  CHECK(fam1.stats.l1_keys_moved == 96);
+  CHECK(exp1.stats.l1_keys_rendered == 128);
+  CHECK(exp1.stats.l1_keys_moved == 0);
+  // 2 x 2 blocks of 1 + 1 L1 copies, two merges: an anchor's keys after a merge are its own and
+  // the member's kept ones, not built again (it was 8 + 2 x 3 on the explicit path).
+  Run fam2 = tile_with(gemm(256, 256, 512, 2), true), exp2 = tile_with(gemm(256, 256, 512, 2), false);
+  REQUIRE(fam2.stats.l1_reuse_merges == 2);
+  CHECK(fam2.stats.l1_keys_rendered == 2);
+  CHECK(fam2.stats.l1_keys_moved == 6);
+  CHECK(exp2.stats.l1_keys_rendered == 8);
+  CHECK(describe(fam2) == describe(exp2));
+}
+
 TEST_CASE("families: L1Reuse over tail members: keys of member 0's copy positions, the explicit path's merges", "[family]") {
   // Tails in m, k and n: members' L1 copies sit where member 0's do but their keys (extents) differ.
   Run fam = tile_with(gemm(500, 600, 700, 2), true);
