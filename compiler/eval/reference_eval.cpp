@@ -1012,22 +1012,9 @@ class Evaluator {
     Shape sta = strides_of(a.shape), st = strides_of(win);
     int64_t base = dot(off, sta);
     Data& d = mut(r);
-    if (valid.empty()) {  // rank 0: the one element
-      d[0] = (*a.data)[size_t(base)];
-      return r;
-    }
     // Row by row: the last axis is contiguous in the source and the window alike (stride 1).
-    const size_t last = valid.size() - 1;
-    const int64_t run = valid[last];
-    if (run <= 0) return r;
-    const Shape outer(valid.begin(), valid.begin() + long(last));
-    for_box(outer, [&](const Shape& idx) {
-      int64_t o = 0, src = base;
-      for (size_t k = 0; k < last; ++k) {
-        o += idx[k] * st[k];
-        src += idx[k] * sta[k];
-      }
-      std::copy_n(a.data->begin() + src, run, d.begin() + o);
+    for_rows(valid, [&](const Shape& idx, int64_t run) {
+      std::copy_n(a.data->begin() + base + dot(idx, sta), run, d.begin() + dot(idx, st));
     });
     return r;
   }

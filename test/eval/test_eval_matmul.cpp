@@ -4,6 +4,7 @@
 // accumulation the cube performs.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cmath>
 
 #include "program_builder.h"
@@ -127,18 +128,27 @@ TEST_CASE("int8 matmul accumulates exactly into int32", "[eval][matmul]") {
   CHECK(y == std::vector<double>(4, 127.0 * -128 * K));
 }
 
+// Checks every (si, sj)-th element of y = a @ b (row-major M x K and K x N) against a sum in Acc taken
+// in k order, single-threaded: the reference the threaded evaluator must match bit for bit.
+template <class Acc>
+void check_sampled_sums(const std::vector<double>& y, const std::vector<double>& a, const std::vector<double>& b,
+                        std::array<int64_t, 3> mkn, int64_t si, int64_t sj) {
+  const auto [M, K, N] = mkn;
+  for (int64_t i = 0; i < M; i += si)
+    for (int64_t j = 0; j < N; j += sj) {
+      Acc s = 0;
+      for (int64_t k = 0; k < K; ++k) s += Acc(a[size_t(i * K + k)]) * Acc(b[size_t(k * N + j)]);
+      CHECK(y[size_t(i * N + j)] == double(s));
+    }
+}
+
 TEST_CASE("a large matmul splits rows over threads without changing any bit", "[eval][matmul]") {
   // 96 x 512 x 160 = 7.9M multiply-adds: above the threading threshold.
   const int64_t M = 96, K = 512, N = 160;
   auto a = fill(M * K, 1.0, 7), bv = fill(K * N, 1.0, 8);
   auto y = values_of(matmul({DType::fp32, DType::fp32}, {M, K}, a, {K, N}, bv));
   // Each element again, summed in the same fp32 order, single-threaded here.
-  for (int64_t i = 0; i < M; i += 19)
-    for (int64_t j = 0; j < N; j += 7) {
-      float s = 0;
-      for (int64_t k = 0; k < K; ++k) s += float(a[size_t(i * K + k)]) * float(bv[size_t(k * N + j)]);
-      CHECK(y[size_t(i * N + j)] == double(s));
-    }
+  check_sampled_sums<float>(y, a, bv, {M, K, N}, 19, 7);
 }
 
 TEST_CASE("an int8 matmul at the edge of int32 sums exactly", "[eval][matmul]") {
@@ -169,10 +179,5 @@ TEST_CASE("a large int8 matmul over threads matches the exact integer sum", "[ev
   for (int64_t i = 0; i < M * K; ++i) a.push_back(double((i * 37) % 255 - 127));
   for (int64_t i = 0; i < K * N; ++i) bv.push_back(double((i * 91) % 256 - 128));
   auto y = values_of(matmul({DType::int8, DType::int32}, {M, K}, a, {K, N}, bv));
-  for (int64_t i = 0; i < M; i += 7)
-    for (int64_t j = 0; j < N; j += 11) {
-      int64_t s = 0;
-      for (int64_t k = 0; k < K; ++k) s += int64_t(a[size_t(i * K + k)]) * int64_t(bv[size_t(k * N + j)]);
-      CHECK(y[size_t(i * N + j)] == double(s));
-    }
+  check_sampled_sums<int64_t>(y, a, bv, {M, K, N}, 7, 11);
 }
