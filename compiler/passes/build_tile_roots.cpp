@@ -62,6 +62,13 @@ std::vector<TileRoot> build_tile_roots(const Program& prog, const Platform& plat
     const RootTemplate& rt = prog.roots[i];
     TileRoot tr;
     tr.root = int(i);
+    tr.gm_static_shapes.resize(prog.tensors.size());
+    for (size_t t = 0; t < prog.tensors.size(); ++t) {
+      std::vector<int64_t> sh;
+      for (const DimExpr& d : prog.tensors[t].shape)
+        if (auto c = d.as_const()) sh.push_back(*c);
+      if (sh.size() == prog.tensors[t].shape.size()) tr.gm_static_shapes[t] = std::move(sh);
+    }
     tiling::Builder b(prog, plat, diags, tr, stats, false);
     b.vals.swap(vals_pool);
     b.home_assemble.swap(home_pool);

@@ -5,6 +5,7 @@
 // subgraphs renumbered in topological order.
 #include <algorithm>
 #include <climits>
+#include <optional>
 #include <queue>
 #include <unordered_map>
 
@@ -32,7 +33,24 @@ struct Access {
   std::vector<std::optional<int64_t>> ext;
   std::string view;  // reshaped view text: boxes in different views are compared conservatively
   std::string box;   // the exact box (view, offsets, extents as written): equal text, same bytes
+  // Row-major element range [first, last] the box lies in, when its view's shape, offsets and
+  // extents are static: every view of a tensor addresses its elements row-major, so boxes of
+  // different views whose ranges are disjoint share no element.
+  std::optional<std::pair<int64_t, int64_t>> range;
 };
+
+std::optional<std::pair<int64_t, int64_t>> element_range(const std::vector<int64_t>& shape, const Access& a) {
+  if (shape.empty() || shape.size() != a.off.size() || a.ext.size() != a.off.size()) return std::nullopt;
+  int64_t first = 0, last = 0, stride = 1;
+  for (size_t k = shape.size(); k-- > 0;) {
+    const auto& [sym, off] = a.off[k];
+    if (!sym.empty() || !a.ext[k] || *a.ext[k] <= 0 || off < 0 || off + *a.ext[k] > shape[k]) return std::nullopt;
+    first += off * stride;
+    last += (off + *a.ext[k] - 1) * stride;
+    if (__builtin_mul_overflow(stride, shape[k], &stride)) return std::nullopt;
+  }
+  return std::pair{first, last};
+}
 
 }  // namespace
 
@@ -52,7 +70,9 @@ std::pair<std::string, int64_t> gm_split(const DimExpr& e) {
 
 namespace {
 bool overlap(const Access& a, const Access& b) {
-  return a.view != b.view || affine_boxes_overlap(a.off, a.ext, b.off, b.ext);
+  if (a.view != b.view)
+    return !a.range || !b.range || (a.range->first <= b.range->second && b.range->first <= a.range->second);
+  return affine_boxes_overlap(a.off, a.ext, b.off, b.ext);
 }
 
 }  // namespace
@@ -324,6 +344,15 @@ static void each_edge(const TileRoot& r, const std::vector<int>& sorted, Emit&& 
     for (auto& x : op.gm.offset) a.box += x.str() + ",";
     a.box += "|";
     for (auto& x : op.gm.extent) a.box += x.str() + ",";
+    std::vector<int64_t> vshape;
+    if (!op.gm.view.empty()) {
+      for (auto& x : op.gm.view)
+        if (auto c = x.as_const()) vshape.push_back(*c);
+      if (vshape.size() != op.gm.view.size()) vshape.clear();
+    } else if (size_t(op.gm.tensor) < r.gm_static_shapes.size()) {
+      vshape = r.gm_static_shapes[size_t(op.gm.tensor)];
+    }
+    a.range = element_range(vshape, a);
     list.push_back(std::move(a));
   }
   // Program order of the accesses: (seq, id). Ops made by partition (reloads, cut stores) have

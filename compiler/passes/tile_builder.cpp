@@ -95,7 +95,10 @@ int Builder::new_temp(DType t, const std::vector<int64_t>& shape, const std::str
   for (auto d : shape) g.shape.push_back(DimExpr(d));
   g.root = root.root;
   root.temps.push_back(std::move(g));
-  return temp_base + int(root.temps.size()) - 1;
+  const int id = temp_base + int(root.temps.size()) - 1;
+  if (root.gm_static_shapes.size() <= size_t(id)) root.gm_static_shapes.resize(size_t(id) + 1);
+  root.gm_static_shapes[size_t(id)] = shape;
+  return id;
 }
 
 DType Builder::tensor_dtype(int tensor) const {

@@ -499,6 +499,7 @@ bool partition_family(Builder& b, const TileFamily& f) {
   // decision depends on the order of ids, not their values.
   TileRoot rep;
   rep.root = r.root;
+  rep.gm_static_shapes = r.gm_static_shapes;
   rep.ops.reserve(size_t(P));
   rep.tiles.reserve(size_t(T));
   auto local_tile = [&](int t) { return t < 0 ? -1 : f.tile_member(t).second; };

@@ -130,6 +130,10 @@ struct TileRoot {
   // A tile family root whose subgraphs are all plain copies of member 0's (tile_families.h): which
   // copy each subgraph is, so the backend can derive a copy's results from member 0's. Null: none.
   std::shared_ptr<const tiling::FamilyReplicas> replicas;
+  // Static shape per CompiledProgram tensor index (spec tensors, then this root's temps; empty:
+  // not static or not known here): the GM hazard test compares boxes of two reshaped views of one
+  // tensor by their row-major element ranges, which needs the shape of a view written as empty.
+  std::vector<std::vector<int64_t>> gm_static_shapes;
 };
 
 // Bytes (index = MemKind) live at the worst point when `ops` run in the given
