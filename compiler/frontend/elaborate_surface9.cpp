@@ -5,6 +5,7 @@
 // right-associative); methods `x.f(args)` and the `pypto.` prefix need no elaboration of their own (parser.cpp,
 // lexer.cpp).
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "compiler/frontend/elaborator.h"
@@ -48,13 +49,52 @@ std::optional<Num> py_pow(Num a, Num b, std::string& why) {
   return Num{std::pow(a.v, b.v), false};
 }
 
+// `x.shape[i]` with a constant index (i < 0 counts from the end): the base name and the index, else nullptr.
+const Expr* shape_entry_of(const Expr& e, int64_t& index) {
+  if (e.kind != Expr::Kind::Subscript || e.items.size() != 1 || !e.items[0] || e.slices.size() != 1) return nullptr;
+  const Expr& b = *e.items[0];
+  const std::string tail = ".shape";
+  if (b.kind != Expr::Kind::Name || b.quoted || b.name.size() <= tail.size() ||
+      b.name.compare(b.name.size() - tail.size(), tail.size(), tail) != 0)
+    return nullptr;
+  const Slice& s = e.slices[0];
+  if (s.kind != Slice::Kind::Index || !s.start) return nullptr;
+  const Expr* i = s.start.get();
+  const bool neg = i->kind == Expr::Kind::Neg && i->items.size() == 1;
+  const Expr* num = neg ? i->items[0].get() : i;
+  if (num->kind != Expr::Kind::Number || !num->is_int) return nullptr;
+  index = neg ? -num->ival : num->ival;
+  return &b;
+}
+
 }  // namespace
+
+// An operand of `**`: `x.shape[i]` is its extent, a number when static (the torch reference's
+// `query.shape[-1] ** 0.5`, PyPTO's `scale = q.shape[-1] ** -0.5`); anything else an expression.
+EV Elaborator::surface_operand(const Expr& e) {
+  int64_t i = 0;
+  const Expr* base = shape_entry_of(e, i);
+  if (!base) return expr(e);
+  auto sh = shape_of_name(*base);
+  if (!sh) return EV::poison();
+  const int64_t rank = int64_t(sh->size());
+  if (i < -rank || i >= rank) {
+    err(e.off, e.len, "'" + text_of(e) + "': index " + std::to_string(i) + " is out of range for rank " +
+                          std::to_string(rank));
+    return EV::poison();
+  }
+  const DimExpr& d = (*sh)[size_t(i < 0 ? i + rank : i)];
+  if (auto c = d.as_const()) return EV::number(double(*c), true);
+  err(e.off, e.len, "'" + text_of(e) + "' is the dynamic extent " + d.str() + "; '**' takes numbers and tensors",
+      "a dynamic extent is no compile-time number: bind it ('n = " + text_of(e) + "') for dim expressions");
+  return EV::poison();
+}
 
 EV Elaborator::surface_binary(const Expr& e) {
   const Expr& l = *e.items[0];
   const Expr& r = *e.items[1];
-  EV a = expr(l);
-  EV b = expr(r);
+  EV a = e.op == "**" ? surface_operand(l) : expr(l);
+  EV b = e.op == "**" ? surface_operand(r) : expr(r);
   if (!a.ok() || !b.ok()) return EV::poison();
   const int oplen = int(e.op.size());
   if (e.op == "**") {
@@ -159,8 +199,11 @@ namespace {
 
 // The value of a constant expression with at least one `**` in it (numbers, static dims, constant bindings,
 // + - * / // % **, unary minus), or nullopt: not constant, or an error the ordinary path reports.
-std::optional<Num> const_value(const Expr& e, const Program& p, const Frame& f, bool& has_pow) {
+using ShapeFn = std::function<std::optional<Num>(const Expr&)>;
+
+std::optional<Num> const_value(const Expr& e, const Program& p, const Frame& f, bool& has_pow, const ShapeFn& shape) {
   switch (e.kind) {
+    case Expr::Kind::Subscript: return shape(e);  // `x.shape[i]` of a static extent
     case Expr::Kind::Number: return Num{e.is_int ? double(e.ival) : e.number, e.is_int};
     case Expr::Kind::Name: {
       if (e.quoted) return std::nullopt;
@@ -173,13 +216,13 @@ std::optional<Num> const_value(const Expr& e, const Program& p, const Frame& f, 
       return std::nullopt;
     }
     case Expr::Kind::Neg: {
-      auto a = const_value(*e.items[0], p, f, has_pow);
+      auto a = const_value(*e.items[0], p, f, has_pow, shape);
       if (!a) return std::nullopt;
       return Num{-a->v, a->is_int};
     }
     case Expr::Kind::Binary: {
-      auto a = const_value(*e.items[0], p, f, has_pow);
-      auto b = const_value(*e.items[1], p, f, has_pow);
+      auto a = const_value(*e.items[0], p, f, has_pow, shape);
+      auto b = const_value(*e.items[1], p, f, has_pow, shape);
       if (!a || !b) return std::nullopt;
       const bool ints = a->is_int && b->is_int;
       if (e.op == "+") return Num{a->v + b->v, ints};
@@ -209,7 +252,22 @@ bool Elaborator::surface_fold_stmt(const Stmt& s) {
   const AssignAst& a = s.assign;
   if (!seq_ || !a.value || a.target.empty() || a.subscript || !a.more_targets.empty()) return false;
   bool has_pow = false;
-  auto v = const_value(*a.value, p_, seq_->frame, has_pow);
+  // `x.shape[i]` of a tensor or a value bound before, static: a number (anything else is the ordinary path's)
+  const ShapeFn shape = [&](const Expr& x) -> std::optional<Num> {
+    int64_t i = 0;
+    const Expr* base = shape_entry_of(x, i);
+    if (!base) return std::nullopt;
+    const std::string owner = base->name.substr(0, base->name.rfind('.'));
+    const bool known = (names_ && names_->count(owner) && !names_->at(owner).poison) || p_.find_tensor(owner) >= 0;
+    if (!known) return std::nullopt;
+    auto sh = shape_of_name(*base);
+    const int64_t rank = sh ? int64_t(sh->size()) : 0;
+    if (!sh || i < -rank || i >= rank) return std::nullopt;
+    auto c = (*sh)[size_t(i < 0 ? i + rank : i)].as_const();
+    if (!c) return std::nullopt;
+    return Num{double(*c), true};
+  };
+  auto v = const_value(*a.value, p_, seq_->frame, has_pow, shape);
   if (!v || !has_pow) return false;
   // `n_levels = 2 ** (bit - 1)`: the statement binds the folded number (a constant binding, an int when
   // integral by Python's rule), at the expression's place.
