@@ -148,6 +148,19 @@ TEST_CASE("the pypto. prefix: pypto.f, pypto.NAME and pypto.Enum.NAME are the un
   CHECK(e->items[1]->len == 9);
 }
 
+TEST_CASE("pypto. on statements, local tensors and conditions", "[frontend][surf9]") {
+  const std::string body =
+      "  - \"t = pypto.tensor([M, K], pypto.DT_FP32)\"\n"
+      "  - loop: {var: j, count: 2}\n    body:\n"
+      "      - if: \"pypto.is_loop_begin(j)\"\n        then: [\"t[...] = pypto.exp(x)\"]\n"
+      "        else: [\"t[...] = t + x\"]\n"
+      "  - \"pypto.assemble(t, [0, 0], yk)\"\n  - \"y[...] = x @ w\"\n";
+  std::string plain = body;
+  for (size_t at; (at = plain.find("pypto.")) != std::string::npos;) plain.erase(at, 6);
+  CHECK(plain.find("DT_FP32") != std::string::npos);
+  CHECK(graph(small(body)) == graph(small(plain)));
+}
+
 TEST_CASE("t.assemble(src, offsets) is assemble(src, offsets, t)", "[frontend][surf9]") {
   auto r = ptoc::fe::parse_assignment("t.assemble(v.exp(), [0, 16])");
   REQUIRE(std::holds_alternative<ptoc::fe::AssignAst>(r));
