@@ -31,7 +31,7 @@ struct Expr {
     Number,     // 3, 1.5, 1e-5
     Name,       // x, B, true
     Call,       // name(args)
-    Binary,     // lhs op rhs: + - * / // %
+    Binary,     // lhs op rhs: + - * / // % ** @
     Neg,        // -operand
     List,       // [a, b, ...]
     Subscript,  // base[slices]
@@ -46,6 +46,7 @@ struct Expr {
   int64_t ival = 0;
   std::string name;      // Name, Call: the identifier; a quoted Name: the string's characters
   bool quoted = false;   // Name written as a string literal ("constant"): PyPTO's string arguments
+  bool method = false;   // Call written as a method, `x.f(args)`: args[0] is x (PyPTO's Tensor methods)
   std::string op;        // Binary, Compare, BoolOp: the operator spelling
   int op_off = 0;        // Binary, Compare, BoolOp: the operator token; Call: the name; Subscript: '['
   std::vector<ExprPtr> items;  // Binary/Compare/BoolOp: {lhs, rhs}; Neg/Not: {operand}; List: elements; Subscript: {base}

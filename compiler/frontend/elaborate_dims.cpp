@@ -115,6 +115,7 @@ std::optional<DimExpr> Elaborator::dim(const Expr& e, DimUse use) {
     case K::Binary: {
       auto a = dim(*e.items[0], use);
       auto b = dim(*e.items[1], use);
+      if (e.op == "**" || e.op == "@") return dim_surface(e, a, b);  // elaborate_surface9.cpp
       if (e.op == "/") {
         err(e.op_off, 1, "'/' is not integer division; dim expressions use '//' (floor) or ceil_div(a, b)",
             "write '" + text_of(*e.items[0]) + " // " + text_of(*e.items[1]) + "' or 'ceil_div(" + text_of(*e.items[0]) +

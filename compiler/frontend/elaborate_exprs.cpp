@@ -219,6 +219,7 @@ EV Elaborator::expr(const Expr& e) {
       return unary(OpKind::Neg, a, *e.items[0], e.op_off, "-");
     }
     case K::Binary: {
+      if (e.op == "**" || e.op == "@") return surface_binary(e);  // elaborate_surface9.cpp
       EV a = expr(*e.items[0]);
       EV b = expr(*e.items[1]);
       int oplen = int(e.op.size());

@@ -206,6 +206,7 @@ void Elaborator::assign(const Stmt& s) {
     call_statement(*this, s);
     return;
   }
+  if (surface_fold_stmt(s)) return;  // elaborate_surface9.cpp
   if (local_tensor_decl(s)) return;
   if (tensor_shape_binding(s)) return;  // elaborate_tensor_shape.cpp
   if (dtype_binding(s)) return;         // elaborate_tensor_shape.cpp

@@ -134,6 +134,10 @@ class Elaborator {
 
   // --- expressions (elaborate_exprs.cpp)
   EV expr(const Expr& e);
+  EV surface_binary(const Expr& e);  // `**` and `@` (elaborate_surface9.cpp)
+  EV surface_operand(const Expr& e);  // an operand of `**`: `x.shape[i]` is a number (elaborate_surface9.cpp)
+  std::optional<DimExpr> dim_surface(const Expr& e, const std::optional<DimExpr>& a, const std::optional<DimExpr>& b);
+  bool surface_fold_stmt(const Stmt& s);  // `n = 2 ** (bit - 1)`: a constant binding (elaborate_surface9.cpp)
   EV name_ref(const Expr& e);
   EV tensor_ref(int tensor);
   // --- function calls (elaborate_calls.cpp): bind by the op table, then one function per form

@@ -12,6 +12,17 @@ bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) |
 bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
 }  // namespace
 
+bool is_pypto_enum(std::string_view name) {
+  // pypto/enum.py: the enum classes PyPTO exports (`pypto.CastMode.CAST_RINT`).
+  static const std::string_view kEnums[] = {
+      "DataType",  "TileOpFormat", "CachePolicy",    "ReduceMode",    "CastMode",   "OpType",
+      "OutType",   "TopKAlgo",     "ReLuType",       "TransMode",     "ScatterMode", "SaturationMode",
+      "AtomicRMWMode", "AtomicType", "DequantScaleRoundingMode", "PrecisionType"};
+  for (auto e : kEnums)
+    if (e == name) return true;
+  return false;
+}
+
 bool tokenize(std::string_view s, std::vector<Token>& out, SyntaxError& err) {
   out.clear();
   size_t i = 0;
@@ -23,6 +34,17 @@ bool tokenize(std::string_view s, std::vector<Token>& out, SyntaxError& err) {
     if (is_name_start(c)) {
       size_t j = i;
       while (j < s.size() && is_name_char(s[j])) ++j;
+      // PyPTO's module prefix: `pypto.exp`, `pypto.DT_FP32` and `pypto.Enum.NAME` (`pypto.PrecisionType.INTRINSIC`)
+      // are the names without it; the token starts at the name itself.
+      if (j - i == 5 && s.substr(i, 5) == "pypto" && j + 1 < s.size() && s[j] == '.' && is_name_start(s[j + 1])) {
+        size_t k = j + 1, m = k;
+        while (m < s.size() && is_name_char(s[m])) ++m;
+        if (m + 1 < s.size() && s[m] == '.' && is_name_start(s[m + 1]) && is_pypto_enum(s.substr(k, m - k))) k = m + 1;
+        i = k;
+        t.off = int(i);
+        j = i;
+        while (j < s.size() && is_name_char(s[j])) ++j;
+      }
       // PyPTO's `x.shape` (a tensor's extents) and `x.dtype`: one name token "x.shape" (elaborate_tensor_shape.cpp)
       if ((s.substr(j, 6) == ".shape" || s.substr(j, 6) == ".dtype") && (j + 6 == s.size() || !is_name_char(s[j + 6])))
         j += 6;
@@ -80,8 +102,9 @@ bool tokenize(std::string_view s, std::vector<Token>& out, SyntaxError& err) {
       out.push_back(std::move(t));
       continue;
     } else {
-      static const char* const kOps[] = {"...", "//", "==", "!=", "<=", ">=", "+", "-", "*", "/", "%", "(", ")",
-                                         "[",   "]",  ",",  ":",  "=",  "<",  ">"};
+      // `**` (power), `@` (matmul) and `.` (a method: `x.exp()`) are PyPTO's Python operators.
+      static const char* const kOps[] = {"...", "**", "//", "==", "!=", "<=", ">=", "+", "-", "*", "/", "%", "(",
+                                         ")",   "[",  "]",  ",",  ":",  "=",  "<",  ">", "@", "."};
       t.kind = Token::Kind::Op;
       for (const char* op : kOps) {
         std::string_view o(op);

@@ -21,5 +21,7 @@ struct Token {
 // Splits `s` into tokens ending with an End token; a character that starts no
 // token is a SyntaxError pointing at it.
 bool tokenize(std::string_view s, std::vector<Token>& out, SyntaxError& err);
+// Whether `name` is one of PyPTO's enum classes (`pypto.PrecisionType.INTRINSIC` is `INTRINSIC`).
+bool is_pypto_enum(std::string_view name);
 
 }  // namespace ptoc::fe

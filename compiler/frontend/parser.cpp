@@ -5,6 +5,8 @@
 
 #include "compiler/frontend/assemble_call_port6a.h"
 #include "compiler/frontend/lexer.h"
+#include "compiler/frontend/suggest.h"
+#include "compiler/op_table.h"
 #include "runtime/core/resource_limits.h"
 
 namespace ptoc::fe {
@@ -14,6 +16,49 @@ namespace {
 struct Fail {
   SyntaxError e;
 };
+
+// The methods of PyPTO's Tensor (python/pypto/tensor.py) that are operations: `x.f(args)` is `f(x, args)`.
+// The second name is the op it calls when ptoc spells it differently (`greater` is `gt`).
+struct Method {
+  std::string_view name, op;
+};
+constexpr Method kTensorMethods[] = {
+    {"add", ""},         {"axpy_", ""},     {"sub", ""},          {"mul", ""},          {"hypot", ""},
+    {"prelu", ""},       {"div", ""},       {"fmod", ""},         {"remainder", ""},    {"greater", "gt"},
+    {"fill_", ""},       {"matmul", ""},    {"assemble", ""},     {"reshape", ""},      {"unsqueeze", ""},
+    {"view", ""},        {"clone", ""},     {"sin", ""},          {"cos", ""},          {"sinh", ""},
+    {"cosh", ""},        {"asinh", ""},     {"acosh", ""},        {"sigmoid", ""},      {"softmax", ""},
+    {"maximum", ""},     {"where", ""},     {"lrelu", ""},        {"topk", ""},         {"quant_mx", ""},
+    {"sort32", ""},      {"mrgsort", ""},   {"exp", ""},          {"sign", ""},         {"signbit", ""},
+    {"tanh", ""},        {"exp2", ""},      {"expm1", ""},        {"erfc", ""},         {"log", ""},
+    {"log1p", ""},       {"log10", ""},     {"log2", ""},         {"logical_not", ""},  {"amax", ""},
+    {"amin", ""},        {"argmax", ""},    {"argmin", ""},       {"sum", ""},          {"round", ""},
+    {"rsqrt", ""},       {"sqrt", ""},      {"ceil", ""},         {"floor", ""},        {"trunc", ""},
+    {"reciprocal", ""},  {"relu", ""},      {"permute", ""},      {"transpose", ""},    {"gather", ""},
+    {"gathermask", ""},  {"index_add_", ""}, {"index_add", ""},   {"cumsum", ""},       {"cumprod", ""},
+    {"gcd", ""},         {"triu", ""},      {"triu_", ""},        {"tril", ""},         {"tril_", ""},
+    {"expand_clone", ""}, {"pad", ""},      {"fillpad", ""},      {"scatter_update", ""}, {"scatter_", ""},
+    {"scatter", ""},     {"var", ""},
+    // Tensor methods that are not operations on values (Python object plumbing)
+    {"copy", "-"},       {"move", "-"},     {"is_empty", "-"},    {"set_cache_policy", "-"},
+    {"get_cache_policy", "-"}, {"to_tensor", "-"}, {"set_logical_tensor", "-"},
+};
+
+const Method* find_method(std::string_view n) {
+  for (const auto& m : kTensorMethods)
+    if (m.name == n) return &m;
+  return nullptr;
+}
+
+// Whether two names that are close in spelling mean different things (argmax / amax, cumsum / sum, isnan / nan).
+bool differs_in_meaning(std::string_view a, std::string_view b) {
+  static const std::string_view kPrefixes[] = {"arg", "cum", "is", "bitwise_", "logical_", "a", "log"};
+  for (auto p : kPrefixes) {
+    auto strip = [&](std::string_view s) { return s.substr(0, p.size()) == p ? s.substr(p.size()) : s; };
+    if ((strip(a) != a) != (strip(b) != b) && edit_distance(strip(a), strip(b)) <= 1) return true;
+  }
+  return false;
+}
 
 class Parser {
  public:
@@ -29,6 +74,25 @@ class Parser {
     a.target_off = n.off;
     a.target_len = n.len;
     next();
+    if (is_op(".") && peek(1).kind == Token::Kind::Name && peek(1).text == "assemble" && is_op("(", 2)) {
+      // PyPTO's `t.assemble(src, offsets)`: self is the target, so it is assemble(src, offsets, out=t)
+      --i_;
+      a.target.clear();
+      a.eq_off = n.off;
+      assemble_stmt_ = true;
+      ExprPtr v = expr();
+      end();
+      if (v->kind != Expr::Kind::Call || v->name != "assemble" || v->args.empty())
+        fail(n, "expected 't.assemble(src, offsets)'", "PyPTO's Tensor.assemble(input, offsets) writes input into t");
+      auto c = std::make_shared<Expr>(*v);
+      Arg self = c->args.front();
+      c->args.erase(c->args.begin());
+      self.name = "out";
+      self.name_off = n.off;
+      c->args.push_back(std::move(self));
+      a.value = c;
+      return a;
+    }
     if ((n.text == "atomic_add" || n.text == "set_operation_options" || n.text == "assemble") && is_op("(")) {
       // a call statement: PyPTO's atomic_add and set_operation_options return nothing
       --i_;
@@ -84,6 +148,8 @@ class Parser {
   // Parsing an `if` condition: parentheses may group a comparison or a
   // boolean expression as well as arithmetic (`(N < 32) or N == 64`).
   bool cond_ = false;
+  // Parsing the statement `t.assemble(src, offsets)`: its one assemble method call.
+  bool assemble_stmt_ = false;
   // Nesting bound: every recursive rule holds a Nest while it runs, and every
   // node records the depth of its tree, so that neither this parser nor the
   // recursive walks after it (elaborator, destructors) can overflow the stack
@@ -245,14 +311,22 @@ class Parser {
   // term := term ('*'|'/'|'//'|'%') unary | unary
   ExprPtr term() {
     ExprPtr l = unary();
-    while (is_op("*") || is_op("/") || is_op("//") || is_op("%")) {
+    while (is_op("*") || is_op("/") || is_op("//") || is_op("%") || is_op("@")) {
       Token op = peek();
       next();
-      if (op.text == "*" && is_op("*") && peek().off == op.off + 1)
-        fail(op, "'**' (power) is not an operator of the spec language", "multiply the value by itself (x * x)");
       l = binary(l, op, unary());
     }
     return l;
+  }
+  // power := postfix ('**' unary)?   Python's rule: tighter than a unary minus on its left (`-x ** 2` is
+  // `-(x ** 2)`), looser than one on its right (`x ** -1`), right-associative (`2 ** 3 ** 2` is 512).
+  ExprPtr power() {
+    ExprPtr l = postfix();
+    if (!is_op("**")) return l;
+    Nest guard(*this);
+    Token op = peek();
+    next();
+    return binary(l, op, unary());
   }
   ExprPtr unary() {
     if (is_op("-")) {
@@ -270,11 +344,15 @@ class Parser {
       next();
       return unary();
     }
-    return postfix();
+    return power();
   }
   ExprPtr postfix() {
     ExprPtr e = primary();
-    while (is_op("[")) {
+    while (is_op("[") || is_op(".")) {
+      if (is_op(".")) {
+        e = method(e);
+        continue;
+      }
       auto s = make(Expr::Kind::Subscript, e->off);
       s->op_off = peek().off;
       next();
@@ -307,29 +385,7 @@ class Parser {
           auto e = make(Expr::Kind::Call, t.off);
           e->name = t.text;
           e->op_off = t.off;
-          next();
-          if (!is_op(")")) {
-            while (true) {
-              Arg a;
-              if (peek().kind == Token::Kind::Name && is_op("=", 1)) {
-                a.name = peek().text;
-                a.name_off = peek().off;
-                next();
-                next();
-              }
-              a.value = compare();
-              e->args.push_back(std::move(a));
-              if (is_op(",")) {
-                next();
-                if (is_op(")")) break;  // a trailing comma, as Python allows
-                continue;
-              }
-              break;
-            }
-          }
-          if (!is_op(")"))
-            fail(peek(), "expected ',' or ')' in the arguments of '" + t.text + "', found " + describe(peek()));
-          next();
+          call_args(*e, t.text);
           close(e);
           set_depth(e, e->op_off);
           return e;
@@ -376,6 +432,97 @@ class Parser {
         fail(t, "expected an expression, found end of statement");
     }
     fail(t, "expected an expression");
+  }
+
+  // `(args)` of a call to `fn`, the '(' next; appends to e.args.
+  void call_args(Expr& e, const std::string& fn) {
+    next();
+    if (!is_op(")")) {
+      while (true) {
+        Arg a;
+        if (peek().kind == Token::Kind::Name && is_op("=", 1)) {
+          a.name = peek().text;
+          a.name_off = peek().off;
+          next();
+          next();
+        }
+        a.value = compare();
+        e.args.push_back(std::move(a));
+        if (is_op(",")) {
+          next();
+          if (is_op(")")) break;  // a trailing comma, as Python allows
+          continue;
+        }
+        break;
+      }
+    }
+    if (!is_op(")")) fail(peek(), "expected ',' or ')' in the arguments of '" + fn + "', found " + describe(peek()));
+    next();
+  }
+
+  // `self.f(args)`, the '.' next: PyPTO's Tensor method, the call f(self, args) (`greater` is gt).
+  ExprPtr method(ExprPtr self) {
+    Nest guard(*this);
+    const Token dot = peek();
+    next();
+    const Token m = peek();
+    if (m.kind != Token::Kind::Name)
+      fail(m, "expected a method name after '.', found " + describe(m), "a method call is x.f(args), as x.exp()");
+    next();
+    if (m.text == "shape" || m.text == "dtype")
+      fail(m, "'." + m.text + "' reads a tensor's " + (m.text == "shape" ? "extents" : "dtype") + " by its name",
+           "bind the value first ('y = ...'), then write y." + m.text);
+    const Method* md = find_method(m.text);
+    if (!is_op("(")) {
+      if (md)
+        fail(peek(), "expected '(' after the method '" + m.text + "', found " + describe(peek()),
+             "call it: x." + m.text + "(...)");
+      fail(m, "'" + m.text + "' is not an attribute ptoc knows",
+           "a tensor's attributes are x.shape and x.dtype; its methods are called, as x.exp()");
+    }
+    std::string op(m.text);
+    if (!md) {
+      std::string hint;
+      if (const OpSpec* o = find_op(m.text); o && o->form != OpForm::Internal)
+        hint = "PyPTO's Tensor has no method '" + m.text + "'; call the function: " + m.text + "(x, ...)";
+      else {
+        std::vector<std::string> names;
+        for (const auto& x : kTensorMethods)
+          if (x.op != "-") names.emplace_back(x.name);
+        std::sort(names.begin(), names.end());
+        std::string best = closest(m.text, names);
+        if (!best.empty() && !differs_in_meaning(m.text, best)) hint = "did you mean '" + best + "'?";
+      }
+      fail(m, "'" + m.text + "' is not a method of PyPTO's Tensor", hint);
+    }
+    if (!md->op.empty() && md->op != "-") op = std::string(md->op);
+    if (op == "assemble") {
+      if (!assemble_stmt_ || self->kind != Expr::Kind::Name)
+        fail(m, "t.assemble(src, offsets) is a statement of its own and returns nothing",
+             "write it as its own statement: \"t.assemble(src, [0, 0])\"");
+      assemble_stmt_ = false;
+    }
+    const OpSpec* o = find_op(op);
+    if (op != "assemble" && (md->op == "-" || !o || o->form == OpForm::Internal)) {
+      const PyptoOp* pp = find_pypto_op(m.text);
+      fail(m, "'" + m.text + "' is a PyPTO operation that ptoc does not support yet",
+           pp && !pp->ptoc.empty() && pp->ptoc != m.text ? "in ptoc write it as " + std::string(pp->ptoc)
+                                                          : "docs/OPERATIONS.md lists PyPTO's operations and which ptoc supports");
+    }
+    if (op == "where")
+      fail(m, "PyPTO's x.where(condition, a, b) has no ptoc form", "write where(condition, input, other)");
+    auto e = make(Expr::Kind::Call, self->off);
+    e->name = op;
+    e->op_off = m.off;
+    e->method = true;
+    Arg a;
+    a.value = self;
+    e->args.push_back(std::move(a));
+    (void)dot;
+    call_args(*e, m.text);
+    close(e);
+    set_depth(e, e->op_off);
+    return e;
   }
 
   std::vector<Slice> slices() {

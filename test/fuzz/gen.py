@@ -1041,6 +1041,7 @@ APPENDED_HOOKS = [
     "indexer7",  # topk over a split sorted axis
     "symbolic7",  # SymbolicScalar mixing extents and run-time values; x.shape / x.dtype arguments
     "nonfinite8",  # inf / NaN in elementwise inputs (the program's own, or a maximum / minimum statement)
+    "surface9",  # PyPTO's Python surface: Tensor methods, `**`, `@`, `pypto.` prefixes
 ]
 
 

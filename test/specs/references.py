@@ -533,3 +533,8 @@ REFERENCES.update({
     # 12288 groups of 128 is PyPTO's N768-M2048 case; 1000 = 512 + 256 + 232 (a tail in the gear-256 block).
     "qat_asymmetric_per_group": Ref(ref_qat_asymmetric_per_group, dynamic={"NG": 1000}, inputs=qat_inputs),
 })
+
+# --- surf9: Qwen3-Next gated delta rule's l2norm and inverse_matmul in PyPTO's Python spelling ---
+from references_surf9 import ref_gdr_l2norm_inverse  # noqa: E402
+
+REFERENCES.update({"gdr_l2norm_inverse": Ref(ref_gdr_l2norm_inverse, dynamic={"B": 3})})  # 3 chunks of 64 tokens
