@@ -168,7 +168,13 @@ template <int OP, typename C> inline C binop(C a, C b) {
   // max / min propagate a NaN operand (NumPy's maximum / minimum and the evaluator): `a > b ? a : b`
   // alone would drop a NaN `a`.
   else if constexpr (OP == PTO_MAX) return a != a ? a : b != b ? b : a > b ? a : b;
-  else if constexpr (OP == PTO_POW) return pow(a, b);
+  else if constexpr (OP == PTO_POW) {
+    // In double, as the evaluator. The exponent is hidden from the optimiser: in the compiled twin it is
+    // a literal and g++ folds pow(x, 2) to x * x and pow(x, -1) to 1 / x, which the leaf programs (the
+    // exponent read at run time) would not, and the two paths' bytes would differ.
+    volatile double e = double(b);
+    return C(pow(double(a), e));
+  }
   else if constexpr (OP == PTO_BAND) return C(int64_t(a) & int64_t(b));  // integer types only (C is double)
   else if constexpr (OP == PTO_BOR) return C(int64_t(a) | int64_t(b));
   else if constexpr (OP == PTO_BXOR) return C(int64_t(a) ^ int64_t(b));

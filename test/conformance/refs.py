@@ -1392,3 +1392,10 @@ def symbolic7_scalars(i, d):
             acc = r(acc + rows[pos[b] + j:pos[b] + j + 1], "fp32")
         y[b] = r(r(r(acc + 0.5, "fp32") + x[b], "fp32"), "bf16")[0]
     return {"y": y}
+
+
+@ref(kinds={"x": "positive", "h": "positive"})
+def pow_exponents(i, d):
+    x, h = i["x"].astype(np.float64), i["h"].astype(np.float64)
+    return {"y2": r(x ** 2, "fp32"), "y3": r(x ** 3, "fp32"), "ym1": r(1 / x, "fp32"), "yh": r(np.sqrt(x), "fp32"),
+            "h2": r(h ** 2, "fp16"), "hm1": r(1 / h, "fp16")}
