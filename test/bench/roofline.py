@@ -47,6 +47,7 @@ SIZES = {
     'hc_pre_prefill': {'T': 1024},
     'block_attn_res': {'BT': 8192, 'L': 26},  # port6a: PyPTO's test b2_t4096_n25 (L <= l_max 32); --quick: 2048, 6
     'qat_asymmetric_per_group': {'NG': 12288},  # port6a: PyPTO's test N768-M2048-group128
+    'gdr_l2norm_inverse': {'B': 4096},  # the spec's max; --quick: 1024
 }
 DTYPE_BYTES = {'fp16': 2, 'bf16': 2, 'fp32': 4, 'int8': 1, 'uint8': 1, 'int16': 2, 'int32': 4, 'int64': 8, 'bool': 1}
 NO_COMPUTE = {'tensor', 'view', 'assemble', 'reshape', 'matmul'}
