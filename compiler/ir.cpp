@@ -16,7 +16,7 @@ bool is_vector_op(OpKind k) {
   const OpForm f = op_spec(k).form;
   return f == OpForm::Binary || f == OpForm::Unary || f == OpForm::Reduce || f == OpForm::Select ||
          k == OpKind::Cast || k == OpKind::Transpose || k == OpKind::Concat || k == OpKind::Full ||
-         k == OpKind::Uniform || k == OpKind::Normal;  // --- random6 ops ---
+         k == OpKind::Uniform || k == OpKind::Normal;  // --- random ops ---
 }
 
 double scalar_unary(OpKind k, double x) {
@@ -49,7 +49,7 @@ double scalar_unary(OpKind k, double x) {
     case OpKind::Isfinite: return std::isfinite(x) ? 1.0 : 0.0;
     case OpKind::LogicalNot: return x == 0 ? 1.0 : 0.0;
     case OpKind::BitwiseNot: return double(~int64_t(x));
-    // --- mathops5 ops ---
+    // --- math ops ---
     case OpKind::Acos: return std::acos(x);
     case OpKind::Asin: return std::asin(x);
     case OpKind::Atan: return std::atan(x);

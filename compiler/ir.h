@@ -52,10 +52,10 @@ enum class OpKind : uint8_t {
   Exp2, Log2, Log1p, Expm1, Sin, Cos, Erf, Round, Floor, Ceil, Trunc, Sign, Isfinite, LogicalNot, BitwiseNot,
   Prod, Argmax, Argmin,
   Where,      // where(condition, input, other): inputs {condition (bool), input, other}
-  // --- mathops5 ops --- (compiler/ops_math5.cpp: their scalar meaning)
+  // --- math ops --- (compiler/ops_math.cpp: their scalar meaning)
   Acos, Asin, Atan, Acosh, Asinh, Atanh, Sinh, Cosh, Tan, Cbrt, Erfc, Signbit,
   Atan2, Fmod, Remainder, FloorDiv, CeilDiv, Gcd, BitwiseLeftShift, BitwiseRightShift,
-  // --- random6 ops --- (compiler/ops_random6.h) uniform / normal: inputs {the int32 flat element index},
+  // --- random ops --- (compiler/ops_random.h) uniform / normal: inputs {the int32 flat element index},
   // axes {key lo, key hi, counter lo, counter hi}, dtype the output's
   Uniform, Normal,
 };
@@ -70,12 +70,12 @@ bool is_vector_op(OpKind k);
 // The scalar meaning of a unary elementwise op, in double (gelu is the tanh form); shared by the
 // evaluator and the front end's constant folding. Throws std::logic_error for a non-unary kind.
 double scalar_unary(OpKind k, double x);
-// --- mathops5 ops --- The scalar meaning of the binary ops added by mathops5 (atan2 fmod remainder
+// --- math ops --- The scalar meaning of the math binary ops (atan2 fmod remainder
 // floor_div ceil_div gcd bitwise_left_shift bitwise_right_shift), shared by the evaluator and the front
 // end's constant folding: integers (`integer`) exact in int64 (x // 0, x % 0 and ceil_div(x, 0) are 0,
 // shifts as NumPy), floats in double except floor_div / ceil_div, which round the quotient to fp32 as the
 // tile library does. nullopt for any other kind.
-std::optional<double> scalar_binary_math5(OpKind k, double a, double b, bool integer);
+std::optional<double> scalar_binary_math(OpKind k, double a, double b, bool integer);
 
 struct Value {
   int id = -1;

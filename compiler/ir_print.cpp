@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "compiler/ir.h"
-#include "compiler/ops_random6.h"  // --- random6 ops ---
+#include "compiler/ops_random.h"  // --- random ops ---
 #include "runtime/program/knobs.h"
 
 namespace ptoc {
@@ -113,7 +113,7 @@ std::string op_line(const Program& p, const Op& op) {
       if (!op.valid.empty()) os << " valid_given=" << dims_str(op.valid);
       break;
     case OpKind::Concat: operands(); os << " axis=" << op.axes.at(0); break;
-    case OpKind::Uniform: case OpKind::Normal: {  // --- random6 ops ---
+    case OpKind::Uniform: case OpKind::Normal: {  // --- random ops ---
       operands();
       const PhiloxArgs a = philox_args(op.axes);
       os << " key=" << a.key << " counter=" << a.counter;

@@ -117,7 +117,7 @@ constexpr OpSpec kOps[] = {
      "inclusive prefix sum along dim (a log-step scan)"},
     {"cumprod", std::nullopt, F::Composite, O::Numeric, R::Operand, "input dim", 2,
      "inclusive prefix product along dim (a log-step scan)"},
-    // --- catalog2: flash attention's online softmax, padding, gather and scatter by an index tensor
+    // --- flash attention's online softmax, padding, gather and scatter by an index tensor
     // (elaborate_online_softmax.cpp, elaborate_pad.cpp, elaborate_gather.cpp) ---
     {"online_softmax", std::nullopt, F::Composite, O::Float, R::Operand, "scores scale", 2,
      "e, m, l = online_softmax(scores, scale): bf16 exp(scores * scale - column max), column max and sum"},
@@ -140,17 +140,17 @@ constexpr OpSpec kOps[] = {
      "x = scatter_(x, dim, index, src): scatter, bound by name (PyPTO updates in place)"},
     {"index_put_", std::nullopt, F::Composite, O::Numeric, R::Operand, "input indices values accumulate", 3,
      "y = index_put_(x, [index], values): rows index[t] set to values[t] (the last write wins), or added"},
-    // --- catalog3: scatter_update of a GM tensor in place (elaborate_scatter_update.cpp) ---
+    // --- scatter_update of a GM tensor in place (elaborate_scatter_update.cpp) ---
     {"scatter_update", std::nullopt, F::Composite, O::Any, R::Operand, "input dim index src", 4,
      "cache = scatter_update(cache, -2, index, src): src's rows written in place at the slots index holds"},
-    // --- catalog3: compositions (elaborate_catalog3.cpp) ---
+    // --- compositions (elaborate_compose_math.cpp) ---
     {"clone", std::nullopt, F::Composite, O::Any, R::Operand, "input", 1, "the same value (values are immutable)"},
     {"isnan", std::nullopt, F::Composite, O::Numeric, R::Bool, "input", 1, "x != x"},
     {"log10", std::nullopt, F::Composite, O::Float, R::Operand, "input", 1, "log(x) * (1 / ln 10)"},
     {"lrelu", std::nullopt, F::Composite, O::Float, R::Operand, "input negative_slope", 1,
      "x where x > 0, else x * negative_slope (0.01)"},
     {"hypot", std::nullopt, F::Composite, O::Float, R::Operand, "input other", 2, "sqrt(x * x + y * y)"},
-    // --- structops5 ops --- (elaborate_struct5.cpp: views, reshapes, concat, transposes, index_add, matmul)
+    // --- structural ops --- (elaborate_structural_ops.cpp: views, reshapes, concat, transposes, index_add, matmul)
     {"interleave", std::nullopt, F::Composite, O::Numeric, R::Operand, "input other", 2,
      "a, b = interleave(x, y): the stream x0 y0 x1 y1 ... along the last axis, split at its middle"},
     {"deinterleave", std::nullopt, F::Composite, O::Numeric, R::Operand, "input other", 1,
@@ -169,8 +169,8 @@ constexpr OpSpec kOps[] = {
      "rows param[block_table[0, t / bs] * bs + t % bs] for t in indices[0, :]: [k, hidden_dim]"},
     {"set_operation_options", std::nullopt, F::Composite, O::Any, R::Operand, "combine_axis", 0,
      "the statement set_operation_options(combine_axis=true): accepted; ptoc's kernels broadcast inline already"},
-    // --- mathops5 ops --- (their own op kinds and tile-library op codes; compiler/ops_math5.cpp,
-    // elaborate_math5.cpp for the dtype rules past the operand rule)
+    // --- math ops --- (their own op kinds and tile-library op codes; compiler/ops_math.cpp,
+    // elaborate_math_ops.cpp for the dtype rules past the operand rule)
     {"acos", K::Acos, F::Unary, O::Float, R::Operand, "input", 1, "arccosine in [0, pi]; NaN outside [-1, 1]"},
     {"asin", K::Asin, F::Unary, O::Float, R::Operand, "input", 1, "arcsine in [-pi/2, pi/2]; NaN outside [-1, 1]"},
     {"atan", K::Atan, F::Unary, O::Float, R::Operand, "input", 1, "arctangent in (-pi/2, pi/2)"},
@@ -204,15 +204,15 @@ constexpr OpSpec kOps[] = {
      "y = axpy_(y, x, alpha): y + x * alpha, x broadcast to y (PyPTO updates y in place)"},
     {"expand_exp_dif", std::nullopt, F::Composite, O::Float, R::Operand, "input other", 2,
      "exp(input - other), broadcasting"},
-    // --- conv6 ops --- (elaborate_conv6.cpp: selection and im2col matmuls, views, transposes, concat)
+    // --- conv ops --- (elaborate_conv_im2col.cpp: im2col by views, transposes, concat; one matmul per group)
     {"conv", std::nullopt, F::Composite, O::Float, R::Operand,
      "input_conv weight out_dtype strides paddings dilations groups transposed output_paddings bias_tensor relu_type", 6,
      "1D / 2D convolution of NCL / NCHW input, im2col on the cube (fp32 sums, rounded once)"},
     {"gather_in_l1", std::nullopt, F::Composite, O::Numeric, R::Operand,
      "src indices block_table block_size size is_b_matrix is_trans", 7,
      "rows src[block_table[0, t / bs] * bs + t % bs, 0:size] for t in indices[0, :], for a matmul: [k, size]"},
-    // --- random6 ops --- (op kinds of their own, tile function TRANDOM; compiler/ops_random6.cpp,
-    // elaborate_random6.cpp for PyPTO's argument rules)
+    // --- random ops --- (op kinds of their own, tile function TRANDOM; compiler/ops_random.cpp,
+    // elaborate_random.cpp for PyPTO's argument rules)
     {"uniform", K::Uniform, F::Composite, O::Float, R::Attribute, "shape key counter alg dtype", 5,
      "Philox 4x32-10 uniform [0, 1) of a shape, from key [k] and counter [c0, c1] (c0 ignored), alg [1] or [3]"},
     {"normal", K::Normal, F::Composite, O::Float, R::Attribute, "shape key counter alg dtype", 5,

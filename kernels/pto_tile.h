@@ -91,7 +91,7 @@
 // Operation codes of the generic elementwise and reduction templates.
 enum PtoBinOp {
   PTO_ADD, PTO_SUB, PTO_MUL, PTO_DIV, PTO_MAX, PTO_MIN, PTO_POW, PTO_BAND, PTO_BOR, PTO_BXOR,
-  // --- mathops5 ops ---
+  // --- math ops ---
   PTO_ATAN2, PTO_FMOD, PTO_REMAINDER, PTO_FLOORDIV, PTO_CEILDIV, PTO_GCD, PTO_SHL, PTO_SHR,
 };
 enum PtoUnOp {
@@ -99,7 +99,7 @@ enum PtoUnOp {
   PTO_RELU, PTO_SIGMOID, PTO_TANH, PTO_GELU, PTO_SILU,
   PTO_EXP2, PTO_LOG2, PTO_LOG1P, PTO_EXPM1, PTO_SIN, PTO_COS, PTO_ERF,
   PTO_ROUND, PTO_FLOOR, PTO_CEIL, PTO_TRUNC, PTO_SIGN, PTO_BNOT,
-  // --- mathops5 ops ---
+  // --- math ops ---
   PTO_ACOS, PTO_ASIN, PTO_ATAN, PTO_ACOSH, PTO_ASINH, PTO_ATANH, PTO_SINH, PTO_COSH, PTO_TAN, PTO_CBRT, PTO_ERFC,
 };
 enum PtoReduceOp { PTO_RSUM, PTO_RMAX, PTO_RMIN, PTO_RMEAN, PTO_RPROD, PTO_RARGMAX, PTO_RARGMIN };
@@ -107,10 +107,10 @@ enum PtoReduceOp { PTO_RSUM, PTO_RMAX, PTO_RMIN, PTO_RMEAN, PTO_RPROD, PTO_RARGM
 enum PtoCmpOp { PTO_EQ, PTO_NE, PTO_LT, PTO_LE, PTO_GT, PTO_GE, PTO_LAND, PTO_LOR };
 enum PtoPredOp {
   PTO_ISFINITE, PTO_LNOT,
-  // --- mathops5 ops ---
+  // --- math ops ---
   PTO_SIGNBIT,
 };
-// The mathops5 ops' rules (the evaluator and NumPy references follow them):
+// The math ops' rules (the evaluator and NumPy references follow them):
 // integer PTO_FLOORDIV / PTO_CEILDIV / PTO_REMAINDER by 0 give 0; PTO_REMAINDER
 // has the divisor's sign (a - b * floor(a / b)); float PTO_FLOORDIV floors the
 // fp32 quotient; PTO_GCD is non-negative (gcd(0, 0) = 0); PTO_SHL by a count
@@ -299,10 +299,10 @@ template <typename TD, int M, int N, int ATOMIC = 0, typename TC = float>
 PTO_INLINE void TFIXPIPE(PTO_GM_PTR(TD) gm, const PTO_L0C_PTR(TC) c, int64_t offset, int64_t row_stride,
                          int64_t vm, int64_t vn);
 
-// --- random6 ops --- PyPTO's uniform (MODE 0) / normal (MODE 1): Philox 4x32-10 under the 64-bit key
+// --- random ops --- PyPTO's uniform (MODE 0) / normal (MODE 1): Philox 4x32-10 under the 64-bit key
 // (key_hi:key_lo), counter (index / 4, 0, ctr_hi:ctr_lo) as TensorFlow lays it out; each element of the
 // vr x vc valid region from its global element index in idx (int32), so tiling never changes a value.
-// TD is fp32, fp16 or bf16 (kernels/host/pto_host_random6.h says the float conversion).
+// TD is fp32, fp16 or bf16 (kernels/host/pto_host_random.h says the float conversion).
 template <typename TD, int R, int C, int MODE>
 PTO_INLINE void TRANDOM(PTO_UB_PTR(TD) dst, const PTO_UB_PTR(int32_t) idx, int64_t vr, int64_t vc, int64_t key_lo,
                         int64_t key_hi, int64_t ctr_lo, int64_t ctr_hi);
@@ -313,7 +313,7 @@ PTO_INLINE void TRANDOM(PTO_UB_PTR(TD) dst, const PTO_UB_PTR(int32_t) idx, int64
 #include "device/pto_device_ops.h"
 #endif
 #if defined(PTO_HOST)
-#include "host/pto_host_random6.h"  // --- random6 ops ---
+#include "host/pto_host_random.h"  // --- random ops ---
 #else
-#include "device/pto_device_random6.h"  // --- random6 ops ---
+#include "device/pto_device_random.h"  // --- random ops ---
 #endif

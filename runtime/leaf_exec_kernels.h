@@ -53,10 +53,10 @@ template <typename F> LeafCallFn pick_float(int64_t t, F&& f) {
 LeafCallFn resolve_binary(leaf::Fn fn, const std::vector<leaf::TParam>& tp);
 LeafCallFn resolve_compare(leaf::Fn fn, const std::vector<leaf::TParam>& tp);
 LeafCallFn resolve_other(leaf::Fn fn, const std::vector<leaf::TParam>& tp);
-// --- mathops5 ops --- (leaf_exec_kernels_math5.cpp): the op codes appended to the enums.
-bool is_math5_call(leaf::Fn fn, const std::vector<leaf::TParam>& tp);
-LeafCallFn resolve_math5(leaf::Fn fn, const std::vector<leaf::TParam>& tp);
-// --- random6 ops --- (leaf_exec_kernels_random6.cpp): TRANDOM, PyPTO's uniform / normal.
-LeafCallFn resolve_random6(leaf::Fn fn, const std::vector<leaf::TParam>& tp);
+// --- math ops --- (leaf_exec_kernels_math.cpp): the op codes appended to the enums.
+bool is_math_call(leaf::Fn fn, const std::vector<leaf::TParam>& tp);
+LeafCallFn resolve_math(leaf::Fn fn, const std::vector<leaf::TParam>& tp);
+// --- random ops --- (leaf_exec_kernels_random.cpp): TRANDOM, PyPTO's uniform / normal.
+LeafCallFn resolve_random(leaf::Fn fn, const std::vector<leaf::TParam>& tp);
 
 }  // namespace ptoc::runtime::leafk

@@ -85,7 +85,7 @@ int bin_op(OpKind k) {
     case OpKind::BitwiseAnd: return 7;
     case OpKind::BitwiseOr: return 8;
     case OpKind::BitwiseXor: return 9;
-    // --- mathops5 ops ---
+    // --- math ops ---
     case OpKind::Atan2: return 10;
     case OpKind::Fmod: return 11;
     case OpKind::Remainder: return 12;
@@ -125,7 +125,7 @@ int un_op(OpKind k) {
     case OpKind::Trunc: return 22;
     case OpKind::Sign: return 23;
     case OpKind::BitwiseNot: return 24;
-    // --- mathops5 ops ---
+    // --- math ops ---
     case OpKind::Acos: return 25;
     case OpKind::Asin: return 26;
     case OpKind::Atan: return 27;
@@ -172,7 +172,7 @@ int pred_op(OpKind k) {
   switch (k) {
     case OpKind::Isfinite: return 0;
     case OpKind::LogicalNot: return 1;
-    case OpKind::Signbit: return 2;  // --- mathops5 ops ---
+    case OpKind::Signbit: return 2;  // --- math ops ---
     default: return -1;
   }
 }
@@ -182,7 +182,7 @@ bool is_index_reduction(OpKind k) { return k == OpKind::Argmax || k == OpKind::A
 
 const char* const kBinNames[] = {"PTO_ADD", "PTO_SUB", "PTO_MUL", "PTO_DIV", "PTO_MAX",
                                  "PTO_MIN", "PTO_POW", "PTO_BAND", "PTO_BOR", "PTO_BXOR",
-                                 // --- mathops5 ops ---
+                                 // --- math ops ---
                                  "PTO_ATAN2", "PTO_FMOD", "PTO_REMAINDER", "PTO_FLOORDIV", "PTO_CEILDIV",
                                  "PTO_GCD", "PTO_SHL", "PTO_SHR"};
 const char* const kUnNames[] = {"PTO_EXP",   "PTO_LOG",   "PTO_SQRT",  "PTO_RSQRT",   "PTO_ABS",
@@ -190,12 +190,12 @@ const char* const kUnNames[] = {"PTO_EXP",   "PTO_LOG",   "PTO_SQRT",  "PTO_RSQR
                                 "PTO_GELU",  "PTO_SILU",  "PTO_EXP2",  "PTO_LOG2",    "PTO_LOG1P",
                                 "PTO_EXPM1", "PTO_SIN",   "PTO_COS",   "PTO_ERF",     "PTO_ROUND",
                                 "PTO_FLOOR", "PTO_CEIL",  "PTO_TRUNC", "PTO_SIGN",    "PTO_BNOT",
-                                // --- mathops5 ops ---
+                                // --- math ops ---
                                 "PTO_ACOS", "PTO_ASIN", "PTO_ATAN", "PTO_ACOSH", "PTO_ASINH", "PTO_ATANH",
                                 "PTO_SINH", "PTO_COSH", "PTO_TAN", "PTO_CBRT", "PTO_ERFC"};
 const char* const kRedNames[] = {"PTO_RSUM", "PTO_RMAX", "PTO_RMIN", "PTO_RMEAN", "PTO_RPROD", "PTO_RARGMAX", "PTO_RARGMIN"};
 const char* const kCmpNames[] = {"PTO_EQ", "PTO_NE", "PTO_LT", "PTO_LE", "PTO_GT", "PTO_GE", "PTO_LAND", "PTO_LOR"};
-const char* const kPredNames[] = {"PTO_ISFINITE", "PTO_LNOT", "PTO_SIGNBIT" /* --- mathops5 ops --- */};
+const char* const kPredNames[] = {"PTO_ISFINITE", "PTO_LNOT", "PTO_SIGNBIT" /* --- math ops --- */};
 const char* const kBcastNames[] = {"PTO_BC_NONE", "PTO_BC_ROW", "PTO_BC_COL", "PTO_BC_SCALAR"};
 const char* const kPadNames[] = {"PTO_PAD_LEAVE", "PTO_PAD_ZERO"};
 const char* const kMemNames[] = {"UB", "L1", "L0A", "L0B", "L0C"};
@@ -836,7 +836,7 @@ class Emitter {
       return;
     }
     switch (op.vop) {
-      case OpKind::Uniform: case OpKind::Normal: {  // --- random6 ops --- from the int32 index tile
+      case OpKind::Uniform: case OpKind::Normal: {  // --- random ops --- from the int32 index tile
         int a = op.srcs.at(0);
         if (op.axes.size() != 4) throw Unsupported("a uniform / normal without its key and counter");
         auto idx = open_loops(i, lead_counts(d));

@@ -7,7 +7,7 @@
 // box, reductions and matmul's K sum only valid elements, and assemble writes
 // only the valid box. It shares nothing with the tiling passes.
 #include "compiler/eval/reference_eval.h"
-#include "compiler/ops_random6.h"  // --- random6 ops ---
+#include "compiler/ops_random.h"  // --- random ops ---
 
 #include "compiler/eval/eval_elem.h"
 #include "compiler/eval/eval_tensor_io.h"
@@ -147,14 +147,14 @@ double binary(OpKind k, double a, double b, DType t) {
 Elem int_result(int64_t v, DType rt) { return held_as_int(rt) ? Elem::of_i(eval::wrap_int(v, rt)) : from_double(double(v), rt); }
 
 // One element of a binary op on operands of dtype `t`, stored as `rt`. Integers: exact int64 arithmetic,
-// then the wrap to the type; the mathops5 kinds through their shared scalar meaning.
+// then the wrap to the type; the math ops' kinds through their shared scalar meaning.
 Elem binary_elem(OpKind k, Elem x, Elem y, DType t, DType rt) {
   if (held_as_int(t)) {
     if (auto r = eval::int_binary(k, x.i(), y.i()); r.ok) return int_result(r.v, rt);
-    if (auto m = scalar_binary_math5(k, double(x.i()), double(y.i()), true)) return from_double(*m, rt);  // --- mathops5 ops ---
+    if (auto m = scalar_binary_math(k, double(x.i()), double(y.i()), true)) return from_double(*m, rt);  // --- math ops ---
     return from_double(kPad, rt);  // no integer meaning (the front end refuses it): 0, as round_to_dtype(NaN)
   }
-  if (auto m = scalar_binary_math5(k, x.f(), y.f(), false)) return from_double(*m, rt);  // --- mathops5 ops ---
+  if (auto m = scalar_binary_math(k, x.f(), y.f(), false)) return from_double(*m, rt);  // --- math ops ---
   return from_double(binary(k, x.f(), y.f(), t), rt);
 }
 
@@ -493,7 +493,7 @@ class Evaluator {
     if (is_unary(op.kind)) return unary_op(op);
     if (is_reduction(op.kind)) return reduce(op);
     if (op.kind == OpKind::Where) return where(op);
-    if (is_random6(op.kind)) return random6(op);  // --- random6 ops ---
+    if (is_random_op(op.kind)) return random_op(op);  // --- random ops ---
     switch (op.kind) {
       case OpKind::Cast: return cast(op);
       case OpKind::Matmul: return matmul(op);
@@ -725,10 +725,10 @@ class Evaluator {
 
   // Round to nearest even into integers (then wrap, as round_to_dtype does);
   // between float types round_to_dtype is already nearest even.
-  // --- random6 ops --- uniform / normal: element k of the whole output is random6_value(k). The
+  // --- random ops --- uniform / normal: element k of the whole output is random_value(k). The
   // input (the front end's flat index ramp) only fixes the shape: the index here is the element's own
   // position, so a wrong ramp in the compiled code shows as a difference.
-  Val random6(const Op& op) {
+  Val random_op(const Op& op) {
     const Val& a = in(op, 0);
     Val r = make(op.dtype, a.shape, a.valid);
     Shape st = strides_of(a.shape);
@@ -736,7 +736,7 @@ class Evaluator {
     const PhiloxArgs args = philox_args(op.axes);
     for_box(a.valid, [&](const Shape& idx) {
       int64_t o = dot(idx, st);
-      d[size_t(o)] = from_double(random6_value(op.kind, op.dtype, args, uint64_t(o)), op.dtype);
+      d[size_t(o)] = from_double(random_value(op.kind, op.dtype, args, uint64_t(o)), op.dtype);
     });
     return r;
   }

@@ -9,7 +9,7 @@
 #include "compiler/frontend/dim_simplify.h"
 #include "compiler/frontend/elaborate_call.h"
 #include "compiler/frontend/int64_rules.h"
-#include "compiler/frontend/pypto_keywords_port6a.h"
+#include "compiler/frontend/pypto_keywords.h"
 #include "compiler/frontend/elaborator.h"
 #include "compiler/frontend/suggest.h"
 
@@ -142,9 +142,9 @@ EV Elaborator::unknown_function(const Expr& e) {
 
 EV Elaborator::call(const Expr& e) {
   if (e.name == "index_select") return call_index_select(e);  // lowered to views (elaborate_index.cpp)
-  if (e.name == "float") return float_call(e);  // float("-inf") (elaborate_pypto_forms_port6b.cpp)
+  if (e.name == "float") return float_call(e);  // float("-inf") (elaborate_pypto_spellings.cpp)
   if (e.name == "full")
-    if (auto v = full_valid_shape(e)) return *v;  // full(..., valid_shape=) (elaborate_pypto_forms_port6b.cpp)
+    if (auto v = full_valid_shape(e)) return *v;  // full(..., valid_shape=) (elaborate_pypto_spellings.cpp)
   const OpSpec* spec = find_op(e.name);
   if (!spec) {
     tuple_target_ = false;
@@ -172,7 +172,7 @@ EV Elaborator::call(const Expr& e) {
     }
     size_t k = 0;
     while (k < c.names.size() && c.names[k] != a.name) ++k;
-    if (k == c.names.size()) {  // PyPTO's spelling of the keyword (pypto_keywords_port6a.cpp)
+    if (k == c.names.size()) {  // PyPTO's spelling of the keyword (pypto_keywords.cpp)
       const std::string alias = pypto_keyword_alias(fn, a.name);
       k = 0;
       while (!alias.empty() && k < c.names.size() && c.names[k] != alias) ++k;
@@ -252,7 +252,7 @@ std::optional<DType> Elaborator::dtype_arg(const Expr* x, DType dflt) {
   if (x->kind == Expr::Kind::Name)
     if (auto d = parse_dtype(x->name)) return *d;
   if (x->kind == Expr::Kind::Name)
-    if (auto d = pypto_dtype_name(x->name)) return *d;  // PyPTO's DT_FP32 (pypto_keywords_port6a.cpp)
+    if (auto d = pypto_dtype_name(x->name)) return *d;  // PyPTO's DT_FP32 (pypto_keywords.cpp)
   std::vector<std::string> names;
   for (DType t : kAllDTypes) names.emplace_back(dtype_name(t));
   std::string hint = x->kind == Expr::Kind::Name ? did_you_mean(x->name, names) : "";
@@ -337,13 +337,13 @@ bool Elaborator::check_operand_dtype(const OpSpec& spec, DType t, const Expr& e,
 EV Elaborator::call_binary(const Call& c) {
   EV a = expr(*c.args[0]);
   EV b = expr(*c.args[1]);
-  if (!check_math5_operands(c, a, &b)) return EV::poison();  // --- mathops5 ops ---
+  if (!check_math_operands(c, a, &b)) return EV::poison();  // --- math ops ---
   return binary(*c.spec.kind, a, b, *c.args[0], *c.args[1], c.fo, c.fl, c.fn);
 }
 
 EV Elaborator::call_unary(const Call& c) {
   EV a = expr(*c.args[0]);
-  if (!check_math5_operands(c, a, nullptr)) return EV::poison();  // --- mathops5 ops ---
+  if (!check_math_operands(c, a, nullptr)) return EV::poison();  // --- math ops ---
   if (c.spec.kind != OpKind::Round || c.args.size() < 2 || !c.args[1]) return unary(*c.spec.kind, a, *c.args[0], c.fo, c.fn);
   // round(x, decimals): NumPy's rint(x * 10^d) / 10^d (x / 10^-d, then * 10^-d, for d < 0).
   auto d = const_int(*c.args[1], "decimals");
@@ -798,7 +798,7 @@ EV Elaborator::call_reshape(const Call& c) {
       va[0] = simplify(floordiv(nvalid, row));
     }
   }
-  Shape stated = va;  // PyPTO's valid_shape: equal to va or narrower (reshape_valid_port6a.cpp)
+  Shape stated = va;  // PyPTO's valid_shape: equal to va or narrower (reshape_valid_shape.cpp)
   if (args.size() > 3 && args[3] && !reshape_valid_shape(c, *sh, stated)) return EV::poison();
   Op op;
   op.kind = OpKind::Reshape;
@@ -875,7 +875,7 @@ EV Elaborator::call_concat(const Call& c) {
   [[maybe_unused]] const std::string& fn = c.fn;
   [[maybe_unused]] const int fo = c.fo, fl = c.fl;
   const auto& args = c.args;
-  const Expr* l = list_repeat(args[0]);  // `[x] * 4` (elaborate_pypto_forms_port6b.cpp)
+  const Expr* l = list_repeat(args[0]);  // `[x] * 4` (elaborate_pypto_spellings.cpp)
   if (!l) return EV::poison();
   if (l->kind != Expr::Kind::List || l->items.empty()) {
     err(l->off, l->len, "concat takes a list of tensors: concat([a, b], dim)");

@@ -17,7 +17,7 @@
 #include <cmath>
 
 #include "compiler/frontend/elaborate_call.h"
-#include "compiler/frontend/elaborate_struct5.h"
+#include "compiler/frontend/elaborate_structural_ops.h"
 #include "compiler/frontend/elaborate_conv_im2col.h"
 #include "compiler/frontend/elaborate_topk_tiles.h"
 #include "compiler/frontend/elaborator.h"
@@ -58,12 +58,12 @@ EV Elaborator::call_composite(const Call& c) {
   if (c.fn == "scatter" || c.fn == "scatter_") return call_scatter(c);
   if (c.fn == "scatter_update") return call_scatter_update(c);  // elaborate_scatter_update.cpp
   if (c.fn == "clone" || c.fn == "isnan" || c.fn == "log10" || c.fn == "lrelu" || c.fn == "hypot")
-    return call_catalog3(c);  // elaborate_catalog3.cpp
+    return call_compose_math(c);  // elaborate_compose_math.cpp
   if (c.fn == "quantize" || c.fn == "dequantize" || c.fn == "scaled_mm") return call_quant(c);  // elaborate_quant.cpp
-  if (is_struct5_op(c.fn)) return call_struct5(*this, c);  // elaborate_struct5.cpp
-  if (c.fn == "prelu" || c.fn == "axpy_" || c.fn == "expand_exp_dif") return call_math5(c);  // elaborate_math5.cpp
-  if (is_conv6_op(c.fn)) return call_conv6(*this, c);  // elaborate_conv6.cpp
-  if (c.fn == "uniform" || c.fn == "normal") return call_random6(c);  // elaborate_random6.cpp --- random6 ops ---
+  if (is_structural_op(c.fn)) return call_structural(*this, c);  // elaborate_structural_ops.cpp
+  if (c.fn == "prelu" || c.fn == "axpy_" || c.fn == "expand_exp_dif") return call_math_op(c);  // elaborate_math_ops.cpp
+  if (is_conv_op(c.fn)) return call_conv(*this, c);  // elaborate_conv_im2col.cpp
+  if (c.fn == "uniform" || c.fn == "normal") return call_random(c);  // elaborate_random.cpp --- random ops ---
   err(c.fo, c.fl, "internal: composite op '" + c.fn + "' has no elaboration");
   return EV::poison();
 }

@@ -40,7 +40,7 @@ void rebound_names(const std::vector<Stmt>& stmts, std::vector<std::string>& out
 }  // namespace
 
 // A comparison with a float constant or literal on one side and a compile-time number on the other:
-// decided here in double, as Python decides PyPTO's `if scale != 1.0:` (port6a).
+// decided here in double, as Python decides PyPTO's `if scale != 1.0:`.
 std::optional<DimExpr> Elaborator::float_compare01(const Expr& e) {
   auto a = const_float_of(*e.items[0]);
   auto b = const_float_of(*e.items[1]);
@@ -99,7 +99,7 @@ std::optional<DimExpr> Elaborator::condition01(const Expr& e) {
       return DimExpr(1) - *a;
     }
     case K::Compare: {
-      if (auto k = float_compare01(e)) return *k;  // port6a: `scale != 1.0` on float constants
+      if (auto k = float_compare01(e)) return *k;  // `scale != 1.0` on float constants
       auto a = dim(*e.items[0], DimUse::Loop);
       auto b = dim(*e.items[1], DimUse::Loop);
       if (!a || !b) return std::nullopt;

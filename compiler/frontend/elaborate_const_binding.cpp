@@ -409,7 +409,7 @@ bool Elaborator::const_binding(const Stmt& s) {
 
 namespace ptoc::fe {
 
-// port6a: a float constant expression's value, for an `if` comparing float constants (PyPTO's
+// A float constant expression's value, for an `if` comparing float constants (PyPTO's
 // `if scale != 1.0:` on a Python float argument, elaborate_cond.cpp); nullopt when `e` is not one.
 std::optional<double> Elaborator::const_float_of(const Expr& e) {
   if (!seq_) return std::nullopt;

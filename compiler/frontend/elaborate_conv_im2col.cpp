@@ -1,4 +1,4 @@
-// conv6's ops of PyPTO's catalogue, PyPTO's names, argument orders, dtype and shape rules, written as ops
+// conv and gather_in_l1 of PyPTO's catalogue, PyPTO's names, argument orders, dtype and shape rules, written as ops
 // ptoc has, so the evaluator, tiling, leaf programs, CCE and the machine model need nothing new:
 //
 //   conv(input_conv, weight, out_dtype, strides, paddings, dilations, *, groups=1, transposed=False,
@@ -6,7 +6,7 @@
 //     input [N, Cin, (H,) W] (NCL / NCHW), weight [Cout, Cin / groups, (Kh,) Kw]; the result
 //     [N, Cout, (Ho,) Wo], o = (i + p_lo + p_hi - d * (k - 1) - 1) / s + 1. (The elaboration is written
 //     for any number of spatial axes, but PyPTO's 3D conv needs rank-5 tensors, which ptoc does not have.)
-//     Written as im2col on the cube, the columns by data movement only (conv7): each spatial axis
+//     Written as im2col on the cube, the columns by data movement only: each spatial axis
 //     zero-padded (full + concat) or cut to L = s * ((k - 1) * d / s + o), each tap k a view at k * d, a
 //     stride s by splitting the axis as [L / s, s] (tap k's positions k * d + j * s are [k * d / s + j,
 //     k * d % s]); the Kh * Kw taps of each channel are concatenated into the [Cin * K, N * P] column
@@ -16,19 +16,19 @@
 //   gather_in_l1(src, indices, block_table, block_size, size, is_b_matrix, is_trans)
 //     PyPTO's paged gather of token rows into L1 to feed the cube: row j = src[block_table[0, t / bs] * bs +
 //     t % bs, 0:size], t = indices[0, j]; [k, size]. Written as a one-hot [k, T] mask (the block table's
-//     entry, then the row, as gather_in_ub finds them), each row picked by where and a sum over the tokens (conv7:
+//     entry, then the row, as gather_in_ub finds them), each row picked by where and a sum over the tokens (
 //     not a one-hot matmul, whose 0 * inf spread an inf or NaN of src to every row): exact;
 //     an index or a block outside its table gives a row of 0. is_b_matrix and is_trans say how PyPTO lays
 //     the rows out in L1 for the matmul that reads them (its a_trans / b_trans still transposes): checked,
 //     the value is the same.
-// Limits: static shapes, ND. (conv6 built the columns by 0/1 selection matmuls, which spread an inf or NaN
-// input over a whole selection row; conv7 moves the data instead.)
+// Limits: static shapes, ND. (Columns built by 0/1 selection matmuls would spread an inf or NaN
+// input over a whole selection row (0 * inf = NaN): the data is moved instead.)
 #include "compiler/frontend/elaborate_conv_im2col.h"
 
 #include <algorithm>
 
 #include "compiler/frontend/dim_simplify.h"
-#include "compiler/frontend/elaborate_struct5.h"
+#include "compiler/frontend/elaborate_structural_ops.h"
 #include "compiler/frontend/scoped_tiles.h"
 #include "compiler/frontend/shape_rules.h"
 
@@ -73,14 +73,14 @@ Shape dims(const std::vector<int64_t>& v) {
   return s;
 }
 
-class Conv6 {
+class ConvIm2col {
  public:
-  Conv6(Elaborator& el, const Elaborator::Call& c) : el_(el), c_(c) {}
+  ConvIm2col(Elaborator& el, const Elaborator::Call& c) : el_(el), c_(c) {}
 
   EV run() {
     if (c_.fn == "conv") return conv();
     if (c_.fn == "gather_in_l1") return gather_in_l1();
-    el_.err(c_.fo, c_.fl, "internal: conv6 op '" + c_.fn + "' has no elaboration");
+    el_.err(c_.fo, c_.fl, "internal: conv op '" + c_.fn + "' has no elaboration");
     return EV::poison();
   }
 
@@ -559,7 +559,7 @@ class Conv6 {
     }
     // The one-hot [n, T] rows (a row outside src matches nothing: a row of 0), times src's first size
     // columns on the cube: one product per element, exact (int8: summed in int32, cast back).
-    // conv7: each row picked by where over a [n, T, size] mask, then summed over T (one element and zeros:
+    // Each row picked by where over a [n, T, size] mask, then summed over T (one element and zeros:
     // exact), not a one-hot matmul, whose 0 * inf would turn a column NaN in every row when any src row
     // holds an inf or NaN.
     int hit;
@@ -584,8 +584,8 @@ class Conv6 {
 
 }  // namespace
 
-bool is_conv6_op(std::string_view fn) { return fn == "conv" || fn == "gather_in_l1"; }
+bool is_conv_op(std::string_view fn) { return fn == "conv" || fn == "gather_in_l1"; }
 
-EV call_conv6(Elaborator& el, const Elaborator::Call& c) { return Conv6(el, c).run(); }
+EV call_conv(Elaborator& el, const Elaborator::Call& c) { return ConvIm2col(el, c).run(); }
 
 }  // namespace ptoc::fe

@@ -115,7 +115,7 @@ std::optional<DimExpr> Elaborator::dim(const Expr& e, DimUse use) {
     case K::Binary: {
       auto a = dim(*e.items[0], use);
       auto b = dim(*e.items[1], use);
-      if (e.op == "**" || e.op == "@") return dim_surface(e, a, b);  // elaborate_surface9.cpp
+      if (e.op == "**" || e.op == "@") return dim_surface(e, a, b);  // elaborate_python_operators.cpp
       if (e.op == "/") {
         err(e.op_off, 1, "'/' is not integer division; dim expressions use '//' (floor) or ceil_div(a, b)",
             "write '" + text_of(*e.items[0]) + " // " + text_of(*e.items[1]) + "' or 'ceil_div(" + text_of(*e.items[0]) +
@@ -216,7 +216,7 @@ std::optional<bool> Elaborator::condition(const Expr& e) {
       return !*a;
     }
     case K::Compare: {
-      if (auto k = float_compare01(e)) return k->as_const() == 1;  // port6a: `scale != 1.0` (elaborate_cond.cpp)
+      if (auto k = float_compare01(e)) return k->as_const() == 1;  // `scale != 1.0` (elaborate_cond.cpp)
       auto a = dim(*e.items[0], DimUse::Static);
       auto b = dim(*e.items[1], DimUse::Static);
       if (!a || !b) return std::nullopt;

@@ -219,7 +219,7 @@ EV Elaborator::expr(const Expr& e) {
       return unary(OpKind::Neg, a, *e.items[0], e.op_off, "-");
     }
     case K::Binary: {
-      if (e.op == "**" || e.op == "@") return surface_binary(e);  // elaborate_surface9.cpp
+      if (e.op == "**" || e.op == "@") return surface_binary(e);  // elaborate_python_operators.cpp
       EV a = expr(*e.items[0]);
       EV b = expr(*e.items[1]);
       int oplen = int(e.op.size());
@@ -268,7 +268,7 @@ EV Elaborator::binary(OpKind k, const EV& a, const EV& b, const Expr& ea, const 
   if (!a.ok() || !b.ok()) return EV::poison();
   if (a.is_scalar() && b.is_scalar()) {
     double x = a.scalar, y = b.scalar;
-    if (auto m = fold_math5(k, a, b, op_off, op_len, spelling)) return *m;  // --- mathops5 ops ---
+    if (auto m = fold_math(k, a, b, op_off, op_len, spelling)) return *m;  // --- math ops ---
     switch (k) {
       case OpKind::Add: return EV::number(x + y, a.is_int && b.is_int);
       case OpKind::Sub: return EV::number(x - y, a.is_int && b.is_int);

@@ -6,7 +6,7 @@
 #include "runtime/core/checked_int.h"
 #include "compiler/frontend/dim_simplify.h"
 #include "compiler/frontend/elaborate.h"
-#include "compiler/frontend/elaborate_struct5.h"
+#include "compiler/frontend/elaborate_structural_ops.h"
 #include "compiler/frontend/elaborator.h"
 #include "compiler/frontend/suggest.h"
 #include "runtime/core/platform.h"
@@ -202,11 +202,11 @@ void Elaborator::assign(const Stmt& s) {
       (*names_)[a.target] = Binding::poisoned();
     return;
   }
-  if (a.target.empty()) {  // `atomic_add(...)`, `set_operation_options(...)`: call statements (elaborate_struct5.cpp)
+  if (a.target.empty()) {  // `atomic_add(...)`, `set_operation_options(...)`: call statements (elaborate_structural_ops.cpp)
     call_statement(*this, s);
     return;
   }
-  if (surface_fold_stmt(s)) return;  // elaborate_surface9.cpp
+  if (surface_fold_stmt(s)) return;  // elaborate_python_operators.cpp
   if (local_tensor_decl(s)) return;
   if (tensor_shape_binding(s)) return;  // elaborate_tensor_shape.cpp
   if (dtype_binding(s)) return;         // elaborate_tensor_shape.cpp

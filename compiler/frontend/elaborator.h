@@ -134,10 +134,10 @@ class Elaborator {
 
   // --- expressions (elaborate_exprs.cpp)
   EV expr(const Expr& e);
-  EV surface_binary(const Expr& e);  // `**` and `@` (elaborate_surface9.cpp)
-  EV surface_operand(const Expr& e);  // an operand of `**`: `x.shape[i]` is a number (elaborate_surface9.cpp)
+  EV surface_binary(const Expr& e);  // `**` and `@` (elaborate_python_operators.cpp)
+  EV surface_operand(const Expr& e);  // an operand of `**`: `x.shape[i]` is a number (elaborate_python_operators.cpp)
   std::optional<DimExpr> dim_surface(const Expr& e, const std::optional<DimExpr>& a, const std::optional<DimExpr>& b);
-  bool surface_fold_stmt(const Stmt& s);  // `n = 2 ** (bit - 1)`: a constant binding (elaborate_surface9.cpp)
+  bool surface_fold_stmt(const Stmt& s);  // `n = 2 ** (bit - 1)`: a constant binding (elaborate_python_operators.cpp)
   EV name_ref(const Expr& e);
   EV tensor_ref(int tensor);
   // --- function calls (elaborate_calls.cpp): bind by the op table, then one function per form
@@ -152,8 +152,8 @@ class Elaborator {
   EV call_matmul(const Call& c);
   EV call_transpose(const Call& c);
   EV call_reshape(const Call& c);
-  bool reshape_valid_shape(const Call& c, const Shape& shape, Shape& valid);  // reshape_valid_port6a.cpp
-  int narrow_valid(int value, const Shape& valid, int loc_off, int loc_len);  // reshape_valid_port6a.cpp
+  bool reshape_valid_shape(const Call& c, const Shape& shape, Shape& valid);  // reshape_valid_shape.cpp
+  int narrow_valid(int value, const Shape& valid, int loc_off, int loc_len);  // reshape_valid_shape.cpp
   EV call_view(const Call& c);
   EV call_concat(const Call& c);
   EV call_full(const Call& c);
@@ -277,7 +277,7 @@ class Elaborator {
   // Whether a condition reads a run-time scalar or an element of an int32 input: PyPTO's `if` on a
   // SymbolicScalar, decided at run time as a `cond` is.
   bool reads_run_values(const Expr& e) const;
-  // PyPTO's spellings (elaborate_pypto_forms_port6b.cpp): float("-inf"), [x] * 4 in concat, assemble(v, offs, t).
+  // PyPTO's spellings (elaborate_pypto_spellings.cpp): float("-inf"), [x] * 4 in concat, assemble(v, offs, t).
   EV float_call(const Expr& e);
   const Expr* list_repeat(const Expr* l);  // nullptr when reported
   std::optional<EV> full_valid_shape(const Expr& e);  // full(..., valid_shape=): nullopt when not that form
@@ -285,7 +285,7 @@ class Elaborator {
   // `l[i]` of a constant list (elaborate_const_binding.cpp): 1 with the entry in `out`, 0 when `e` is not an
   // entry of a constant list, -1 when it is one but reported (index out of range, a slice, not static).
   int const_list_item(const Expr& e, int64_t& out);
-  std::optional<double> const_float_of(const Expr& e);  // port6a: float constants in if conditions
+  std::optional<double> const_float_of(const Expr& e);  // float constants in if conditions
   // --- PyPTO's tensor attributes x.shape, x.dtype (elaborate_tensor_shape.cpp)
   bool tensor_shape_binding(const Stmt& s);  // `bt, l, d = v.shape`, `n = x.shape[0]`
   int attribute_owner(const Expr& base, const std::string& what, int* value, int* tensor);
@@ -296,7 +296,7 @@ class Elaborator {
   bool is_dtype_attribute(const Expr& e);              // `x.dtype`
   std::optional<DType> dtype_of_name(const Expr& e);   // x's dtype; nullopt when reported
   bool dtype_binding(const Stmt& s);                   // `dtype = x.dtype`; false: not that form
-  std::optional<DimExpr> float_compare01(const Expr& e);  // port6a (elaborate_cond.cpp)
+  std::optional<DimExpr> float_compare01(const Expr& e);  // (elaborate_cond.cpp)
   // `tiles[i]` of a nested constant list: its row, or null (not one, or reported).
   const std::vector<int64_t>* nested_row(const Expr& e);
   int64_t const_list_index(const Slice& sl, const Expr& whole, const std::string& n, int64_t size);
@@ -411,15 +411,15 @@ class Elaborator {
   // --- scatter_update of a GM tensor in place (elaborate_scatter_update.cpp)
   bool scatter_update_stmt(const Stmt& s);  // `cache = scatter_update(cache, ...)`; false: not that form
   EV call_scatter_update(const Call& c);
-  EV call_catalog3(const Call& c);  // clone isnan log10 lrelu hypot (elaborate_catalog3.cpp)
-  // --- mathops5 ops --- (elaborate_math5.cpp)
+  EV call_compose_math(const Call& c);  // clone isnan log10 lrelu hypot (elaborate_compose_math.cpp)
+  // --- math ops --- (elaborate_math_ops.cpp)
   // PyPTO's dtype rules past the op table's operand rule (ceil_div int32, remainder no 8-bit, signbit no
   // uint8) and fmod/remainder's precision_type, on the elaborated operands (b null for a unary op).
-  bool check_math5_operands(const Call& c, const EV& a, const EV* b);
-  // Two scalar operands of a mathops5 binary op: the folded number (or poison); nullopt for other kinds.
-  std::optional<EV> fold_math5(OpKind k, const EV& a, const EV& b, int op_off, int op_len, const std::string& spelling);
-  EV call_math5(const Call& c);  // prelu axpy_ expand_exp_dif, written as ops ptoc has
-  EV call_random6(const Call& c);  // --- random6 ops --- uniform / normal (elaborate_random6.cpp)
+  bool check_math_operands(const Call& c, const EV& a, const EV* b);
+  // Two scalar operands of a math binary op: the folded number (or poison); nullopt for other kinds.
+  std::optional<EV> fold_math(OpKind k, const EV& a, const EV& b, int op_off, int op_len, const std::string& spelling);
+  EV call_math_op(const Call& c);  // prelu axpy_ expand_exp_dif, written as ops ptoc has
+  EV call_random(const Call& c);  // --- random ops --- uniform / normal (elaborate_random.cpp)
   // Element `c` of value v traced through views and reshapes to the GM tensor it reads: {tensor, index}.
   std::optional<std::pair<int, std::vector<DimExpr>>> input_element(int v, std::vector<DimExpr> c) const;
   int scatter_target_ = -1;  // while a scatter_update statement is elaborated: the tensor it updates

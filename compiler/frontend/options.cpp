@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <regex>
 
-#include "compiler/frontend/label_text_port6a.h"
+#include "compiler/frontend/label_text.h"
 #include "compiler/frontend/suggest.h"
 #include "compiler/frontend/yaml_util.h"
 #include "runtime/program/knobs.h"
@@ -88,7 +88,7 @@ void read_setting(const std::string& full, const YAML::Node& v, SrcLoc loc, bool
         r.error(at(k, loc), full + ": function key '" + e.name + "' is out of range");
         continue;
       }
-    } else if (is_label_text(e.name)) {  // label_text_port6a.h
+    } else if (is_label_text(e.name)) {  // label_text.h
       e.key = MergeSetting::Entry::Key::Label;
       if (e.name == "default" || e.name == "Default")
         r.warning(at(k, loc), full + ": '" + e.name + "' is taken as a semantic label", "the global key is 'DEFAULT'");

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "compiler/frontend/assemble_call_port6a.h"
+#include "compiler/frontend/assemble_call.h"
 #include "compiler/frontend/lexer.h"
 #include "compiler/frontend/suggest.h"
 #include "compiler/op_table.h"

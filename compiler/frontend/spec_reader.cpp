@@ -7,7 +7,7 @@
 #include <set>
 
 #include "compiler/frontend/cube_tile_rules.h"
-#include "compiler/frontend/label_text_port6a.h"
+#include "compiler/frontend/label_text.h"
 #include "compiler/frontend/options.h"
 #include "runtime/core/resource_limits.h"
 #include "compiler/frontend/parser.h"
@@ -927,7 +927,7 @@ class Reader {
     const YAML::Node v = n["label"];
     SrcLoc l = value_loc(n, "label");
     if (v.IsNull()) return s;  // {label: null} clears the label
-    if (!v.IsScalar() || !is_label_text(v.Scalar())) {  // label_text_port6a.cpp: PyPTO's "Attention Scores"
+    if (!v.IsScalar() || !is_label_text(v.Scalar())) {  // label_text.cpp: PyPTO's "Attention Scores"
       r_.error(l, "label must be a name ([A-Za-z_][A-Za-z0-9_]*, words may be separated by single spaces), got " +
                       node_kind(v));
       return std::nullopt;

@@ -115,9 +115,9 @@ std::vector<int> vec_instrs(OpKind k) {
   }
 }
 
-// --- mathops5 ops --- They run on the scalar unit (no vector instruction): per element, about the
+// --- math ops --- They run on the scalar unit (no vector instruction): per element, about the
 // cycles of the libm routine, in a loop bracketed by full barriers.
-int64_t math5_scalar_cycles_per_elem(OpKind k) {
+int64_t math_scalar_cycles_per_elem(OpKind k) {
   switch (k) {
     case OpKind::Signbit: return 4;                               // a compare and a store
     case OpKind::Gcd: return 60;                                  // Euclid's loop, a few divisions
@@ -130,10 +130,10 @@ int64_t math5_scalar_cycles_per_elem(OpKind k) {
   }
 }
 
-// --- random6 ops --- TRANDOM is a scalar loop on the device (kernels/device/pto_device_random6.h):
+// --- random ops --- TRANDOM is a scalar loop on the device (kernels/device/pto_device_random.h):
 // per element ten Philox rounds (two 32 x 32 -> 64 multiplies, xors, key adds: ~8 cycles each);
 // normal adds the fp32 log, sqrt and sin / cos.
-int64_t random6_scalar_cycles_per_elem(OpKind k) {
+int64_t random_scalar_cycles_per_elem(OpKind k) {
   switch (k) {
     case OpKind::Uniform: return 84;
     case OpKind::Normal: return 84 + 110;
@@ -187,11 +187,11 @@ int64_t op_cycles(const TileRoot& root, const TileOp& op, const Platform& plat) 
         const LocalTile& t = local_tile(root, s);
         bytes = std::max(bytes, tile_elems(t) * dtype_size(t.dtype));
       }
-      if (const int64_t per = random6_scalar_cycles_per_elem(op.vop)) {  // --- random6 ops ---: scalar loop
+      if (const int64_t per = random_scalar_cycles_per_elem(op.vop)) {  // --- random ops ---: scalar loop
         const LocalTile& d = local_tile(root, op.dst);
         return 2 * 20 + tile_elems(d) * per;
       }
-      if (const int64_t per = math5_scalar_cycles_per_elem(op.vop)) {  // --- mathops5 ops ---: scalar loops
+      if (const int64_t per = math_scalar_cycles_per_elem(op.vop)) {  // --- math ops ---: scalar loops
         const LocalTile& d = local_tile(root, op.dst);
         return 2 * 20 + tile_elems(d) * per;  // two full barriers around the loop
       }

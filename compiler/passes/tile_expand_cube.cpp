@@ -87,7 +87,7 @@ void Builder::expand_matmul(const Op& op) {
   // (reshape(w, [K, 1]) of a rank-1 w) gets them in its box.
   // A tensor axis of extent 1 that no operand axis maps to, after the first one that does (reshape(w, [K, N])
   // of w [K, N, 1, 1] or [K, 1, N]), would land in those last two axes: it is dropped from a reshaped view of
-  // the same bytes (conv6: the weight of a 1x1 conv read wrong numbers).
+  // the same bytes (a 1x1 conv's weight read wrong numbers before).
   auto operand_ref = [&](const GmLoc& loc, const Box& bx) {
     GmRef g = gm_ref(loc, bx);
     if (g.tensor < 0) return g;

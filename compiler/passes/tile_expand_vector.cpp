@@ -59,7 +59,7 @@ void Builder::expand_vector(const Op& op) {
     t.scalar = op.scalar;
     t.scalar_first = op.scalar_first;
     t.fill = op.fill;
-    if (op.kind == OpKind::Uniform || op.kind == OpKind::Normal) t.axes = op.axes;  // --- random6 ops --- key, counter
+    if (op.kind == OpKind::Uniform || op.kind == OpKind::Normal) t.axes = op.axes;  // --- random ops --- key, counter
     if (op.kind == OpKind::Transpose) {
       int d0 = op.axes.at(0), d1 = op.axes.at(1);
       auto io = off;

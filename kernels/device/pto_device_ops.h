@@ -197,7 +197,7 @@ template <int OP, typename T> __aicore__ inline T scalar_unop(T v) {
   else if constexpr (OP == PTO_CEIL) return IsFloat<T>::value ? (T)__builtin_ceilf(x) : v;
   else if constexpr (OP == PTO_TRUNC) return IsFloat<T>::value ? (T)__builtin_truncf(x) : v;
   else if constexpr (OP == PTO_SIGN) return v > (T)0 ? (T)1 : v < (T)0 ? (T)-1 : v;
-  // --- mathops5 ops --- (no vector instruction: the scalar unit's libm)
+  // --- math ops --- (no vector instruction: the scalar unit's libm)
   else if constexpr (OP == PTO_ACOS) return (T)__builtin_acosf(x);
   else if constexpr (OP == PTO_ASIN) return (T)__builtin_asinf(x);
   else if constexpr (OP == PTO_ATAN) return (T)__builtin_atanf(x);
@@ -214,7 +214,7 @@ template <int OP, typename T> __aicore__ inline T scalar_unop(T v) {
 template <int OP> constexpr bool kScalarUnop = OP == PTO_SIN || OP == PTO_COS || OP == PTO_ERF || OP == PTO_ROUND ||
                                                OP == PTO_FLOOR || OP == PTO_CEIL || OP == PTO_TRUNC ||
                                                OP == PTO_SIGN || OP == PTO_BNOT || (OP >= PTO_ACOS && OP <= PTO_ERFC);
-// --- mathops5 ops --- binary ops with no vector instruction, by the scalar unit (kernels/pto_tile.h's rules).
+// --- math ops --- binary ops with no vector instruction, by the scalar unit (kernels/pto_tile.h's rules).
 template <int OP> constexpr bool kScalarBinop = OP >= PTO_ATAN2 && OP <= PTO_SHR;
 __aicore__ inline int64_t floor_div_i64(int64_t a, int64_t b) {
   if (b == 0) return 0;

@@ -101,7 +101,7 @@ template <> struct Elem<boolean> {
   static constexpr bool is_int = false;  // -> bool is x != 0, never rounded
 };
 
-// --- mathops5 ops --- (kernels/pto_tile.h states their rules). C is float for
+// --- math ops --- (kernels/pto_tile.h states their rules). C is float for
 // the float types and double for the integer types (exact integers there).
 template <typename C> constexpr bool kIntArith = std::is_same_v<C, double>;
 inline int64_t floor_div_i64(int64_t a, int64_t b) {
@@ -110,7 +110,7 @@ inline int64_t floor_div_i64(int64_t a, int64_t b) {
   const int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
-template <int OP, typename C> inline C binop_math5(C a, C b) {
+template <int OP, typename C> inline C binop_math(C a, C b) {
   if constexpr (OP == PTO_ATAN2) return atan2(a, b);
   else if constexpr (OP == PTO_FMOD) return fmod(a, b);
   else if constexpr (OP == PTO_REMAINDER) {
@@ -148,7 +148,7 @@ template <int OP, typename C> inline C binop_math5(C a, C b) {
     const int64_t n = int64_t(b);
     return n < 0 || n >= 32 ? C(0) : C(int32_t(uint32_t(uint64_t(int64_t(a)) << n)));
   } else {
-    static_assert(OP == PTO_SHR, "binop_math5: not a mathops5 op");
+    static_assert(OP == PTO_SHR, "binop_math: not a math op");
     // arithmetic (uint8 values are non-negative, so logical there)
     const int64_t x = int64_t(a), n = int64_t(b);
     return n < 0 || n >= 64 ? C(x < 0 ? -1 : 0) : C(x >> n);
@@ -178,7 +178,7 @@ template <int OP, typename C> inline C binop(C a, C b) {
   else if constexpr (OP == PTO_BAND) return C(int64_t(a) & int64_t(b));  // integer types only (C is double)
   else if constexpr (OP == PTO_BOR) return C(int64_t(a) | int64_t(b));
   else if constexpr (OP == PTO_BXOR) return C(int64_t(a) ^ int64_t(b));
-  else if constexpr (OP >= PTO_ATAN2 && OP <= PTO_SHR) return binop_math5<OP>(a, b);
+  else if constexpr (OP >= PTO_ATAN2 && OP <= PTO_SHR) return binop_math<OP>(a, b);
   else return a != a ? a : b != b ? b : a < b ? a : b;  // PTO_MIN
 }
 
@@ -223,7 +223,7 @@ template <int OP, typename C> inline C unop(C x) {
   else if constexpr (OP == PTO_TRUNC) return trunc(x);
   else if constexpr (OP == PTO_SIGN) return x > C(0) ? C(1) : x < C(0) ? C(-1) : x;  // 0 and NaN stay
   else if constexpr (OP == PTO_BNOT) return C(~int64_t(x));  // integer types only
-  // --- mathops5 ops ---
+  // --- math ops ---
   else if constexpr (OP == PTO_ACOS) return acos(x);
   else if constexpr (OP == PTO_ASIN) return asin(x);
   else if constexpr (OP == PTO_ATAN) return atan(x);

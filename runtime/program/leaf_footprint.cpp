@@ -73,7 +73,7 @@ int call_footprints(const Instr& in, const int64_t* v, Footprint* f) {
       o.from0(1, 0, reach);
       break;
     }
-    case Fn::TRANDOM: {  // --- random6 ops --- {TD, R, C, MODE}: dst, idx
+    case Fn::TRANDOM: {  // --- random ops --- {TD, R, C, MODE}: dst, idx
       const i128 reach = rows(val(2), val(3), tp(2));
       o.from0(0, 0, reach);
       o.from0(1, 0, reach);

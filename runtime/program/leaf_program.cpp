@@ -33,7 +33,7 @@ const char* fn_name(Fn f) {
       "TLOAD",      "TSTORE", "TBINARY", "TBINARY_S", "TUNARY",  "TREDUCE",      "TARGREDUCE",
       "TCMP",       "TCMP_S", "TPRED",   "TSELECT",   "TCAST",   "TTRANSPOSE",   "TFILL",
       "TCOPY",      "TCOPY2D", "TLOAD_L1", "TEXTRACT_L0A", "TEXTRACT_L0B", "TMMAD", "TFIXPIPE",
-      "TRANDOM"};  // --- random6 ops ---
+      "TRANDOM"};  // --- random ops ---
   return int(f) < kNumFns ? names[int(f)] : "?";
 }
 
@@ -77,7 +77,7 @@ const std::vector<Sig>& signatures() {
     set(Fn::TEXTRACT_L0B, {K::DType, K::Int, K::Int, K::Int, K::Int, K::Int}, {O::Buf, O::Buf, O::Int, O::Int}, {0, 0, -1, -1});
     set(Fn::TMMAD, {K::DType, K::Int, K::Int, K::Int}, {O::Buf, O::Buf, O::Buf, O::Int, O::Int, O::Int, O::Int}, {kAcc, 0, 0, -1, -1, -1, -1});
     set(Fn::TFIXPIPE, {K::DType, K::Int, K::Int, K::Int}, {O::Gm, O::Buf, O::Int, O::Int, O::Int, O::Int}, {0, kAcc, -1, -1, -1, -1});
-    // --- random6 ops ---
+    // --- random ops ---
     set(Fn::TRANDOM, {K::DType, K::Int, K::Int, K::Int}, {O::Buf, O::Buf, O::Int, O::Int, O::Int, O::Int, O::Int, O::Int},
         {0, I32, -1, -1, -1, -1, -1, -1});
     return v;
@@ -90,11 +90,11 @@ int64_t tparam_limit(TParamKind k) {
   switch (k) {
     case K::Int: return INT32_MAX;
     case K::DType: return kNumElemTypes;
-    case K::BinOp: return 18;  // 10 + mathops5's 8
-    case K::UnOp: return 36;  // 25 + mathops5's 11
+    case K::BinOp: return 18;  // 10 + the math ops' 8
+    case K::UnOp: return 36;  // 25 + the math ops' 11
     case K::RedOp: return 7;
     case K::CmpOp: return 8;
-    case K::PredOp: return 3;  // 2 + mathops5's signbit
+    case K::PredOp: return 3;  // 2 + signbit
     case K::Bcast: return 4;
     case K::Pad: return 2;
   }

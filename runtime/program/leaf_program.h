@@ -63,7 +63,7 @@ struct Buffer {
 enum class Fn : uint8_t {
   TLOAD, TSTORE, TBINARY, TBINARY_S, TUNARY, TREDUCE, TARGREDUCE, TCMP, TCMP_S, TPRED, TSELECT, TCAST,
   TTRANSPOSE, TFILL, TCOPY, TCOPY2D, TLOAD_L1, TEXTRACT_L0A, TEXTRACT_L0B, TMMAD, TFIXPIPE,
-  // --- random6 ops ---
+  // --- random ops ---
   TRANDOM,  // {TD, R, C, MODE}: dst, idx (int32), vr, vc, key_lo, key_hi, ctr_lo, ctr_hi (kernels/pto_tile.h)
 };
 inline constexpr int kNumFns = 22;

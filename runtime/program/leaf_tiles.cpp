@@ -14,7 +14,7 @@ TileUse tile_use(Fn f) {
     case Fn::TFIXPIPE: return {1, 4, 5};
     case Fn::TBINARY: case Fn::TBINARY_S: case Fn::TCMP: case Fn::TCMP_S: return {0, 3, 4};
     case Fn::TUNARY: case Fn::TPRED: case Fn::TCAST: case Fn::TFILL: return {0, 2, 3};
-    case Fn::TRANDOM: return {0, 2, 3};  // --- random6 ops ---
+    case Fn::TRANDOM: return {0, 2, 3};  // --- random ops ---
     case Fn::TSELECT: return {0, 4, 5};
     default: return {};
   }

@@ -87,7 +87,7 @@ TEST_CASE("constant bindings that clash or are not integers are located errors",
   // A tensor value may not take a constant's name.
   expect_error(gears(tile + "      - \"n = 2\"\n      - \"n = x[i:i + k, :]\"\n      - \"y[i:, :] = n\"\n"),
                "n = x", "cannot bind value 'n': it names a compile-time constant");
-  // A dynamic dim or loop variable is not a constant: it binds a run-time scalar (test_port6b.cpp), which is
+  // A dynamic dim or loop variable is not a constant: it binds a run-time scalar (test_runtime_scalars.cpp), which is
   // no scalar operand either.
   expect_error(gears(tile + "      - \"n = T\"\n      - \"y[i:, :] = x[i:i + k, :] * n\"\n"), "n\"\n",
                "'n' is a run-time scalar and cannot be a scalar operand");

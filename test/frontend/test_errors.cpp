@@ -91,7 +91,7 @@ std::vector<Case> cases() {
       {"single-quoted string", spec(kTile + "  - 't = x + q'\n" + kWrite), "x + @q'", "unknown name 'q'", ""},
       {"escaped double quotes", spec(kTile + "  - \"t = x\\t+ qq\"\n" + kWrite), "x\\t+ @qq", "unknown name 'qq'", ""},
       {"matmul operator on a number", spec(kTile + "  - \"t = x @ 7\"\n" + kWrite), "7",
-       "'@' multiplies two tensors; '7' is a number", "x * 7"},  // `**` is an operator now (test_surface9.cpp)
+       "'@' multiplies two tensors; '7' is a number", "x * 7"},  // `**` is an operator now (test_python_operators.cpp)
       {"misspelt loop key", spec(kTile + "  - loop: {var: i, cont: 4}\n    body: []\n" + kWrite), "cont:",
        "unknown key 'cont' in loop", "did you mean 'count'?"},
       {"misspelt then", spec(kTile + "  - if: \"H == 64\"\n    than: []\n" + kWrite), "than:",

@@ -110,7 +110,7 @@ TEST_CASE("run-time values: located errors for what cannot be one", "[frontend][
   expect_error(paged(body("block_table[b, 4]")), "4]\"", "index 4 is outside axis 1 of 'block_table' (extent 4)");
   expect_error(paged(body("seq_len[j]")), "j]\"", "unknown dim or loop variable 'j'");
   expect_error(paged(body("seqlen[b]")), "seqlen[b]", "unknown tensor 'seqlen' in a dim expression", "did you mean 'seq_len'?");
-  // A static use cannot depend on it (an `if` on it is a run-time branch: test_port6b.cpp).
+  // A static use cannot depend on it (an `if` on it is a run-time branch: test_runtime_scalars.cpp).
   expect_error(paged("  - loop: {var: b, count: B}\n    body:\n      - vec_tile: [\"seq_len[b]\", 64]\n"),
                "seq_len[b]\"", "'seq_len[b]' is a run-time value; this must be static");
 }

@@ -125,7 +125,7 @@ TEST_CASE("nested loops: the outer loop splits on its own end used inside the in
 }
 
 TEST_CASE("a path may rebind a name with another shape: each path is elaborated alone", "[frontend][loop_paths]") {
-  // As PyPTO traces one function per path; a run-time branch (cond) refuses it (test_ctrl3.cpp).
+  // As PyPTO traces one function per path; a run-time branch (cond) refuses it (test_runtime_trip_loops.cpp).
   auto p = ok(spec(kTile +
                    "  - loop: {var: j, count: \"ceil_div(n[0, 0], 16)\", name: LJ}\n"
                    "    body:\n"

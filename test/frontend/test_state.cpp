@@ -84,7 +84,7 @@ TEST_CASE("a local tensor is a GM window; indexed assignment writes it, a read v
 TEST_CASE("run-time conditions become 0/1-trip loops evaluated per instance", "[frontend][state]") {
   // `cond` on the loop variable: run-time branches (is_loop_begin / is_loop_end, and comparisons with the
   // first or last value such as `j == 0`, split the loop into paths instead: test_loop_paths.cpp,
-  // test_lang5.cpp).
+  // test_loop_path_compares.cpp).
   auto r = run(spec(kTile +
                     "  - loop: {var: j, count: \"ceil_div(B, 16)\", carry: {acc: \"full([16, 64], 0, fp32)\"}}\n"
                     "    body:\n"

@@ -78,7 +78,7 @@ class ConstScalar(M.Const):
 
 
 class Fn(M.Node):
-    """A catalog op by name over already-built operands: the model composes it as elaborate_catalog3.cpp does
+    """A catalog op by name over already-built operands: the model composes it as elaborate_compose_math.cpp does
     (each step rounded to the dtype)."""
 
     def __init__(self, fn, args, dtype, slope=None, wrong=False):

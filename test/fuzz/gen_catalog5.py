@@ -1,5 +1,5 @@
 """The fuzzer's hook for structops5's ops (specs/README.md section 8, "Strided picks"; compiler/frontend/
-elaborate_struct5.cpp): one construct at the end of the body, with its own inputs (`c5in...`) and outputs
+elaborate_structural_ops.cpp): one construct at the end of the body, with its own inputs (`c5in...`) and outputs
 (`c5out...`). gen.py calls program_hook() on the finished program; it draws from its own stream
 (`catalog5{seed}`), so the rest of every seed's program is unchanged.
 

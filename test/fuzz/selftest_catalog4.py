@@ -64,7 +64,7 @@ def run(check):
     t = M.run_program([loop], {"C4T": 7}, {"x": x, "o": np.zeros((7, 1))})
     check("c4t = c4u per gear: rows x4 x4 x4 x4 x2 x2 x1", t["o"][:, 0].tolist() == [4, 4, 4, 4, 2, 2, 1])
 
-    # pad with a quoted mode; isnan of a sqrt; log10, lrelu, hypot as elaborate_catalog3.cpp composes them
+    # pad with a quoted mode; isnan of a sqrt; log10, lrelu, hypot as elaborate_compose_math.cpp composes them
     pad = G4.PadString(M.Ref("x", "fp32"), 1, 2, 1.5, "'", "fp32")
     r = pad.ev(env({"x": [[1, 2]]}))
     check("pad(x, [0, 1, 0, 2], mode='constant', value=1.5)",

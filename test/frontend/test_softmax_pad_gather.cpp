@@ -228,7 +228,7 @@ TEST_CASE("index_add and index_put_ scatter through a one-hot mask; their rules 
                "'index_add' needs axis 0 of 'x' static and whole", "the indexed axis of the input is not split");
   expect_error(spec2(t8 + "  - \"t = index_add(xs8, 0, rows, cast(src, int8), alpha=0.5)\"\n" + kStore),
                "0.5", "index_add of an integer tensor takes an integer alpha, got '0.5'");
-  // Several index tensors (catalog3: test_catalog3.cpp): PyPTO's shape rule for the values.
+  // Several index tensors (catalog3: test_inplace_scatter_update.cpp): PyPTO's shape rule for the values.
   expect_error(spec2(t8 + "  - \"t = index_put_(xs, [rows, rows], src)\"\n" + kStore), "src)",
                "'index_put_' values must be [3] (one row per index entry");
   expect_error(spec2(t8 + "  - \"t = index_put_(xs, [fx], src)\"\n" + kStore), "fx]",

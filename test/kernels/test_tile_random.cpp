@@ -1,12 +1,12 @@
-// TRANDOM (PyPTO's uniform / normal; kernels/host/pto_host_random6.h) against Random123's published
+// TRANDOM (PyPTO's uniform / normal; kernels/host/pto_host_random.h) against Random123's published
 // Philox 4x32-10 known answers, PyPTO's documented example, and the evaluator's scalar meaning
-// (compiler/ops_random6.cpp, written separately): bit for bit, for fp32 / fp16 / bf16, with tails;
+// (compiler/ops_random.cpp, written separately): bit for bit, for fp32 / fp16 / bf16, with tails;
 // padding is left alone; a region computed as one tile or as two gives the same bytes.
 #include <catch2/catch.hpp>
 
 #include <cstring>
 
-#include "compiler/ops_random6.h"
+#include "compiler/ops_random.h"
 #include "tile_test_util.h"
 
 using namespace tt;
@@ -47,7 +47,7 @@ template <int MODE, typename T> void against_evaluator(uint64_t key, uint64_t ct
         if (!same_bits(g, poison<T>())) ++mismatches;  // padding untouched
         continue;
       }
-      const double want = ptoc::random6_value(k, dtype_of<T>(), ptoc::PhiloxArgs{key, ctr}, uint64_t(base + i * C + j));
+      const double want = ptoc::random_value(k, dtype_of<T>(), ptoc::PhiloxArgs{key, ctr}, uint64_t(base + i * C + j));
       if (!same_bits(g, from_d<T>(want))) {
         ++mismatches;
         UNSCOPED_INFO("element " << base + i * C + j << ": got " << to_d(g) << ", evaluator " << want);

@@ -2,7 +2,7 @@
 // them, so a label is names separated by single spaces. The label is a key of the *_setting options and
 // is printed in the IR, the swimlane and the graph dump; no other character is needed, and keeping to
 // these keeps those outputs unambiguous (no quotes, no leading or doubled spaces).
-#include "compiler/frontend/label_text_port6a.h"
+#include "compiler/frontend/label_text.h"
 
 #include "compiler/frontend/yaml_util.h"
 

@@ -1,4 +1,4 @@
-// --- random6 ops --- The scalar meaning of PyPTO's uniform / normal (OpKind::Uniform, OpKind::Normal):
+// --- random ops --- The scalar meaning of PyPTO's uniform / normal (OpKind::Uniform, OpKind::Normal):
 // what element `index` (the flat index in the whole output) of an output of dtype `dt` is, for the
 // 64-bit key and counter[1]; shared by the evaluator and the front end. The attributes ride in
 // Op::axes / TileOp::axes as four 32-bit words {key_lo, key_hi, ctr_lo, ctr_hi}.
@@ -15,8 +15,8 @@ struct PhiloxArgs {
 };
 std::vector<int> philox_axes(const PhiloxArgs& a);       // the four words, as Op::axes holds them
 PhiloxArgs philox_args(const std::vector<int>& axes);    // and back
-bool is_random6(OpKind k);                               // Uniform or Normal
+bool is_random_op(OpKind k);                               // Uniform or Normal
 // The element as a double holding an fp32 value (exact in fp16 / bf16 for uniform).
-double random6_value(OpKind k, DType dt, const PhiloxArgs& a, uint64_t index);
+double random_value(OpKind k, DType dt, const PhiloxArgs& a, uint64_t index);
 
 }  // namespace ptoc

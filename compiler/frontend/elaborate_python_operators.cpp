@@ -1,4 +1,4 @@
-// PyPTO's Python operators in statement strings (issue 13, surf9): `**` (Tensor.__pow__ is pow; a number to a
+// PyPTO's Python operators in statement strings: `**` (Tensor.__pow__ is pow; a number to a
 // number folds to a constant, Python's types: int ** non-negative int is an int, otherwise a float) and `@`
 // (Tensor.__matmul__: matmul(a, b, out) with out = b's dtype for fp16 / bf16 / fp32 and int32 for int8).
 // The parser makes both Binary nodes (parser.cpp: `**` binds tighter than a unary minus on its left and is

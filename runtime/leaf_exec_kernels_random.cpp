@@ -1,5 +1,5 @@
 // TRANDOM (PyPTO's uniform / normal) for the leaf-program executor: the host tile kernel of
-// kernels/host/pto_host_random6.h, one instantiation per mode and output float type.
+// kernels/host/pto_host_random.h, one instantiation per mode and output float type.
 #include "runtime/leaf_exec_kernels.h"
 
 namespace ptoc::runtime::leafk {
@@ -14,7 +14,7 @@ void run_trandom(const int64_t* s, void* const* p, const int64_t* v, double) {
 
 }  // namespace
 
-LeafCallFn resolve_random6(leaf::Fn fn, const std::vector<leaf::TParam>& tp) {
+LeafCallFn resolve_random(leaf::Fn fn, const std::vector<leaf::TParam>& tp) {
   if (fn != leaf::Fn::TRANDOM || tp.size() != 4) return nullptr;
   return pick_float(tp[0].v, [&](auto T) {
     return pick<2>(tp[3].v, [&](auto MODE) -> LeafCallFn { return &run_trandom<LEAFK_V(MODE), LEAFK_T(T)>; });

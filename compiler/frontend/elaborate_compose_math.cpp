@@ -1,4 +1,4 @@
-// catalog3's composition ops, PyPTO's names and argument orders, written as ops ptoc has (each rounds to the
+// Composition ops: PyPTO's names and argument orders, written as ops ptoc has (each rounds to the
 // input's dtype, as every op does):
 //   clone(x)                 x itself (values are immutable: a copy is the same value)
 //   isnan(x)                 x != x (bool; false for integers)
@@ -9,7 +9,7 @@
 
 namespace ptoc::fe {
 
-EV Elaborator::call_catalog3(const Call& c) {
+EV Elaborator::call_compose_math(const Call& c) {
   EV a = catalog_input(c);
   if (!a.ok()) return EV::poison();
   const Expr& e = *c.args[0];
@@ -54,7 +54,7 @@ EV Elaborator::call_catalog3(const Call& c) {
     if (!s.ok()) return EV::poison();
     return unary(OpKind::Sqrt, s, e, c.fo, c.fn);
   }
-  err(c.fo, c.fl, "internal: catalog3 op '" + c.fn + "' has no elaboration");
+  err(c.fo, c.fl, "internal: composition op '" + c.fn + "' has no elaboration");
   return EV::poison();
 }
 

@@ -1,9 +1,9 @@
 // PyPTO's own spellings of forms ptoc has, accepted as written so that a port is a transliteration
 // (DeepSeek-V4's window attention, specs/win_attention.yaml):
-// - (keyword arguments by PyPTO's names: pypto_keywords_port6a.cpp;)
+// - (keyword arguments by PyPTO's names: pypto_keywords.cpp;)
 // - `float("-inf")`, `float("inf")`, `float("nan")`: Python's float literals, where a literal may stand;
 // - `concat([x] * 4, dim=0)`: a list repeated by an integer constant;
-// - (`assemble(input, [offsets], out)` as a statement: the parser's assemble_call_port6a.cpp;)
+// - (`assemble(input, [offsets], out)` as a statement: the parser's assemble_call.cpp;)
 // - `full(shape, value, dtype, valid_shape=[...])` (the lightning indexer's pad): the same as
 //   `view(full(shape, value, dtype), shape, [0, ...], valid=[...])`.
 #include <cmath>

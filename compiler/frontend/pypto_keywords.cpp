@@ -3,7 +3,7 @@
 //   matmul(a, b, out_dtype, a_trans=False, b_trans=True)   PyPTO's pypto.matmul keywords
 //   view(x, shape, offsets, valid_shape=[...])             PyPTO's pypto.view keyword
 // and PyPTO's dtype names: cast(x, DT_FP32) is cast(x, fp32) (pypto.DT_FP32 without the module).
-#include "compiler/frontend/pypto_keywords_port6a.h"
+#include "compiler/frontend/pypto_keywords.h"
 
 namespace ptoc::fe {
 

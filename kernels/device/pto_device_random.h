@@ -1,4 +1,4 @@
-// TRANDOM on the device: the host's Philox 4x32-10 (pto_host_random6.h) as a scalar loop over the
+// TRANDOM on the device: the host's Philox 4x32-10 (pto_host_random.h) as a scalar loop over the
 // valid region, from each element's global index. The uniform path is exact integer work and gives the
 // host's bits; the normal path uses the device's fp32 log / sin / cos / sqrt, as PyPTO's normal does,
 // so its last bits may differ from the host's correctly rounded ones (untested device path).

@@ -1,5 +1,5 @@
 // mathops5's tile ops on the host (kernels/host/pto_host_ops.h) against the evaluator's scalar meaning
-// (compiler/ops_math5.cpp, ptoc::scalar_unary) and hand-worked values: integers bit for bit, floats within
+// (compiler/ops_math.cpp, ptoc::scalar_unary) and hand-worked values: integers bit for bit, floats within
 // the ulp bound of fp32 libm against double; signbit's NaN rule; the fp16 row fast path only for the ops
 // it computes (pow of two fp16 rows once took it and computed min).
 #include <catch2/catch.hpp>
@@ -52,7 +52,7 @@ template <int OP, typename T> void check_ints(ptoc::OpKind k, double lo, double 
     for (int64_t j = 0; j < VC; ++j, ++n) {
       const double x = ptoc::round_to_dtype(a[size_t(i * C + j)], dtype_of<T>());
       const double y = ptoc::round_to_dtype(b[size_t(i * C + j)], dtype_of<T>());
-      const double want = ptoc::round_to_dtype(*ptoc::scalar_binary_math5(k, x, y, true), dtype_of<T>());
+      const double want = ptoc::round_to_dtype(*ptoc::scalar_binary_math(k, x, y, true), dtype_of<T>());
       INFO(ptoc::op_kind_name(k) << "(" << x << ", " << y << ")");
       CHECK(got[n] == want);
     }
@@ -77,7 +77,7 @@ TEST_CASE("mathops5 integer ops: the host tile op is the evaluator's, bit for bi
 
 TEST_CASE("mathops5 integer ops: worked values", "[kernels][math5]") {
   using K = ptoc::OpKind;
-  auto f = [](K k, double a, double b) { return *ptoc::scalar_binary_math5(k, a, b, true); };
+  auto f = [](K k, double a, double b) { return *ptoc::scalar_binary_math(k, a, b, true); };
   CHECK(f(K::Remainder, -7, 2) == 1);
   CHECK(f(K::Remainder, 7, -2) == -1);
   CHECK(f(K::Remainder, 7, 0) == 0);
@@ -103,7 +103,7 @@ TEST_CASE("mathops5 float binary ops: fp32 tile op against the double meaning", 
     for (int64_t i = 0; i < VR; ++i)
       for (int64_t j = 0; j < VC; ++j, ++n) {
         const double x = double(float(a[size_t(i * C + j)])), y = double(float(b[size_t(i * C + j)]));
-        const double want = double(float(*ptoc::scalar_binary_math5(k, x, y, false)));
+        const double want = double(float(*ptoc::scalar_binary_math(k, x, y, false)));
         INFO(ptoc::op_kind_name(k) << "(" << x << ", " << y << ") = " << got[n] << ", want " << want);
         CHECK(std::fabs(got[n] - want) <= ulps * std::ldexp(1.0, std::ilogb(want) - 23));
       }
@@ -113,11 +113,11 @@ TEST_CASE("mathops5 float binary ops: fp32 tile op against the double meaning", 
   check(run_bin<PTO_REMAINDER, float>(a, b), K::Remainder, 0);
   check(run_bin<PTO_FLOORDIV, float>(a, b), K::FloorDiv, 0);  // both floor the fp32 quotient
   // remainder has the divisor's sign, fmod the dividend's; a zero remainder takes the divisor's sign.
-  CHECK(*ptoc::scalar_binary_math5(K::Remainder, -7.5, 2, false) == 0.5);
-  CHECK(*ptoc::scalar_binary_math5(K::Fmod, -7.5, 2, false) == -1.5);
-  CHECK(std::signbit(*ptoc::scalar_binary_math5(K::Remainder, 4, -2, false)));
+  CHECK(*ptoc::scalar_binary_math(K::Remainder, -7.5, 2, false) == 0.5);
+  CHECK(*ptoc::scalar_binary_math(K::Fmod, -7.5, 2, false) == -1.5);
+  CHECK(std::signbit(*ptoc::scalar_binary_math(K::Remainder, 4, -2, false)));
   // floor_div floors the fp32 quotient (PyPTO's formula): 1 / 0.1f rounds to 10 in fp32.
-  CHECK(*ptoc::scalar_binary_math5(K::FloorDiv, 1.0, double(0.1f), false) == 10);
+  CHECK(*ptoc::scalar_binary_math(K::FloorDiv, 1.0, double(0.1f), false) == 10);
 }
 
 TEST_CASE("mathops5 unary ops and signbit on the host", "[kernels][math5]") {

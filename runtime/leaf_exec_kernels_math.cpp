@@ -1,4 +1,4 @@
-// TBINARY / TBINARY_S / TUNARY / TPRED instantiations of the mathops5 ops for the
+// TBINARY / TBINARY_S / TUNARY / TPRED instantiations of the math ops for the
 // leaf-program executor (the op codes after the first ones of each enum of
 // kernels/pto_tile.h), in a file of their own so they compile in parallel.
 #include "runtime/leaf_exec_kernels.h"
@@ -30,7 +30,7 @@ constexpr int kPred0 = PTO_SIGNBIT, kPredN = 1;
 
 }  // namespace
 
-bool is_math5_call(leaf::Fn fn, const std::vector<leaf::TParam>& tp) {
+bool is_math_call(leaf::Fn fn, const std::vector<leaf::TParam>& tp) {
   switch (fn) {
     case leaf::Fn::TBINARY: case leaf::Fn::TBINARY_S: return tp[0].v >= kBin0 && tp[0].v < kBin0 + kBinN;
     case leaf::Fn::TUNARY: return tp[0].v >= kUn0 && tp[0].v < kUn0 + kUnN;
@@ -39,8 +39,8 @@ bool is_math5_call(leaf::Fn fn, const std::vector<leaf::TParam>& tp) {
   }
 }
 
-LeafCallFn resolve_math5(leaf::Fn fn, const std::vector<leaf::TParam>& tp) {
-  if (!is_math5_call(fn, tp)) return nullptr;
+LeafCallFn resolve_math(leaf::Fn fn, const std::vector<leaf::TParam>& tp) {
+  if (!is_math_call(fn, tp)) return nullptr;
   switch (fn) {
     case leaf::Fn::TBINARY:
       return pick_type(tp[1].v, [&](auto T) {

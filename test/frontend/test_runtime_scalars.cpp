@@ -141,7 +141,7 @@ TEST_CASE("ceildiv is PyPTO's spelling of ceil_div in dim expressions", "[fronte
   CHECK(j->end.str() == "ceil_div(seq_len__0, 16)");
 }
 
-// --- PyPTO's spellings of forms ptoc has (elaborate_pypto_forms_port6b.cpp) --------------------------------
+// --- PyPTO's spellings of forms ptoc has (elaborate_pypto_spellings.cpp) --------------------------------
 
 namespace {
 
@@ -221,7 +221,7 @@ TEST_CASE("assemble(input, offsets, out) is the statement out[o0:, o1:] = input"
   const std::string call = small("  - \"s = matmul(a, b, fp32, trans_b=true)\"\n"
                                  "  - \"assemble(s, [0, 48], y)\"\n  - \"assemble(input=s * 2, offsets=[0, 0], out=y)\"\n");
   CHECK(graph(call) == graph(stmt));
-  // The call is desugared by the parser (assemble_call_port6a.cpp); its errors are test_port6a.cpp's wording.
+  // The call is desugared by the parser (assemble_call.cpp); its errors are test_pypto_call_forms.cpp's wording.
   expect_error(small("  - \"assemble(a, [0, 0])\"\n"), "assemble(", "'assemble' takes 3 arguments");
   expect_error(small("  - \"assemble(a, 0, y)\"\n"), "0, y", "the offsets of 'assemble' must be a list");
   expect_error(small("  - \"assemble(a, [0, 0], y[0:4, :])\"\n"), "y[0:4",

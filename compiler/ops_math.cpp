@@ -1,5 +1,5 @@
-// The scalar meaning of mathops5's binary ops (PyPTO's atan2 fmod remainder floor_div ceil_div gcd
-// bitwise_left_shift bitwise_right_shift), the same rules as kernels/host/pto_host_ops.h's binop_math5:
+// The scalar meaning of the math binary ops (PyPTO's atan2 fmod remainder floor_div ceil_div gcd
+// bitwise_left_shift bitwise_right_shift), the same rules as kernels/host/pto_host_ops.h's binop_math:
 // the evaluator and the front end's folding use it, the conformance references restate it in NumPy.
 #include <cmath>
 #include <cstdint>
@@ -30,7 +30,7 @@ int64_t gcd_abs(int64_t a, int64_t b) {
 
 }  // namespace
 
-std::optional<double> scalar_binary_math5(OpKind k, double a, double b, bool integer) {
+std::optional<double> scalar_binary_math(OpKind k, double a, double b, bool integer) {
   if (integer) {
     const int64_t x = int64_t(a), y = int64_t(b);
     switch (k) {

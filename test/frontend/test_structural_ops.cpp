@@ -1,4 +1,4 @@
-// structops5 (elaborate_struct5.cpp): interleave, deinterleave, gathermask, index_add_ub, index_add__ub and
+// structops5 (elaborate_structural_ops.cpp): interleave, deinterleave, gathermask, index_add_ub, index_add__ub and
 // transposed_batchmatmul: what each elaborates to, and the located diagnostics of PyPTO's dtype, shape and
 // tile rules. Numerics against NumPy: test/conformance/specs/catalog5_struct_*.yaml.
 #include "spec_helpers.h"

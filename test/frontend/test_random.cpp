@@ -5,7 +5,7 @@
 #include "spec_helpers.h"
 
 #include "compiler/op_table.h"
-#include "compiler/ops_random6.h"
+#include "compiler/ops_random.h"
 
 using fe_test::expect_error;
 using fe_test::ok;

@@ -63,7 +63,7 @@ std::string small(const std::string& body, const std::string& extra_outputs = {}
          "body:\n  - vec_tile: [16, 64]\n  - cube_tile: {m: [16, 16], k: [32, 32], n: [64, 64]}\n" + body;
 }
 
-// The tensor graph without source positions (as test_port6b.cpp): two spellings of one program print the same.
+// The tensor graph without source positions (as test_runtime_scalars.cpp): two spellings of one program print the same.
 std::string graph(const std::string& yaml) {
   auto r = run(yaml);
   INFO(r.rendered);

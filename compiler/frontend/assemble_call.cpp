@@ -3,7 +3,7 @@
 // so the call statement is rewritten here, after parsing, into that assemble: every later rule (the
 // target must be an output, a workspace or a local tensor; dtypes equal; the window inside the target)
 // is the assemble's, with its messages.
-#include "compiler/frontend/assemble_call_port6a.h"
+#include "compiler/frontend/assemble_call.h"
 
 #include <string>
 

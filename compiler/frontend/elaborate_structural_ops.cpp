@@ -1,4 +1,4 @@
-// structops5's ops of PyPTO's catalogue, PyPTO's names, argument orders, dtype and tile rules, written as
+// Structural ops of PyPTO's catalogue, PyPTO's names, argument orders, dtype and tile rules, written as
 // ops ptoc has (so the evaluator, tiling, leaf programs, CCE and the machine model need nothing new):
 //   interleave(input, other)        stream[.., 2k] = input[.., k], stream[.., 2k + 1] = other[.., k] (a concat
 //                                   of [.., n, 1] pieces into [.., n, 2], reshaped to [.., 2n]); the two
@@ -25,7 +25,7 @@
 //                                   order and the sum is the same on every run (PyPTO: any order)
 // Every step moves bits only (views, reshapes, concat, transposes), so the numbers are the inputs' exactly;
 // the matmul rounds once, as matmul does.
-#include "compiler/frontend/elaborate_struct5.h"
+#include "compiler/frontend/elaborate_structural_ops.h"
 
 #include <algorithm>
 
@@ -64,7 +64,7 @@ class Struct5 {
     if (f == "atomic_add") return atomic_add();
     if (f == "gather_in_ub") return gather_in_ub();
     if (f == "set_operation_options") return set_operation_options();
-    el_.err(c_.fo, c_.fl, "internal: structops5 op '" + f + "' has no elaboration");
+    el_.err(c_.fo, c_.fl, "internal: structural op '" + f + "' has no elaboration");
     return EV::poison();
   }
 
@@ -619,14 +619,14 @@ void call_statement(Elaborator& el, const Stmt& s) {
   in_call_stmt = false;
 }
 
-bool is_struct5_op(std::string_view fn) {
+bool is_structural_op(std::string_view fn) {
   for (std::string_view n : {"interleave", "deinterleave", "gathermask", "index_add_ub", "index_add__ub",
                              "transposed_batchmatmul", "atomic_add", "gather_in_ub", "set_operation_options"})
     if (fn == n) return true;
   return false;
 }
 
-EV call_struct5(Elaborator& el, const Elaborator::Call& c) { return Struct5(el, c).run(); }
+EV call_structural(Elaborator& el, const Elaborator::Call& c) { return Struct5(el, c).run(); }
 
 int paged_token_rows(Elaborator& el, const Elaborator::Call& c, int tokens, int block_table, int64_t block_size,
                      int64_t blocks) {

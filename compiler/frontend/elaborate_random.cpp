@@ -1,4 +1,4 @@
-// --- random6 ops --- PyPTO's uniform / normal: shape, key, counter, alg and dtype checked with PyPTO's
+// --- random ops --- PyPTO's uniform / normal: shape, key, counter, alg and dtype checked with PyPTO's
 // rules (pypto/op/random.py and the operation docs), then one op of kind Uniform / Normal over the int32
 // flat element index of the whole shape (an iota per axis times its stride, summed with broadcasting):
 // each element is a function of (key, counter[1], its index) only, so tiles never change a number.
@@ -7,11 +7,11 @@
 #include <cstdint>
 
 #include "compiler/frontend/elaborate_call.h"
-#include "compiler/ops_random6.h"
+#include "compiler/ops_random.h"
 
 namespace ptoc::fe {
 
-EV Elaborator::call_random6(const Call& c) {
+EV Elaborator::call_random(const Call& c) {
   const std::string& fn = c.fn;
   const char* names[] = {"shape", "key", "counter", "alg", "dtype"};
   for (int k = 0; k < 5; ++k)

@@ -1,9 +1,9 @@
-// PyPTO's uniform / normal, element by element (compiler/ops_random6.h). Written from the published
+// PyPTO's uniform / normal, element by element (compiler/ops_random.h). Written from the published
 // Philox 4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC'11) with
 // TensorFlow's counter layout, which PyPTO's golden follows: counter words (block lo, block hi,
 // counter[1] lo, counter[1] hi) with block = index / 4 (counter[0] is fixed to 0), key words
 // (key lo, key hi); element index % 4 is that word of the block's output.
-#include "compiler/ops_random6.h"
+#include "compiler/ops_random.h"
 
 #include <algorithm>
 #include <cmath>
@@ -56,9 +56,9 @@ PhiloxArgs philox_args(const std::vector<int>& axes) {
   return a;
 }
 
-bool is_random6(OpKind k) { return k == OpKind::Uniform || k == OpKind::Normal; }
+bool is_random_op(OpKind k) { return k == OpKind::Uniform || k == OpKind::Normal; }
 
-double random6_value(OpKind k, DType dt, const PhiloxArgs& a, uint64_t index) {
+double random_value(OpKind k, DType dt, const PhiloxArgs& a, uint64_t index) {
   const Block b = philox(index / 4, a);
   const unsigned j = unsigned(index % 4);
   if (k == OpKind::Uniform) {

@@ -1,4 +1,4 @@
-// mathops5's front end: PyPTO's dtype rules for the new elementwise ops past the op table's operand rule,
+// The math ops' front end: PyPTO's dtype rules for the elementwise math ops past the op table's operand rule,
 // the folding of two scalar operands, and three compositions written as ops ptoc has:
 //   prelu(input, weight)             where(input >= 0, input, input * weight), weight per channel (axis 1)
 //   axpy_(y, x, alpha=1.0)           y + x * alpha (y = axpy_(y, x, ...): bound by name, PyPTO updates y
@@ -11,12 +11,12 @@
 
 namespace ptoc::fe {
 
-bool Elaborator::check_math5_operands(const Call& c, const EV& a, const EV* b) {
+bool Elaborator::check_math_operands(const Call& c, const EV& a, const EV* b) {
   if (!c.spec.kind) return true;
   auto is_kind = [](const Call& call, OpKind k) { return *call.spec.kind == k; };
   // fmod / remainder: PyPTO's PrecisionType (both modes compute the exact result here).
   if ((is_kind(c, OpKind::Fmod) || is_kind(c, OpKind::Remainder) || is_kind(c, OpKind::Div)) && c.args.size() > 2 &&
-      c.args[2]) {  // div: PyPTO's div(a, b, PrecisionType.INTRINSIC) (port6a)
+      c.args[2]) {  // div: PyPTO's div(a, b, PrecisionType.INTRINSIC)
     const Expr& m = *c.args[2];
     if (m.kind != Expr::Kind::Name || (m.name != "HIGH_PRECISION" && m.name != "INTRINSIC")) {
       err(m.off, m.len, "unknown precision_type '" + text_of(m) + "' of '" + c.fn + "'",
@@ -56,7 +56,7 @@ bool Elaborator::check_math5_operands(const Call& c, const EV& a, const EV* b) {
   return true;
 }
 
-std::optional<EV> Elaborator::fold_math5(OpKind k, const EV& a, const EV& b, int op_off, int op_len,
+std::optional<EV> Elaborator::fold_math(OpKind k, const EV& a, const EV& b, int op_off, int op_len,
                                          const std::string& spelling) {
   switch (k) {
     case OpKind::Atan2: case OpKind::Fmod: case OpKind::Remainder: case OpKind::FloorDiv: case OpKind::CeilDiv:
@@ -75,11 +75,11 @@ std::optional<EV> Elaborator::fold_math5(OpKind k, const EV& a, const EV& b, int
     return EV::poison();
   }
   const bool int_result = integer && k != OpKind::Atan2 && k != OpKind::Fmod;
-  auto v = scalar_binary_math5(k, a.scalar, b.scalar, int_result);
+  auto v = scalar_binary_math(k, a.scalar, b.scalar, int_result);
   return EV::number(v ? *v : NAN, int_result);
 }
 
-EV Elaborator::call_math5(const Call& c) {
+EV Elaborator::call_math_op(const Call& c) {
   const Expr& e0 = *c.args[0];
   const Expr& e1 = *c.args[1];
   if (c.fn == "expand_exp_dif") {
@@ -172,7 +172,7 @@ EV Elaborator::call_math5(const Call& c) {
     if (!xs.ok()) return EV::poison();
     return binary(OpKind::Add, y, xs, e0, e1, c.fo, c.fl, c.fn);
   }
-  err(c.fo, c.fl, "internal: mathops5 op '" + c.fn + "' has no elaboration");
+  err(c.fo, c.fl, "internal: math op '" + c.fn + "' has no elaboration");
   return EV::poison();
 }
 
