@@ -3,6 +3,7 @@
 #pragma once
 #include <catch2/catch.hpp>
 
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -47,6 +48,39 @@ inline ptoc::Program ok(const std::string& yaml, ptoc::FrontendOptions opts = {}
 
 // The op kinds of the program, in order, as their spec names, without tensor references and assembles:
 // what a composite op was written as.
+// The loop nest as text: a root is R, a loop `name(child child ...)`, gears separated by '|'.
+inline std::string outline(const std::vector<ptoc::LoopNode>& nodes) {
+  std::string s;
+  for (const auto& n : nodes) {
+    if (!s.empty()) s += " ";
+    if (n.kind == ptoc::LoopNode::Kind::Root) {
+      s += "R";
+      continue;
+    }
+    s += n.name + "(";
+    for (size_t g = 0; g < n.gears.size(); ++g) s += (g ? "|" : "") + outline(n.gears[g].body);
+    s += ")";
+  }
+  return s;
+}
+
+// The tensor graph without source positions: two spellings of one program print the same.
+inline std::string graph(const std::string& yaml) {
+  auto r = run(yaml);
+  INFO(r.rendered);
+  REQUIRE(r.prog);
+  REQUIRE(r.errors == 0);
+  std::string ir = ptoc::print_ir(*r.prog), out;
+  for (size_t i = 0; i < ir.size(); ++i) {
+    if (ir[i] == '@') {
+      while (i + 1 < ir.size() && (std::isdigit(static_cast<unsigned char>(ir[i + 1])) || ir[i + 1] == ':')) ++i;
+      continue;
+    }
+    out += ir[i];
+  }
+  return out;
+}
+
 inline std::vector<std::string> kinds(const ptoc::Program& p) {
   std::vector<std::string> v;
   for (const auto& op : p.ops)

@@ -5,27 +5,12 @@
 #include "spec_helpers.h"
 
 using fe_test::ok;
+using fe_test::outline;
 using fe_test::spec;
 
 namespace {
 
 const std::string kTile = "  - {vec_tile: [16, 64]}\n";
-
-// The loop nest as text: a root is R, a loop `name(child child ...)`, gears separated by '|'.
-std::string outline(const std::vector<ptoc::LoopNode>& nodes) {
-  std::string s;
-  for (const auto& n : nodes) {
-    if (!s.empty()) s += " ";
-    if (n.kind == ptoc::LoopNode::Kind::Root) {
-      s += "R";
-      continue;
-    }
-    s += n.name + "(";
-    for (size_t g = 0; g < n.gears.size(); ++g) s += (g ? "|" : "") + outline(n.gears[g].body);
-    s += ")";
-  }
-  return s;
-}
 
 std::string accumulate_loop(const std::string& first_cond, const std::string& last_cond,
                             const std::string& first_key = "if", const std::string& last_key = "if") {

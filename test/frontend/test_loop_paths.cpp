@@ -8,27 +8,12 @@
 #include "runtime/core/resource_limits.h"
 
 using fe_test::ok;
+using fe_test::outline;
 using fe_test::spec;
 
 namespace {
 
 const std::string kTile = "  - {vec_tile: [16, 64]}\n";
-
-// The loop nest as text: a root is R, a loop `name(child child ...)`, gears separated by '|'.
-std::string outline(const std::vector<ptoc::LoopNode>& nodes) {
-  std::string s;
-  for (const auto& n : nodes) {
-    if (!s.empty()) s += " ";
-    if (n.kind == ptoc::LoopNode::Kind::Root) {
-      s += "R";
-      continue;
-    }
-    s += n.name + "(";
-    for (size_t g = 0; g < n.gears.size(); ++g) s += (g ? "|" : "") + outline(n.gears[g].body);
-    s += ")";
-  }
-  return s;
-}
 
 const ptoc::LoopNode* find_loop(const std::vector<ptoc::LoopNode>& nodes, const std::string& name) {
   for (const auto& n : nodes) {

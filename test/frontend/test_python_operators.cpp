@@ -13,6 +13,7 @@
 #include "compiler/ir.h"
 
 using fe_test::expect_error;
+using fe_test::graph;
 using fe_test::run;
 
 namespace {
@@ -61,23 +62,6 @@ std::string small(const std::string& body, const std::string& extra_outputs = {}
          "  iw: {dtype: int32, shape: [K, N]}\n  xb: {dtype: fp32, shape: [B, K]}\n"
          "outputs:\n  y: {dtype: fp32, shape: [M, N]}\n  yk: {dtype: fp32, shape: [M, K]}\n" + extra_outputs +
          "body:\n  - vec_tile: [16, 64]\n  - cube_tile: {m: [16, 16], k: [32, 32], n: [64, 64]}\n" + body;
-}
-
-// The tensor graph without source positions (as test_runtime_scalars.cpp): two spellings of one program print the same.
-std::string graph(const std::string& yaml) {
-  auto r = run(yaml);
-  INFO(r.rendered);
-  REQUIRE(r.prog);
-  REQUIRE(r.errors == 0);
-  std::string ir = ptoc::print_ir(*r.prog), out;
-  for (size_t i = 0; i < ir.size(); ++i) {
-    if (ir[i] == '@') {
-      while (i + 1 < ir.size() && (std::isdigit(static_cast<unsigned char>(ir[i + 1])) || ir[i + 1] == ':')) ++i;
-      continue;
-    }
-    out += ir[i];
-  }
-  return out;
 }
 
 // The whole program's outputs from the reference evaluator on deterministic inputs.

@@ -9,6 +9,7 @@
 
 using fe_test::expect_error;
 using fe_test::find_pos;
+using fe_test::graph;
 using fe_test::run;
 
 namespace {
@@ -151,23 +152,6 @@ std::string small(const std::string& body) {
          "  m: {dtype: bool, shape: [M, N]}\n"
          "outputs:\n  y: {dtype: fp32, shape: [M, 4 * N]}\nbody:\n  - vec_tile: [16, 48]\n"
          "  - cube_tile: {m: [16, 16], k: [64, 64], n: [48, 48]}\n" + body;
-}
-
-// The tensor graph without source positions: two spellings of one program print the same.
-std::string graph(const std::string& yaml) {
-  auto r = run(yaml);
-  INFO(r.rendered);
-  REQUIRE(r.prog);
-  REQUIRE(r.errors == 0);
-  std::string ir = ptoc::print_ir(*r.prog), out;
-  for (size_t i = 0; i < ir.size(); ++i) {
-    if (ir[i] == '@') {
-      while (i + 1 < ir.size() && (std::isdigit(static_cast<unsigned char>(ir[i + 1])) || ir[i + 1] == ':')) ++i;
-      continue;
-    }
-    out += ir[i];
-  }
-  return out;
 }
 
 }  // namespace
