@@ -243,7 +243,8 @@ TEST_CASE("spec files: directories, devices and oversized files are refused by n
 TEST_CASE("the sanitizer case: check_map over every spec key (softmax) stays clean") {
   // The key reference into yaml-cpp's iterator temporary dangled on every spec:
   // this runs the same walk; the ASan build (build-asan) turns a regression into a failure.
-  std::ifstream f(std::string(std::getenv("PTOC_SOURCE_ROOT") ? std::getenv("PTOC_SOURCE_ROOT") : "..") +
+  // The source tree: meson's test environment, else the one this binary was built from (run by hand).
+  std::ifstream f(std::string(std::getenv("PTOC_SOURCE_ROOT") ? std::getenv("PTOC_SOURCE_ROOT") : PTOC_TEST_SOURCE_ROOT) +
                   "/specs/softmax.yaml");
   REQUIRE(f);
   std::stringstream ss;

@@ -12,7 +12,7 @@ TEST_CASE("ScopedTiles sets the lowering's tiles and restores the user's with th
   ts.vec_broken = false;
   ts.cube_broken = true;
   {
-    ScopedTiles scope(&ts, VecTile{{1, 4096}, {}}, CubeTile{{64, 64}, {64, 64}, {32, 64, 64}});
+    ScopedTiles scope(&ts, VecTile{{1, 4096}, {}}, CubeTile{{64, 64}, {64, 64}, {32, 64, 64}, false, {}});
     REQUIRE(ts.vec->shape == std::vector<int64_t>{1, 4096});
     REQUIRE(ts.cube);
     REQUIRE(ts.cube->m[0] == 64);
