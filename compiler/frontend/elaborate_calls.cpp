@@ -152,7 +152,8 @@ EV Elaborator::call(const Expr& e) {
   }
   // PyPTO's zeros(*size, dtype=None) / ones: variadic sizes do not bind by the parameter list.
   if (spec->form == OpForm::Composite && (e.name == "zeros" || e.name == "ones")) return call_zeros_ones(e, *spec);
-  Call c{e, *spec, e.name, e.op_off, int(e.name.size()), split_params(spec->params), {}};
+  // A call written as an operator (`a @ b`) is located at the operator token, a call at its name.
+  Call c{e, *spec, e.name, e.op_off, int(e.op.empty() ? e.name.size() : e.op.size()), split_params(spec->params), {}};
   c.two_targets = tuple_target_;
   tuple_target_ = false;  // arguments are single values
   const std::string& fn = c.fn;

@@ -146,6 +146,7 @@ EV Elaborator::surface_binary(const Expr& e) {
   Expr c;
   c.kind = Expr::Kind::Call;
   c.name = "matmul";
+  c.op = "@";  // its errors point at the operator
   c.off = e.off;
   c.len = e.len;
   c.op_off = e.op_off;

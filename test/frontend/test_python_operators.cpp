@@ -193,6 +193,11 @@ TEST_CASE("'@' is matmul with PyPTO's result dtype: b's for fp16 / bf16 / fp32, 
                "'@' takes a right operand of fp16, bf16, fp32 or int8 (PyPTO's __matmul__: the result has b's dtype",
                "matmul(cast(x, int32), iw, out_dtype)");
   expect_error(small("  - \"y[...] = x @ 7\"\n" + k), "7", "'@' multiplies two tensors; '7' is a number", "x * 7");
+  // matmul's own rules, at the operator, the caret as wide as '@' (not as 'matmul')
+  auto r = run(small("  - \"y[...] = h @ w\"\n" + k));
+  INFO(r.rendered);
+  CHECK(r.rendered.find("matmul operands have different dtypes: fp16 and fp32\n  - \"y[...] = h @ w\"\n"
+                        "                ^\n") != std::string::npos);
 }
 
 TEST_CASE("a number to a number folds by Python's types, so n_levels = 2 ** (bit - 1) is a constant",
