@@ -54,9 +54,10 @@ def _entry(v):
     return str(v)
 
 
-def _call(kind, value, rng):
-    """The call text of one mapping statement's value, or None when it cannot be respelt."""
-    pre = "pypto." if rng.random() < 0.5 else ""
+def _call(kind, value, rng, style=None):
+    """The call text of one mapping statement's value, or None when it cannot be respelt. style "pypto": as
+    PyPTO's models write it (the prefix, positional axes)."""
+    pre = "pypto." if style == "pypto" or (style is None and rng.random() < 0.5) else ""
     if kind == "vec_tile":
         if isinstance(value, str) and re.fullmatch(r"[A-Za-z_]\w*", value):
             return f"{pre}set_vec_tile_shapes(*{value})"
@@ -73,14 +74,14 @@ def _call(kind, value, rng):
         if not isinstance(v, list):
             return None
         axes.append("[" + ", ".join(_entry(e) for e in v) + "]")
-    keyword = rng.random() < 0.3
+    keyword = style is None and rng.random() < 0.3
     args = [f"{a}={t}" for a, t in zip("mkn", axes)] if keyword else axes
     if "split_k" in value:
         s = value["split_k"]
         if WRONG == "split_k" and isinstance(s, bool):
             s = not s
         s = _entry(s)
-        args.append(f"enable_split_k={s}" if keyword or rng.random() < 0.5 else s)
+        args.append(f"enable_split_k={s}" if keyword or (style is None and rng.random() < 0.5) else s)
     return f"{pre}set_cube_tile_shapes({', '.join(args)})"
 
 
@@ -88,7 +89,7 @@ def _quote(call):
     return "'" + call.replace("'", "''") + "'" if '"' in call else '"' + call + '"'
 
 
-def respell(text, seed=0):
+def respell(text, seed=0, style=None):
     """(text with the mapping statements as calls, number respelt, number left as they were)."""
     rng = random.Random(f"cfgcalls{seed}")
     out, done, left = [], 0, 0
@@ -125,7 +126,7 @@ def respell(text, seed=0):
                 value = yaml.safe_load(line[v0:v1])
             except yaml.YAMLError:
                 value = None
-            call = _call(kind, value, rng)
+            call = _call(kind, value, rng, style)
             rest = line[v1:]
             if flow:
                 close = re.match(r"\s*\}", rest)
