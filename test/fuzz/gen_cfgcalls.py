@@ -11,7 +11,10 @@ other line and column of an op where it was). The spelling of each call (the `py
 positional axes and split_k) is drawn from its own stream (`cfgcalls{seed}`), so the generated specs do not
 change. `respell(text)` is line-based: mapping statements written over several lines are left alone (counted).
 
-As a script: `python3 gen_cfgcalls.py PTOC SPEC...` checks the library specs (or any) the same way.
+As a script: `python3 gen_cfgcalls.py PTOC SPEC...` checks the library specs (or any) the same way;
+`python3 gen_cfgcalls.py PTOC --seeds FIRST COUNT` checks the fuzzer's generated specs (IR only, no run).
+fuzz.py runs check() on every generated spec that `ptoc check` accepts (a difference is a miscompile at stage
+`cfgcalls`) and prints the counts at the end of a run.
 """
 import os
 import random
@@ -23,6 +26,7 @@ import yaml
 
 KINDS = ("vec_tile", "cube_tile")
 FORCE = None
+COUNTS = {}  # check() outcomes of a fuzz run: same / differ / none / reject
 WRONG = None  # selftest: "split_k" respells split_k with its negation, so the IR must differ
 
 _KEY = re.compile(r"\b(vec_tile|cube_tile):\s*")
@@ -180,7 +184,29 @@ def check(ptoc, spec_path, work, seed=0):
     return "differ", f"rc {rc0} -> {rc1}; line {first + 1}: {got[:300]}"
 
 
+def seeds_mode(ptoc, first, count):
+    """The IR check alone over the fuzzer's generated specs (gen.generate), no compile or run."""
+    import tempfile
+    import gen
+    counts, bad = {}, []
+    with tempfile.TemporaryDirectory() as work:
+        for seed in range(first, first + count):
+            prog = gen.generate(seed, ())
+            path = os.path.join(work, "spec.yaml")
+            with open(path, "w") as f:
+                f.write(prog.spec_text())
+            st, detail = check(ptoc, path, work, seed)
+            counts[st] = counts.get(st, 0) + 1
+            if st == "differ":
+                bad.append((seed, detail))
+                print(f"seed {seed}: {detail}", flush=True)
+    print(f"cfgcalls over seeds {first}..{first + count - 1}: {counts}")
+    return 1 if bad else 0
+
+
 def main(argv):
+    if len(argv) == 5 and argv[2] == "--seeds":
+        return seeds_mode(argv[1], int(argv[3]), int(argv[4]))
     ptoc, specs = argv[1], argv[2:]
     import tempfile
     bad = 0
