@@ -3,6 +3,7 @@
 //   pypto.set_vec_tile_shapes(*tile_shapes_1)        -> {vec_tile: tile_shapes_1}
 //   pypto.set_cube_tile_shapes([m0, m1], [k0, k1], [n0, n1], enable_split_k=x)
 //                                                    -> {cube_tile: {m: ..., k: ..., n: ..., split_k: x}}
+//   pypto.set_semantic_label("MM1") / ("")                 -> {label: MM1} / {label: null}
 //   pypto.set_pass_options(sg_set_scope=(1, True, False))  -> {scope: {id: 1, parallel_merge: true, ...}}
 //   pypto.set_pass_options(vec_nbuffer_setting={"DEFAULT": 2})  -> options: {pass: {vec_nbuffer_setting: ...}}
 //   pypto.set_codegen_options(enable_pmu_trace=True) / pypto.set_debug_options(runtime_debug_mode=1)
@@ -16,6 +17,7 @@
 #include <regex>
 
 #include "compiler/frontend/cube_tile_rules.h"
+#include "compiler/frontend/label_text_port6a.h"
 #include "compiler/frontend/options.h"
 #include "compiler/frontend/parser.h"
 #include "compiler/frontend/suggest.h"
@@ -55,7 +57,7 @@ class Reader {
 
   ConfigCallResult run() {
     static const std::regex head(
-        R"(^(\s*)(pypto\s*\.\s*)?(set_vec_tile_shapes|set_cube_tile_shapes|set_pass_options|set_codegen_options|set_debug_options|set_runtime_options|set_host_options|set_verify_options)\s*\()");
+        R"(^(\s*)(pypto\s*\.\s*)?(set_vec_tile_shapes|set_cube_tile_shapes|set_semantic_label|set_pass_options|set_codegen_options|set_debug_options|set_runtime_options|set_host_options|set_verify_options)\s*\()");
     std::smatch m;
     if (!std::regex_search(t_, m, head)) return ConfigCallResult::NotACall;
     c_.fn = m[3].str();
@@ -64,6 +66,7 @@ class Reader {
     if (!split()) return broken();
     if (c_.fn == "set_vec_tile_shapes") return vec();
     if (c_.fn == "set_cube_tile_shapes") return cube();
+    if (c_.fn == "set_semantic_label") return label();
     if (c_.fn == "set_pass_options") return options("pass", kPyptoOnlyPass);
     if (c_.fn == "set_codegen_options") return options("codegen", kPyptoOnlyCodegen);
     if (c_.fn == "set_debug_options") return options("debug", kPyptoOnlyDebug);
@@ -273,6 +276,39 @@ class Reader {
     }
     if (!s_.vec_exprs.empty()) s_.vec_exprs.resize(s_.vec.shape.size());
     s_.broken = !ok;
+    return ConfigCallResult::Stmt;
+  }
+
+  // ---- set_semantic_label("Attention Scores") / set_semantic_label("") ----
+  ConfigCallResult label() {
+    const std::string hint = "e.g. set_semantic_label(\"MM1\"); set_semantic_label(\"\") clears it";
+    if (c_.args.size() != 1 || (!c_.args[0].name.empty() && c_.args[0].name != "label") || c_.args[0].star) {
+      int off = c_.args.empty() ? c_.open : arg_start(c_.args[c_.args.size() > 1 ? 1 : 0]);
+      err(off, 1, "set_semantic_label takes one argument, the label string, got " + std::to_string(c_.args.size()) +
+                      (c_.args.size() == 1 ? " of another form" : ""), hint);
+      return ConfigCallResult::Consumed;
+    }
+    const CallArg& a = c_.args[0];
+    std::string v = arg_text(a);
+    if (v.size() < 2 || (v.front() != '"' && v.front() != '\'') || v.back() != v.front()) {
+      err(a.b, a.e - a.b, "set_semantic_label takes a string literal, got '" + v + "'", hint);
+      return ConfigCallResult::Consumed;
+    }
+    std::string text = v.substr(1, v.size() - 2);
+    s_.kind = Stmt::Kind::Label;
+    if (text.empty()) return ConfigCallResult::Stmt;  // "" clears the label, as {label: null}
+    if (!is_label_text(text)) {
+      err(a.b, a.e - a.b, "label must be a name ([A-Za-z_][A-Za-z0-9_]*, words may be separated by single spaces), got '" +
+                              text + "'");
+      return ConfigCallResult::Consumed;
+    }
+    static const std::regex func_re("func[0-9]+_[0-9]+");
+    if (std::regex_match(text, func_re)) {
+      err(a.b, a.e - a.b, "label '" + text + "' looks like a function key func{magic}_{order}",
+          "choose another name; func keys name root functions in the *_setting options");
+      return ConfigCallResult::Consumed;
+    }
+    s_.label = text;
     return ConfigCallResult::Stmt;
   }
 

@@ -476,7 +476,9 @@ class Reader {
       s.text = n.Scalar();
       // PyPTO's set_vec_tile_shapes / set_cube_tile_shapes / set_pass_options(...) (elaborate_config_calls.cpp)
       switch (read_config_call(s.text, s.pos, s, {options_, open_lists_.size() == 1, top_loop_seen_}, r_)) {
-        case ConfigCallResult::Stmt: return std::move(s);
+        case ConfigCallResult::Stmt:
+          if (s.kind == Stmt::Kind::Label && !s.label.empty()) labels_.insert(s.label);
+          return s;
         case ConfigCallResult::Consumed: return std::nullopt;
         case ConfigCallResult::NotACall: break;
       }

@@ -204,3 +204,20 @@ TEST_CASE("set_pass_options errors: unknown and PyPTO-only keywords, values, pla
   expect_error(spec("  - \"set_runtime_options(stitch_function_max_num=64)\"\n", body), "set_runtime_options",
                "PyPTO has no set_runtime_options", "options: runtime:");
 }
+
+TEST_CASE("set_semantic_label is a label statement; \"\" clears it", "[frontend][cfgcalls]") {
+  const std::string t = "      - vec_tile: [4, 64]\n";
+  const std::string top = "options:\n  pass:\n    vec_nbuffer_setting: {DEFAULT: 2, Attention Scores: 1}\n";
+  std::string a = spec("", t + "      - {label: Attention Scores}\n" + kVec + "      - {label: null}\n" +
+                               "      - \"y[i:, :] = exp(x[i:i + k, :] + 1)\"\n", top);
+  std::string b = spec("", t + "      - 'pypto.set_semantic_label(\"Attention Scores\")'\n" + kVec +
+                               "      - \"set_semantic_label('')\"\n" + "      - \"y[i:, :] = exp(x[i:i + k, :] + 1)\"\n",
+                       top);
+  CHECK(ir(a) == ir(b));
+  auto r = fe_test::run(b);
+  for (const auto& d : r.diags) CHECK(d.message.find("not a label") == std::string::npos);  // the key matches
+  expect_error(spec("", t + "      - \"set_semantic_label(MM1)\"\n" + kVec), "MM1)",
+               "set_semantic_label takes a string literal, got 'MM1'");
+  expect_error(spec("", t + "      - \"set_semantic_label('func8_0')\"\n" + kVec), "'func8_0'",
+               "label 'func8_0' looks like a function key");
+}

@@ -61,7 +61,7 @@ def _entry(v):
 def _call(kind, value, rng, style=None):
     """The call text of one mapping statement's value, or None when it cannot be respelt. style "pypto": as
     PyPTO's models write it (the prefix, positional axes)."""
-    pre = "pypto." if style == "pypto" or (style is None and rng.random() < 0.5) else ""
+    pre = "pypto." if style == "pypto" or (style is None and rng.random() < 0.5) else ""  # "plain": none
     if kind == "vec_tile":
         if isinstance(value, str) and re.fullmatch(r"[A-Za-z_]\w*", value):
             return f"{pre}set_vec_tile_shapes(*{value})"
