@@ -11,6 +11,7 @@
 // so the IR is the same; the knobs go through options.cpp's read_options (the knob table's checks and
 // messages), with positions mapped back into the statement string.
 #include "compiler/frontend/elaborate_config_calls.h"
+#include "compiler/frontend/elaborator.h"
 
 #include <algorithm>
 #include <cstring>
@@ -87,6 +88,8 @@ class Reader {
   const ConfigCallContext& ctx_;
   Reporter& r_;
   Call c_;
+  std::shared_ptr<Options> deferred_;        // knobs of a call under an `if` (Stmt::Kind::Knobs)
+  std::vector<std::string> deferred_names_;
 
   void err(int off, int len, const std::string& msg, const std::string& hint = {}) {
     r_.error(pos_->at(off), msg, hint, std::max(1, len));
@@ -505,6 +508,18 @@ class Reader {
       }
       knob(group, a);
     }
+    if (deferred_) {
+      if (made_scope) {
+        err(c_.fn_off, int(c_.fn.size()), c_.fn + " here sets sg_set_scope and knobs in one call",
+            "write sg_set_scope=... in a call of its own");
+        return ConfigCallResult::Consumed;
+      }
+      s_.kind = Stmt::Kind::Knobs;
+      s_.knobs = deferred_;
+      s_.knob_names = deferred_names_;
+      s_.label = c_.fn;  // for the elaborator's message
+      return ConfigCallResult::Stmt;
+    }
     return result;
   }
 
@@ -584,7 +599,13 @@ class Reader {
   // at the same offsets as in the statement so that the knob table's messages land on the right column.
   void knob(const std::string& group, const CallArg& a) {
     if (!ctx_.options) return;
-    if (!ctx_.top_level || ctx_.after_loop) {
+    Options* into = ctx_.options;
+    if (!ctx_.top_level && !ctx_.after_loop) {
+      // under an `if` or in a scope body (before the first loop): checked now, applied if elaborated
+      if (!deferred_) deferred_ = std::make_shared<Options>();
+      into = deferred_.get();
+      deferred_names_.push_back(group + "." + a.name);
+    } else if (!ctx_.top_level || ctx_.after_loop) {
       err(a.name_off, int(a.name.size()),
           c_.fn + "(" + a.name + "=...) here is not supported: ptoc's " + group + " knobs hold for the whole operator",
           ctx_.top_level ? "move the call before the first loop of the body, or into options: " + group + ":"
@@ -643,7 +664,7 @@ class Reader {
     DiagEngine scratch("", y);
     {
       Reporter sr(scratch);
-      read_options(opts, *ctx_.options, sr);
+      read_options(opts, *into, sr);
     }
     auto remap = [&](SrcLoc l) { return l.line == 1 ? pos_->at(l.col - 1) : pos_->at(a.b); };
     for (const Diagnostic& d : scratch.diagnostics()) {
@@ -651,11 +672,33 @@ class Reader {
       else if (d.severity == Diagnostic::Severity::Warning) r_.warning(remap(d.loc), d.message, d.hint, d.length);
     }
     if (const Knob* k = find_knob(group, a.name); k && k->type == Knob::Type::Setting)
-      for (auto& e : (ctx_.options->*(k->setting)).entries) e.loc = remap(e.loc);
+      for (auto& e : (into->*(k->setting)).entries) e.loc = remap(e.loc);
   }
 };
 
 }  // namespace
+
+// A Knobs statement where the elaboration reaches it: outside any loop, its knobs replace the options'.
+void Elaborator::config_knobs(const Stmt& s) {
+  if (!s.knobs) return;
+  if (seq_ && seq_->frame.in_loop) {
+    // at the first keyword of the call
+    const size_t open = s.text.find('(');
+    SrcLoc at = s.pos && open != std::string::npos ? s.pos->at(int(open) + 1) : s.loc;
+    for (size_t i = open + 1; s.pos && open != std::string::npos && i < s.text.size() && s.text[i] == ' '; ++i)
+      at = s.pos->at(int(i) + 1);
+    r_.error(at, s.label + "(...) inside a loop is not supported: ptoc's knobs hold for the whole operator",
+             "move the call before the first loop of the body, or into options:");
+    return;
+  }
+  for (const std::string& n : s.knob_names) {
+    const size_t dot = n.find('.');
+    const Knob* k = find_knob(n.substr(0, dot), n.substr(dot + 1));
+    if (!k) continue;
+    if (k->type == Knob::Type::Setting) p_.options.*(k->setting) = (*s.knobs).*(k->setting);
+    else k->set(p_.options, k->get(*s.knobs));
+  }
+}
 
 ConfigCallResult read_config_call(const std::string& text, const PosMapPtr& pos, Stmt& s,
                                   const ConfigCallContext& ctx, Reporter& r) {

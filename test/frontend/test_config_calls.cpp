@@ -125,11 +125,24 @@ TEST_CASE("set_pass_options / set_codegen_options / set_debug_options at the top
   CHECK(ir_nopos(spec("", body, "options:\n  debug: {runtime_debug_mode: 1}\n")) ==
         ir_nopos(spec("  - \"set_debug_options(runtime_debug_mode=1)\"\n", body,
                       "options:\n  debug: {runtime_debug_mode: 3}\n")));
-  // under an `if` that is not decided when the spec is read: a located error
-  expect_error(spec("  - \"d = x.shape[-1]\"\n  - if: \"d == 64\"\n    then: [\"set_debug_options(runtime_debug_mode=1)\"]\n",
-                    body),
-               "runtime_debug_mode=1", "set_debug_options(runtime_debug_mode=...) here is not supported",
-               "move the call to the top of the spec's body");
+  // under an `if` on a constant (PyPTO's `if d == 512:`): applied when the branch is the one taken
+  const std::string pre = "  - \"d = x.shape[-1]\"\n  - if: \"d == 64\"\n    then: [\"set_debug_options(runtime_debug_mode=1)\"]\n"
+                          "    else: ['set_pass_options(vec_nbuffer_setting={\"DEFAULT\": 4})']\n";
+  CHECK(ir_nopos(spec(pre, body)) ==
+        ir_nopos(spec("  - \"d = x.shape[-1]\"\n", body, "options:\n  debug: {runtime_debug_mode: 1}\n")));
+  const std::string pre2 = "  - \"d = x.shape[-1]\"\n  - if: \"d == 512\"\n    then: [\"set_debug_options(runtime_debug_mode=1)\"]\n"
+                           "    else: ['set_pass_options(vec_nbuffer_setting={\"DEFAULT\": 4})']\n";
+  CHECK(ir_nopos(spec(pre2, body)) ==
+        ir_nopos(spec("  - \"d = x.shape[-1]\"\n", body, "options:\n  pass: {vec_nbuffer_setting: {DEFAULT: 4}}\n")));
+  // --set still wins over a call the elaboration applied
+  {
+    ptoc::FrontendOptions o;
+    o.sets = {"debug.runtime_debug_mode=3"};
+    CHECK(ok(spec(pre, body), o).options.runtime_debug_mode == 3);
+  }
+  // the knob table's checks apply under the `if` too, at the value
+  expect_error(spec("  - if: \"H == 64\"\n    then: [\"set_debug_options(runtime_debug_mode=9)\"]\n", body), "9)",
+               "debug.runtime_debug_mode: 9 is out of range");
 }
 
 TEST_CASE("set_vec_tile_shapes errors: arity, keywords, lists, non-constants, at the argument",
@@ -194,7 +207,7 @@ TEST_CASE("set_pass_options errors: unknown and PyPTO-only keywords, values, pla
                "pass.vec_nbuffer_setting: expected a count", "only cube_l1_reuse_setting takes [count, side]");
   // in a loop body, or after a loop: ptoc's knobs hold for the whole operator
   expect_error(spec("", "      - \"set_pass_options(vec_nbuffer_setting={0: 2})\"\n" + body), "vec_nbuffer_setting=",
-               "set_pass_options(vec_nbuffer_setting=...) here is not supported");
+               "set_pass_options(...) inside a loop is not supported", "before the first loop");
   expect_error(spec("", body) + "  - \"set_codegen_options(enable_pmu_trace=True)\"\n", "enable_pmu_trace=",
                "set_codegen_options(enable_pmu_trace=...) here is not supported", "before the first loop");
   expect_error(spec("  - \"set_pass_options(sg_set_scope=(1, True))\"\n", body), "(1, True)",
