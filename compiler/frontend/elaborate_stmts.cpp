@@ -172,6 +172,7 @@ void Elaborator::stmt_unguarded(const Stmt& s) {
       break;
     }
     case Stmt::Kind::Loop: loop(s); break;
+    case Stmt::Kind::Knobs: config_knobs(s); break;  // elaborate_config_calls.cpp
   }
 }
 

@@ -258,6 +258,7 @@ class Elaborator {
   void assign_two(const Stmt& s, bool first_name_ok);  // `v, i = topk(...)` (elaborate_catalog.cpp)
   void assemble(const Stmt& s);
   void loop(const Stmt& s);
+  void config_knobs(const Stmt& s);  // set_pass_options(...) under an `if` (elaborate_config_calls.cpp)
   void flush_run();
   bool check_binding_name(const std::string& n, SrcLoc loc, int len, const std::string& what);
   void poison_bound_names(const std::vector<Stmt>& stmts);

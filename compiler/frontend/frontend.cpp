@@ -28,6 +28,8 @@ std::optional<Program> parse_spec(DiagEngine& diags, const FrontendOptions& opts
     // Command-line knobs override the file's options, with the same checks.
     for (const auto& item : opts.sets) fe::apply_set(item, ast->options, r);
     auto prog = fe::elaborate(*ast, diags.file(), opts.target, r);
+    // ... also over set_pass_options(...) statements the elaboration applied (elaborate_config_calls.cpp)
+    if (prog) for (const auto& item : opts.sets) fe::apply_set(item, prog->options, r);
     if (prog) fe::check_tile_budget(*prog, r);
     if (prog) fe::check_static_tile_shapes(*prog, r);
     r.flush();  // diagnostics in file order

@@ -2,6 +2,7 @@
 // tree, every string already parsed, every node with its file position.
 // Semantic checks and elaboration (elaborate.h) work from here.
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,7 +42,7 @@ struct LoopAst {
 };
 
 struct Stmt {
-  enum class Kind { Assign, VecTile, CubeTile, Loop, If, Scope, Label, CachePolicy };
+  enum class Kind { Assign, VecTile, CubeTile, Loop, If, Scope, Label, CachePolicy, Knobs };
   Kind kind = Kind::Assign;
   SrcLoc loc;
   int index = -1;  // pre-order statement number (Op::stmt)
@@ -69,6 +70,10 @@ struct Stmt {
   std::string cache_tensor;  // CachePolicy
   SrcLoc cache_tensor_loc;
   bool bypass = false;
+  // Knobs: set_pass_options(...) under an `if` or scope of the top-level body: the knobs it sets, checked when
+  // read, applied when the statement is elaborated (elaborate_config_calls.cpp)
+  std::shared_ptr<const Options> knobs;
+  std::vector<std::string> knob_names;  // "pass.vec_nbuffer_setting", ...
   std::vector<Stmt> body;       // Loop / Scope body; If then-branch
   std::vector<Stmt> else_body;  // If else-branch
 };

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "compiler/frontend/cube_tile_rules.h"
+#include "compiler/frontend/elaborate_config_calls.h"
 #include "compiler/frontend/label_text.h"
 #include "compiler/frontend/options.h"
 #include "runtime/core/resource_limits.h"
@@ -114,6 +115,7 @@ class Reader {
       r_.error(YamlSource::loc(body), "body must be a list of statements, got " + node_kind(body));
     } else {
       s.body_loc = YamlSource::loc(body);
+      options_ = &s.options;  // set_pass_options(...) at the top of the body sets knobs
       s.body = stmts(body);
     }
     // A limit was hit (cycle, expansion, depth): what was read is cut short, and
@@ -132,6 +134,8 @@ class Reader {
   std::vector<YAML::Node> open_lists_;  // statement lists being read, outermost first
   int64_t statements_read_ = 0;
   bool stopped_ = false;                // a limit was hit: read nothing more
+  Options* options_ = nullptr;          // the spec's options, for set_pass_options(...) statements
+  bool top_loop_seen_ = false;          // a loop of the top-level body was read
 
   void read_options_node(const YAML::Node& n, SpecAst& s);
 
@@ -429,7 +433,10 @@ class Reader {
         stopped_ = true;
         break;
       }
-      if (auto s = stmt(item)) out.push_back(std::move(*s));
+      if (auto s = stmt(item)) {
+        if (open_lists_.size() == 1 && s->kind == Stmt::Kind::Loop) top_loop_seen_ = true;
+        out.push_back(std::move(*s));
+      }
     }
     open_lists_.pop_back();
     return out;
@@ -467,6 +474,14 @@ class Reader {
       s.kind = Stmt::Kind::Assign;
       s.pos = src_.scalar_map(n);
       s.text = n.Scalar();
+      // PyPTO's set_vec_tile_shapes / set_cube_tile_shapes / set_pass_options(...) (elaborate_config_calls.cpp)
+      switch (read_config_call(s.text, s.pos, s, {options_, open_lists_.size() == 1, top_loop_seen_}, r_)) {
+        case ConfigCallResult::Stmt:
+          if (s.kind == Stmt::Kind::Label && !s.label.empty()) labels_.insert(s.label);
+          return s;
+        case ConfigCallResult::Consumed: return std::nullopt;
+        case ConfigCallResult::NotACall: break;
+      }
       auto res = parse_assignment(n.Scalar());
       if (auto* e = std::get_if<SyntaxError>(&res)) {
         r_.error(s.pos->at(e->off), e->message, e->hint, e->len);

@@ -259,6 +259,11 @@ def knobs_all(i, d):
     return {"h": p, "y": r(np.maximum(p, 0), "fp16")}
 
 
+@ref(dims={"B": 150}, expect_roots=10, expect_devtasks=4)
+def cfgcalls_knobs(i, d):  # knobs_all written with PyPTO's configuration calls (issue 13)
+    return knobs_all(i, d)
+
+
 @ref(dims={"B": 40}, pmu_trace=True)
 def target_950(i, d):
     return {"y": r(np.tanh(r(i["x"] + i["g"], "bf16")), "bf16")}

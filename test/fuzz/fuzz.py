@@ -52,6 +52,7 @@ import gen_indexer7  # noqa: E402
 import gen_symbolic7  # noqa: E402
 import gen_nonfinite8  # noqa: E402
 import gen_surface9  # noqa: E402
+import gen_cfgcalls  # noqa: E402  (issue 13: every spec also in PyPTO's call spelling)
 
 # The appended hooks whose constructs --cover can force and the summary counts, with the prefix their
 # kinds take on the command line ("" where the kind names are unique on their own).
@@ -165,6 +166,11 @@ def evaluate(tools, prog, work, text=None, numpy_model=True):
         return Result("timeout", "check", "", out)
     if rc != 0:
         return Result("rejected", "check", first_line(out, "error"), out)
+    # vec_tile / cube_tile respelt as set_vec_tile_shapes / set_cube_tile_shapes: the same IR (gen_cfgcalls.py)
+    st, detail = gen_cfgcalls.check(tools.ptoc, spec, work, seed=zlib.crc32(open(spec, "rb").read()))
+    gen_cfgcalls.COUNTS[st] = gen_cfgcalls.COUNTS.get(st, 0) + 1
+    if st == "differ":
+        return Result("miscompile", "cfgcalls", detail, "")
     bundle = os.path.join(work, "op.bundle")
     rc, out = tools.run([tools.ptoc, spec, "-o", bundle, *getattr(prog, "ptoc_args", [])])
     c = crashed(rc, out)
@@ -309,6 +315,7 @@ def long_mode(a):
     shutil.rmtree(tmp, ignore_errors=True)
     text = write_summary(a, records, counts, time.time() - t0)
     print(text)
+    print(f"cfgcalls (IR of the call spelling vs the mapping spelling): {gen_cfgcalls.COUNTS}")
     return counts
 
 
