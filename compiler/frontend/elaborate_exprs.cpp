@@ -251,6 +251,7 @@ EV Elaborator::expr(const Expr& e) {
     case K::Subscript: {
       int64_t v = 0;  // `tile_shapes[0]`: an entry of a constant list, a scalar
       if (int c = const_list_item(e, v)) return c > 0 ? EV::number(double(v), true) : EV::poison();
+      if (auto x = shape_entry_value(e)) return *x;  // `x.shape[-1]`: its extent, a number
       return subscript(e);
     }
     case K::List:

@@ -69,12 +69,12 @@ const Expr* shape_entry_of(const Expr& e, int64_t& index) {
 
 }  // namespace
 
-// An operand of `**`: `x.shape[i]` is its extent, a number when static (the torch reference's
-// `query.shape[-1] ** 0.5`, PyPTO's `scale = q.shape[-1] ** -0.5`); anything else an expression.
-EV Elaborator::surface_operand(const Expr& e) {
+// `x.shape[i]` (a constant index) as a value: its extent, a number when static (the torch reference's
+// `query.shape[-1] ** 0.5`, PyPTO's `scale = q.shape[-1] ** -0.5`, `x / x.shape[-1]`); nullopt when `e` is not one.
+std::optional<EV> Elaborator::shape_entry_value(const Expr& e) {
   int64_t i = 0;
   const Expr* base = shape_entry_of(e, i);
-  if (!base) return expr(e);
+  if (!base) return std::nullopt;
   auto sh = shape_of_name(*base);
   if (!sh) return EV::poison();
   const int64_t rank = int64_t(sh->size());
@@ -85,7 +85,7 @@ EV Elaborator::surface_operand(const Expr& e) {
   }
   const DimExpr& d = (*sh)[size_t(i < 0 ? i + rank : i)];
   if (auto c = d.as_const()) return EV::number(double(*c), true);
-  err(e.off, e.len, "'" + text_of(e) + "' is the dynamic extent " + d.str() + "; '**' takes numbers and tensors",
+  err(e.off, e.len, "'" + text_of(e) + "' is the dynamic extent " + d.str() + "; as a value it must be a compile-time number",
       "a dynamic extent is no compile-time number: bind it ('n = " + text_of(e) + "') for dim expressions");
   return EV::poison();
 }
@@ -93,8 +93,8 @@ EV Elaborator::surface_operand(const Expr& e) {
 EV Elaborator::surface_binary(const Expr& e) {
   const Expr& l = *e.items[0];
   const Expr& r = *e.items[1];
-  EV a = e.op == "**" ? surface_operand(l) : expr(l);
-  EV b = e.op == "**" ? surface_operand(r) : expr(r);
+  EV a = expr(l);
+  EV b = expr(r);
   if (!a.ok() || !b.ok()) return EV::poison();
   const int oplen = int(e.op.size());
   if (e.op == "**") {

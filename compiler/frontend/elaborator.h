@@ -135,7 +135,7 @@ class Elaborator {
   // --- expressions (elaborate_exprs.cpp)
   EV expr(const Expr& e);
   EV surface_binary(const Expr& e);  // `**` and `@` (elaborate_python_operators.cpp)
-  EV surface_operand(const Expr& e);  // an operand of `**`: `x.shape[i]` is a number (elaborate_python_operators.cpp)
+  std::optional<EV> shape_entry_value(const Expr& e);  // `x.shape[i]` as a value (elaborate_python_operators.cpp)
   std::optional<DimExpr> dim_surface(const Expr& e, const std::optional<DimExpr>& a, const std::optional<DimExpr>& b);
   bool surface_fold_stmt(const Stmt& s);  // `n = 2 ** (bit - 1)`: a constant binding (elaborate_python_operators.cpp)
   EV name_ref(const Expr& e);

@@ -227,7 +227,7 @@ TEST_CASE("a number to a number folds by Python's types, so n_levels = 2 ** (bit
   expect_error(small("  - \"t = cast(x, int32) ** 2\"\n  - \"yk[...] = x\"\n" + out), "@**", "");
 }
 
-TEST_CASE("x.shape[i] of a static extent is a number as an operand of '**'", "[frontend][surf9]") {
+TEST_CASE("x.shape[i] of a static extent is a number as an operand of '**' and of any operator", "[frontend][surf9]") {
   const std::string out = "  - \"y[...] = x @ w\"\n";
   // the torch reference's query * (1 / (query.shape[-1] ** 0.5)); PyPTO's scale = q.shape[-1] ** -0.5
   CHECK(graph(small("  - \"yk[...] = x * (1 / (x.shape[-1] ** 0.5))\"\n" + out)) ==
@@ -237,9 +237,15 @@ TEST_CASE("x.shape[i] of a static extent is a number as an operand of '**'", "[f
   CHECK(graph(small("  - \"n = x.shape[0] ** 2 // 64\"\n  - \"yk[...] = x[:, 0:n]\"\n" + out)) ==
         graph(small("  - \"yk[...] = x[:, 0:4]\"\n" + out)));
   expect_error(small("  - \"t = xb * xb.shape[0] ** 2\"\n  - \"yk[...] = x\"\n" + out), "xb.shape[0] **",
-               "'xb.shape[0]' is the dynamic extent B; '**' takes numbers and tensors");
+               "'xb.shape[0]' is the dynamic extent B; as a value it must be a compile-time number");
   expect_error(small("  - \"yk[...] = x * x.shape[2] ** 2\"\n" + out), "x.shape[2]",
                "'x.shape[2]': index 2 is out of range for rank 2");
+  // any operand, not only of '**': the mean over the last axis as PyPTO's models write it
+  CHECK(graph(small("  - \"yk[...] = x / x.shape[-1]\"\n" + out)) == graph(small("  - \"yk[...] = x / 32\"\n" + out)));
+  CHECK(graph(small("  - \"yk[...] = x * (1 / x.shape[1]) + x.shape[0]\"\n" + out)) ==
+        graph(small("  - \"yk[...] = x * (1 / 32) + 16\"\n" + out)));
+  expect_error(small("  - \"t = xb / xb.shape[0]\"\n  - \"yk[...] = x\"\n" + out), "xb.shape[0]\"",
+               "'xb.shape[0]' is the dynamic extent B; as a value it must be a compile-time number");
 }
 
 TEST_CASE("method diagnostics: PyPTO's unsupported methods say so, suggestions only when close in meaning",
