@@ -401,18 +401,7 @@ class Reader {
       s_.broken = true;
       return ConfigCallResult::Stmt;
     }
-    s_.cube.m = {m[0], m[1]};
-    s_.cube.n = {nn[0], nn[1]};
-    s_.cube.k = {k[0], k[1], k.size() == 3 ? k[2] : k[1]};
-    auto has_expr = [](const std::vector<SrcExpr>& v) {
-      for (const SrcExpr& x : v)
-        if (x.expr) return true;
-      return false;
-    };
-    if (has_expr(me) || has_expr(ke) || has_expr(ne)) {
-      const SrcExpr kb = k.size() == 3 ? ke[2] : ke[1];
-      s_.cube_exprs = {me[0], me[1], ke[0], ke[1], kb, ne[0], ne[1]};
-    }
+    s_.set_cube_extents(m, k, nn, me, ke, ne);
     return ConfigCallResult::Stmt;
   }
 

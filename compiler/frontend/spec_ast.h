@@ -76,6 +76,24 @@ struct Stmt {
   std::vector<std::string> knob_names;  // "pass.vec_nbuffer_setting", ...
   std::vector<Stmt> body;       // Loop / Scope body; If then-branch
   std::vector<Stmt> else_body;  // If else-branch
+
+  // A CubeTile's extents, checked: m and n [L0, L1], k [L0, L1] or [L0, L1_A, L1_B] (a two-entry k's B tile is
+  // its A tile), with the entries written as dim expressions (me, ke, ne: index-aligned, a null expr an integer
+  // entry). The `cube_tile:` mapping and `set_cube_tile_shapes(...)` both end here.
+  void set_cube_extents(const std::vector<int64_t>& m, const std::vector<int64_t>& k, const std::vector<int64_t>& n,
+                        const std::vector<SrcExpr>& me, const std::vector<SrcExpr>& ke,
+                        const std::vector<SrcExpr>& ne) {
+    cube.m = {m[0], m[1]};
+    cube.n = {n[0], n[1]};
+    cube.k = {k[0], k[1], k.size() == 3 ? k[2] : k[1]};
+    auto has_expr = [](const std::vector<SrcExpr>& v) {
+      for (const SrcExpr& x : v)
+        if (x.expr) return true;
+      return false;
+    };
+    if (has_expr(me) || has_expr(ke) || has_expr(ne))
+      cube_exprs = {me[0], me[1], ke[0], ke[1], k.size() == 3 ? ke[2] : ke[1], ne[0], ne[1]};
+  }
 };
 
 struct TensorAst {

@@ -678,20 +678,8 @@ class Reader {
       s.broken = true;  // kept, so the matmuls after it are not also reported as having no cube_tile
       return std::move(s);  // s is the caller's: a copy would copy the whole body
     }
-    s.cube.m = {m[0], m[1]};
-    s.cube.n = {nn[0], nn[1]};
-    s.cube.k = {k[0], k[1], k.size() == 3 ? k[2] : k[1]};
+    s.set_cube_extents(m, k, nn, me, ke, ne);
     s.cube.loc = s.loc;
-    auto has_expr = [](const std::vector<SrcExpr>& v) {
-      for (const SrcExpr& x : v)
-        if (x.expr) return true;
-      return false;
-    };
-    if (has_expr(me) || has_expr(ke) || has_expr(ne)) {
-      // m[0..1], k[0..2], n[0..1]; a two-entry k's B tile is its A tile (k[2] reads k[1]'s expression).
-      const SrcExpr kb = k.size() == 3 ? ke[2] : ke[1];
-      s.cube_exprs = {me[0], me[1], ke[0], ke[1], kb, ne[0], ne[1]};
-    }
     return std::move(s);  // s is the caller's: a copy would copy the whole body
   }
 
