@@ -27,6 +27,10 @@
 
 namespace ptoc::fe {
 
+// The deepest nesting a knob's value may have: every knob takes a number, a tuple or a dict of them (two
+// levels); the bound keeps a hostile value away from yaml-cpp's recursion.
+constexpr int kKnobValueDepth = 16;
+
 namespace {
 
 // PyPTO keywords of set_pass_options / set_codegen_options / set_debug_options that ptoc's knob table has
@@ -612,6 +616,8 @@ class Reader {
     }
     std::string y(size_t(a.b), ' ');
     char quote = 0;
+    int depth = 0;
+    const int max_depth = kKnobValueDepth;
     for (int i = a.b; i < a.e; ++i) {
       char ch = t_[size_t(i)];
       if (quote) {
@@ -620,6 +626,17 @@ class Reader {
         continue;
       }
       if (ch == '"' || ch == '\'') { quote = ch; y += ch; continue; }
+      // yaml-cpp refuses deep flow nesting (a few hundred levels) with a bare "bad file": say what and where
+      if (ch == '(' || ch == '[' || ch == '{') {
+        if (++depth > max_depth) {
+          err(i, 1, c_.fn + "'s " + a.name + ": the value nests more than " + std::to_string(max_depth) +
+                        " levels deep",
+              "a knob's value is a number, a tuple or a dict of them (two levels)");
+          return;
+        }
+      } else if (ch == ')' || ch == ']' || ch == '}') {
+        --depth;
+      }
       if (ch == '\n' || ch == '\r' || ch == '\t') { y += ' '; continue; }
       if (ch == '(') { y += '['; continue; }
       if (ch == ')') { y += ']'; continue; }

@@ -143,6 +143,11 @@ TEST_CASE("set_pass_options / set_codegen_options / set_debug_options at the top
   // the knob table's checks apply under the `if` too, at the value
   expect_error(spec("  - if: \"H == 64\"\n    then: [\"set_debug_options(runtime_debug_mode=9)\"]\n", body), "9)",
                "debug.runtime_debug_mode: 9 is out of range");
+  // a hostile value nested past any knob's shape is refused at the bracket past the bound, before yaml-cpp
+  // reads it (which said only "bad file" from a few hundred levels on)
+  const std::string deep = "  - \"set_pass_options(vec_nbuffer_setting=" + std::string(900, '[') + std::string(900, ']') + ")\"\n";
+  expect_error(spec(deep, body), "vec_nbuffer_setting=" + std::string(16, '[') + "@[",
+               "set_pass_options's vec_nbuffer_setting: the value nests more than 16 levels deep");
 }
 
 TEST_CASE("set_vec_tile_shapes errors: arity, keywords, lists, non-constants, at the argument",
