@@ -64,6 +64,7 @@ EV Elaborator::call_composite(const Call& c) {
   if (c.fn == "prelu" || c.fn == "axpy_" || c.fn == "expand_exp_dif") return call_math5(c);  // elaborate_math5.cpp
   if (is_conv6_op(c.fn)) return call_conv6(*this, c);  // elaborate_conv6.cpp
   if (c.fn == "uniform" || c.fn == "normal") return call_random6(c);  // elaborate_random6.cpp --- random6 ops ---
+  if (c.fn == "pack" || c.fn == "unpack") return call_pack_unpack(c);  // elaborate_pack.cpp
   err(c.fo, c.fl, "internal: composite op '" + c.fn + "' has no elaboration");
   return EV::poison();
 }
