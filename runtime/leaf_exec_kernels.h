@@ -58,5 +58,6 @@ bool is_math5_call(leaf::Fn fn, const std::vector<leaf::TParam>& tp);
 LeafCallFn resolve_math5(leaf::Fn fn, const std::vector<leaf::TParam>& tp);
 // --- random6 ops --- (leaf_exec_kernels_random6.cpp): TRANDOM, PyPTO's uniform / normal.
 LeafCallFn resolve_random6(leaf::Fn fn, const std::vector<leaf::TParam>& tp);
+LeafCallFn resolve_bitcast(leaf::Fn fn, const std::vector<leaf::TParam>& tp);  // --- pack / unpack ---
 
 }  // namespace ptoc::runtime::leafk

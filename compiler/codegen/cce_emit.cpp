@@ -854,24 +854,13 @@ class Emitter {
         close_loops(idx.size());
         return;
       }
-      case OpKind::Bitcast: {  // --- pack / unpack --- the same bytes: a TCOPY in a unit both dtypes are made of
+      case OpKind::Bitcast: {  // --- pack / unpack --- the same bytes per row read as another dtype (TBITCAST)
         int a = op.srcs.at(0);
         const LocalTile& at = tile(a);
-        const int64_t sa = dtype_size(at.dtype), sd = dtype_size(dt.dtype);
-        // the wider side's integer type (exact bits: a float add of 0 would turn -0 into +0), else bytes
-        const int64_t u = std::max(sa, sd) == 2 ? 1 : std::max(sa, sd);
-        const DType unit = u == 8 ? DType::int64 : u == 4 ? DType::int32 : DType::uint8;  // no 16-bit integer dtype: bytes
-        View2 av = view2(at.shape), dv2 = view2(dt.shape);
+        View2 av = view2(at.shape);
         auto idx = open_loops(i, lead_counts(d));
-        // Both tiles have the same leading axes and bytes per row, so the wider tile's element offsets and
-        // valid columns are the offsets and counts in units on both sides.
-        const int w = sa >= sd ? a : d;
-        const int64_t f = std::max(sa, sd) / u;  // units per element of the wider tile (2 for fp16 / bf16 in bytes)
-        auto in_units = [&](Expr e) { return f == 1 || e.empty() ? std::move(e) : ex_mul(ex_paren(std::move(e)), ex_const(f)); };
-        call(leaf::Fn::TCOPY, {tp_dt(unit), tp_int(av.rows), tp_int(av.cols * sa / u), tp_int(dv2.rows), tp_int(dv2.cols * sd / u)},
-             {op_buf(buf(d), in_units(batch_off(w, idx, r))), op_buf(buf(a), in_units(batch_off(w, idx, r))), op_int(vr(a)),
-              op_int(in_units(vc(w))),
-              op_int(ex_const(0)), op_int(ex_const(0))});
+        call(leaf::Fn::TBITCAST, {tp_dt(dt.dtype), tp_dt(at.dtype), tp_int(av.rows), tp_int(dv.cols), tp_int(av.cols)},
+             {tile_at(d, idx, r), tile_at(a, idx, r), op_int(vr(a)), op_int(vc(a))});
         close_loops(idx.size());
         return;
       }

@@ -46,7 +46,7 @@ TEST_CASE("pack is a Bitcast to uint8, then a reshape to 1-D for rank 2+", "[fro
   CHECK(v.shape.at(0).as_const() == 160);
   REQUIRE(bc->vec_tile);
   CHECK(bc->vec_tile->shape == std::vector<int64_t>{64});  // the input's tile [16] in bytes
-  auto q = ok(pspec("  - {vec_tile: [2, 4]}\n" + st("t = pack(m)") + st("y[0:80] = t") + st("z[:] = unpack(b, DT_INT32)")));
+  auto q = ok(pspec("  - {vec_tile: [2, 4]}\n" + st("t = pack(m)") + st("y[0:80] = t") + "  - {vec_tile: [16]}\n" + st("z[:] = unpack(b, DT_INT32)")));
   const ptoc::Op* b2 = find_kind(q, ptoc::OpKind::Bitcast);
   REQUIRE(b2);
   CHECK(q.values[size_t(b2->output)].shape.at(1).as_const() == 20);
@@ -71,8 +71,8 @@ TEST_CASE("pack / unpack: PyPTO's rules, located", "[frontend][pack]") {
   expect_error(pspec(st("z[:] = unpack(u2, DT_INT32)")), "u2,", "'unpack' takes a 1-D input (PyPTO's rule), got rank 2");
   expect_error(pspec(st("z[:] = unpack(b, DT_UINT16)")), "DT_UINT16",
                "PyPTO's DT_UINT16 has no ptoc dtype, so 'unpack' cannot give it");
-  expect_error(pspec(st("z[:] = unpack(b, pypto.DT_UINT32)")), "pypto.DT_UINT32",
-               "PyPTO's pypto.DT_UINT32 has no ptoc dtype");
+  expect_error(pspec(st("z[:] = unpack(b, pypto.DT_UINT32)")), "DT_UINT32",
+               "PyPTO's DT_UINT32 has no ptoc dtype");
   expect_error(pspec(st("z[:] = unpack(b, DT_BOOL)")), "DT_BOOL", "'unpack' gives uint8, int8, int32, int64, fp16, bf16 or fp32");
   expect_error(pspec(st("z[:] = unpack(b, DT_FOO)")), "DT_FOO", "unknown dtype 'DT_FOO'");
   expect_error(pspec(st("z[0:7] = unpack(c, DT_INT32)")), "c, DT",
@@ -80,11 +80,11 @@ TEST_CASE("pack / unpack: PyPTO's rules, located", "[frontend][pack]") {
   expect_error(pspec(st("z[0:8] = unpack(b[0:34], DT_INT32)")), "b[0:34]",
                "given to 'unpack' must be a multiple of sizeof(int32) = 4 (PyPTO's rule)");
   expect_error(pspec(st("z[:] = unpack(b, DT_INT32)"), "[10]"), "unpack(",
-               "the vec_tile [10] (set at line 14) of 'unpack' must be a multiple of sizeof(int32) = 4 (PyPTO's rule)",
+               "the vec_tile [10] (set at line 15) of 'unpack' must be a multiple of sizeof(int32) = 4 (PyPTO's rule)",
                "write {vec_tile: [12]}");
   expect_error(pspec(st("y[0:80] = pack(m)")), "pack(",
-               "'pack' needs a vec_tile of the input's rank 2 (PyPTO's TileShape), the one in force is [16] (set at line 14)");
-  expect_error(pspec(st("y[0:80] = pack(m)"), "[2, 4]\n  - {vec_tile: [2]"), "pack(", "'pack' needs a vec_tile of the input's rank 2");
+               "'pack' needs a vec_tile of the input's rank 2 (PyPTO's TileShape), the one in force is [16] (set at line 15)");
+  expect_error(pspec(st("y[0:80] = pack(m)"), "[2, 4, 2]"), "pack(", "'pack' needs a vec_tile of the input's rank 2");
 }
 
 TEST_CASE("pack without a vec_tile names pack", "[frontend][pack]") {
