@@ -16,7 +16,8 @@ bool is_vector_op(OpKind k) {
   const OpForm f = op_spec(k).form;
   return f == OpForm::Binary || f == OpForm::Unary || f == OpForm::Reduce || f == OpForm::Select ||
          k == OpKind::Cast || k == OpKind::Transpose || k == OpKind::Concat || k == OpKind::Full ||
-         k == OpKind::Uniform || k == OpKind::Normal;  // --- random ops ---
+         k == OpKind::Uniform || k == OpKind::Normal ||  // --- random ops ---
+         k == OpKind::Bitcast;  // --- pack / unpack ---
 }
 
 double scalar_unary(OpKind k, double x) {

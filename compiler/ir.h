@@ -58,6 +58,9 @@ enum class OpKind : uint8_t {
   // --- random ops --- (compiler/ops_random.h) uniform / normal: inputs {the int32 flat element index},
   // axes {key lo, key hi, counter lo, counter hi}, dtype the output's
   Uniform, Normal,
+  // --- pack / unpack --- (compiler/frontend/elaborate_pack.cpp) the input's bytes reinterpreted as `dtype`:
+  // same rank and leading axes, the last axis scaled by sizeof(input) / sizeof(dtype)
+  Bitcast,
 };
 
 // Spelling, form and dtype rules of each kind: compiler/op_table.h (the one list).

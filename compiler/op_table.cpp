@@ -217,6 +217,12 @@ constexpr OpSpec kOps[] = {
      "Philox 4x32-10 uniform [0, 1) of a shape, from key [k] and counter [c0, c1] (c0 ignored), alg [1] or [3]"},
     {"normal", K::Normal, F::Composite, O::Float, R::Attribute, "shape key counter alg dtype", 5,
      "Philox 4x32-10 standard normal (Box-Muller in fp32) of a shape, from key, counter, alg as uniform"},
+    // --- pack / unpack --- (elaborate_pack.cpp: a byte reinterpretation, op kind Bitcast, then a reshape)
+    {"pack", std::nullopt, F::Composite, O::Numeric, R::Attribute, "input", 1,
+     "the input flattened to 1-D and its bytes read as uint8 (little-endian), numel * sizeof elements"},
+    {"unpack", std::nullopt, F::Composite, O::Any, R::Attribute, "input dtype", 2,
+     "a 1-D uint8 input's consecutive bytes read as dtype (PyPTO's dstDataType) elements, n / sizeof of them"},
+    {"bitcast", K::Bitcast, F::Internal, O::Any, R::Attribute, "", 0, "the bytes of a tile read as another dtype"},
 };
 
 // docs/zh/api/operation/ of hicann/pypto (pypto-NAME.md; experimental-NAME is
@@ -239,14 +245,14 @@ constexpr PyptoOp kPypto[] = {
     {"isfinite", "isfinite"}, {"isnan", "isnan"}, {"le", "le"}, {"log", "log"}, {"log10", "log10"}, {"log1p", "log1p"},
     {"log2", "log2"}, {"logical_and", "logical_and"}, {"logical_not", "logical_not"}, {"lrelu", "lrelu"}, {"lt", "lt"},
     {"matmul", "matmul"}, {"maximum", "maximum"}, {"minimum", "minimum"}, {"mul", "mul"}, {"ne", "ne"},
-    {"neg", "neg"}, {"normal", "normal"}, {"one_hot", "one_hot"}, {"ones", "ones"}, {"pack", ""}, {"pad", "pad"}, {"permute", "permute"},
+    {"neg", "neg"}, {"normal", "normal"}, {"one_hot", "one_hot"}, {"ones", "ones"}, {"pack", "pack"}, {"pad", "pad"}, {"permute", "permute"},
     {"pow", "pow"}, {"prelu", "prelu"}, {"prod", "prod"}, {"quant_mx", ""}, {"quantize", "quantize"},
     {"reciprocal", "reciprocal"}, {"relu", "relu"}, {"remainder", "remainder"}, {"reshape", "reshape"}, {"rms_norm", "rms_norm"},
     {"round", "round"}, {"rsqrt", "rsqrt"}, {"scaled_mm", "scaled_mm"}, {"scatter", "scatter"}, {"scatter_", "scatter_"},
     {"scatter_update", "scatter_update"}, {"sigmoid", "sigmoid"}, {"sign", "sign"}, {"signbit", "signbit"}, {"sin", "sin"},
     {"sinh", "sinh"}, {"softmax", "softmax"}, {"sqrt", "sqrt"}, {"sub", "sub"}, {"sum", "sum"}, {"tan", "tan"},
     {"tanh", "tanh"}, {"topk", "topk"}, {"transpose", "transpose"}, {"tril", "tril"}, {"triu", "triu"}, {"trunc", "trunc"},
-    {"uniform", "uniform"}, {"unpack", ""}, {"unsqueeze", "unsqueeze"}, {"var", "var"}, {"view", "view"}, {"where", "where"},
+    {"uniform", "uniform"}, {"unpack", "unpack"}, {"unsqueeze", "unsqueeze"}, {"var", "var"}, {"view", "view"}, {"where", "where"},
     {"zeros", "zeros"},
 };
 

@@ -307,6 +307,11 @@ template <typename TD, int R, int C, int MODE>
 PTO_INLINE void TRANDOM(PTO_UB_PTR(TD) dst, const PTO_UB_PTR(int32_t) idx, int64_t vr, int64_t vc, int64_t key_lo,
                         int64_t key_hi, int64_t ctr_lo, int64_t ctr_hi);
 
+// --- pack / unpack --- the vr rows of src read as TD: CS * sizeof(TS) == CD * sizeof(TD) bytes a row,
+// vc source elements of each copied bit for bit (PyPTO's pack / unpack).
+template <typename TD, typename TS, int R, int CD, int CS>
+PTO_INLINE void TBITCAST(PTO_UB_PTR(TD) dst, const PTO_UB_PTR(TS) src, int64_t vr, int64_t vc);
+
 #if defined(PTO_HOST)
 #include "host/pto_host_ops.h"
 #else
@@ -314,6 +319,8 @@ PTO_INLINE void TRANDOM(PTO_UB_PTR(TD) dst, const PTO_UB_PTR(int32_t) idx, int64
 #endif
 #if defined(PTO_HOST)
 #include "host/pto_host_random.h"  // --- random ops ---
+#include "host/pto_host_bitcast.h"  // --- pack / unpack ---
 #else
 #include "device/pto_device_random.h"  // --- random ops ---
+#include "device/pto_device_bitcast.h"  // --- pack / unpack ---
 #endif

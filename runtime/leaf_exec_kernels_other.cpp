@@ -142,6 +142,7 @@ LeafCallFn resolve_other(leaf::Fn fn, const std::vector<leaf::TParam>& tp) { ret
 LeafCallFn resolve_leaf_call(leaf::Fn fn, const std::vector<leaf::TParam>& tp) {
   if (leafk::is_math_call(fn, tp)) return leafk::resolve_math(fn, tp);  // --- math ops ---
   if (fn == leaf::Fn::TRANDOM) return leafk::resolve_random(fn, tp);  // --- random ops ---
+  if (fn == leaf::Fn::TBITCAST) return leafk::resolve_bitcast(fn, tp);  // --- pack / unpack ---
   if (LeafCallFn f = leafk::resolve_binary(fn, tp)) return f;
   if (LeafCallFn f = leafk::resolve_compare(fn, tp)) return f;
   return leafk::resolve_other(fn, tp);

@@ -854,6 +854,16 @@ class Emitter {
         close_loops(idx.size());
         return;
       }
+      case OpKind::Bitcast: {  // --- pack / unpack --- the same bytes per row read as another dtype (TBITCAST)
+        int a = op.srcs.at(0);
+        const LocalTile& at = tile(a);
+        View2 av = view2(at.shape);
+        auto idx = open_loops(i, lead_counts(d));
+        call(leaf::Fn::TBITCAST, {tp_dt(dt.dtype), tp_dt(at.dtype), tp_int(av.rows), tp_int(dv.cols), tp_int(av.cols)},
+             {tile_at(d, idx, r), tile_at(a, idx, r), op_int(vr(a)), op_int(vc(a))});
+        close_loops(idx.size());
+        return;
+      }
       case OpKind::Transpose: {
         int a = op.srcs.at(0);
         const int rs = int(tile(a).shape.size());

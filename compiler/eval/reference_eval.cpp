@@ -8,6 +8,7 @@
 // only the valid box. It shares nothing with the tiling passes.
 #include "compiler/eval/reference_eval.h"
 #include "compiler/ops_random.h"  // --- random ops ---
+#include "compiler/eval/eval_bitcast.h"  // --- pack / unpack ---
 
 #include "compiler/eval/eval_elem.h"
 #include "compiler/eval/eval_tensor_io.h"
@@ -494,6 +495,7 @@ class Evaluator {
     if (is_reduction(op.kind)) return reduce(op);
     if (op.kind == OpKind::Where) return where(op);
     if (is_random_op(op.kind)) return random_op(op);  // --- random ops ---
+    if (op.kind == OpKind::Bitcast) return bitcast(op);  // --- pack / unpack ---
     switch (op.kind) {
       case OpKind::Cast: return cast(op);
       case OpKind::Matmul: return matmul(op);
@@ -738,6 +740,21 @@ class Evaluator {
       int64_t o = dot(idx, st);
       d[size_t(o)] = from_double(random_value(op.kind, op.dtype, args, uint64_t(o)), op.dtype);
     });
+    return r;
+  }
+
+  // --- pack / unpack --- the same row-major bytes read as op.dtype: the last axis scaled.
+  Val bitcast(const Op& op) {
+    const Val& a = in(op, 0);
+    const int64_t sa = dtype_size(a.dtype), sd = dtype_size(op.dtype);
+    Shape sh = a.shape, va = a.valid;
+    sh.back() = sh.back() * sa / sd;
+    va.back() = va.back() * sa / sd;
+    Val r;
+    r.dtype = op.dtype;
+    r.shape = std::move(sh);
+    r.valid = std::move(va);
+    r.data = std::make_shared<Data>(bitcast_elems(*a.data, a.dtype, op.dtype));
     return r;
   }
 

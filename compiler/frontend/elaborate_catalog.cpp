@@ -64,6 +64,7 @@ EV Elaborator::call_composite(const Call& c) {
   if (c.fn == "prelu" || c.fn == "axpy_" || c.fn == "expand_exp_dif") return call_math_op(c);  // elaborate_math_ops.cpp
   if (is_conv_op(c.fn)) return call_conv(*this, c);  // elaborate_conv_im2col.cpp
   if (c.fn == "uniform" || c.fn == "normal") return call_random(c);  // elaborate_random.cpp --- random ops ---
+  if (c.fn == "pack" || c.fn == "unpack") return call_pack_unpack(c);  // elaborate_pack.cpp
   err(c.fo, c.fl, "internal: composite op '" + c.fn + "' has no elaboration");
   return EV::poison();
 }

@@ -421,6 +421,7 @@ class Elaborator {
   std::optional<EV> fold_math(OpKind k, const EV& a, const EV& b, int op_off, int op_len, const std::string& spelling);
   EV call_math_op(const Call& c);  // prelu axpy_ expand_exp_dif, written as ops ptoc has
   EV call_random(const Call& c);  // --- random ops --- uniform / normal (elaborate_random.cpp)
+  EV call_pack_unpack(const Call& c);  // --- pack / unpack --- (elaborate_pack.cpp)
   // Element `c` of value v traced through views and reshapes to the GM tensor it reads: {tensor, index}.
   std::optional<std::pair<int, std::vector<DimExpr>>> input_element(int v, std::vector<DimExpr> c) const;
   int scatter_target_ = -1;  // while a scatter_update statement is elaborated: the tensor it updates

@@ -38,7 +38,7 @@ constexpr Method kTensorMethods[] = {
     {"gathermask", ""},  {"index_add_", ""}, {"index_add", ""},   {"cumsum", ""},       {"cumprod", ""},
     {"gcd", ""},         {"triu", ""},      {"triu_", ""},        {"tril", ""},         {"tril_", ""},
     {"expand_clone", ""}, {"pad", ""},      {"fillpad", ""},      {"scatter_update", ""}, {"scatter_", ""},
-    {"scatter", ""},     {"var", ""},
+    {"scatter", ""},     {"var", ""},       {"pack", ""},         {"unpack", ""},
     // Tensor methods that are not operations on values (Python object plumbing)
     {"copy", "-"},       {"move", "-"},     {"is_empty", "-"},    {"set_cache_policy", "-"},
     {"get_cache_policy", "-"}, {"to_tensor", "-"}, {"set_logical_tensor", "-"},

@@ -97,6 +97,7 @@ std::vector<int> vec_instrs(OpKind k) {
     case OpKind::Cast: return {9};
     case OpKind::Transpose: return {20};
     case OpKind::Full: case OpKind::Concat: return {6};          // vector dup / copy
+    case OpKind::Bitcast: return {6};                            // --- pack / unpack --- a UB copy (TCOPY)
     // PyPTO's catalogue, first tranche: the device mapping's instruction sequences (kernels/device).
     case OpKind::Eq: case OpKind::Ne: case OpKind::Lt: case OpKind::Le: case OpKind::Gt: case OpKind::Ge:
       return {6, 6};                                             // vcmpv, then vsel of 1 / 0 into bool

@@ -98,6 +98,19 @@ void Builder::expand_vector(const Op& op) {
       vals[w].tiles[off] = dst;
       return;
     }
+    if (op.kind == OpKind::Bitcast) {  // --- pack / unpack --- the same bytes: the last axis scaled back
+      t.dtype = op.dtype;
+      const int64_t sa = dtype_size(prog.values[op.inputs[0]].dtype), sd = dtype_size(op.dtype);
+      auto io = off;
+      auto ie = T;
+      io.back() = io.back() * sd / sa;
+      ie.back() = ie.back() * sd / sa;
+      t.srcs = {get_tile(op.inputs[0], value_box(op.inputs[0], io, ie))};
+      t.dst = new_tile(MemKind::UB, t.dtype, T, ob.valid);
+      vals[w].tiles[off] = t.dst;
+      emit(std::move(t));
+      return;
+    }
     for (size_t i = 0; i < op.inputs.size(); ++i)
       t.srcs.push_back(get_tile(op.inputs[i], operand_box(*this, op.inputs[i], ushapes[i], off, T)));
     t.dst = new_tile(MemKind::UB, t.dtype, T, ob.valid);

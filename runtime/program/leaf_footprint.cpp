@@ -79,6 +79,13 @@ int call_footprints(const Instr& in, const int64_t* v, Footprint* f) {
       o.from0(1, 0, reach);
       break;
     }
+    case Fn::TBITCAST: {  // --- pack / unpack --- {TD, TS, R, CD, CS}: rows of CS source / CD dst elements
+      const i128 CD = tp(3), CS = tp(4), vr = val(2), vc = val(3);
+      const i128 vd = CS == 0 ? 0 : (vc * CD + CS - 1) / CS;  // the dst elements the vc source elements fill
+      o.from0(0, 0, rows(vr, vd, CD));
+      o.from0(1, 0, rows(vr, vc, CS));
+      break;
+    }
     case Fn::TCAST: {  // {TD, TS, R, C}
       const i128 reach = rows(val(2), val(3), tp(3));
       o.from0(0, 0, reach);

@@ -33,7 +33,8 @@ const char* fn_name(Fn f) {
       "TLOAD",      "TSTORE", "TBINARY", "TBINARY_S", "TUNARY",  "TREDUCE",      "TARGREDUCE",
       "TCMP",       "TCMP_S", "TPRED",   "TSELECT",   "TCAST",   "TTRANSPOSE",   "TFILL",
       "TCOPY",      "TCOPY2D", "TLOAD_L1", "TEXTRACT_L0A", "TEXTRACT_L0B", "TMMAD", "TFIXPIPE",
-      "TRANDOM"};  // --- random ops ---
+      "TRANDOM",  // --- random ops ---
+      "TBITCAST"};  // --- pack / unpack ---
   return int(f) < kNumFns ? names[int(f)] : "?";
 }
 
@@ -80,6 +81,8 @@ const std::vector<Sig>& signatures() {
     // --- random ops ---
     set(Fn::TRANDOM, {K::DType, K::Int, K::Int, K::Int}, {O::Buf, O::Buf, O::Int, O::Int, O::Int, O::Int, O::Int, O::Int},
         {0, I32, -1, -1, -1, -1, -1, -1});
+    // --- pack / unpack ---
+    set(Fn::TBITCAST, {K::DType, K::DType, K::Int, K::Int, K::Int}, {O::Buf, O::Buf, O::Int, O::Int}, {0, 1, -1, -1});
     return v;
   }();
   return t;

@@ -65,8 +65,10 @@ enum class Fn : uint8_t {
   TTRANSPOSE, TFILL, TCOPY, TCOPY2D, TLOAD_L1, TEXTRACT_L0A, TEXTRACT_L0B, TMMAD, TFIXPIPE,
   // --- random ops ---
   TRANDOM,  // {TD, R, C, MODE}: dst, idx (int32), vr, vc, key_lo, key_hi, ctr_lo, ctr_hi (kernels/pto_tile.h)
+  // --- pack / unpack ---
+  TBITCAST,  // {TD, TS, R, CD, CS}: dst, src, vr, vc (source elements): the same bytes per row
 };
-inline constexpr int kNumFns = 22;
+inline constexpr int kNumFns = 23;
 const char* fn_name(Fn f);
 
 // How a template parameter renders: a number, an element type, or a name from

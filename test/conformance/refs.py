@@ -1404,3 +1404,46 @@ def pow_exponents(i, d):
     x, h = i["x"].astype(np.float64), i["h"].astype(np.float64)
     return {"y2": r(x ** 2, "fp32"), "y3": r(x ** 3, "fp32"), "ym1": r(1 / x, "fp32"), "yh": r(np.sqrt(x), "fp32"),
             "h2": r(h ** 2, "fp16"), "hm1": r(1 / h, "fp16")}
+
+
+# --- pack / unpack --- NumPy's .view(np.uint8) / .view(dtype) of the little-endian storage.
+def _bytes(v, dt):
+    if dt == "bf16":
+        u = (np.asarray(v, np.float32).view(np.uint32) >> 16).astype("<u2")
+        return u.reshape(-1).view(np.uint8)
+    npt = {"fp32": "<f4", "fp16": "<f2", "int32": "<i4", "int8": "i1", "uint8": "u1", "int64": "<i8"}[dt]
+    return np.ascontiguousarray(np.asarray(v).astype(npt)).reshape(-1).view(np.uint8)
+
+
+def _from_bytes(b, dt):
+    b = np.ascontiguousarray(np.asarray(b).astype(np.uint8))
+    if dt == "bf16":
+        return (b.view("<u2").astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    npt = {"fp32": "<f4", "fp16": "<f2", "int32": "<i4", "int8": "i1", "uint8": "u1", "int64": "<i8"}[dt]
+    return b.view(npt).astype(np.float64)
+
+
+@ref(kinds={"au": "wide", "a8": "wide", "raw": "wide", "al": "wide", "ai": "wide"})
+def pack_unpack_dtypes(i, d):
+    f = lambda b: b.astype(np.float64)
+    out = {"p32": f(_bytes(i["a32"], "fp32")), "p16": f(_bytes(i["a16"], "fp16")), "pb": f(_bytes(i["ab"], "bf16")),
+           "pi": f(_bytes(i["ai"], "int32")), "p8": f(_bytes(i["a8"], "int8")), "pu": f(_bytes(i["au"], "uint8")),
+           "pl": f(_bytes(i["al"], "int64"))}
+    raw = i["raw"]
+    out.update(ui=_from_bytes(raw, "int32"), u8=_from_bytes(raw, "int8"), ul=_from_bytes(raw, "int64"),
+               uu=_from_bytes(raw, "uint8"))
+    out["r32"] = r(_from_bytes(_bytes(i["a32"], "fp32"), "fp32") * 2, "fp32")
+    out["r16"] = _from_bytes(_bytes(i["a16"], "fp16"), "fp16")
+    out["rb"] = _from_bytes(_bytes(i["ab"], "bf16"), "bf16")
+    out["rl"] = _from_bytes(_bytes(i["al"], "int64"), "int64")
+    out["flip"] = _from_bytes(_bytes(i["ai"], "int32") ^ 255, "int32")
+    return out
+
+
+@ref(kinds={"x": "wide"})
+def pack_rank2(i, d):
+    f = lambda b: b.astype(np.float64)
+    hx = r(i["h"] + 1, "fp16")
+    bz = _bytes(i["z"], "fp32")
+    return {"px": f(_bytes(i["x"], "int32")), "ph": f(_bytes(hx, "fp16")), "pz": f(bz),
+            "back": r(_from_bytes(_bytes(i["x"], "int32"), "int32") - 1, "int32"), "zi": _from_bytes(bz, "int32")}

@@ -1042,6 +1042,7 @@ APPENDED_HOOKS = [
     "symbolic7",  # SymbolicScalar mixing extents and run-time values; x.shape / x.dtype arguments
     "nonfinite8",  # inf / NaN in elementwise inputs (the program's own, or a maximum / minimum statement)
     "surface9",  # PyPTO's Python surface: Tensor methods, `**`, `@`, `pypto.` prefixes
+    "pack",      # pack / unpack: PyPTO's byte reinterpretation
 ]
 
 
