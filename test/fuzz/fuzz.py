@@ -68,7 +68,7 @@ from model import ModelError  # noqa: E402
 from numerics import compare, make_input  # noqa: E402
 from model_tolerance import tolerance_dtype  # noqa: E402
 
-BAD = ("miscompile", "crash", "timeout", "spurious-rejection")
+BAD = ("miscompile", "crash", "timeout", "spurious-rejection", "generator-bug")
 SANITIZER = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer", "UndefinedBehaviorSanitizer")
 
 
@@ -207,6 +207,13 @@ def evaluate(tools, prog, work, text=None, numpy_model=True):
         return Result("timeout", "run", "", out)
     if rc == 2:
         return Result("spurious-rejection", "run", first_line(out, "error"), out)
+    if rc == 1:
+        # ptorun refused its input: when the evaluator refuses the same inputs too, the generator made
+        # inputs that do not fit its own spec (seed 1164), not the compiler a wrong program
+        ev = {o: os.path.join(work, f"eval_{o}.npy") for o in prog.outputs}
+        erc, eout = tools.run([tools.ptoc, "eval", spec, *eval_args(prog, work, arrs, ev)])
+        if erc == 1:
+            return Result("generator-bug", "run", first_line(out, "error") or first_line(out), out + eout)
     if rc != 0:
         return Result("miscompile", "run", first_line(out, "FAIL") or first_line(out, "error") or first_line(out),
                       out)
@@ -232,16 +239,7 @@ def evaluate(tools, prog, work, text=None, numpy_model=True):
         return Result("pass", "run", "", out)
     # Who is wrong: the evaluator, asked the same question, against the model.
     ev = {o: os.path.join(work, f"eval_{o}.npy") for o in prog.outputs}
-    eargs = [a for a in args if not a.startswith("run_")]
-    eargs = []
-    for n in arrs:
-        eargs += ["--input", f"{n}={os.path.join(work, f'in_{n}.npy')}"]
-    for d, spec_d in prog.dims.items():
-        if isinstance(spec_d, dict):
-            eargs += ["--dim", f"{d}={prog.dimval[d]}"]
-    for o, p in ev.items():
-        eargs += ["--output", f"{o}={p}"]
-    rc, eout = tools.run([tools.ptoc, "eval", spec, *eargs])
+    rc, eout = tools.run([tools.ptoc, "eval", spec, *eval_args(prog, work, arrs, ev)])
     if rc != 0:
         return Result("crash" if crashed(rc, eout) else "miscompile", "eval", first_line(eout, "error"), eout)
     eval_ok = all(compare(np.load(ev[o]), want[o], tolerance_dtype(prog, ty["dtype"]))[0]
@@ -251,9 +249,38 @@ def evaluate(tools, prog, work, text=None, numpy_model=True):
     return Result("model-mismatch", "numpy", "; ".join(bad)[:400], out)
 
 
+def eval_args(prog, work, arrs, outs):
+    """`ptoc eval` arguments for the inputs evaluate() saved in `work`, the run-time dims and `outs`."""
+    args = []
+    for n in arrs:
+        args += ["--input", f"{n}={os.path.join(work, f'in_{n}.npy')}"]
+    for d, spec_d in prog.dims.items():
+        if isinstance(spec_d, dict):
+            args += ["--dim", f"{d}={prog.dimval[d]}"]
+    for o, p in outs.items():
+        args += ["--output", f"{o}={p}"]
+    return args
+
+
+class _Unprintable:
+    """What run_seed returns as the program when the generator raised: its seed and nothing to print."""
+
+    def __init__(self, seed):
+        self.seed, self.dims, self.dimval, self.inputs, self.outputs = seed, {}, {}, {}, {}
+
+    def spec_text(self, header=""):
+        return header + "# the generator raised before it produced a spec\n"
+
+
 def run_seed(tools, seed, work, keep=False, avoid=()):
     t0 = time.time()
-    prog = gen.generate(seed, avoid)
+    try:
+        prog = gen.generate(seed, avoid)
+        prog.spec_text()  # a name declared twice raises here (gen.Declarations)
+    except gen.GeneratorBug as e:
+        res = Result("generator-bug", "generate", str(e), "")
+        res.seconds = time.time() - t0
+        return _Unprintable(seed), res
     res = evaluate(tools, prog, work)
     res.seconds = time.time() - t0
     if not keep and res.cls in ("pass", "rejected", "capacity"):
@@ -323,6 +350,8 @@ def long_mode(a):
 
 def features(prog):
     """The constructs of gen_lang.py and gen_cover.py a program uses (per-feature counts in the summary)."""
+    if isinstance(prog, _Unprintable):
+        return []
     used = set(gen_lang.used(prog)) | set(gen_cover.used(prog))
     for hook, _ in COVER_HOOKS:
         used |= set(hook.used(prog))

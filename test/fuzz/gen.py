@@ -66,6 +66,30 @@ class Ctx:
         self.extra_carry = {}
 
 
+class Declarations(dict):
+    """The inputs, outputs or tensors of a program: a name declared twice is a generator bug (seed 1164:
+    two hooks both named inputs `c5in1`, the second declaration silently replaced the first, and the spec's
+    input no longer matched the values the model computed with), so it raises instead of overwriting."""
+
+    def __init__(self, kind, items=()):
+        super().__init__()
+        self.kind = kind
+        for k, v in dict(items).items():
+            self[k] = v
+
+    def __setitem__(self, name, decl):
+        if name in self:
+            raise GeneratorBug(f"{self.kind} '{name}' declared twice")
+        super().__setitem__(name, decl)
+
+    def __reduce__(self):  # copy.deepcopy (Program.clone) rebuilds it through __init__, not item by item
+        return (Declarations, (self.kind, dict(self)))
+
+
+class GeneratorBug(Exception):
+    """The generator made an invalid program (fuzz.py classes the seed `generator-bug`)."""
+
+
 class Program:
     def __init__(self, seed, name, dims, dimval, inputs, outputs, tensors, options, body, kinds):
         self.seed, self.name, self.dims, self.dimval = seed, name, dims, dimval
@@ -75,9 +99,14 @@ class Program:
         self.ptoc_args, self.ptorun_args = [], []
 
     def doc(self):
-        d = {"ptoc": 1, "name": self.name, "dims": self.dims, "inputs": self.inputs, "outputs": self.outputs}
+        for a, b in (("inputs", "outputs"), ("inputs", "tensors"), ("outputs", "tensors")):
+            both = set(getattr(self, a)) & set(getattr(self, b))
+            if both:
+                raise GeneratorBug(f"{sorted(both)} declared in both {a} and {b}")
+        d = {"ptoc": 1, "name": self.name, "dims": self.dims, "inputs": dict(self.inputs),
+             "outputs": dict(self.outputs)}
         if self.tensors:
-            d["tensors"] = self.tensors
+            d["tensors"] = dict(self.tensors)
         if self.options:
             d["options"] = self.options
         d["body"] = [s.emit() for s in self.body]
@@ -124,7 +153,7 @@ class Gen:
         self.r_idx = random.Random(f"index{seed}")  # gen_index_ops.py
         self.r_lang2 = random.Random(f"lang2{seed}")  # gen_lang.py's constructs
         self.dims, self.dimval = {}, {}
-        self.inputs, self.outputs, self.tensors = {}, {}, {}
+        self.inputs, self.outputs, self.tensors = Declarations("input"), Declarations("output"), Declarations("tensor")
         self.options = {}
         self.kinds = {}
         self.post = []

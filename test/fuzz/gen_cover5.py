@@ -1,13 +1,13 @@
 """The fuzzer's hook for the language the fuzzer did not reach yet (issue 13: every construct), each with
-conformance specs against NumPy: one construct at the end of the body, with its own inputs (`c5in...`) and
-outputs (`c5out...`), drawn from its own stream (`cover5{seed}`), so the rest of every seed's program is
+conformance specs against NumPy: one construct at the end of the body, with its own inputs (`v5in...`) and
+outputs (`v5out...`), drawn from its own stream (`cover5{seed}`), so the rest of every seed's program is
 unchanged (selftest_cover5.py checks it). gen.py calls program_hook() on the finished program.
 
-- `const_list`: compile-time constant lists (`c5l = [2, 64]`, read whole as a `vec_tile`, by entry and by a
-  negative index) and float constants (`c5e = 0.25`, `c5h = 1.0 / 32`, `c5f = -c5e + 0.5 + c5e`) as scalar
+- `const_list`: compile-time constant lists (`v5l = [2, 64]`, read whole as a `vec_tile`, by entry and by a
+  negative index) and float constants (`v5e = 0.25`, `v5h = 1.0 / 32`, `v5f = -v5e + 0.5 + v5e`) as scalar
   operands and slice bounds (test/conformance/specs/const4_lists_floats.yaml).
-- `sym_cube_tile`: `cube_tile` entries written with the unroll factor (`m: [c5g, c5g]`,
-  `["min(c5g * 16, 32)", ...]`, k from a constant list) in an unroll-gear loop over a dynamic dim
+- `sym_cube_tile`: `cube_tile` entries written with the unroll factor (`m: [v5g, v5g]`,
+  `["min(v5g * 16, 32)", ...]`, k from a constant list) in an unroll-gear loop over a dynamic dim
   (elaborate_cube_tile.cpp; const4_split_k_int32.yaml's second half).
 - `split_k_int32`: int8 x int8 -> int32 matmuls under `split_k: true` (K parts added in GM in int32), K with a
   tail, operands up to 127 so that sums pass 2^24 (where fp32 partial sums would round), an NZ weight.
@@ -64,7 +64,7 @@ class FloatBind(Stmt):
 
 
 class NamedScalar(M.Const):
-    """A scalar operand written as a constant expression (`c5f`, `c5l[-1]`): Bin reads `.value` after ev()."""
+    """A scalar operand written as a constant expression (`v5f`, `v5l[-1]`): Bin reads `.value` after ev()."""
 
     def __init__(self, text, dtype, off=0.0):
         super().__init__(0, dtype)
@@ -98,7 +98,7 @@ def _matmul(a, b, dtype, off=0.0):
 # ------------------------------------------------------------------------------------------- constructs
 def _inp(st, prog, shape, dt, kind=None, fmt=None):
     st["n"] += 1
-    n = f"c5in{st['n']}"
+    n = f"v5in{st['n']}"
     prog.inputs[n] = {"dtype": dt, "shape": list(shape)}
     if fmt:
         prog.inputs[n]["format"] = fmt
@@ -108,7 +108,7 @@ def _inp(st, prog, shape, dt, kind=None, fmt=None):
 
 def _out(st, prog, shape, dt):
     st["n"] += 1
-    n = f"c5out{st['n']}"
+    n = f"v5out{st['n']}"
     prog.outputs[n] = {"dtype": dt, "shape": list(shape)}
     return n
 
@@ -119,29 +119,29 @@ def c_const_list(r, prog, st, dt):
     R = r.randint(2, 8)
     a = r.randint(1, R)
     W = r.randint(1, R)
-    body.append(ListBind("c5l", [a, D]))
-    body.append(ListBind("c5n", [r.randint(1, 4), W]))
-    body.append(FloatBind("c5e", r.choice(["0.25", "1e-3", "0.5", "-0.125"])))
-    body.append(FloatBind("c5h", f"1.0 / {D}"))
-    body.append(FloatBind("c5f", r.choice(["-c5e + 0.5 + c5e", "c5e * 2 + 1.5", "c5h * c5l[-1]"])))
+    body.append(ListBind("v5l", [a, D]))
+    body.append(ListBind("v5n", [r.randint(1, 4), W]))
+    body.append(FloatBind("v5e", r.choice(["0.25", "1e-3", "0.5", "-0.125"])))
+    body.append(FloatBind("v5h", f"1.0 / {D}"))
+    body.append(FloatBind("v5f", r.choice(["-v5e + 0.5 + v5e", "v5e * 2 + 1.5", "v5h * v5l[-1]"])))
     wrong = WRONG == "const_list"
     x = _inp(st, prog, [R, D], dt)
-    body.append(M.Raw({"vec_tile": r.choice(["c5l", ["c5l[0]", "c5l[-1]"], ["c5l[0]", "c5l[1] // 2"]])}))
+    body.append(M.Raw({"vec_tile": r.choice(["v5l", ["v5l[0]", "v5l[-1]"], ["v5l[0]", "v5l[1] // 2"]])}))
     # slice bounds from a list entry (negative index), scalars from the float constants
     o = _out(st, prog, [W, D], dt)
-    e = M.Bin("*", M.Slice(x, dt, [0, 0], ["c5n[-1]", D]), NamedScalar("c5f", dt, 0.5 if wrong else 0.0), dt)
-    body.append(M.Assemble(o, [0, 0], M.Bin("-", e, NamedScalar("c5e", dt), dt)))
+    e = M.Bin("*", M.Slice(x, dt, [0, 0], ["v5n[-1]", D]), NamedScalar("v5f", dt, 0.5 if wrong else 0.0), dt)
+    body.append(M.Assemble(o, [0, 0], M.Bin("-", e, NamedScalar("v5e", dt), dt)))
     if r.random() < 0.6:
-        # a mean written as sum * c5h (PyPTO's `inv_h = 1.0 / H`), the whole row in the tile
+        # a mean written as sum * v5h (PyPTO's `inv_h = 1.0 / H`), the whole row in the tile
         o2 = _out(st, prog, [R, 1], dt)
-        body.append(M.Raw({"vec_tile": ["c5l[0]", "c5l[1]"]}))
+        body.append(M.Raw({"vec_tile": ["v5l[0]", "v5l[1]"]}))
         sq = M.Bin("*", M.Ref(x, dt), M.Ref(x, dt), dt)
-        body.append(M.Assemble(o2, [0, 0], M.Bin("*", M.Red("sum", sq, -1, True, dt), NamedScalar("c5h", dt), dt)))
+        body.append(M.Assemble(o2, [0, 0], M.Bin("*", M.Red("sum", sq, -1, True, dt), NamedScalar("v5h", dt), dt)))
     if r.random() < 0.5:
         # an int list entry as a scalar operand
         o3 = _out(st, prog, [R, D], dt)
-        body.append(M.Raw({"vec_tile": ["c5n[0]", "c5l[-1]"]}))
-        body.append(M.Assemble(o3, [0, 0], M.Bin("+", M.Ref(x, dt), NamedScalar("c5n[0]", dt), dt)))
+        body.append(M.Raw({"vec_tile": ["v5n[0]", "v5l[-1]"]}))
+        body.append(M.Assemble(o3, [0, 0], M.Bin("+", M.Ref(x, dt), NamedScalar("v5n[0]", dt), dt)))
 
 
 def c_sym_cube_tile(r, prog, st, dt):
@@ -149,28 +149,28 @@ def c_sym_cube_tile(r, prog, st, dt):
     K = r.choice([32, 48, 64, 128])
     N = r.choice([16, 32, 48, 64])
     T = r.randint(3, 40)
-    prog.dims["C5T"] = {"dynamic": True, "max": 64}
-    prog.dimval["C5T"] = T
+    prog.dims["V5T"] = {"dynamic": True, "max": 64}
+    prog.dimval["V5T"] = T
     ind = r.choice(["fp16", "bf16"])
     odt = r.choice(["fp32", "fp32", ind])
-    x = _inp(st, prog, ["C5T", K], ind)
+    x = _inp(st, prog, ["V5T", K], ind)
     w = _inp(st, prog, [K, N], ind)
-    o = _out(st, prog, ["C5T", N], odt)
+    o = _out(st, prog, ["V5T", N], odt)
     unroll = sorted(r.sample([2, 4, 8, 16], r.randint(1, 3)), reverse=True)
-    m = r.choice([["c5g", "c5g"], ["min(c5g * 16, 32)", "min(c5g * 16, 32)"], ["max(c5g, 16)", "max(c5g, 16)"]])
+    m = r.choice([["v5g", "v5g"], ["min(v5g * 16, 32)", "min(v5g * 16, 32)"], ["max(v5g, 16)", "max(v5g, 16)"]])
     k0 = r.choice([16, 32])
     inner = []
     if r.random() < 0.5:
-        body.append(ListBind("c5k", [k0, k0 * r.choice([1, 2, 4])]))
-        k = ["c5k[0]", "c5k[1]"]
+        body.append(ListBind("v5k", [k0, k0 * r.choice([1, 2, 4])]))
+        k = ["v5k[0]", "v5k[1]"]
     else:
-        k = [f"min(c5g * 16, {k0})", f"min(c5g * 16, {k0 * 2})"]
+        k = [f"min(v5g * 16, {k0})", f"min(v5g * 16, {k0 * 2})"]
     n0 = r.choice([16, 32])
     inner.append(M.Raw({"cube_tile": {"m": m, "k": k, "n": [n0, n0 * r.choice([1, 2])]}}))
     off = 0.5 if WRONG == "sym_cube_tile" else 0.0
-    mm = _matmul(M.Slice(x, ind, ["c5b", 0], ["c5b + c5g", K]), M.Ref(w, ind), odt, off)
-    inner.append(M.Assemble(o, ["c5b", 0], mm))
-    body.append(M.Loop("c5b", "C5T", inner, unroll=unroll, factor="c5g"))
+    mm = _matmul(M.Slice(x, ind, ["v5b", 0], ["v5b + v5g", K]), M.Ref(w, ind), odt, off)
+    inner.append(M.Assemble(o, ["v5b", 0], mm))
+    body.append(M.Loop("v5b", "V5T", inner, unroll=unroll, factor="v5g"))
 
 
 def c_split_k_int32(r, prog, st, dt):
@@ -195,41 +195,41 @@ def c_outer_loop_end(r, prog, st, dt):
     body = prog.body
     D = r.choice([16, 32, 64])
     n_i = r.randint(2, 6)
-    prog.dims["C5I"] = {"dynamic": True, "max": 8}
-    prog.dimval["C5I"] = n_i
+    prog.dims["V5I"] = {"dynamic": True, "max": 8}
+    prog.dimval["V5I"] = n_i
     J = r.randint(1, 3)
-    x = _inp(st, prog, ["C5I", D], dt)
+    x = _inp(st, prog, ["V5I", D], dt)
     y = _inp(st, prog, [J, D], dt)
     wrong = WRONG == "outer_loop_end"
     # wrong: the model reads is_loop_end(i) as is_loop_begin(i)
-    end = (lambda d: d["c5i"] == 0) if wrong else (lambda d: d["c5i"] == dim_eval("C5I", d) - 1)
-    begin = lambda d: d["c5i"] == 0  # noqa: E731
-    xi = M.Slice(x, dt, ["c5i", 0], ["c5i + 1", D])
-    yj = M.Slice(y, dt, ["c5j", 0], ["c5j + 1", D])
+    end = (lambda d: d["v5i"] == 0) if wrong else (lambda d: d["v5i"] == dim_eval("V5I", d) - 1)
+    begin = lambda d: d["v5i"] == 0  # noqa: E731
+    xi = M.Slice(x, dt, ["v5i", 0], ["v5i + 1", D])
+    yj = M.Slice(y, dt, ["v5j", 0], ["v5j + 1", D])
     inner_kind = r.choice(["static", "dynamic"])
     body.append(M.Raw({"vec_tile": [1, D]}))
     if r.random() < 0.5:
         # a write per (i, j) chosen by the outer loop's position
-        o = _out(st, prog, ["C5I", J * D], dt)
-        then = [M.Assemble(o, ["c5i", f"c5j * {D}"], M.Bin("+", M.Bin("*", xi, M.Const(2, dt), dt), yj, dt))]
-        els = [M.Assemble(o, ["c5i", f"c5j * {D}"], M.Bin("-", xi, yj, dt))]
-        inner = [RtIf("if", "is_loop_end(c5i)", end, then, els)]
+        o = _out(st, prog, ["V5I", J * D], dt)
+        then = [M.Assemble(o, ["v5i", f"v5j * {D}"], M.Bin("+", M.Bin("*", xi, M.Const(2, dt), dt), yj, dt))]
+        els = [M.Assemble(o, ["v5i", f"v5j * {D}"], M.Bin("-", xi, yj, dt))]
+        inner = [RtIf("if", "is_loop_end(v5i)", end, then, els)]
         if r.random() < 0.5:
-            o2 = _out(st, prog, ["C5I", J * D], dt)
-            inner.append(M.Assemble(o2, ["c5i", f"c5j * {D}"], M.Bin("*", yj, M.Const(0.5, dt), dt)))
-            inner.append(RtIf("if", "is_loop_begin(c5i)", begin,
-                              [M.Assemble(o2, ["c5i", f"c5j * {D}"], M.Bin("+", xi, M.Const(1, dt), dt))]))
-        body.append(M.Loop("c5i", "C5I", [M.Loop("c5j", J, inner, kind=inner_kind)]))
+            o2 = _out(st, prog, ["V5I", J * D], dt)
+            inner.append(M.Assemble(o2, ["v5i", f"v5j * {D}"], M.Bin("*", yj, M.Const(0.5, dt), dt)))
+            inner.append(RtIf("if", "is_loop_begin(v5i)", begin,
+                              [M.Assemble(o2, ["v5i", f"v5j * {D}"], M.Bin("+", xi, M.Const(1, dt), dt))]))
+        body.append(M.Loop("v5i", "V5I", [M.Loop("v5j", J, inner, kind=inner_kind)]))
     else:
         # a value carried through both loops, changed in the inner body on the outer loop's last trip
         o = _out(st, prog, [1, D], dt)
-        acc = "c5acc"
+        acc = "v5acc"
         then = [M.Bind(acc, M.Bin("-", M.Ref(acc, dt), M.Const(1, dt), dt))]
         inner = [M.Bind(acc, M.Bin("+", M.Bin("*", M.Ref(acc, dt), M.Const(0.5, dt), dt),
                                    M.Bin("*", xi, yj, dt), dt)),
-                 RtIf("if", "is_loop_end(c5i)", end, then)]
-        inner_loop = M.Loop("c5j", J, inner, kind=inner_kind, carry={acc: M.Ref(acc, dt)})
-        body.append(M.Loop("c5i", "C5I", [inner_loop], carry={acc: M.Full([1, D], 0.0, dt)}))
+                 RtIf("if", "is_loop_end(v5i)", end, then)]
+        inner_loop = M.Loop("v5j", J, inner, kind=inner_kind, carry={acc: M.Ref(acc, dt)})
+        body.append(M.Loop("v5i", "V5I", [inner_loop], carry={acc: M.Full([1, D], 0.0, dt)}))
         body.append(M.Assemble(o, [0, 0], M.Ref(acc, dt)))
 
 

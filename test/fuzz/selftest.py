@@ -108,4 +108,22 @@ small.body = small.body[:1]
 shrink.prune(small)
 text = small.spec_text()
 check("prune keeps only referenced inputs", all(n in text.split("body:")[1] for n in small.inputs))
+
+# A name declared twice is a generator bug, never a silently replaced declaration (seed 1164: catalog5 and
+# cover5 both named their inputs c5in1, so the spec's c5in1 no longer matched the values the model used).
+d = gen.Declarations("input", {"a": {"dtype": "fp32", "shape": [4]}})
+try:
+    d["a"] = {"dtype": "fp16", "shape": [8]}
+    refused = False
+except gen.GeneratorBug as e:
+    refused = "input 'a' declared twice" in str(e)
+check("Declarations refuses a name declared twice", refused and d["a"]["shape"] == [4])
+check("Declarations survive Program.clone", gen.generate(3).clone().spec_text() == gen.generate(3).spec_text())
+try:
+    p1164 = gen.generate(1164)
+    text1164 = p1164.spec_text()
+    ok1164 = all(len(set(a) & set(b)) == 0 for a, b in ((p1164.inputs, p1164.outputs), (p1164.inputs, p1164.tensors)))
+except gen.GeneratorBug as e:
+    ok1164, text1164 = False, str(e)
+check(f"seed 1164 declares each tensor once ({text1164[:80] if not ok1164 else ''})", ok1164)
 check.finish()
