@@ -276,12 +276,12 @@ def run_seed(tools, seed, work, keep=False, avoid=()):
     t0 = time.time()
     try:
         prog = gen.generate(seed, avoid)
-        prog.spec_text()  # a name declared twice raises here (gen.Declarations)
+        text = prog.spec_text()  # a name declared in two of inputs / outputs / tensors raises here
     except gen.GeneratorBug as e:
         res = Result("generator-bug", "generate", str(e), "")
         res.seconds = time.time() - t0
         return _Unprintable(seed), res
-    res = evaluate(tools, prog, work)
+    res = evaluate(tools, prog, work, text=text)
     res.seconds = time.time() - t0
     if not keep and res.cls in ("pass", "rejected", "capacity"):
         shutil.rmtree(work, ignore_errors=True)

@@ -82,6 +82,15 @@ class Declarations(dict):
             raise GeneratorBug(f"{self.kind} '{name}' declared twice")
         super().__setitem__(name, decl)
 
+    def update(self, *other, **named):  # dict.update would bypass __setitem__ (gen_lang.py merges with it)
+        for k, v in dict(*other, **named).items():
+            self[k] = v
+
+    def setdefault(self, name, decl=None):
+        if name not in self:
+            self[name] = decl
+        return self[name]
+
     def __reduce__(self):  # copy.deepcopy (Program.clone) rebuilds it through __init__, not item by item
         return (Declarations, (self.kind, dict(self)))
 

@@ -118,6 +118,12 @@ try:
 except gen.GeneratorBug as e:
     refused = "input 'a' declared twice" in str(e)
 check("Declarations refuses a name declared twice", refused and d["a"]["shape"] == [4])
+try:
+    d.update({"a": {"dtype": "fp16", "shape": [8]}})
+    refused = False
+except gen.GeneratorBug:
+    refused = True
+check("Declarations.update refuses a name declared twice", refused and d["a"]["shape"] == [4])
 check("Declarations survive Program.clone", gen.generate(3).clone().spec_text() == gen.generate(3).spec_text())
 try:
     p1164 = gen.generate(1164)
