@@ -9,7 +9,8 @@
 // A name bound before the `if` and rebound in a branch keeps its new value
 // after it, as in Python: it is carried through the branch loops like a loop's
 // carried value (a GM window per instance of the enclosing loops). A name first
-// bound in a branch is local to that branch.
+// bound in both branches is readable after it (elaborate_bound_in_both.cpp); one
+// first bound in one branch only is local to that branch.
 #include <algorithm>
 
 #include "compiler/frontend/dim_simplify.h"
@@ -176,16 +177,33 @@ void Elaborator::runtime_if(const Stmt& s) {
     block(body);
     names_ = outer_names;
     *ts_ = outer_ts;
+    // A name first bound in both branches is bound after the if by the branch that runs; one only the
+    // other branch binds is unbound here, as when the if is decided at run time.
+    std::vector<std::string> other;
+    rebound_names(*k ? s.else_body : s.body, other);
     for (const auto& [n, b] : local) {
+      branch_mismatch_.erase(n);
       if (outer_names->count(n)) (*outer_names)[n] = b;
-      else branch_locals_[n] = s.loc.line;
+      else if (std::find(other.begin(), other.end(), n) != other.end()) {
+        (*outer_names)[n] = b;
+        branch_locals_.erase(n);
+      } else branch_locals_[n] = s.loc.line;
     }
+    for (const auto& n : other)
+      if (!outer_names->count(n)) {
+        branch_mismatch_.erase(n);
+        branch_locals_[n] = s.loc.line;
+      }
     return;
   }
   // Names the branches rebind that exist before the if: carried through both branch loops.
   std::vector<std::string> rebound;
   rebound_names(s.body, rebound);
   rebound_names(s.else_body, rebound);
+  for (const auto& n : rebound) branch_mismatch_.erase(n);  // this if binds them anew
+  // Names first bound in both branches: readable after the if (elaborate_bound_in_both.cpp).
+  const std::vector<std::string> both = first_bound_in_both(s.body, s.else_body);
+  std::vector<Carried> in_both;
   std::vector<Carried> carried;
   // A value with a partial valid shape keeps it inside the branches until they rebind it: the
   // window read there would be whole (fillpad(v) in a branch must see v's valid rows).
@@ -292,6 +310,8 @@ void Elaborator::runtime_if(const Stmt& s) {
         auto& now = local[c.name];
         if (!now.poison && !now.is_local_tensor() && now.value == pb->second.value) now = c.ws;
       }
+    if (&br == &branches[0]) in_both = bound_in_then(both, local, s);
+    else bound_in_else(in_both, local, s);
     carry_out(carried, local, s.loc.line);
     drop_zero_fills();
     flush_run();
@@ -302,6 +322,7 @@ void Elaborator::runtime_if(const Stmt& s) {
     ts_ = outer_ts;
     seq_->nodes->push_back(std::move(node));
   }
+  bind_bound_in_both(in_both, *names_);
 }
 
 }  // namespace ptoc::fe

@@ -190,6 +190,10 @@ EV Elaborator::name_ref(const Expr& e) {
             ") and read the workspace after the loop");
     return EV::poison();
   }
+  if (auto it = branch_mismatch_.find(n); it != branch_mismatch_.end()) {  // elaborate_bound_in_both.cpp
+    err(e.off, e.len, it->second.first, it->second.second);
+    return EV::poison();
+  }
   if (auto it = branch_locals_.find(n); it != branch_locals_.end()) {
     err(e.off, e.len,
         "'" + n + "' was first bound inside the run-time branch at line " + std::to_string(it->second) +

@@ -106,7 +106,8 @@ EV Elaborator::local_read(const Binding& b, int loc_off) {
   op.offsets.assign(b.shape.size(), DimExpr(0));
   op.offsets[0] = b.base;
   op.shape = b.shape;
-  int v = emit(op, p_.tensors[size_t(b.tensor)].dtype, b.shape, b.shape, loc_off);
+  op.valid = b.valid;  // a name both branches of a run-time if bind: their values' valid extents
+  int v = emit(op, p_.tensors[size_t(b.tensor)].dtype, b.shape, b.valid.empty() ? b.shape : b.valid, loc_off);
   return EV::tensor(v);
 }
 
@@ -231,9 +232,10 @@ bool Elaborator::check_carried(const Carried& c, const Binding& now, int line) {
   if (now.is_local_tensor()) {
     window.dtype = p_.tensors[size_t(now.tensor)].dtype;
     window.shape = now.shape;
-    window.valid = now.shape;
+    window.valid = now.valid.empty() ? now.shape : now.valid;
   }
   const Value& v = now.is_local_tensor() ? window : p_.values[size_t(now.value)];
+  if (c.first_in_then) return check_bound_in_both(c, v, line);  // elaborate_bound_in_both.cpp
   std::string why;
   const std::string was = c.branch ? " (it is " : " (it starts as ", end = c.branch ? " before the branch)" : ")";
   if (v.dtype != c.dtype)

@@ -58,10 +58,13 @@ void Elaborator::flush_run() {
 }
 
 void Elaborator::block(const std::vector<Stmt>& stmts) {
-  for (const auto& s : stmts) {
-    if (r_.full()) return;
-    stmt(s);
+  rest_.push_back({&stmts, 0});
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    if (r_.full()) break;
+    rest_.back().second = i + 1;
+    stmt(stmts[i]);
   }
+  rest_.pop_back();
 }
 
 bool Elaborator::check_binding_name(const std::string& n, SrcLoc loc, int len, const std::string& what) {

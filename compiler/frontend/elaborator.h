@@ -45,6 +45,9 @@ struct Binding {
   DimExpr base;
   std::vector<DimExpr> shape;
   bool shared_window = false;  // the iterations of a loop with a run-time trip count share the window
+  // A name first bound in both branches of a run-time `if` (elaborate_bound_in_both.cpp): the valid
+  // extents of the branches' values, which a read of the window keeps (empty: the whole shape).
+  std::vector<DimExpr> valid;
   bool is_local_tensor() const { return tensor >= 0; }
   static Binding poisoned() { Binding b; b.poison = true; return b; }
   static Binding of(int value, bool nz) { Binding b; b.value = value; b.nz = nz; return b; }
@@ -337,6 +340,13 @@ class Elaborator {
     Shape shape;
     Binding ws;  // dynamic loops: the workspace window
     bool branch = false;  // a name a run-time branch rebinds (elaborate_cond.cpp), not a loop's carry
+    // A name first bound in both branches of a run-time `if` (elaborate_bound_in_both.cpp): dtype, shape and
+    // valid are the then-branch's value's (bound at then_line); ws is its window, or none (tensor -1) when
+    // the name is not read after the if. The else-branch's value (else_line) must agree, else a read after
+    // the if is an error (branch_mismatch_).
+    bool first_in_then = false;
+    Shape valid;
+    int then_line = 0, else_line = 0;
   };
   std::vector<Carried> carry_in(const LoopAst& l, const std::string& loop_name);  // "": a static loop
   bool check_carried(const Carried& c, const Binding& now, int line);
@@ -346,6 +356,23 @@ class Elaborator {
   bool runtime_condition(const Expr& e) const;  // uses is_loop_begin / is_loop_end: an `if` decided at run time
   std::optional<DimExpr> condition01(const Expr& e);  // 1 when true, 0 when false, per instance
   void runtime_if(const Stmt& s);
+  // --- names first bound in both branches of a run-time `if` (elaborate_bound_in_both.cpp)
+  // Names the two branches both bind that do not exist before the if (elaborate_cond.cpp passes them in).
+  std::vector<std::string> first_bound_in_both(const std::vector<Stmt>& then_body, const std::vector<Stmt>& else_body) const;
+  bool read_after(const std::string& n) const;  // the statements after the current one may read n
+  // The end of the then-branch: each name's value recorded, and written to a new window if read after.
+  std::vector<Carried> bound_in_then(const std::vector<std::string>& both, const Names& then_names, const Stmt& s);
+  // The end of the else-branch: each value checked against the then-branch's and written to its window.
+  void bound_in_else(std::vector<Carried>& cs, const Names& else_names, const Stmt& s);
+  // After the if: the names whose branches agree are bound to their windows.
+  void bind_bound_in_both(const std::vector<Carried>& cs, Names& outer);
+  // check_carried of such a name: false (and the error its reads give recorded) when v, the else-branch's
+  // value, differs from the then-branch's in dtype, shape or valid shape.
+  bool check_bound_in_both(const Carried& c, const Value& v, int line);
+  // A read of a name both branches bind but differently: name -> the error and its hint.
+  std::map<std::string, std::pair<std::string, std::string>> branch_mismatch_;
+  // The statement lists being elaborated and the index after the current statement (block()).
+  std::vector<std::pair<const std::vector<Stmt>*, size_t>> rest_;
   // --- loop paths (elaborate_loop_paths.cpp)
   // A dynamic loop's gear body that branches on is_loop_begin / is_loop_end of the loop's own
   // variable is elaborated once per path (first / middle / last) with those conditions decided,

@@ -645,6 +645,30 @@ def cond_loop_begin_end(i, d):
     return {"y": y, "z": z}
 
 
+@ref(dims={"B": 21})
+def cond_bound_in_both(i, d):
+    x, flag, f = i["x"], i["flag"].astype(np.int64), "fp32"
+    B, N = x.shape
+    out = {k: np.zeros((B, N)) for k in ("y", "w", "cs", "q", "f")}
+    for b in range(-(-B // 8)):
+        xb = x[b * 8:(b + 1) * 8]
+        acc = r(xb * 2.0, f) if b % 2 == 1 else r(xb + 1.0, f)
+        s = r(acc * 3.0, f) if flag[b * 8] > 0 else r(acc - 1.0, f)
+        col = r(r(acc + 5.0, f).sum(0, keepdims=True), f)  # the tail block's valid rows only
+        if b % 2 == 1:
+            p = r(acc + r(xb.sum(1, keepdims=True), f), f)
+        else:
+            p = r(r(xb * 3.0, f) - acc, f)
+        first = r(r(xb * 0.0, f) - 1.0, f) if b == 0 else r(xb * 1.0, f)
+        rows = slice(b * 8, b * 8 + xb.shape[0])
+        out["y"][rows] = r(acc * 0.5, f)
+        out["w"][rows] = s
+        out["cs"][rows] = np.broadcast_to(col, xb.shape)
+        out["q"][rows] = p
+        out["f"][rows] = first
+    return out
+
+
 # --- quant: cast modes, int8 matmul, quantisation -----------------------------------------------
 
 def _sat(v, dt):

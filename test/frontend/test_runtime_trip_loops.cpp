@@ -134,16 +134,34 @@ TEST_CASE("a run-time condition decided at compile time splices its branch", "[f
 }
 
 TEST_CASE("misuses around run-time loops are located errors", "[frontend][ctrl3]") {
-  SECTION("a name first bound in a branch decided at compile time, used after it") {
+  SECTION("a name bound only by the branch decided at compile time not to run, used after it") {
     expect_error(spec(kTile +
                       "  - loop: {var: j, count: B}\n    body:\n"
                       "      - loop: {var: t, count: 2, kind: static}\n        body:\n"
                       "          - if: \"is_loop_end(j) and t == 5\"\n"
                       "            then: [\"q = x[0:16, :] * 2\"]\n"
-                      "            else: [\"q = x[0:16, :] * 3\"]\n"
+                      "            else: [\"p = x[0:16, :] * 3\"]\n"
                       "          - \"y[0:16, :] = q\"\n"),
                  "= @q\"", "'q' was first bound inside the run-time branch at line 19, which may not run",
                  "bind it before the branch");
+  }
+  SECTION("a name first bound in both branches of one decided at compile time is the running branch's") {
+    // t == 5 never holds: in every copy the else-branch runs, and q is its value (no window, no run-time branch).
+    auto p = ok(spec(kTile +
+                     "  - loop: {var: j, count: B}\n    body:\n"
+                     "      - loop: {var: t, count: 2, kind: static}\n        body:\n"
+                     "          - if: \"is_loop_end(j) and t == 5\"\n"
+                     "            then: [\"q = x[0:16, :] * 2\"]\n"
+                     "            else: [\"q = x[0:16, :] * 3\"]\n"
+                     "          - \"y[0:16, :] = q\"\n"));
+    CHECK(branch_loops(p.body).empty());
+    for (const auto& t : p.tensors) CHECK(t.role != ptoc::TensorRole::Workspace);
+    int times3 = 0;
+    for (const auto& op : p.ops) times3 += op.kind == ptoc::OpKind::Mul && op.scalar && *op.scalar == 3.0;
+    CHECK(times3 >= 2);  // the else-branch's value, once per copy of the static loop (and per path of j)
+    int times2 = 0;
+    for (const auto& op : p.ops) times2 += op.kind == ptoc::OpKind::Mul && op.scalar && *op.scalar == 2.0;
+    CHECK(times2 == 0);
   }
   SECTION("a local tensor sized by a run-time value") {
     expect_error(spec(kTile + kLoops + "          - \"t = tensor([n[b, 0], 64], fp32)\"\n" +

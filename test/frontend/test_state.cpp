@@ -8,6 +8,7 @@
 
 using fe_test::find_pos;
 using fe_test::expect_error;
+using fe_test::ok;
 using fe_test::run;
 using fe_test::spec;
 
@@ -106,6 +107,81 @@ TEST_CASE("run-time conditions become 0/1-trip loops evaluated per instance", "[
                                          "IF_L20_then: min(max(j - ceil_div(B, 16) + 3, 0), 1)"});
 }
 
+namespace {
+
+// Line 15: a loop over 16-row blocks of x (the last a tail when B % 16 != 0); line 18: a run-time cond.
+const std::string kBlocks = "  - loop: {var: j, count: \"ceil_div(B, 16)\"}\n    body:\n"
+                            "      - \"xb = x[j * 16:(j + 1) * 16, :]\"\n";
+
+int workspaces(const ptoc::Program& p) {
+  int n = 0;
+  for (const auto& t : p.tensors) n += t.role == ptoc::TensorRole::Workspace;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("a name first bound in both branches of a run-time cond is read after it through a window",
+          "[frontend][state]") {
+  auto p = ok(spec(kTile + kBlocks +
+                   "      - cond: \"j % 2 == 1\"\n"
+                   "        then: [\"acc = xb * 2\"]\n"
+                   "        else: [\"acc = xb + 1\"]\n"
+                   "      - \"y[j * 16:, :] = acc\"\n"));
+  const int ws = p.find_tensor("acc_IF_L18");
+  REQUIRE(ws >= 0);
+  const auto& d = p.tensors[size_t(ws)];
+  CHECK(d.role == ptoc::TensorRole::Workspace);
+  REQUIRE(d.shape.size() == 2);
+  CHECK(d.shape[0].str() == "ceil_div(B, 16) * 16");  // one 16-row window per block
+  // Each branch writes the window of its block; the read after the if keeps the tail block's valid rows.
+  std::vector<std::string> writes;
+  for (const auto& op : p.ops)
+    if (op.kind == ptoc::OpKind::Assemble && op.tensor == ws) writes.push_back(op.offsets[0].str());
+  CHECK(writes == std::vector<std::string>{"j * 16", "j * 16"});
+  std::string slice_valid, read_valid;
+  for (const auto& op : p.ops) {
+    if (op.kind != ptoc::OpKind::View) continue;
+    const ptoc::Op& src = p.ops[size_t(p.values[size_t(op.inputs[0])].def_op)];
+    if (src.kind != ptoc::OpKind::TensorRef) continue;
+    if (src.tensor == p.find_tensor("x")) slice_valid = p.values[size_t(op.output)].valid[0].str();
+    if (src.tensor == ws) {
+      REQUIRE(op.valid.size() == 2);
+      read_valid = op.valid[0].str();
+      CHECK(p.values[size_t(op.output)].valid[0].str() == read_valid);
+    }
+  }
+  CHECK(slice_valid.find('B') != std::string::npos);
+  CHECK(read_valid == slice_valid);
+}
+
+TEST_CASE("a name both branches bind but nothing after them reads gets no window and no check",
+          "[frontend][state]") {
+  // acc and t are bound in both branches; t with another shape in each (as win_attention.yaml's acc_s).
+  auto p = ok(spec(kTile + kBlocks +
+                   "      - cond: \"j % 2 == 1\"\n"
+                   "        then: [\"t = sum(xb, 1, keepdim=true)\", \"acc = xb * 2\"]\n"
+                   "        else: [\"t = xb * 3\", \"acc = xb + 1\"]\n"
+                   "      - \"y[j * 16:, :] = xb\"\n"));
+  CHECK(workspaces(p) == 0);
+  // Read after: only acc gets a window; t still needs none.
+  auto q = ok(spec(kTile + kBlocks +
+                   "      - cond: \"j % 2 == 1\"\n"
+                   "        then: [\"t = sum(xb, 1, keepdim=true)\", \"acc = xb * 2\"]\n"
+                   "        else: [\"t = xb * 3\", \"acc = xb + 1\"]\n"
+                   "      - \"y[j * 16:, :] = acc\"\n"));
+  CHECK(workspaces(q) == 1);
+  CHECK(q.find_tensor("acc_IF_L18") >= 0);
+  // Rebound after the branch before any read: the branches' values are dead, no window.
+  auto r = ok(spec(kTile + kBlocks +
+                   "      - cond: \"j % 2 == 1\"\n"
+                   "        then: [\"acc = xb * 2\"]\n"
+                   "        else: [\"acc = xb + 1\"]\n"
+                   "      - \"acc = xb * 5\"\n"
+                   "      - \"y[j * 16:, :] = acc\"\n"));
+  CHECK(workspaces(r) == 0);
+}
+
 TEST_CASE("misused carried values, local tensors and run-time conditions are located errors", "[frontend][state]") {
   SECTION("carried value changes shape") {
     expect_error(spec(kTile + "  - loop: {var: j, count: B, carry: {acc: \"full([16, 64], 0, fp32)\"}}\n"
@@ -161,6 +237,37 @@ TEST_CASE("misused carried values, local tensors and run-time conditions are loc
                               "        then: [\"t = x[0:16, :] * 2\"]\n      - \"y[0:16, :] = t\"\n"),
                  "= @t\"", "'t' was first bound inside the run-time branch at line 17, which may not run",
                  "bind it before the branch");
+  }
+  SECTION("both branches bind a name with different shapes, read after them") {
+    expect_error(spec(kTile + kBlocks +
+                      "      - cond: \"j % 2 == 1\"\n"
+                      "        then: [\"m = sum(xb, 1, keepdim=true)\"]\n"
+                      "        else: [\"m = xb * 2\"]\n"
+                      "      - \"y[j * 16:, :] = m\"\n"),
+                 "= @m\"",
+                 "'m' is bound in both branches of the run-time branch at line 18 but with different shapes: "
+                 "[16, 64] (else, line 20) vs [16, 1] (then, line 19)",
+                 "give both branches the same shape, or read it only inside the branches");
+  }
+  SECTION("both branches bind a name with different dtypes, read after them") {
+    expect_error(spec(kTile + kBlocks +
+                      "      - cond: \"j % 2 == 1\"\n"
+                      "        then: [\"m = cast(xb, fp16)\"]\n"
+                      "        else: [\"m = xb * 2\"]\n"
+                      "      - \"y[j * 16:, :] = cast(m, fp32)\"\n"),
+                 "cast(@m, fp32)",
+                 "'m' is bound in both branches of the run-time branch at line 18 but with different dtypes: "
+                 "fp32 (else, line 20) vs fp16 (then, line 19)",
+                 "give both branches the same dtype");
+  }
+  SECTION("both branches bind a name with different valid shapes, read after them") {
+    expect_error(spec(kTile + kBlocks +
+                      "      - cond: \"j % 2 == 1\"\n"
+                      "        then: [\"m = xb * 2\"]\n"
+                      "        else: [\"m = x[0:16, :] * 2\"]\n"
+                      "      - \"y[j * 16:, :] = m\"\n"),
+                 "= @m\"", "but with different valid shapes: [16, 64] (else, line 20) vs [",
+                 "give both branches the same valid shape");
   }
   SECTION("tensor() inside an expression") {
     expect_error(spec(kTile + "  - \"y[0:16, :] = tensor([16, 64], fp32) + 1\"\n"), "@tensor([16, 64], fp32) + 1",
