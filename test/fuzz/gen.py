@@ -1043,6 +1043,7 @@ APPENDED_HOOKS = [
     "nonfinite8",  # inf / NaN in elementwise inputs (the program's own, or a maximum / minimum statement)
     "surface9",  # PyPTO's Python surface: Tensor methods, `**`, `@`, `pypto.` prefixes
     "pack",      # pack / unpack: PyPTO's byte reinterpretation
+    "dtype16",   # int16 / uint16 / uint32 / uint64: wrapping, unsigned ordering past 2^31 / 2^63, saturation
 ]
 
 
