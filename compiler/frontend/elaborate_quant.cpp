@@ -102,8 +102,8 @@ EV Elaborator::rounded_cast(const EV& a, DType to, int mode, bool saturate, cons
   }
   if (saturate && s == DType::uint64 && to == DType::int64) {
     // 2^63 - 1 is no double, so the clip below cannot name it: clip to 2^63 (exact in uint64), cast (2^63
-    // wraps to INT64_MIN, the only negative value left), then y ^ (y >> 63) turns INT64_MIN into INT64_MAX
-    // and leaves [0, 2^63) alone.
+    // wraps to INT64_MIN, the only negative value left), then y - (y < 0) turns INT64_MIN into INT64_MAX
+    // (wrapping) and leaves [0, 2^63) alone. Every step is exact integer arithmetic.
     x = binary(OpKind::Minimum, x, EV::number(9223372036854775808.0, true), ea, ea, op_off, op_len, sp);
     if (!x.ok()) return EV::poison();
     const Value xv = p_.values[size_t(x.value)];
@@ -114,8 +114,17 @@ EV Elaborator::rounded_cast(const EV& a, DType to, int mode, bool saturate, cons
     EV y = EV::tensor(emit(cop, to, xv.shape, xv.valid, op_off, op_len));
     const bool saved = int64_lowering_;
     int64_lowering_ = true;
-    EV m = binary(OpKind::BitwiseRightShift, y, EV::number(63, true), ea, ea, op_off, op_len, sp);
-    EV z = m.ok() ? binary(OpKind::BitwiseXor, y, m, ea, ea, op_off, op_len, sp) : EV::poison();
+    EV neg = binary(OpKind::Lt, y, EV::number(0, true), ea, ea, op_off, op_len, sp);
+    EV z = EV::poison();
+    if (neg.ok()) {
+      const Value nv = p_.values[size_t(neg.value)];
+      Op bop;
+      bop.kind = OpKind::Cast;
+      bop.inputs = {neg.value};
+      bop.dtype = to;
+      EV one = EV::tensor(emit(bop, to, nv.shape, nv.valid, op_off, op_len));
+      z = binary(OpKind::Sub, y, one, ea, ea, op_off, op_len, sp);
+    }
     int64_lowering_ = saved;
     return z;
   }
