@@ -13,6 +13,7 @@
 // * Element types. Codegen spells tensor dtypes with these names:
 //     fp32 -> pto_f32   fp16 -> pto_f16   bf16 -> pto_bf16   int32 -> pto_i32
 //     int8 -> pto_i8    uint8 -> pto_u8   bool -> pto_bool  int64 -> pto_i64
+//     int16 -> pto_i16  uint16 -> pto_u16 uint32 -> pto_u32 uint64 -> pto_u64
 //   On the host pto_f16 / pto_bf16 / pto_bool are 16-/16-/8-bit structs holding
 //   the raw bits (so templates can tell them apart from integers); on the
 //   device they are half / bfloat16_t / uint8_t.

@@ -34,6 +34,10 @@ template <typename F> LeafCallFn pick_type(int64_t t, F&& f) {
     case 5: return f(Type<uint8_t>{});
     case 6: return f(Type<pto_bool>{});
     case 7: return f(Type<int64_t>{});
+    case 8: return f(Type<int16_t>{});
+    case 9: return f(Type<uint16_t>{});
+    case 10: return f(Type<uint32_t>{});
+    case 11: return f(Type<uint64_t>{});
     default: return nullptr;
   }
 }

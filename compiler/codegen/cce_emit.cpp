@@ -43,6 +43,10 @@ std::string ctype(DType t) {
     case DType::uint8: return "pto_u8";
     case DType::boolean: return "pto_bool";
     case DType::int64: return "pto_i64";
+    case DType::int16: return "pto_i16";
+    case DType::uint16: return "pto_u16";
+    case DType::uint32: return "pto_u32";
+    case DType::uint64: return "pto_u64";
   }
   return "pto_f32";
 }

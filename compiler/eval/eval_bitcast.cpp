@@ -61,6 +61,26 @@ static Elem get_elem(const uint8_t* in, DType t) {
       std::memcpy(&v, in, 8);
       return Elem::of_i(v);
     }
+    case DType::int16: {
+      int16_t v;
+      std::memcpy(&v, in, 2);
+      return Elem::of_i(int64_t(v));
+    }
+    case DType::uint16: {
+      uint16_t v;
+      std::memcpy(&v, in, 2);
+      return Elem::of_i(int64_t(v));
+    }
+    case DType::uint32: {
+      uint32_t v;
+      std::memcpy(&v, in, 4);
+      return Elem::of_i(int64_t(v));
+    }
+    case DType::uint64: {
+      uint64_t v;
+      std::memcpy(&v, in, 8);
+      return Elem{v};
+    }
   }
   return Elem{};
 }

@@ -14,6 +14,9 @@ int64_t wrap_int(int64_t x, DType t) {
     case DType::int32: return int32_t(uint32_t(uint64_t(x)));
     case DType::int8: return int8_t(uint8_t(uint64_t(x)));
     case DType::uint8: return uint8_t(uint64_t(x));
+    case DType::int16: return int16_t(uint16_t(uint64_t(x)));
+    case DType::uint16: return uint16_t(uint64_t(x));
+    case DType::uint32: return int64_t(uint32_t(uint64_t(x)));
     case DType::boolean: return x != 0 ? 1 : 0;
     default: return x;
   }
@@ -27,6 +30,14 @@ Elem int_from_double(double v, DType t) {
     // 2^63 itself does not fit; saturate as round_to_dtype does.
     if (r >= 9223372036854775808.0) return Elem::of_i(std::numeric_limits<int64_t>::max());
     if (r <= -9223372036854775808.0) return Elem::of_i(std::numeric_limits<int64_t>::min());
+    return Elem::of_i(int64_t(r));
+  }
+  if (t == DType::uint64) {
+    // [0, 2^64) exact; past the top saturates; a negative value in (-2^63, 0) wraps modulo 2^64 (as
+    // round_to_dtype); below that 0.
+    if (r >= 18446744073709551616.0) return Elem{~uint64_t(0)};
+    if (r >= 0) return Elem{uint64_t(r)};
+    if (r <= -9223372036854775808.0) return Elem{0};
     return Elem::of_i(int64_t(r));
   }
   // Narrow integers: through int64 and wrap (a value past int64 is already garbage on every side; clamp).
@@ -47,7 +58,26 @@ int64_t wsub(int64_t a, int64_t b) { return int64_t(uint64_t(a) - uint64_t(b)); 
 int64_t wmul(int64_t a, int64_t b) { return int64_t(uint64_t(a) * uint64_t(b)); }
 }  // namespace
 
-IntResult int_binary(OpKind k, int64_t a, int64_t b) {
+IntResult int_binary(OpKind k, int64_t a, int64_t b, bool u) {
+  if (u) {
+    const uint64_t x = uint64_t(a), y = uint64_t(b);
+    switch (k) {
+      case OpKind::Div: return {true, y == 0 ? 0 : int64_t(x / y)};  // NumPy: x // 0 is 0
+      case OpKind::FloorDiv: return {true, y == 0 ? 0 : int64_t(x / y)};
+      case OpKind::Remainder:
+      case OpKind::Fmod: return {true, y == 0 ? 0 : int64_t(x % y)};
+      case OpKind::CeilDiv: return {true, y == 0 ? 0 : int64_t(x / y + (x % y != 0))};
+      case OpKind::Maximum: return {true, int64_t(std::max(x, y))};
+      case OpKind::Minimum: return {true, int64_t(std::min(x, y))};
+      case OpKind::Lt: return {true, x < y};
+      case OpKind::Le: return {true, x <= y};
+      case OpKind::Gt: return {true, x > y};
+      case OpKind::Ge: return {true, x >= y};
+      case OpKind::BitwiseRightShift: return {true, b < 0 || y >= 64 ? 0 : int64_t(x >> y)};  // logical
+      case OpKind::BitwiseLeftShift: return {true, b < 0 || y >= 64 ? 0 : int64_t(x << y)};
+      default: break;  // add sub mul, bitwise, eq / ne, logical: the same bits as signed
+    }
+  }
   switch (k) {
     case OpKind::Add: return {true, wadd(a, b)};
     case OpKind::Sub: return {true, wsub(a, b)};
@@ -73,7 +103,16 @@ IntResult int_binary(OpKind k, int64_t a, int64_t b) {
   }
 }
 
-IntResult int_unary(OpKind k, int64_t a) {
+IntResult int_unary(OpKind k, int64_t a, bool u) {
+  if (u) {
+    switch (k) {
+      case OpKind::Abs:
+      case OpKind::Relu: return {true, a};
+      case OpKind::Sign: return {true, a != 0};
+      case OpKind::Signbit: return {true, 0};
+      default: break;
+    }
+  }
   switch (k) {
     case OpKind::Neg: return {true, wsub(0, a)};
     case OpKind::Abs: return {true, a < 0 ? wsub(0, a) : a};

@@ -12,13 +12,18 @@
 
 namespace ptoc::eval {
 
-// Integer dtypes and bool: held as int64 (bool as 0 / 1).
+// Integer dtypes and bool: held as int64 (bool as 0 / 1); uint64 as its bit pattern (a value past 2^63
+// reads negative through i(): its ordering, division and conversion to double ask `unsigned64`).
 inline bool held_as_int(DType t) {  // inline: asked per element
   switch (t) {
     case DType::int32:
     case DType::int8:
     case DType::uint8:
     case DType::int64:
+    case DType::int16:
+    case DType::uint16:
+    case DType::uint32:
+    case DType::uint64:
     case DType::boolean: return true;
     default: return false;
   }
@@ -50,7 +55,10 @@ inline Elem from_double(double v, DType t) {
   return held_as_int(t) ? int_from_double(v, t) : Elem::of_f(round_to_dtype(v, t));
 }
 // The element's value as a double (exact for floats; an int64 past 2^53 rounds).
-inline double to_double(Elem e, DType t) { return held_as_int(t) ? double(e.i()) : e.f(); }
+inline double to_double(Elem e, DType t) {
+  if (t == DType::uint64) return double(e.bits);
+  return held_as_int(t) ? double(e.i()) : e.f();
+}
 // An element of dtype `from` stored into dtype `to`, as assemble and a truncating store do:
 // integer -> integer exact with wrap, otherwise through from_double.
 Elem convert(Elem e, DType from, DType to);
@@ -61,7 +69,13 @@ struct IntResult {
   bool ok = false;
   int64_t v = 0;
 };
-IntResult int_binary(OpKind k, int64_t a, int64_t b);
-IntResult int_unary(OpKind k, int64_t a);
+// `unsigned64`: the operands are uint64 bit patterns (ordering, maximum / minimum and division unsigned;
+// the other integer dtypes hold their values exactly in int64, so signed int64 arithmetic is right for them).
+IntResult int_binary(OpKind k, int64_t a, int64_t b, bool unsigned64 = false);
+IntResult int_unary(OpKind k, int64_t a, bool unsigned64 = false);
+// a < b for two elements of integer dtype t (unsigned for uint64).
+inline bool int_less(int64_t a, int64_t b, DType t) {
+  return t == DType::uint64 ? uint64_t(a) < uint64_t(b) : a < b;
+}
 
 }  // namespace ptoc::eval

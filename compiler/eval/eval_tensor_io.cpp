@@ -25,6 +25,10 @@ int64_t get_int(const TensorData& t, int64_t i) {
     case DType::int32: return load<int32_t>(p);
     case DType::int8: return load<int8_t>(p);
     case DType::uint8: return load<uint8_t>(p);
+    case DType::int16: return load<int16_t>(p);
+    case DType::uint16: return load<uint16_t>(p);
+    case DType::uint32: return load<uint32_t>(p);
+    case DType::uint64: return int64_t(load<uint64_t>(p));  // the bit pattern
     case DType::boolean: return *p != 0 ? 1 : 0;
     default: throw std::logic_error("get_int on a float tensor");
   }
@@ -37,6 +41,10 @@ void set_int(TensorData& t, int64_t i, int64_t v) {
     case DType::int32: store<int32_t>(p, int32_t(uint32_t(uint64_t(v)))); break;
     case DType::int8: store<int8_t>(p, int8_t(uint8_t(uint64_t(v)))); break;
     case DType::uint8: store<uint8_t>(p, uint8_t(uint64_t(v))); break;
+    case DType::int16: store<uint16_t>(p, uint16_t(uint64_t(v))); break;
+    case DType::uint16: store<uint16_t>(p, uint16_t(uint64_t(v))); break;
+    case DType::uint32: store<uint32_t>(p, uint32_t(uint64_t(v))); break;
+    case DType::uint64: store<uint64_t>(p, uint64_t(v)); break;
     case DType::boolean: *p = v != 0 ? 1 : 0; break;
     default: throw std::logic_error("set_int on a float tensor");
   }
@@ -53,6 +61,10 @@ void to_elems(const TensorData& t, Elem* out) {
     case DType::int32: each([&](int64_t i) { return Elem::of_i(load<int32_t>(p + 4 * i)); }); break;
     case DType::int8: each([&](int64_t i) { return Elem::of_i(load<int8_t>(p + i)); }); break;
     case DType::uint8: each([&](int64_t i) { return Elem::of_i(load<uint8_t>(p + i)); }); break;
+    case DType::int16: each([&](int64_t i) { return Elem::of_i(load<int16_t>(p + 2 * i)); }); break;
+    case DType::uint16: each([&](int64_t i) { return Elem::of_i(load<uint16_t>(p + 2 * i)); }); break;
+    case DType::uint32: each([&](int64_t i) { return Elem::of_i(load<uint32_t>(p + 4 * i)); }); break;
+    case DType::uint64: each([&](int64_t i) { return Elem{load<uint64_t>(p + 8 * i)}; }); break;
     case DType::boolean: each([&](int64_t i) { return Elem::of_i(p[i] != 0 ? 1 : 0); }); break;
     case DType::fp32: each([&](int64_t i) { return Elem::of_f(double(load<float>(p + 4 * i))); }); break;
     case DType::fp16: each([&](int64_t i) { return Elem::of_f(double(half_to_float(load<uint16_t>(p + 2 * i)))); }); break;

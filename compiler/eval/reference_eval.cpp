@@ -151,8 +151,8 @@ Elem int_result(int64_t v, DType rt) { return held_as_int(rt) ? Elem::of_i(eval:
 // then the wrap to the type; the math ops' kinds through their shared scalar meaning.
 Elem binary_elem(OpKind k, Elem x, Elem y, DType t, DType rt) {
   if (held_as_int(t)) {
-    if (auto r = eval::int_binary(k, x.i(), y.i()); r.ok) return int_result(r.v, rt);
-    if (auto m = scalar_binary_math(k, double(x.i()), double(y.i()), true)) return from_double(*m, rt);  // --- math ops ---
+    if (auto r = eval::int_binary(k, x.i(), y.i(), t == DType::uint64); r.ok) return int_result(r.v, rt);
+    if (auto m = scalar_binary_math(k, to_double(x, t), to_double(y, t), true)) return from_double(*m, rt);  // --- math ops ---
     return from_double(kPad, rt);  // no integer meaning (the front end refuses it): 0, as round_to_dtype(NaN)
   }
   if (auto m = scalar_binary_math(k, x.f(), y.f(), false)) return from_double(*m, rt);  // --- math ops ---
@@ -161,8 +161,8 @@ Elem binary_elem(OpKind k, Elem x, Elem y, DType t, DType rt) {
 
 Elem unary_elem(OpKind k, Elem x, DType t, DType rt) {
   if (held_as_int(t)) {
-    if (auto r = eval::int_unary(k, x.i()); r.ok) return int_result(r.v, rt);
-    return from_double(unary(k, double(x.i())), rt);
+    if (auto r = eval::int_unary(k, x.i(), t == DType::uint64); r.ok) return int_result(r.v, rt);
+    return from_double(unary(k, to_double(x, t)), rt);
   }
   return from_double(unary(k, x.f()), rt);
 }
@@ -663,7 +663,7 @@ class Evaluator {
           int64_t bv = count > 0 ? at(base, 0).i() : 0;
           for (int64_t j = 1; j < count; ++j) {
             const int64_t x = at(base, j).i();
-            if (op.kind == OpKind::Argmax ? x > bv : x < bv) {
+            if (op.kind == OpKind::Argmax ? eval::int_less(bv, x, a.dtype) : eval::int_less(x, bv, a.dtype)) {
               best = j;
               bv = x;
             }
@@ -689,14 +689,15 @@ class Evaluator {
           const int64_t x = at(base, j).i();
           switch (op.kind) {
             case OpKind::Prod: acc *= uint64_t(x); break;
-            case OpKind::Amax: ext = std::max(ext, x); break;
-            case OpKind::Amin: ext = std::min(ext, x); break;
+            case OpKind::Amax: ext = eval::int_less(ext, x, a.dtype) ? x : ext; break;  // unsigned for uint64
+            case OpKind::Amin: ext = eval::int_less(x, ext, a.dtype) ? x : ext; break;
             default: acc += uint64_t(x); break;
           }
         }
         int64_t v = int64_t(acc);
         if (op.kind == OpKind::Amax || op.kind == OpKind::Amin) v = count > 0 ? ext : 0;
-        if (op.kind == OpKind::Mean) v = count == 0 ? 0 : v / count;  // integer division truncates
+        if (op.kind == OpKind::Mean)  // integer division truncates
+          v = count == 0 ? 0 : a.dtype == DType::uint64 ? int64_t(acc / uint64_t(count)) : v / count;
         out = int_result(v, rt);
         return;
       }

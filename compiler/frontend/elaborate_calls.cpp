@@ -9,6 +9,7 @@
 #include "compiler/frontend/dim_simplify.h"
 #include "compiler/frontend/elaborate_call.h"
 #include "compiler/frontend/int64_rules.h"
+#include "compiler/frontend/uint64_rules.h"
 #include "compiler/frontend/pypto_keywords.h"
 #include "compiler/frontend/elaborator.h"
 #include "compiler/frontend/suggest.h"
@@ -258,7 +259,7 @@ std::optional<DType> Elaborator::dtype_arg(const Expr* x, DType dflt) {
   for (DType t : kAllDTypes) names.emplace_back(dtype_name(t));
   std::string hint = x->kind == Expr::Kind::Name ? did_you_mean(x->name, names) : "";
   err(x->off, x->len, "unknown dtype '" + text_of(*x) + "'",
-      hint.empty() ? "dtypes: fp32 fp16 bf16 int32 int8 uint8 bool" : hint);
+      hint.empty() ? "dtypes: fp32 fp16 bf16 int32 int8 uint8 bool int64 int16 uint16 uint32 uint64" : hint);
   return std::nullopt;
 }
 
@@ -309,6 +310,13 @@ bool Elaborator::check_operand_dtype(const OpSpec& spec, DType t, const Expr& e,
         "insert cast(" + text_of(e) + ", int32)");
     return false;
   }
+  if (t == DType::uint64 && !uint64_operand_ok(spec)) {
+    err(op_off, op_len,
+        "'" + spelling + "' does not take uint64 operands, '" + text_of(e) + "' is uint64 (ptoc takes uint64 in " +
+            std::string(kUint64Ops) + ")",
+        "insert cast(" + text_of(e) + ", int32)");
+    return false;
+  }
   switch (spec.operands) {
     case OperandRule::Any: return true;
     case OperandRule::Float:
@@ -320,8 +328,8 @@ bool Elaborator::check_operand_dtype(const OpSpec& spec, DType t, const Expr& e,
             "insert cast(" + text_of(e) + ", fp32)");
       return false;
     case OperandRule::Integer:
-      if (t == DType::int32 || t == DType::int8 || t == DType::uint8) return true;
-      err(op_off, op_len, "'" + spelling + "' takes integer operands (int32, int8, uint8), '" + text_of(e) + "' is " + dt,
+      if (dtype_is_int(t) && t != DType::int64) return true;
+      err(op_off, op_len, "'" + spelling + "' takes integer operands (int32, int8, uint8, int16, uint16, uint32, uint64), '" + text_of(e) + "' is " + dt,
           "insert cast(" + text_of(e) + ", int32)");
       return false;
     case OperandRule::Numeric:

@@ -13,11 +13,15 @@ namespace ptoc::fe {
 DType wider(DType a, DType b) {
   auto rank = [](DType t) {
     switch (t) {
-      case DType::fp32: return 7;
-      case DType::int64: return 6;
-      case DType::bf16: return 5;
-      case DType::fp16: return 4;
-      case DType::int32: return 3;
+      case DType::fp32: return 11;
+      case DType::int64: return 10;
+      case DType::uint64: return 9;
+      case DType::bf16: return 8;
+      case DType::fp16: return 7;
+      case DType::int32: return 6;
+      case DType::uint32: return 5;
+      case DType::int16: return 4;
+      case DType::uint16: return 3;
       case DType::int8: return 2;
       case DType::uint8: return 1;
       default: return 0;

@@ -16,12 +16,6 @@ namespace ptoc::fe {
 
 namespace {
 
-// PyPTO's dtypes that ptoc has no dtype for (pack / unpack list them).
-bool pypto_only_dtype(std::string n) {
-  if (n.starts_with("pypto.")) n = n.substr(6);
-  return n == "DT_UINT16" || n == "DT_INT16" || n == "DT_UINT32" || n == "DT_UINT64";
-}
-
 std::string tile_str(const std::vector<int64_t>& t) {
   std::string s = "[";
   for (size_t i = 0; i < t.size(); ++i) s += (i ? ", " : "") + std::to_string(t[i]);
@@ -57,11 +51,6 @@ EV Elaborator::call_pack_unpack(const Call& c) {
       return EV::poison();
     }
     const Expr* d = c.args[1];
-    if (d->kind == Expr::Kind::Name && pypto_only_dtype(d->name)) {
-      err(d->off, d->len, "PyPTO's " + d->name + " has no ptoc dtype, so 'unpack' cannot give it",
-          "unpack gives uint8, int8, int32, int64, fp16, bf16 or fp32");
-      return EV::poison();
-    }
     auto dt = dtype_arg(d, DType::uint8);
     if (!dt) return EV::poison();
     if (*dt == DType::boolean) {

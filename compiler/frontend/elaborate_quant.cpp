@@ -34,6 +34,10 @@ std::pair<double, double> int_range(DType t) {
     case DType::int8: return {-128, 127};
     case DType::uint8: return {0, 255};
     case DType::int64: return {-9223372036854775808.0, 9223372036854775807.0};
+    case DType::int16: return {-32768, 32767};
+    case DType::uint16: return {0, 65535};
+    case DType::uint32: return {0, 4294967295.0};
+    case DType::uint64: return {0, 18446744073709551615.0};  // 2^64 as a double: the clip is the store's
     default: return {-2147483648.0, 2147483647.0};
   }
 }
@@ -96,6 +100,34 @@ EV Elaborator::rounded_cast(const EV& a, DType to, int mode, bool saturate, cons
         "drop the mode, or write mode=CAST_RINT");
     return EV::poison();
   }
+  if (saturate && s == DType::uint64 && to == DType::int64) {
+    // 2^63 - 1 is no double, so the clip below cannot name it: clip to 2^63 (exact in uint64), cast (2^63
+    // wraps to INT64_MIN, the only negative value left), then y - (y < 0) turns INT64_MIN into INT64_MAX
+    // (wrapping) and leaves [0, 2^63) alone. Every step is exact integer arithmetic.
+    x = binary(OpKind::Minimum, x, EV::number(9223372036854775808.0, true), ea, ea, op_off, op_len, sp);
+    if (!x.ok()) return EV::poison();
+    const Value xv = p_.values[size_t(x.value)];
+    Op cop;
+    cop.kind = OpKind::Cast;
+    cop.inputs = {x.value};
+    cop.dtype = to;
+    EV y = EV::tensor(emit(cop, to, xv.shape, xv.valid, op_off, op_len));
+    const bool saved = int64_lowering_;
+    int64_lowering_ = true;
+    EV neg = binary(OpKind::Lt, y, EV::number(0, true), ea, ea, op_off, op_len, sp);
+    EV z = EV::poison();
+    if (neg.ok()) {
+      const Value nv = p_.values[size_t(neg.value)];
+      Op bop;
+      bop.kind = OpKind::Cast;
+      bop.inputs = {neg.value};
+      bop.dtype = to;
+      EV one = EV::tensor(emit(bop, to, nv.shape, nv.valid, op_off, op_len));
+      z = binary(OpKind::Sub, y, one, ea, ea, op_off, op_len, sp);
+    }
+    int64_lowering_ = saved;
+    return z;
+  }
   if (saturate && is_int_type(to)) {
     auto [lo, hi] = int_range(to);
     double slo, shi;
@@ -109,7 +141,7 @@ EV Elaborator::rounded_cast(const EV& a, DType to, int mode, bool saturate, cons
     // Only bounds inside the source's range: a literal takes the operand's dtype.
     // An int64 source is clipped by ptoc itself (PyPTO's int64 -> int32 saturation), not the user's maximum.
     const bool saved = int64_lowering_;
-    int64_lowering_ = s == DType::int64;
+    int64_lowering_ = s == DType::int64 || s == DType::uint64;
     if (lo > slo) x = binary(OpKind::Maximum, x, EV::number(lo, true), ea, ea, op_off, op_len, sp);
     if (hi < shi) x = binary(OpKind::Minimum, x, EV::number(hi, true), ea, ea, op_off, op_len, sp);
     int64_lowering_ = saved;

@@ -25,6 +25,7 @@ std::optional<DType> pypto_dtype_name(const std::string& name) {
   static const std::pair<const char*, DType> kNames[] = {
       {"DT_FP32", DType::fp32}, {"DT_FP16", DType::fp16}, {"DT_BF16", DType::bf16}, {"DT_INT32", DType::int32},
       {"DT_INT8", DType::int8}, {"DT_UINT8", DType::uint8}, {"DT_BOOL", DType::boolean}, {"DT_INT64", DType::int64},
+      {"DT_INT16", DType::int16}, {"DT_UINT16", DType::uint16}, {"DT_UINT32", DType::uint32}, {"DT_UINT64", DType::uint64},
   };
   for (const auto& [n, t] : kNames)
     if (name == n) return t;

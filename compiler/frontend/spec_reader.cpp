@@ -12,6 +12,7 @@
 #include "compiler/frontend/options.h"
 #include "runtime/core/resource_limits.h"
 #include "compiler/frontend/parser.h"
+#include "compiler/frontend/pypto_keywords.h"
 #include "compiler/frontend/suggest.h"
 #include "compiler/frontend/yaml_util.h"
 
@@ -333,18 +334,19 @@ class Reader {
       if (!check_map(v, {"dtype", "shape", "format", "values", "inplace"}, what, r_, t.decl.loc)) continue;
       bool ok = true;
       if (!v["dtype"]) {
-        r_.error(t.decl.loc, what + " has no dtype", "add 'dtype: fp32' (fp32 fp16 bf16 int32 int8 uint8 bool int64)");
+        r_.error(t.decl.loc, what + " has no dtype", "add 'dtype: fp32' (fp32 fp16 bf16 int32 int8 uint8 bool int64 int16 uint16 uint32 uint64)");
         ok = false;
       } else {
         const YAML::Node d = v["dtype"];
         auto dt = d.IsScalar() ? parse_dtype(d.Scalar()) : std::nullopt;
+        if (!dt && d.IsScalar()) dt = pypto_dtype_name(d.Scalar());  // PyPTO's DT_UINT16 spelling
         if (!dt) {
           std::string w = d.IsScalar() ? d.Scalar() : "";
           std::string hint = did_you_mean(w, dtype_names());
           if (w == "float32" || w == "float") hint = "did you mean 'fp32'?";
           if (w == "float16" || w == "half") hint = "did you mean 'fp16'?";
           if (w == "bfloat16") hint = "did you mean 'bf16'?";
-          if (hint.empty()) hint = "dtypes: fp32 fp16 bf16 int32 int8 uint8 bool int64";
+          if (hint.empty()) hint = "dtypes: fp32 fp16 bf16 int32 int8 uint8 bool int64 int16 uint16 uint32 uint64";
           r_.error(value_loc(v, "dtype"), "unknown dtype " + node_kind(d), hint, int(w.size()));
           ok = false;
         } else {

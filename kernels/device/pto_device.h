@@ -23,6 +23,10 @@ typedef half pto_f16;
 typedef bfloat16_t pto_bf16;
 typedef int32_t pto_i32;
 typedef int64_t pto_i64;
+typedef int16_t pto_i16;
+typedef uint16_t pto_u16;
+typedef uint32_t pto_u32;
+typedef uint64_t pto_u64;
 typedef int8_t pto_i8;
 typedef uint8_t pto_u8;
 typedef uint8_t pto_bool;  // 0 / 1 bytes; shares uint8_t's type on the device

@@ -84,6 +84,22 @@ template <typename I> struct IntElem {
 template <> struct Elem<int32_t> : IntElem<int32_t> {};
 template <> struct Elem<int8_t> : IntElem<int8_t> {};
 template <> struct Elem<uint8_t> : IntElem<uint8_t> {};
+template <> struct Elem<int16_t> : IntElem<int16_t> {};
+template <> struct Elem<uint16_t> : IntElem<uint16_t> {};
+template <> struct Elem<uint32_t> : IntElem<uint32_t> {};
+// uint64 (PyPTO's DT_UINT64): [0, 2^64) exact, saturating past the top, (-2^63, 0) wrapping modulo 2^64,
+// as ptoc::round_to_dtype. Its arithmetic never goes through double (kWideInt below).
+template <> struct Elem<uint64_t> : IntElem<uint64_t> {
+  static inline double load(uint64_t x) { return double(x); }
+  static inline uint64_t store(double v) {
+    if (!isfinite(v)) return 0;
+    const double r = trunc(v);
+    if (r >= 18446744073709551616.0) return UINT64_MAX;
+    if (r >= 0) return uint64_t(r);
+    if (r <= -9223372036854775808.0) return 0;
+    return uint64_t(int64_t(r));
+  }
+};
 // int64 (PyPTO's DT_INT64 index tensors): exact while |v| <= 2^53; saturates at +-2^63, as round_to_dtype.
 template <> struct Elem<int64_t> : IntElem<int64_t> {
   static inline int64_t store(double v) {
@@ -153,6 +169,24 @@ template <int OP, typename C> inline C binop_math(C a, C b) {
     const int64_t x = int64_t(a), n = int64_t(b);
     return n < 0 || n >= 64 ? C(x < 0 ? -1 : 0) : C(x >> n);
   }
+}
+
+// 64-bit integers (int64, uint64): elementwise ops, compares and reductions in T itself (through double a
+// value past 2^53 would lose its low bits; uint64 orders unsigned).
+template <typename T> constexpr bool kWideInt = std::is_same_v<T, int64_t> || std::is_same_v<T, uint64_t>;
+// The ops kWideInt types compute exactly (the front end refuses the others for uint64).
+template <int OP> constexpr bool kWideExactOp = OP == PTO_ADD || OP == PTO_SUB || OP == PTO_MUL || OP == PTO_MAX ||
+                                                OP == PTO_MIN || OP == PTO_BAND || OP == PTO_BOR || OP == PTO_BXOR;
+template <int OP, typename T> inline T wide_binop(T a, T b) {
+  using U = uint64_t;  // wrapping arithmetic
+  if constexpr (OP == PTO_ADD) return T(U(a) + U(b));
+  else if constexpr (OP == PTO_SUB) return T(U(a) - U(b));
+  else if constexpr (OP == PTO_MUL) return T(U(a) * U(b));
+  else if constexpr (OP == PTO_MAX) return a > b ? a : b;
+  else if constexpr (OP == PTO_MIN) return a < b ? a : b;
+  else if constexpr (OP == PTO_BAND) return T(a & b);
+  else if constexpr (OP == PTO_BOR) return T(a | b);
+  else return T(a ^ b);
 }
 
 // Integer multiply, exact and wrapping to T as NumPy's (through double an int32 product past 2^53 would lose
@@ -403,6 +437,12 @@ inline void tbinary(int64_t R, int64_t C, T* dst, const T* a, const T* b, int64_
       }
     return;
   }
+  if constexpr (pto::host::kWideInt<T> && pto::host::kWideExactOp<OP>) {
+    for (int64_t i = 0; i < vr; ++i)
+      for (int64_t j = 0; j < vc; ++j)
+        dst[i * C + j] = pto::host::wide_binop<OP, T>(a[bc_index<BA>(C, i, j)], b[bc_index<BB>(C, i, j)]);
+    return;
+  }
   for (int64_t i = 0; i < vr; ++i) {
     T* d = dst + i * C;
     if constexpr (pto::host::kExactIntMul<OP, T>)
@@ -438,6 +478,15 @@ inline void tbinary_s(int64_t R, int64_t C, T* dst, const T* a, double s, int64_
         for (int64_t j = 0; j < n; ++j)
           f[j] = SCALAR_FIRST ? pto::host::binop<OP>(sv, f[j]) : pto::host::binop<OP>(f[j], sv);
         E::store_row(f, dst + i * C + j0, n);
+      }
+    return;
+  }
+  if constexpr (pto::host::kWideInt<T> && pto::host::kWideExactOp<OP>) {
+    const T st = E::store(sv);  // the literal in T (a double: exact up to 2^53 and at powers of two)
+    for (int64_t i = 0; i < vr; ++i)
+      for (int64_t j = 0; j < vc; ++j) {
+        const T x = a[i * C + j];
+        dst[i * C + j] = SCALAR_FIRST ? pto::host::wide_binop<OP, T>(st, x) : pto::host::wide_binop<OP, T>(x, st);
       }
     return;
   }
@@ -481,6 +530,11 @@ inline void tunary(int64_t R, int64_t C, T* dst, const T* src, int64_t vr, int64
       }
     return;
   }
+  if constexpr (pto::host::kWideInt<T> && OP == PTO_BNOT) {  // exact in T
+    for (int64_t i = 0; i < vr; ++i)
+      for (int64_t j = 0; j < vc; ++j) dst[i * C + j] = T(~src[i * C + j]);
+    return;
+  }
   for (int64_t i = 0; i < vr; ++i) {
     T* d = dst + i * C;
     const T* x = src + i * C;
@@ -508,8 +562,8 @@ inline void treduce(int64_t R, int64_t C, T* dst, const T* src, int64_t vr, int6
     // Integers: exact int64 arithmetic wrapping to T, as NumPy's (through double an int64 past 2^53, or an
     // int32 product, would round); integer add / mul / max / min give the same bits in any order.
     auto fold = [](int64_t a, int64_t b) -> int64_t {
-      if constexpr (BOP == PTO_MAX) return a > b ? a : b;
-      else if constexpr (BOP == PTO_MIN) return a < b ? a : b;
+      if constexpr (BOP == PTO_MAX) return T(a) > T(b) ? a : b;  // in T: uint64 orders unsigned
+      else if constexpr (BOP == PTO_MIN) return T(a) < T(b) ? a : b;
       else if constexpr (BOP == PTO_MUL) return int64_t(uint64_t(a) * uint64_t(b));
       else return int64_t(uint64_t(a) + uint64_t(b));
     };
@@ -635,6 +689,12 @@ inline void tcmp(int64_t R, int64_t C, pto_bool* dst, const T* a, const T* b, in
   pto::host::check_tile<pto_bool>(dst, int64_t(R) * C, "TCMP dst");
   pto::host::check_tile<T>(a, pto::host::bc_elems<BA>(R, C), "TCMP a");
   pto::host::check_tile<T>(b, pto::host::bc_elems<BB>(R, C), "TCMP b");
+  if constexpr (pto::host::kWideInt<T>) {  // exact, in T
+    for (int64_t i = 0; i < vr; ++i)
+      for (int64_t j = 0; j < vc; ++j)
+        dst[i * C + j].v = pto::host::cmpop<OP>(a[bc_index<BA>(C, i, j)], b[bc_index<BB>(C, i, j)]) ? 1 : 0;
+    return;
+  }
   for (int64_t i = 0; i < vr; ++i)
     for (int64_t j = 0; j < vc; ++j)
       dst[i * C + j].v = pto::host::cmpop<OP>(E::load(a[bc_index<BA>(C, i, j)]), E::load(b[bc_index<BB>(C, i, j)])) ? 1 : 0;
@@ -654,6 +714,15 @@ inline void tcmp_s(int64_t R, int64_t C, pto_bool* dst, const T* a, double s, in
   using CT = typename E::C;
   pto::host::check_tile<pto_bool>(dst, int64_t(R) * C, "TCMP_S dst");
   pto::host::check_tile<T>(a, int64_t(R) * C, "TCMP_S a");
+  if constexpr (pto::host::kWideInt<T>) {  // exact, in T
+    const T st = E::store(CT(s));
+    for (int64_t i = 0; i < vr; ++i)
+      for (int64_t j = 0; j < vc; ++j) {
+        const T x = a[i * C + j];
+        dst[i * C + j].v = (SCALAR_FIRST ? pto::host::cmpop<OP>(st, x) : pto::host::cmpop<OP>(x, st)) ? 1 : 0;
+      }
+    return;
+  }
   const CT sv = E::load(E::store(CT(s)));
   for (int64_t i = 0; i < vr; ++i)
     for (int64_t j = 0; j < vc; ++j) {
@@ -723,6 +792,15 @@ inline void targreduce(int64_t R, int64_t C, int32_t* dst, const T* src, int64_t
   auto scan = [](const T* p, int64_t n, int64_t s) -> int32_t {
     if (n <= 0) return 0;
     int32_t best = 0;
+    if constexpr (E::is_int) {  // exact, in T (uint64 unsigned)
+      T bv = p[0];
+      for (int64_t j = 1; j < n; ++j)
+        if (OP == PTO_RARGMAX ? p[j * s] > bv : p[j * s] < bv) {
+          best = int32_t(j);
+          bv = p[j * s];
+        }
+      return best;
+    }
     double bv = double(E::load(p[0]));
     for (int64_t j = 1; j < n && !isnan(bv); ++j) {
       const double x = double(E::load(p[j * s]));

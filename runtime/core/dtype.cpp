@@ -14,6 +14,10 @@ std::string_view dtype_name(DType t) {
     case DType::uint8: return "uint8";
     case DType::boolean: return "bool";
     case DType::int64: return "int64";
+    case DType::int16: return "int16";
+    case DType::uint16: return "uint16";
+    case DType::uint32: return "uint32";
+    case DType::uint64: return "uint64";
   }
   return "?";
 }
@@ -26,9 +30,9 @@ std::optional<DType> parse_dtype(std::string_view s) {
 
 int dtype_size(DType t) {
   switch (t) {
-    case DType::int64: return 8;
-    case DType::fp32: case DType::int32: return 4;
-    case DType::fp16: case DType::bf16: return 2;
+    case DType::int64: case DType::uint64: return 8;
+    case DType::fp32: case DType::int32: case DType::uint32: return 4;
+    case DType::fp16: case DType::bf16: case DType::int16: case DType::uint16: return 2;
     default: return 1;
   }
 }
@@ -36,7 +40,40 @@ int dtype_size(DType t) {
 bool dtype_is_float(DType t) { return t == DType::fp32 || t == DType::fp16 || t == DType::bf16; }
 
 bool dtype_is_int(DType t) {
-  return t == DType::int32 || t == DType::int8 || t == DType::uint8 || t == DType::int64;
+  switch (t) {
+    case DType::int32: case DType::int8: case DType::uint8: case DType::int64:
+    case DType::int16: case DType::uint16: case DType::uint32: case DType::uint64: return true;
+    default: return false;
+  }
+}
+
+bool dtype_is_unsigned(DType t) {
+  return t == DType::uint8 || t == DType::uint16 || t == DType::uint32 || t == DType::uint64;
+}
+
+double dtype_int_min(DType t) {
+  switch (t) {
+    case DType::int32: return -2147483648.0;
+    case DType::int8: return -128.0;
+    case DType::int16: return -32768.0;
+    case DType::int64: return -9223372036854775808.0;
+    default: return 0.0;
+  }
+}
+
+double dtype_int_max(DType t) {
+  switch (t) {
+    case DType::int32: return 2147483647.0;
+    case DType::int8: return 127.0;
+    case DType::uint8: return 255.0;
+    case DType::int16: return 32767.0;
+    case DType::uint16: return 65535.0;
+    case DType::uint32: return 4294967295.0;
+    case DType::int64: return 9223372036854775808.0;
+    case DType::uint64: return 18446744073709551616.0;
+    case DType::boolean: return 1.0;
+    default: return 0.0;
+  }
 }
 
 uint16_t float_to_half(float f) {
@@ -117,6 +154,17 @@ double round_to_dtype(double v, DType t) {
       if (v >= 9223372036854775807.0) return 9223372036854775807.0;
       if (v <= -9223372036854775808.0) return -9223372036854775808.0;
       return std::trunc(v);
+    case DType::int16: return std::isfinite(v) ? double(int16_t(int64_t(std::trunc(v)))) : 0.0;
+    case DType::uint16: return std::isfinite(v) ? double(uint16_t(int64_t(std::trunc(v)))) : 0.0;
+    case DType::uint32: return std::isfinite(v) ? double(uint32_t(int64_t(std::trunc(v)))) : 0.0;
+    case DType::uint64: {
+      if (!std::isfinite(v)) return 0.0;
+      const double r = std::trunc(v);
+      if (r >= 18446744073709551616.0) return 18446744073709551615.0;  // rounds to 2^64 as a double
+      if (r >= 0) return r;
+      if (r <= -9223372036854775808.0) return 0.0;
+      return double(uint64_t(int64_t(r)));  // wraps modulo 2^64
+    }
   }
   return v;
 }

@@ -64,6 +64,10 @@ double TensorData::get(int64_t i) const {
     case DType::uint8: return load_le<uint8_t>(p);
     case DType::boolean: return *p != 0 ? 1.0 : 0.0;
     case DType::int64: return double(load_le<int64_t>(p));
+    case DType::int16: return load_le<int16_t>(p);
+    case DType::uint16: return load_le<uint16_t>(p);
+    case DType::uint32: return load_le<uint32_t>(p);
+    case DType::uint64: return double(load_le<uint64_t>(p));
   }
   return 0;
 }
@@ -80,13 +84,17 @@ void TensorData::set(int64_t i, double v) {
     case DType::uint8: store_le<uint8_t>(p, uint8_t(r)); break;
     case DType::boolean: *p = r != 0 ? 1 : 0; break;
     case DType::int64: store_le<int64_t>(p, r >= 9223372036854775807.0 ? INT64_MAX : int64_t(r)); break;
+    case DType::int16: store_le<int16_t>(p, int16_t(r)); break;
+    case DType::uint16: store_le<uint16_t>(p, uint16_t(r)); break;
+    case DType::uint32: store_le<uint32_t>(p, uint32_t(r)); break;
+    case DType::uint64: store_le<uint64_t>(p, r >= 18446744073709551615.0 ? UINT64_MAX : uint64_t(r)); break;
   }
 }
 
 namespace {
 
 // The element types we read and write, by NumPy's descr letter code.
-enum class NpyType { f2, f4, f8, i1, u1, i4, i8, b1 };
+enum class NpyType { f2, f4, f8, i1, u1, i4, i8, b1, i2, u2, u4, u8 };
 
 struct NpyHeader {
   NpyType type;
@@ -96,9 +104,9 @@ struct NpyHeader {
 
 int npy_size(NpyType t) {
   switch (t) {
-    case NpyType::f2: return 2;
-    case NpyType::f4: case NpyType::i4: return 4;
-    case NpyType::f8: case NpyType::i8: return 8;
+    case NpyType::f2: case NpyType::i2: case NpyType::u2: return 2;
+    case NpyType::f4: case NpyType::i4: case NpyType::u4: return 4;
+    case NpyType::f8: case NpyType::i8: case NpyType::u8: return 8;
     default: return 1;
   }
 }
@@ -113,13 +121,18 @@ const char* npy_type_name(NpyType t) {
     case NpyType::i4: return "int32";
     case NpyType::i8: return "int64";
     case NpyType::b1: return "bool";
+    case NpyType::i2: return "int16";
+    case NpyType::u2: return "uint16";
+    case NpyType::u4: return "uint32";
+    case NpyType::u8: return "uint64";
   }
   return "?";
 }
 
 bool npy_is_float(NpyType t) { return t == NpyType::f2 || t == NpyType::f4 || t == NpyType::f8; }
 bool npy_is_int(NpyType t) {
-  return t == NpyType::i1 || t == NpyType::u1 || t == NpyType::i4 || t == NpyType::i8;
+  return t == NpyType::i1 || t == NpyType::u1 || t == NpyType::i4 || t == NpyType::i8 || t == NpyType::i2 ||
+         t == NpyType::u2 || t == NpyType::u4 || t == NpyType::u8;
 }
 
 // What a tensor of `t` accepts, for messages.
@@ -131,7 +144,11 @@ std::string accepted(DType t) {
     case DType::int8: return "an int8 array (other integer arrays are accepted when their values fit)";
     case DType::uint8: return "a uint8 array (other integer arrays are accepted when their values fit)";
     case DType::boolean: return "a bool array";
-    case DType::int64: return "an int64 array (other integer arrays are accepted)";
+    case DType::int64: return "an int64 array (other integer arrays are accepted when their values fit)";
+    case DType::int16: return "an int16 array (other integer arrays are accepted when their values fit)";
+    case DType::uint16: return "a uint16 array (other integer arrays are accepted when their values fit)";
+    case DType::uint32: return "a uint32 array (other integer arrays are accepted when their values fit)";
+    case DType::uint64: return "a uint64 array (other integer arrays are accepted when their values fit)";
   }
   return "?";
 }
@@ -239,7 +256,8 @@ std::optional<NpyType> parse_descr(const std::string& d, std::string& why) {
   }
   static const std::pair<const char*, NpyType> table[] = {
       {"f2", NpyType::f2}, {"f4", NpyType::f4}, {"f8", NpyType::f8}, {"i1", NpyType::i1},
-      {"u1", NpyType::u1}, {"i4", NpyType::i4}, {"i8", NpyType::i8}, {"b1", NpyType::b1}};
+      {"u1", NpyType::u1}, {"i4", NpyType::i4}, {"i8", NpyType::i8}, {"b1", NpyType::b1},
+      {"i2", NpyType::i2}, {"u2", NpyType::u2}, {"u4", NpyType::u4}, {"u8", NpyType::u8}};
   for (const auto& [c, t] : table)
     if (code == c) return t;
   why = "unsupported dtype '" + d + "'";
@@ -334,7 +352,8 @@ TensorData read_npy_as(const std::string& path, DType dtype, const std::string& 
   bool ok = false;
   switch (dtype) {
     case DType::fp32: case DType::fp16: case DType::bf16: ok = npy_is_float(*type); break;
-    case DType::int32: case DType::int8: case DType::uint8: case DType::int64: ok = npy_is_int(*type); break;
+    case DType::int32: case DType::int8: case DType::uint8: case DType::int64:
+    case DType::int16: case DType::uint16: case DType::uint32: case DType::uint64: ok = npy_is_int(*type); break;
     case DType::boolean: ok = *type == NpyType::b1; break;
   }
   if (!ok)
@@ -359,36 +378,57 @@ TensorData read_npy_as(const std::string& path, DType dtype, const std::string& 
   TensorData t = TensorData::zeros(dtype, shape);
   const uint8_t* p = reinterpret_cast<const uint8_t*>(file.data() + data_start);
   const int esz = npy_size(*type);
+  if (dtype_is_int(dtype) && npy_is_int(*type)) {
+    // Integer array into an integer tensor: exact (never through double), each value checked against the
+    // tensor's range; int64 / uint64 keep every bit.
+    for (int64_t i = 0; i < n; ++i, p += esz) {
+      int64_t sv = 0;    // the value when it is signed or below 2^63
+      uint64_t uv = 0;   // the value of a uint64 element
+      bool big = false;  // a uint64 element >= 2^63 (held in uv)
+      switch (*type) {
+        case NpyType::i1: sv = load_le<int8_t>(p); break;
+        case NpyType::u1: sv = load_le<uint8_t>(p); break;
+        case NpyType::i2: sv = load_le<int16_t>(p); break;
+        case NpyType::u2: sv = load_le<uint16_t>(p); break;
+        case NpyType::i4: sv = load_le<int32_t>(p); break;
+        case NpyType::u4: sv = load_le<uint32_t>(p); break;
+        case NpyType::i8: sv = load_le<int64_t>(p); break;
+        case NpyType::u8:
+          uv = load_le<uint64_t>(p);
+          big = uv > uint64_t(INT64_MAX);
+          sv = int64_t(uv);
+          break;
+        default: break;
+      }
+      bool fits;
+      std::string range;
+      if (dtype == DType::uint64) {
+        fits = big || sv >= 0;
+        range = "[0, 18446744073709551615]";
+      } else if (dtype == DType::int64) {
+        fits = !big;
+        range = "[-9223372036854775808, 9223372036854775807]";
+      } else {
+        const int64_t lo = int64_t(dtype_int_min(dtype)), hi = int64_t(dtype_int_max(dtype));
+        fits = !big && sv >= lo && sv <= hi;
+        range = "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+      }
+      if (!fits)
+        throw fail("element " + std::to_string(i) + " = " + (big ? std::to_string(uv) : std::to_string(sv)) +
+                   " does not fit " + std::string(dtype_name(dtype)) + " " + range);
+      uint8_t* d = t.bytes.data() + size_t(i) * size_t(dtype_size(dtype));
+      std::memcpy(d, &sv, size_t(dtype_size(dtype)));  // little-endian: the low bytes are the value
+    }
+    return t;
+  }
   for (int64_t i = 0; i < n; ++i, p += esz) {
     double v = 0;
     switch (*type) {
       case NpyType::f2: v = half_to_float(load_le<uint16_t>(p)); break;
       case NpyType::f4: v = load_le<float>(p); break;
       case NpyType::f8: v = load_le<double>(p); break;
-      case NpyType::i1: v = load_le<int8_t>(p); break;
-      case NpyType::u1: v = load_le<uint8_t>(p); break;
-      case NpyType::i4: v = load_le<int32_t>(p); break;
-      case NpyType::i8: {
-        int64_t iv = load_le<int64_t>(p);
-        if (dtype == DType::int64) {  // bit-exact, not through double
-          store_le<int64_t>(t.bytes.data() + size_t(i) * 8, iv);
-          continue;
-        }
-        if (iv > INT32_MAX || iv < INT32_MIN)
-          throw fail("element " + std::to_string(i) + " = " + std::to_string(iv) + " does not fit " +
-                     std::string(dtype_name(dtype)));
-        v = double(iv);
-        break;
-      }
       case NpyType::b1: v = *p != 0 ? 1 : 0; break;
-    }
-    if (dtype == DType::int32 || dtype == DType::int8 || dtype == DType::uint8) {
-      double lo = dtype == DType::int32 ? INT32_MIN : dtype == DType::int8 ? -128 : 0;
-      double hi = dtype == DType::int32 ? INT32_MAX : dtype == DType::int8 ? 127 : 255;
-      if (v < lo || v > hi)
-        throw fail("element " + std::to_string(i) + " = " + std::to_string(int64_t(v)) + " does not fit " +
-                   std::string(dtype_name(dtype)) + " [" + std::to_string(int64_t(lo)) + ", " +
-                   std::to_string(int64_t(hi)) + "]");
+      default: break;  // integer arrays took the exact path above (a float or bool tensor refuses them)
     }
     // float64 into 16-bit floats: round once, correctly (no float32 double rounding).
     if (*type == NpyType::f8 && (dtype == DType::fp16 || dtype == DType::bf16)) v = to_float_round_odd(v);
@@ -408,6 +448,10 @@ void write_npy(const std::string& path, const TensorData& t) {
     case DType::uint8: descr = "|u1"; esz = 1; break;
     case DType::boolean: descr = "|b1"; esz = 1; break;
     case DType::int64: descr = "<i8"; esz = 8; break;
+    case DType::int16: descr = "<i2"; esz = 2; break;
+    case DType::uint16: descr = "<u2"; esz = 2; break;
+    case DType::uint32: descr = "<u4"; esz = 4; break;
+    case DType::uint64: descr = "<u8"; esz = 8; break;
   }
   std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " +
                        shape_str(t.shape) + ", }";

@@ -207,6 +207,10 @@ TensorData random_tensor(DType dtype, const std::vector<int64_t>& shape, uint64_
       case DType::int64: put(i, k); break;
       case DType::uint8: put(i, uint8_t(r % 17)); break;  // 0..16
       case DType::boolean: put(i, uint8_t(r & 1)); break;
+      case DType::int16: put(i, int16_t(k)); break;
+      case DType::uint16: put(i, uint16_t(r % 17)); break;
+      case DType::uint32: put(i, uint32_t(r % 17)); break;
+      case DType::uint64: put(i, uint64_t(r % 17)); break;
     }
   }
   return t;

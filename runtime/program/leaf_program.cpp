@@ -8,11 +8,15 @@ namespace ptoc::leaf {
 
 int elem_bytes(ElemType t) {
   switch (t) {
-    case ElemType::i64: return 8;
+    case ElemType::i64:
+    case ElemType::u64: return 8;
     case ElemType::f32:
-    case ElemType::i32: return 4;
+    case ElemType::i32:
+    case ElemType::u32: return 4;
     case ElemType::f16:
-    case ElemType::bf16: return 2;
+    case ElemType::bf16:
+    case ElemType::i16:
+    case ElemType::u16: return 2;
     default: return 1;
   }
 }

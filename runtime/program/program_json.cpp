@@ -30,6 +30,10 @@ int pypto_datatype(DType t) {
     case DType::uint8: return 11;
     case DType::boolean: return 15;
     case DType::int64: return 4;
+    case DType::int16: return 2;
+    case DType::uint16: return 12;
+    case DType::uint32: return 13;
+    case DType::uint64: return 14;
   }
   return 20;  // BOTTOM
 }

@@ -7,13 +7,15 @@ test/specs: every reference op computes in float64 and rounds its result to the 
 import numpy as np
 
 NPY = {"fp32": np.float32, "fp16": np.float16, "bf16": np.float32, "int32": np.int32,
-       "int8": np.int8, "uint8": np.uint8, "bool": np.bool_, "int64": np.int64}
+       "int8": np.int8, "uint8": np.uint8, "bool": np.bool_, "int64": np.int64,
+       "int16": np.int16, "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64}
 FLOATS = ("fp32", "fp16", "bf16")
-INTS = ("int32", "int8", "uint8", "int64")
+INTS = ("int32", "int8", "uint8", "int64", "int16", "uint16", "uint32", "uint64")
 
 # |got - ref| <= atol * rms(ref) + rtol * |ref|, the contract's table (section 10).
 TOL = {"fp32": (1e-4, 5e-5), "fp16": (4e-3, 2e-3), "bf16": (3e-2, 1.6e-2),
-       "int32": (0, 0), "int8": (0, 0), "uint8": (0, 0), "bool": (0, 0), "int64": (0, 0)}
+       "int32": (0, 0), "int8": (0, 0), "uint8": (0, 0), "bool": (0, 0), "int64": (0, 0),
+       "int16": (0, 0), "uint16": (0, 0), "uint32": (0, 0), "uint64": (0, 0)}
 
 
 @np.errstate(over="ignore", invalid="ignore")
@@ -39,6 +41,9 @@ def rnd(x, dtype):
         return (x != 0).astype(np.float64)
     if dtype == "int64":  # exact while |x| <= 2^53 (the references compute in float64), saturating beyond
         return np.clip(np.trunc(np.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0)), -2.0 ** 63, 2.0 ** 63)
+    if dtype == "uint64":  # exact while x <= 2^53; (-2^63, 0) wraps modulo 2^64, saturating beyond
+        t = np.trunc(np.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0))
+        return np.clip(np.where((t < 0) & (t > -2.0 ** 63), t + 2.0 ** 64, t), 0.0, 2.0 ** 64)
     info = np.iinfo(NPY[dtype])
     t = np.trunc(x).astype(np.int64)  # integer op results are integers already; trunc is for '/'
     w = int(info.max) - int(info.min) + 1
@@ -89,6 +94,19 @@ def make_input(rng, dtype, shape, kind="normal"):
     elif dtype == "int64" and kind == "huge":  # near +-2^62, past 2^53: NumPy int64 (exact), not float64
         a = rng.integers(2 ** 61, 2 ** 62, shape, dtype=np.int64) * rng.choice(np.array([-1, 1], np.int64), shape)
         return a, a
+    elif dtype == "uint64" and kind == "huge":  # around 2^63, past 2^53: NumPy uint64 (exact), not float64
+        a = np.uint64(2 ** 63) + rng.integers(-2 ** 62, 2 ** 62, shape).astype(np.uint64)
+        return a, a
+    elif dtype == "uint32" and kind == "huge":  # around 2^31: orderings that differ signed
+        v = rng.integers(2 ** 31 - 2 ** 20, 2 ** 31 + 2 ** 20, shape).astype(np.float64)
+        return v, v.astype(np.uint32)
+    elif dtype in ("uint16", "uint32", "uint64") and kind == "wide":
+        hi = {"uint16": 2 ** 16, "uint32": 2 ** 32, "uint64": 2 ** 53}[dtype]
+        v = rng.integers(0, hi, shape).astype(np.float64)
+    elif dtype == "int16" and kind == "wide":
+        v = rng.integers(-2 ** 15, 2 ** 15, shape).astype(np.float64)
+    elif dtype in ("uint16", "uint32", "uint64"):
+        v = rng.integers(0, 40 if kind != "small" else 6, shape).astype(np.float64)
     elif dtype == "int64" and kind == "wide":  # past int32 on both sides, exact in float64
         v = rng.integers(-2 ** 40, 2 ** 40, shape).astype(np.float64)
     elif dtype == "uint8":

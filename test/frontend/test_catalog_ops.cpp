@@ -170,7 +170,7 @@ TEST_CASE("topk binds two results; index ops check PyPTO's rules", "[frontend][c
   expect_error(spec(t24 + "  - \"y[0:16, :] = tril(x[0:16, 0])\"\n"), "tril",
                "'tril' needs a value of rank 2 or more, 'x[0:16, 0]' has rank 1");
   expect_error(spec(t24 + "  - \"y[0:16, :] = one_hot(x[0:16, :], 4)\"\n"), "one_hot",
-               "'one_hot' takes integer operands (int32, int8, uint8), 'x[0:16, :]' is fp32");
+               "'one_hot' takes integer operands (int32, int8, uint8, int16, uint16, uint32, uint64), 'x[0:16, :]' is fp32");
   expect_error(spec(t24 + "  - \"y[0:16, :] = one_hot(n[0:16, 0], 0)\"\n"), "0)\"",
                "one_hot num_classes must be in 1..65536, got 0");
   expect_error(spec("  - {vec_tile: [16]}\n  - \"y[0, :] = arange(4, 1)\"\n"), "arange",

@@ -118,7 +118,7 @@ std::vector<Case> cases() {
       {"where condition not bool", spec(kTile + "  - \"t = where(x, x, 0)\"\n" + kWrite), "where(@x,",
        "the condition of 'where' must be bool, 'x' is fp32", "x != 0"},
       {"bitwise on float", spec(kTile + "  - \"t = bitwise_and(x, x)\"\n" + kWrite), "bitwise_and",
-       "'bitwise_and' takes integer operands (int32, int8, uint8), 'x' is fp32", "insert cast(x, int32)"},
+       "'bitwise_and' takes integer operands (int32, int8, uint8, int16, uint16, uint32, uint64), 'x' is fp32", "insert cast(x, int32)"},
       {"chained comparison", spec(kTile + "  - \"t = where(0 < x < 1, x, 0)\"\n" + kWrite), "x @< 1",
        "chained comparisons are not supported", "logical_and"},
       {"unknown keyword", spec(kTile + "  - \"t = sum(x, 1, keepdims=true)\"\n" + kWrite), "keepdims",

@@ -75,7 +75,7 @@ TEST_CASE("mathops5 binary ops: PyPTO's dtype rules, located", "[frontend][catal
   expect_error(spec(body("y[0:16, :] = cast(remainder(u8[0:16, :], 3), fp32)"), kInts), "remainder",
                "'remainder' takes fp32, fp16, bf16 or int32 operands (PyPTO's rule), 'u8[0:16, :]' is uint8");
   expect_error(spec(body("y[0:16, :] = cast(gcd(x[0:16, :], 3), fp32)")), "gcd",
-               "'gcd' takes integer operands (int32, int8, uint8), 'x[0:16, :]' is fp32");
+               "'gcd' takes integer operands (int32, int8, uint8, int16, uint16, uint32, uint64), 'x[0:16, :]' is fp32");
   expect_error(spec(body("y[0:16, :] = cast(bitwise_left_shift(x[0:16, :], 3), fp32)")), "bitwise_left_shift",
                "'bitwise_left_shift' takes integer operands");
   expect_error(spec(body("y[0:16, :] = atan2(x[0:16, :], cast(n[0:16, :], fp16))")), "atan2",

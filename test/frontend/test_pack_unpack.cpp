@@ -69,10 +69,7 @@ TEST_CASE("pack / unpack: PyPTO's rules, located", "[frontend][pack]") {
   expect_error(pspec(st("z[:] = unpack(a, DT_INT32)")), "a, DT",
                "'unpack' takes a uint8 input (PyPTO's DT_UINT8), got int32", "pack(a) gives the uint8 bytes");
   expect_error(pspec(st("z[:] = unpack(u2, DT_INT32)")), "u2,", "'unpack' takes a 1-D input (PyPTO's rule), got rank 2");
-  expect_error(pspec(st("z[:] = unpack(b, DT_UINT16)")), "DT_UINT16",
-               "PyPTO's DT_UINT16 has no ptoc dtype, so 'unpack' cannot give it");
-  expect_error(pspec(st("z[:] = unpack(b, pypto.DT_UINT32)")), "DT_UINT32",
-               "PyPTO's DT_UINT32 has no ptoc dtype");
+  // PyPTO's DT_UINT16 / DT_UINT32 are ptoc dtypes now (issue 13, test_dtype16.cpp): unpack gives them.
   expect_error(pspec(st("z[:] = unpack(b, DT_BOOL)")), "DT_BOOL", "'unpack' gives uint8, int8, int32, int64, fp16, bf16 or fp32");
   expect_error(pspec(st("z[:] = unpack(b, DT_FOO)")), "DT_FOO", "unknown dtype 'DT_FOO'");
   expect_error(pspec(st("z[0:7] = unpack(c, DT_INT32)")), "c, DT",

@@ -46,6 +46,7 @@ import gen_math5  # noqa: E402
 import gen_conv6  # noqa: E402
 import gen_portB6  # noqa: E402
 import gen_evalint6  # noqa: E402
+import gen_dtype16  # noqa: E402
 import gen_port6a  # noqa: E402
 import gen_random6  # noqa: E402
 import gen_indexer7  # noqa: E402
@@ -62,7 +63,7 @@ COVER_HOOKS = [(gen_catalog4, ""), (gen_catalog5, ""), (gen_cover5, ""), (gen_la
                (gen_conv6, "conv6_"), (gen_portB6, ""), (gen_evalint6, "evalint6_"), (gen_port6a, "port6a_"),
                (gen_random6, "random6_"), (gen_indexer7, "indexer7_"), (gen_symbolic7, "symbolic7_"),
                (gen_nonfinite8, "nonfinite8_"), (gen_surface9, "surface9_"),
-               (gen_pack, "pack_"), (gen_rtbranch, "rtbranch_")]
+               (gen_pack, "pack_"), (gen_rtbranch, "rtbranch_"), (gen_dtype16, "dtype16_")]
 import gen_cover  # noqa: E402
 import gen_lang  # noqa: E402
 from model import ModelError  # noqa: E402

@@ -12,6 +12,7 @@ FLOAT_DTYPES = ("fp32", "fp16", "bf16")
 NPY_TYPE = {
     "fp32": np.float32, "fp16": np.float16, "bf16": np.float32,
     "int32": np.int32, "int8": np.int8, "uint8": np.uint8, "bool": np.bool_, "int64": np.int64,
+    "int16": np.int16, "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64,
 }
 
 # Per-dtype comparison tolerances: |got - ref| <= atol * scale + rtol * |ref|, with scale the RMS of the
@@ -25,6 +26,7 @@ TOLERANCE = {
     "fp16": (4e-3, 2e-3),
     "bf16": (3e-2, 1.6e-2),
     "int32": (0.0, 0.0), "int8": (0.0, 0.0), "uint8": (0.0, 0.0), "bool": (0.0, 0.0), "int64": (0.0, 0.0),
+    "int16": (0.0, 0.0), "uint16": (0.0, 0.0), "uint32": (0.0, 0.0), "uint64": (0.0, 0.0),
 }
 
 
@@ -55,6 +57,9 @@ def rnd(x, dtype):
         return (x != 0).astype(np.float64)
     if dtype == "int64":  # exact while |x| <= 2^53 (float64), saturating beyond
         return np.clip(np.trunc(np.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0)), -2.0 ** 63, 2.0 ** 63)
+    if dtype == "uint64":  # exact while x <= 2^53; (-2^63, 0) wraps modulo 2^64, saturating beyond
+        t = np.trunc(np.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0))
+        return np.clip(np.where((t < 0) & (t > -2.0 ** 63), t + 2.0 ** 64, t), 0.0, 2.0 ** 64)
     info = np.iinfo(NPY_TYPE[dtype])
     t = np.trunc(x).astype(np.int64)
     width = info.max - info.min + 1
