@@ -14,43 +14,13 @@
 #include <optional>
 #include <unordered_map>
 
-#include "compiler/passes/block_replica.h"
 #include "compiler/passes/breadth_merge.h"
+#include "compiler/passes/l1_reuse_keys.h"
 #include "compiler/passes/tile_build.h"
 
 namespace ptoc::tiling {
 
 namespace {
-// What an L1 copy reads (tensor, offsets, extents, view, transpose), as the interned text of all
-// but its constant offsets plus those offsets: a family member's keys are member 0's with the
-// offsets moved, so they are built and compared without a string per member (at 8x GEMM 6144
-// the string keys and their map were the pass's cost). Equal keys <=> equal texts of every dim.
-struct FeatureKey {
-  static constexpr int kMaxOffsets = 4;  // rank of the offsets held as numbers; more: in the text
-  int shape = -1;                        // interned text, a constant offset in it as a bare 'p'
-  int n = 0;                             // offsets held as numbers
-  std::array<int64_t, kMaxOffsets> off{};
-  size_t hash = 0;
-  bool operator==(const FeatureKey& o) const {
-    if (hash != o.hash || shape != o.shape || n != o.n) return false;
-    for (int i = 0; i < n; ++i)
-      if (off[size_t(i)] != o.off[size_t(i)]) return false;
-    return true;
-  }
-  void rehash() {
-    uint64_t h = uint64_t(shape) * 0x9E3779B97F4A7C15ull ^ uint64_t(n);
-    for (int i = 0; i < n; ++i) {  // splitmix64 steps
-      h += uint64_t(off[size_t(i)]) + 0x9E3779B97F4A7C15ull;
-      h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
-      h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
-      h ^= h >> 31;
-    }
-    hash = size_t(h);
-  }
-};
-// Key texts -> their ids, for one l1_reuse run.
-using ShapeIds = std::unordered_map<std::string, int>;
-
 // Feature key -> a list of anchor subgraphs, open addressing over a power-of-two table: one probe
 // per look-up and no division (std::unordered_map's prime-modulo buckets cost two divisions per
 // look-up, most of this pass at 8x GEMM 6144, where every member looks up and registers its 48
@@ -98,101 +68,6 @@ class AnchorTable {
   std::deque<std::vector<int>> lists_;
 };
 
-struct Feature {
-  FeatureKey key;
-  char side;        // 'L' (feeds L0A) or 'R' (feeds L0B)
-  int op, tile;
-};
-
-// The L1 copies of a subgraph: (position in sg.ops, side of its tile), by one walk over its ops.
-std::vector<std::pair<size_t, char>> l1_copies(const TileRoot& r, const Subgraph& sg) {
-  // L1 tile -> the side of its last L0 load (a few dozen tiles: a flat list, not a map node per load).
-  std::vector<std::pair<int, char>> sides;
-  auto set_side = [&](int t, char c) {
-    for (auto& [tile, sc] : sides)
-      if (tile == t) {
-        sc = c;
-        return;
-      }
-    sides.emplace_back(t, c);
-  };
-  auto side_of = [&](int t) {
-    for (auto& [tile, sc] : sides)
-      if (tile == t) return sc;
-    return '?';
-  };
-  // One walk over the ops (a GEMM's are most of the compile's memory): the sides, and the L1 copies.
-  std::vector<size_t> copies;
-  for (size_t i = 0; i < sg.ops.size(); ++i) {
-    const TileOp& op = r.ops[sg.ops[i]];
-    if (op.kind == TileOpKind::L1ToL0A) set_side(op.srcs[0], 'L');
-    if (op.kind == TileOpKind::L1ToL0B) set_side(op.srcs[0], 'R');
-    if (op.kind == TileOpKind::CopyIn && r.tiles[op.dst].mem == MemKind::L1) copies.push_back(i);
-  }
-  std::vector<std::pair<size_t, char>> out;
-  out.reserve(copies.size());
-  for (size_t i : copies) out.push_back({i, side_of(r.ops[sg.ops[i]].dst)});
-  return out;
-}
-
-// The feature keys of the given L1 copies of sg.
-// `rendered` counts the keys built (each from the text of its op).
-std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg,
-                                 const std::vector<std::pair<size_t, char>>& copies, ShapeIds& shapes,
-                                 int64_t& rendered) {
-  rendered += int64_t(copies.size());
-  std::vector<Feature> out;
-  out.reserve(copies.size());
-  std::string k;
-  for (auto [i, side] : copies) {
-    const int o = sg.ops[i];
-    const TileOp& op = r.ops[o];
-    // A constant is its 8 bytes (no symbolic expression renders as a bare integer), anything else
-    // its text; rendering every constant was most of this pass on a GEMM (55 k L1 copies).
-    FeatureKey key;
-    k.clear();
-    auto put_const = [&](int64_t c) {
-      k += 'c';
-      k.append(reinterpret_cast<const char*>(&c), sizeof c);
-    };
-    auto put_text = [&](const DimExpr& x) {
-      k += 's';
-      k += x.str();
-      k += '\0';
-    };
-    auto put = [&](char tag, const std::vector<DimExpr>& dims) {
-      k += tag;
-      for (const DimExpr& x : dims)
-        if (auto c = x.as_const()) put_const(*c);
-        else put_text(x);
-    };
-    k.append(reinterpret_cast<const char*>(&op.gm.tensor), sizeof op.gm.tensor);
-    k += '#';
-    for (size_t e = 0; e < op.gm.offset.size(); ++e) {
-      auto c = op.gm.offset[e].as_const();
-      if (c && e < size_t(FeatureKey::kMaxOffsets)) {
-        k += 'p';
-        key.off[size_t(key.n++)] = *c;
-      } else if (c) {
-        put_const(*c);
-      } else {
-        put_text(op.gm.offset[e]);
-      }
-    }
-    put('@', op.gm.extent);
-    put('v', op.gm.view);
-    k += op.trans_a || op.trans_b ? 'T' : 'N';
-    key.shape = shapes.emplace(k, int(shapes.size())).first->second;
-    key.rehash();
-    out.push_back({key, side, o, op.dst});
-  }
-  return out;
-}
-
-std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg, ShapeIds& shapes, int64_t& rendered) {
-  return l1_features(r, sg, l1_copies(r, sg), shapes, rendered);
-}
-
 // An anchor's features after it absorbed a member: its own (`feats`, in the order of its ops) then
 // the member's copies it kept (`kept`, in the member's order), which is the order of its copies in
 // the merged ops when that is a subsequence of them: then `feats` becomes that list and true (the
@@ -209,43 +84,6 @@ bool merged_features(const Subgraph& anchor, std::vector<Feature>& feats, const 
   return true;
 }
 
-// The root's members are its first matmul's output blocks (block_replica.h): member k is block k.
-const BlockCopies* copied_blocks(const Builder& b) {
-  const BlockCopies* c = b.block_copies.get();
-  if (!c || !b.family) return nullptr;
-  const TileFamily& f = *b.family;
-  if (f.segments.size() != 1 || f.segments[0].op_begin != 0 || f.segments[0].tile_begin != 0 ||
-      f.segments[0].ops_per != c->ops_per || f.segments[0].tiles_per != c->tiles_per ||
-      f.members != int(c->copied.size()) || int(c->operand.size()) != c->ops_per)
-    return nullptr;
-  return c;
-}
-
-// Member k's features from member 0's `f0` when member k is a copy of block 0: each key with its
-// offsets moved by the block's delta of the copy's operand, its op and tile moved by k blocks.
-// Nullopt: `s` is not member 0's subgraph moved there.
-std::optional<std::vector<Feature>> moved_features(const TileRoot& r, const BlockCopies& c, int k,
-                                                   const std::vector<Feature>& f0, const Subgraph& s,
-                                                   const std::vector<std::pair<size_t, char>>& copies) {
-  if (f0.size() != copies.size()) return std::nullopt;
-  const int dop = k * c.ops_per, dtile = k * c.tiles_per;
-  std::vector<Feature> out;
-  out.reserve(f0.size());
-  for (size_t i = 0; i < f0.size(); ++i) {
-    const Feature& f = f0[i];
-    if (copies[i].first >= s.ops.size() || s.ops[copies[i].first] != f.op + dop) return std::nullopt;
-    const BlockOperand x = c.operand[size_t(f.op)];
-    if (x == BlockOperand::None) return std::nullopt;
-    const std::vector<int64_t>& d = c.delta[size_t(k)][size_t(x)];
-    const size_t rank = r.ops[size_t(f.op)].gm.offset.size();
-    if (d.size() != rank || size_t(f.key.n) != rank) return std::nullopt;  // an offset not a number
-    Feature m{f.key, f.side, f.op + dop, f.tile + dtile};
-    for (size_t e = 0; e < rank; ++e) m.key.off[e] += d[e];
-    m.key.rehash();
-    out.push_back(m);
-  }
-  return out;
-}
 }  // namespace
 
 void l1_reuse(Builder& b) {
@@ -271,11 +109,7 @@ void l1_reuse(Builder& b) {
   std::vector<std::vector<std::pair<size_t, int>>> by_hash_of(nsg);
   auto feats_by_hash = [&](int a) -> const std::vector<std::pair<size_t, int>>& {
     auto& v = by_hash_of[size_t(a)];
-    if (v.size() != feats_of[size_t(a)].size()) {
-      v.clear();
-      for (size_t i = 0; i < feats_of[size_t(a)].size(); ++i) v.push_back({feats_of[size_t(a)][i].key.hash, int(i)});
-      std::sort(v.begin(), v.end());
-    }
+    if (v.size() != feats_of[size_t(a)].size()) v = sorted_key_hashes(feats_of[size_t(a)]);
     return v;
   };
   auto closed = [&](int a) { return r.subgraphs[a].ops.empty() || count[a] >= limit[a]; };
@@ -372,14 +206,7 @@ void l1_reuse(Builder& b) {
             const auto& by_hash = feats_by_hash(a);
             std::vector<std::pair<int, int>> rewrite;
             std::vector<int> drop;
-            for (auto& sf : feats)  // the anchor's first copy with the key
-              for (auto e = std::lower_bound(by_hash.begin(), by_hash.end(), std::pair<size_t, int>{sf.key.hash, 0});
-                   e != by_hash.end() && e->first == sf.key.hash; ++e)
-                if (const Feature& af = afeats[size_t(e->second)]; sf.key == af.key) {
-                  rewrite.push_back({sf.tile, af.tile});
-                  drop.push_back(sf.op);
-                  break;
-                }
+            shared_copies(feats, afeats, by_hash, rewrite, drop);
             if (!g) g = &sg_graph(b, g_local);
             if (try_absorb(b, *g, a, m, true, rewrite, drop)) {
               ++count[a];
