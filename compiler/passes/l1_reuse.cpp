@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "compiler/passes/breadth_merge.h"
+#include "compiler/passes/l1_reuse_class_proof.h"
 #include "compiler/passes/l1_reuse_keys.h"
 #include "compiler/passes/tile_build.h"
 
@@ -115,6 +116,7 @@ void l1_reuse(Builder& b) {
   auto closed = [&](int a) { return r.subgraphs[a].ops.empty() || count[a] >= limit[a]; };
   int64_t merged = 0, removed = 0;
   int64_t skipped_classes = 0;            // classes where no member may absorb another (N <= 1)
+  int64_t proved_classes = 0;             // classes proved once to merge nothing (l1_reuse_class_proof.h)
   int64_t rendered = 0, moved_keys = 0;  // feature keys built from their op's text, moved from member 0's
   // A tile family's unmerged copy of member 0's subgraph j has its L1 copies at the positions of
   // member 0's, on the tiles moved one to one, so with the same sides: the walk over its ops (all
@@ -122,43 +124,52 @@ void l1_reuse(Builder& b) {
   std::vector<std::optional<std::vector<std::pair<size_t, char>>>> family_copies;
   const BlockCopies* blocks = copied_blocks(b);
   std::vector<std::optional<std::vector<Feature>>> member0_features;  // per j, when blocks
+  // Subgraph j's copy positions (read from `m`, its first copy asked), member 0's keys of j.
+  auto copies_of = [&](int j, int m) -> const std::vector<std::pair<size_t, char>>& {
+    if (family_copies.size() < b.family_rep_ops.size()) family_copies.resize(b.family_rep_ops.size());
+    auto& copies = family_copies[size_t(j)];
+    if (!copies) copies = l1_copies(r, r.subgraphs[size_t(m)]);
+    return *copies;
+  };
+  auto member0_of = [&](int j, const std::vector<std::pair<size_t, char>>& copies) -> const std::vector<Feature>& {
+    if (member0_features.size() < b.family_rep_ops.size()) member0_features.resize(b.family_rep_ops.size());
+    auto& f0 = member0_features[size_t(j)];
+    if (!f0) {
+      Subgraph s0;  // member 0's copy of j as partitioned (member 0's ops are ids 0..P-1)
+      s0.ops = b.family_rep_ops[size_t(j)];
+      f0 = l1_features(r, s0, copies, shapes, rendered);
+    }
+    return *f0;
+  };
   auto features_of = [&](int m) {
     const Subgraph& s = r.subgraphs[size_t(m)];
     if (!b.family || s.chains != 1 || size_t(m) >= b.family_sg_local.size()) return l1_features(r, s, shapes, rendered);
     const int j = b.family_sg_local[size_t(m)];
     if (j < 0 || size_t(j) >= b.family_rep_ops.size() || b.family_rep_ops[size_t(j)].size() != s.ops.size())
       return l1_features(r, s, shapes, rendered);
-    if (family_copies.size() < b.family_rep_ops.size()) family_copies.resize(b.family_rep_ops.size());
-    auto& copies = family_copies[size_t(j)];
-    if (!copies) copies = l1_copies(r, s);
+    const auto& copies = copies_of(j, m);
     // A copied block's keys are member 0's moved: its ops are not read.
     const int k = b.family_sg_member[size_t(m)];
-    auto member0 = [&]() -> const std::vector<Feature>& {
-      if (member0_features.size() < b.family_rep_ops.size()) member0_features.resize(b.family_rep_ops.size());
-      auto& f0 = member0_features[size_t(j)];
-      if (!f0) {
-        Subgraph s0;  // member 0's copy of j as partitioned (member 0's ops are ids 0..P-1)
-        s0.ops = b.family_rep_ops[size_t(j)];
-        f0 = l1_features(r, s0, *copies, shapes, rendered);
-      }
-      return *f0;
-    };
+    auto member0 = [&]() -> const std::vector<Feature>& { return member0_of(j, copies); };
     // Member 0's own subgraph j, unmerged: its keys are the ones its copies will be moved from.
     if (blocks && k == 0 && s.ops == b.family_rep_ops[size_t(j)]) return member0();
     if (blocks && k > 0 && k < int(blocks->copied.size()) && blocks->copied[size_t(k)]) {
       const std::vector<Feature>& f0 = member0();
-      if (auto moved = moved_features(r, *blocks, k, f0, s, *copies)) {
+      if (auto moved = moved_features(r, *blocks, k, f0, s, copies)) {
         moved_keys += int64_t(moved->size());
         return std::move(*moved);
       }
     }
-    return l1_features(r, s, *copies, shapes, rendered);
+    return l1_features(r, s, copies, shapes, rendered);
   };
+  // The setting per member (its label may pick another key), decided once per label; per class,
+  // whether any member may absorb another.
+  std::map<int, std::vector<std::pair<MergeCount, int64_t>>> settings;
+  std::map<int, bool> may_merge;
+  int merging_classes = 0;
   for (auto& [order, members] : classes) {
-    int64_t before_merged = merged;
-    int64_t N_shown = 1;
-    // The setting per member (its label may pick another key), decided once per label.
-    std::vector<std::pair<MergeCount, int64_t>> setting_of(members.size());
+    auto& setting_of = settings[order];
+    setting_of.resize(members.size());
     const std::string* last_label = nullptr;
     bool any_merge = false;
     for (size_t i = 0; i < members.size(); ++i) {
@@ -175,12 +186,38 @@ void l1_reuse(Builder& b) {
       last_label = &label;
       any_merge |= setting_of[i].second > 1;
     }
+    may_merge[order] = any_merge;
+    merging_classes += any_merge;
+  }
+  for (auto& [order, members] : classes) {
+    int64_t before_merged = merged;
+    int64_t N_shown = 1;
+    const auto& setting_of = settings[order];
     // No member may absorb another: each would become an anchor that is full at once (count 1 of
     // N <= 1), and a full anchor is never tried, so the class changes nothing, later classes
     // included; its L1 copies need no keys.
-    if (!any_merge) {
+    if (!may_merge[order]) {
       ++skipped_classes;
       continue;
+    }
+    // The only class whose members may merge (no other class's anchor is met, none of its
+    // anchors is met by another class): proved once that none can, it changes nothing either.
+    if (merging_classes == 1 && blocks && r.subgraphs[size_t(members[0])].chains == 1 &&
+        size_t(members[0]) < b.family_sg_local.size()) {
+      const int j = b.family_sg_local[size_t(members[0])];
+      // The copy positions as features_of would read them (from the class's first member).
+      if (j >= 0 && size_t(j) < b.family_rep_ops.size() &&
+          b.family_rep_ops[size_t(j)].size() == r.subgraphs[size_t(members[0])].ops.size()) {
+        const auto& copies = copies_of(j, members[0]);
+        auto graph = [&]() -> SgGraph& {
+          if (!g) g = &sg_graph(b, g_local);
+          return *g;
+        };
+        if (no_member_can_merge(b, *blocks, members, j, member0_of(j, copies), copies, graph, moved_keys)) {
+          ++proved_classes;
+          continue;
+        }
+      }
     }
     for (size_t mi = 0; mi < members.size(); ++mi) {
       const int m = members[mi];
@@ -262,6 +299,7 @@ void l1_reuse(Builder& b) {
   b.stats.l1_keys_rendered += rendered;
   b.stats.l1_keys_moved += moved_keys;
   b.stats.l1_classes_skipped += skipped_classes;
+  b.stats.l1_classes_proved += proved_classes;
 }
 
 }  // namespace ptoc::tiling
