@@ -233,7 +233,7 @@ std::optional<PipelineResult> run_pipeline(Program prog, const Platform& plat, D
       const TilingStats& s = r.tiling;
       std::vector<PassTiming> sub = {{"  expand", s.ms_expand, s.cpu_expand},
                                      {s.family_roots ? "  partition (" + std::to_string(s.family_roots) + " family roots)" : "  partition", s.ms_partition, s.cpu_partition},
-                                     {"  breadth_merge", s.ms_breadth, s.cpu_breadth},
+                                     {s.l1_classes_proved ? "  breadth_merge (" + std::to_string(s.l1_classes_proved) + " L1 classes proved)" : "  breadth_merge", s.ms_breadth, s.cpu_breadth},
                                      {"  subgraph_edges", s.ms_edges, s.cpu_edges}};
       t.insert(t.begin() + long(i) + 1, sub.begin(), sub.end());
       break;

@@ -232,8 +232,10 @@ void AbsorbRun::flush() {
 
 namespace {
 
+// `probe`: decide only, and leave both subgraphs as they were (absorb_fits).
 bool absorb(Builder& b, SgGraph& g, AbsorbRun* run, int into, int from, bool chain_major,
-            const std::vector<std::pair<int, int>>& tile_rewrite, const std::vector<int>& drop_ops) {
+            const std::vector<std::pair<int, int>>& tile_rewrite, const std::vector<int>& drop_ops,
+            bool probe = false) {
   TileRoot& r = b.root;
   Subgraph& a = r.subgraphs[into];
   Subgraph& s = r.subgraphs[from];
@@ -313,12 +315,12 @@ bool absorb(Builder& b, SgGraph& g, AbsorbRun* run, int into, int from, bool cha
     order = apart ? merged_order_apart(r, cand, chain_major) : merged_order(r, cand, chain_major);
     ok = order.size() == cand.size() && fits(b, peak_bytes(r, order, b.align));
   }
-  if (!ok) {
+  if (!ok || probe) {
     for (int o : s.ops)
       if (std::find(drop_ops.begin(), drop_ops.end(), o) == drop_ops.end()) r.ops[o].chain -= a.chains;
     for (auto& [o, k, t] : undo_srcs) r.ops[o].srcs[k] = t;
-    if (!pattern.empty()) b.family_misfits.insert(std::move(pattern));
-    return false;
+    if (!ok && !pattern.empty()) b.family_misfits.insert(std::move(pattern));
+    return ok;
   }
   if (!incremental) a.ops = std::move(order);
   if (b.chains_apart.size() < r.subgraphs.size()) b.chains_apart.resize(r.subgraphs.size(), 0);
@@ -337,6 +339,11 @@ bool absorb(Builder& b, SgGraph& g, AbsorbRun* run, int into, int from, bool cha
 bool try_absorb(Builder& b, SgGraph& g, int into, int from, bool chain_major,
                 const std::vector<std::pair<int, int>>& tile_rewrite, const std::vector<int>& drop_ops) {
   return absorb(b, g, nullptr, into, from, chain_major, tile_rewrite, drop_ops);
+}
+
+bool absorb_fits(Builder& b, SgGraph& g, int into, int from, bool chain_major,
+                 const std::vector<std::pair<int, int>>& tile_rewrite, const std::vector<int>& drop_ops) {
+  return absorb(b, g, nullptr, into, from, chain_major, tile_rewrite, drop_ops, true);
 }
 
 bool try_absorb(Builder& b, SgGraph& g, AbsorbRun& run, int into, int from) {

@@ -26,6 +26,11 @@ MergeCount merge_count(const MergeSetting& set, bool default_auto, int64_t magic
 // order fits the buffers; otherwise changes nothing and returns false.
 bool try_absorb(Builder& b, SgGraph& g, int into, int from, bool chain_major,
                 const std::vector<std::pair<int, int>>& tile_rewrite = {}, const std::vector<int>& drop_ops = {});
+// Whether try_absorb would absorb `from` into `into` (no cycle, the merged order fits); changes
+// neither (a refusal is remembered as try_absorb's is). L1Reuse's class proof asks it of one pair
+// per pattern instead of trying every pair.
+bool absorb_fits(Builder& b, SgGraph& g, int into, int from, bool chain_major,
+                 const std::vector<std::pair<int, int>>& tile_rewrite, const std::vector<int>& drop_ops);
 // The live bytes of chains interleaved by (rank in chain, chain), grown one last chain at a time:
 // a new last chain changes only the bytes at the ranks it has (at an earlier chain's op of rank k
 // it sits between its ops k - 1 and k; at its own op of rank k every earlier chain sits between

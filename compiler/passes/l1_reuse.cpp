@@ -14,43 +14,14 @@
 #include <optional>
 #include <unordered_map>
 
-#include "compiler/passes/block_replica.h"
 #include "compiler/passes/breadth_merge.h"
+#include "compiler/passes/l1_reuse_class_proof.h"
+#include "compiler/passes/l1_reuse_keys.h"
 #include "compiler/passes/tile_build.h"
 
 namespace ptoc::tiling {
 
 namespace {
-// What an L1 copy reads (tensor, offsets, extents, view, transpose), as the interned text of all
-// but its constant offsets plus those offsets: a family member's keys are member 0's with the
-// offsets moved, so they are built and compared without a string per member (at 8x GEMM 6144
-// the string keys and their map were the pass's cost). Equal keys <=> equal texts of every dim.
-struct FeatureKey {
-  static constexpr int kMaxOffsets = 4;  // rank of the offsets held as numbers; more: in the text
-  int shape = -1;                        // interned text, a constant offset in it as a bare 'p'
-  int n = 0;                             // offsets held as numbers
-  std::array<int64_t, kMaxOffsets> off{};
-  size_t hash = 0;
-  bool operator==(const FeatureKey& o) const {
-    if (hash != o.hash || shape != o.shape || n != o.n) return false;
-    for (int i = 0; i < n; ++i)
-      if (off[size_t(i)] != o.off[size_t(i)]) return false;
-    return true;
-  }
-  void rehash() {
-    uint64_t h = uint64_t(shape) * 0x9E3779B97F4A7C15ull ^ uint64_t(n);
-    for (int i = 0; i < n; ++i) {  // splitmix64 steps
-      h += uint64_t(off[size_t(i)]) + 0x9E3779B97F4A7C15ull;
-      h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
-      h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
-      h ^= h >> 31;
-    }
-    hash = size_t(h);
-  }
-};
-// Key texts -> their ids, for one l1_reuse run.
-using ShapeIds = std::unordered_map<std::string, int>;
-
 // Feature key -> a list of anchor subgraphs, open addressing over a power-of-two table: one probe
 // per look-up and no division (std::unordered_map's prime-modulo buckets cost two divisions per
 // look-up, most of this pass at 8x GEMM 6144, where every member looks up and registers its 48
@@ -98,101 +69,6 @@ class AnchorTable {
   std::deque<std::vector<int>> lists_;
 };
 
-struct Feature {
-  FeatureKey key;
-  char side;        // 'L' (feeds L0A) or 'R' (feeds L0B)
-  int op, tile;
-};
-
-// The L1 copies of a subgraph: (position in sg.ops, side of its tile), by one walk over its ops.
-std::vector<std::pair<size_t, char>> l1_copies(const TileRoot& r, const Subgraph& sg) {
-  // L1 tile -> the side of its last L0 load (a few dozen tiles: a flat list, not a map node per load).
-  std::vector<std::pair<int, char>> sides;
-  auto set_side = [&](int t, char c) {
-    for (auto& [tile, sc] : sides)
-      if (tile == t) {
-        sc = c;
-        return;
-      }
-    sides.emplace_back(t, c);
-  };
-  auto side_of = [&](int t) {
-    for (auto& [tile, sc] : sides)
-      if (tile == t) return sc;
-    return '?';
-  };
-  // One walk over the ops (a GEMM's are most of the compile's memory): the sides, and the L1 copies.
-  std::vector<size_t> copies;
-  for (size_t i = 0; i < sg.ops.size(); ++i) {
-    const TileOp& op = r.ops[sg.ops[i]];
-    if (op.kind == TileOpKind::L1ToL0A) set_side(op.srcs[0], 'L');
-    if (op.kind == TileOpKind::L1ToL0B) set_side(op.srcs[0], 'R');
-    if (op.kind == TileOpKind::CopyIn && r.tiles[op.dst].mem == MemKind::L1) copies.push_back(i);
-  }
-  std::vector<std::pair<size_t, char>> out;
-  out.reserve(copies.size());
-  for (size_t i : copies) out.push_back({i, side_of(r.ops[sg.ops[i]].dst)});
-  return out;
-}
-
-// The feature keys of the given L1 copies of sg.
-// `rendered` counts the keys built (each from the text of its op).
-std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg,
-                                 const std::vector<std::pair<size_t, char>>& copies, ShapeIds& shapes,
-                                 int64_t& rendered) {
-  rendered += int64_t(copies.size());
-  std::vector<Feature> out;
-  out.reserve(copies.size());
-  std::string k;
-  for (auto [i, side] : copies) {
-    const int o = sg.ops[i];
-    const TileOp& op = r.ops[o];
-    // A constant is its 8 bytes (no symbolic expression renders as a bare integer), anything else
-    // its text; rendering every constant was most of this pass on a GEMM (55 k L1 copies).
-    FeatureKey key;
-    k.clear();
-    auto put_const = [&](int64_t c) {
-      k += 'c';
-      k.append(reinterpret_cast<const char*>(&c), sizeof c);
-    };
-    auto put_text = [&](const DimExpr& x) {
-      k += 's';
-      k += x.str();
-      k += '\0';
-    };
-    auto put = [&](char tag, const std::vector<DimExpr>& dims) {
-      k += tag;
-      for (const DimExpr& x : dims)
-        if (auto c = x.as_const()) put_const(*c);
-        else put_text(x);
-    };
-    k.append(reinterpret_cast<const char*>(&op.gm.tensor), sizeof op.gm.tensor);
-    k += '#';
-    for (size_t e = 0; e < op.gm.offset.size(); ++e) {
-      auto c = op.gm.offset[e].as_const();
-      if (c && e < size_t(FeatureKey::kMaxOffsets)) {
-        k += 'p';
-        key.off[size_t(key.n++)] = *c;
-      } else if (c) {
-        put_const(*c);
-      } else {
-        put_text(op.gm.offset[e]);
-      }
-    }
-    put('@', op.gm.extent);
-    put('v', op.gm.view);
-    k += op.trans_a || op.trans_b ? 'T' : 'N';
-    key.shape = shapes.emplace(k, int(shapes.size())).first->second;
-    key.rehash();
-    out.push_back({key, side, o, op.dst});
-  }
-  return out;
-}
-
-std::vector<Feature> l1_features(const TileRoot& r, const Subgraph& sg, ShapeIds& shapes, int64_t& rendered) {
-  return l1_features(r, sg, l1_copies(r, sg), shapes, rendered);
-}
-
 // An anchor's features after it absorbed a member: its own (`feats`, in the order of its ops) then
 // the member's copies it kept (`kept`, in the member's order), which is the order of its copies in
 // the merged ops when that is a subsequence of them: then `feats` becomes that list and true (the
@@ -209,43 +85,6 @@ bool merged_features(const Subgraph& anchor, std::vector<Feature>& feats, const 
   return true;
 }
 
-// The root's members are its first matmul's output blocks (block_replica.h): member k is block k.
-const BlockCopies* copied_blocks(const Builder& b) {
-  const BlockCopies* c = b.block_copies.get();
-  if (!c || !b.family) return nullptr;
-  const TileFamily& f = *b.family;
-  if (f.segments.size() != 1 || f.segments[0].op_begin != 0 || f.segments[0].tile_begin != 0 ||
-      f.segments[0].ops_per != c->ops_per || f.segments[0].tiles_per != c->tiles_per ||
-      f.members != int(c->copied.size()) || int(c->operand.size()) != c->ops_per)
-    return nullptr;
-  return c;
-}
-
-// Member k's features from member 0's `f0` when member k is a copy of block 0: each key with its
-// offsets moved by the block's delta of the copy's operand, its op and tile moved by k blocks.
-// Nullopt: `s` is not member 0's subgraph moved there.
-std::optional<std::vector<Feature>> moved_features(const TileRoot& r, const BlockCopies& c, int k,
-                                                   const std::vector<Feature>& f0, const Subgraph& s,
-                                                   const std::vector<std::pair<size_t, char>>& copies) {
-  if (f0.size() != copies.size()) return std::nullopt;
-  const int dop = k * c.ops_per, dtile = k * c.tiles_per;
-  std::vector<Feature> out;
-  out.reserve(f0.size());
-  for (size_t i = 0; i < f0.size(); ++i) {
-    const Feature& f = f0[i];
-    if (copies[i].first >= s.ops.size() || s.ops[copies[i].first] != f.op + dop) return std::nullopt;
-    const BlockOperand x = c.operand[size_t(f.op)];
-    if (x == BlockOperand::None) return std::nullopt;
-    const std::vector<int64_t>& d = c.delta[size_t(k)][size_t(x)];
-    const size_t rank = r.ops[size_t(f.op)].gm.offset.size();
-    if (d.size() != rank || size_t(f.key.n) != rank) return std::nullopt;  // an offset not a number
-    Feature m{f.key, f.side, f.op + dop, f.tile + dtile};
-    for (size_t e = 0; e < rank; ++e) m.key.off[e] += d[e];
-    m.key.rehash();
-    out.push_back(m);
-  }
-  return out;
-}
 }  // namespace
 
 void l1_reuse(Builder& b) {
@@ -271,16 +110,13 @@ void l1_reuse(Builder& b) {
   std::vector<std::vector<std::pair<size_t, int>>> by_hash_of(nsg);
   auto feats_by_hash = [&](int a) -> const std::vector<std::pair<size_t, int>>& {
     auto& v = by_hash_of[size_t(a)];
-    if (v.size() != feats_of[size_t(a)].size()) {
-      v.clear();
-      for (size_t i = 0; i < feats_of[size_t(a)].size(); ++i) v.push_back({feats_of[size_t(a)][i].key.hash, int(i)});
-      std::sort(v.begin(), v.end());
-    }
+    if (v.size() != feats_of[size_t(a)].size()) v = sorted_key_hashes(feats_of[size_t(a)]);
     return v;
   };
   auto closed = [&](int a) { return r.subgraphs[a].ops.empty() || count[a] >= limit[a]; };
   int64_t merged = 0, removed = 0;
   int64_t skipped_classes = 0;            // classes where no member may absorb another (N <= 1)
+  int64_t proved_classes = 0;             // classes proved once to merge nothing (l1_reuse_class_proof.h)
   int64_t rendered = 0, moved_keys = 0;  // feature keys built from their op's text, moved from member 0's
   // A tile family's unmerged copy of member 0's subgraph j has its L1 copies at the positions of
   // member 0's, on the tiles moved one to one, so with the same sides: the walk over its ops (all
@@ -288,43 +124,52 @@ void l1_reuse(Builder& b) {
   std::vector<std::optional<std::vector<std::pair<size_t, char>>>> family_copies;
   const BlockCopies* blocks = copied_blocks(b);
   std::vector<std::optional<std::vector<Feature>>> member0_features;  // per j, when blocks
+  // Subgraph j's copy positions (read from `m`, its first copy asked), member 0's keys of j.
+  auto copies_of = [&](int j, int m) -> const std::vector<std::pair<size_t, char>>& {
+    if (family_copies.size() < b.family_rep_ops.size()) family_copies.resize(b.family_rep_ops.size());
+    auto& copies = family_copies[size_t(j)];
+    if (!copies) copies = l1_copies(r, r.subgraphs[size_t(m)]);
+    return *copies;
+  };
+  auto member0_of = [&](int j, const std::vector<std::pair<size_t, char>>& copies) -> const std::vector<Feature>& {
+    if (member0_features.size() < b.family_rep_ops.size()) member0_features.resize(b.family_rep_ops.size());
+    auto& f0 = member0_features[size_t(j)];
+    if (!f0) {
+      Subgraph s0;  // member 0's copy of j as partitioned (member 0's ops are ids 0..P-1)
+      s0.ops = b.family_rep_ops[size_t(j)];
+      f0 = l1_features(r, s0, copies, shapes, rendered);
+    }
+    return *f0;
+  };
   auto features_of = [&](int m) {
     const Subgraph& s = r.subgraphs[size_t(m)];
     if (!b.family || s.chains != 1 || size_t(m) >= b.family_sg_local.size()) return l1_features(r, s, shapes, rendered);
     const int j = b.family_sg_local[size_t(m)];
     if (j < 0 || size_t(j) >= b.family_rep_ops.size() || b.family_rep_ops[size_t(j)].size() != s.ops.size())
       return l1_features(r, s, shapes, rendered);
-    if (family_copies.size() < b.family_rep_ops.size()) family_copies.resize(b.family_rep_ops.size());
-    auto& copies = family_copies[size_t(j)];
-    if (!copies) copies = l1_copies(r, s);
+    const auto& copies = copies_of(j, m);
     // A copied block's keys are member 0's moved: its ops are not read.
     const int k = b.family_sg_member[size_t(m)];
-    auto member0 = [&]() -> const std::vector<Feature>& {
-      if (member0_features.size() < b.family_rep_ops.size()) member0_features.resize(b.family_rep_ops.size());
-      auto& f0 = member0_features[size_t(j)];
-      if (!f0) {
-        Subgraph s0;  // member 0's copy of j as partitioned (member 0's ops are ids 0..P-1)
-        s0.ops = b.family_rep_ops[size_t(j)];
-        f0 = l1_features(r, s0, *copies, shapes, rendered);
-      }
-      return *f0;
-    };
+    auto member0 = [&]() -> const std::vector<Feature>& { return member0_of(j, copies); };
     // Member 0's own subgraph j, unmerged: its keys are the ones its copies will be moved from.
     if (blocks && k == 0 && s.ops == b.family_rep_ops[size_t(j)]) return member0();
     if (blocks && k > 0 && k < int(blocks->copied.size()) && blocks->copied[size_t(k)]) {
       const std::vector<Feature>& f0 = member0();
-      if (auto moved = moved_features(r, *blocks, k, f0, s, *copies)) {
+      if (auto moved = moved_features(r, *blocks, k, f0, s, copies)) {
         moved_keys += int64_t(moved->size());
         return std::move(*moved);
       }
     }
-    return l1_features(r, s, *copies, shapes, rendered);
+    return l1_features(r, s, copies, shapes, rendered);
   };
+  // The setting per member (its label may pick another key), decided once per label; per class,
+  // whether any member may absorb another.
+  std::map<int, std::vector<std::pair<MergeCount, int64_t>>> settings;
+  std::map<int, bool> may_merge;
+  int merging_classes = 0;
   for (auto& [order, members] : classes) {
-    int64_t before_merged = merged;
-    int64_t N_shown = 1;
-    // The setting per member (its label may pick another key), decided once per label.
-    std::vector<std::pair<MergeCount, int64_t>> setting_of(members.size());
+    auto& setting_of = settings[order];
+    setting_of.resize(members.size());
     const std::string* last_label = nullptr;
     bool any_merge = false;
     for (size_t i = 0; i < members.size(); ++i) {
@@ -341,12 +186,38 @@ void l1_reuse(Builder& b) {
       last_label = &label;
       any_merge |= setting_of[i].second > 1;
     }
+    may_merge[order] = any_merge;
+    merging_classes += any_merge;
+  }
+  for (auto& [order, members] : classes) {
+    int64_t before_merged = merged;
+    int64_t N_shown = 1;
+    const auto& setting_of = settings[order];
     // No member may absorb another: each would become an anchor that is full at once (count 1 of
     // N <= 1), and a full anchor is never tried, so the class changes nothing, later classes
     // included; its L1 copies need no keys.
-    if (!any_merge) {
+    if (!may_merge[order]) {
       ++skipped_classes;
       continue;
+    }
+    // The only class whose members may merge (no other class's anchor is met, none of its
+    // anchors is met by another class): proved once that none can, it changes nothing either.
+    if (merging_classes == 1 && blocks && r.subgraphs[size_t(members[0])].chains == 1 &&
+        size_t(members[0]) < b.family_sg_local.size()) {
+      const int j = b.family_sg_local[size_t(members[0])];
+      // The copy positions as features_of would read them (from the class's first member).
+      if (j >= 0 && size_t(j) < b.family_rep_ops.size() &&
+          b.family_rep_ops[size_t(j)].size() == r.subgraphs[size_t(members[0])].ops.size()) {
+        const auto& copies = copies_of(j, members[0]);
+        auto graph = [&]() -> SgGraph& {
+          if (!g) g = &sg_graph(b, g_local);
+          return *g;
+        };
+        if (no_member_can_merge(b, *blocks, members, j, member0_of(j, copies), copies, graph, moved_keys)) {
+          ++proved_classes;
+          continue;
+        }
+      }
     }
     for (size_t mi = 0; mi < members.size(); ++mi) {
       const int m = members[mi];
@@ -372,14 +243,7 @@ void l1_reuse(Builder& b) {
             const auto& by_hash = feats_by_hash(a);
             std::vector<std::pair<int, int>> rewrite;
             std::vector<int> drop;
-            for (auto& sf : feats)  // the anchor's first copy with the key
-              for (auto e = std::lower_bound(by_hash.begin(), by_hash.end(), std::pair<size_t, int>{sf.key.hash, 0});
-                   e != by_hash.end() && e->first == sf.key.hash; ++e)
-                if (const Feature& af = afeats[size_t(e->second)]; sf.key == af.key) {
-                  rewrite.push_back({sf.tile, af.tile});
-                  drop.push_back(sf.op);
-                  break;
-                }
+            shared_copies(feats, afeats, by_hash, rewrite, drop);
             if (!g) g = &sg_graph(b, g_local);
             if (try_absorb(b, *g, a, m, true, rewrite, drop)) {
               ++count[a];
@@ -435,6 +299,7 @@ void l1_reuse(Builder& b) {
   b.stats.l1_keys_rendered += rendered;
   b.stats.l1_keys_moved += moved_keys;
   b.stats.l1_classes_skipped += skipped_classes;
+  b.stats.l1_classes_proved += proved_classes;
 }
 
 }  // namespace ptoc::tiling

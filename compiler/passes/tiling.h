@@ -29,6 +29,7 @@ struct TilingStats {
   int64_t l1_keys_rendered = 0;      // L1Reuse feature keys built from an L1 copy's text
   int64_t l1_keys_moved = 0;         // L1Reuse feature keys of a copied block, member 0's moved
   int64_t l1_classes_skipped = 0;    // L1Reuse classes where no member may absorb another (N <= 1)
+  int64_t l1_classes_proved = 0;     // L1Reuse classes proved once to merge nothing (l1_reuse_class_proof.h)
   int64_t cube_nbuffer_merges = 0;   // subgraphs absorbed by CubeNBuffer
   int64_t subgraphs = 0;             // leaves after all merges
   int64_t family_roots = 0;          // roots partitioned as a tile family (tile_families.h)

@@ -495,12 +495,14 @@ TEST_CASE("families: L1Reuse decides a class with no possible merge at once, bui
   CHECK(exp.stats.l1_classes_skipped == 1);
   CHECK(fam.stats.l1_keys_rendered + fam.stats.l1_keys_moved + exp.stats.l1_keys_rendered == 0);
   // 2 x 2 blocks of 16 + 16 L1 copies, N = 2, every merge refused: member 0's 32 keys are built
-  // from their text, the 3 copied blocks' 96 keys are member 0's moved; the explicit path builds 128.
+  // from their text; the class proof moves them to one block sharing A (block 1) and one sharing
+  // B (block 2), 64 keys; the explicit path builds 128.
   Run fam1 = tile_with(gemm(256, 4096, 512, 2), true), exp1 = tile_with(gemm(256, 4096, 512, 2), false);
   REQUIRE(fam1.stats.l1_reuse_merges == 0);
   CHECK(fam1.stats.l1_classes_skipped == 0);
+  CHECK(fam1.stats.l1_classes_proved == 1);
   CHECK(fam1.stats.l1_keys_rendered == 32);
-  CHECK(fam1.stats.l1_keys_moved == 96);
+  CHECK(fam1.stats.l1_keys_moved == 64);
   CHECK(exp1.stats.l1_keys_rendered == 128);
   CHECK(exp1.stats.l1_keys_moved == 0);
   // 2 x 2 blocks of 1 + 1 L1 copies, two merges: an anchor's keys after a merge are its own and
@@ -508,9 +510,33 @@ TEST_CASE("families: L1Reuse decides a class with no possible merge at once, bui
   Run fam2 = tile_with(gemm(256, 256, 512, 2), true), exp2 = tile_with(gemm(256, 256, 512, 2), false);
   REQUIRE(fam2.stats.l1_reuse_merges == 2);
   CHECK(fam2.stats.l1_keys_rendered == 2);
-  CHECK(fam2.stats.l1_keys_moved == 6);
+  CHECK(fam2.stats.l1_keys_moved == 6 + 2);  // + the class proof's first pair, which fits
   CHECK(exp2.stats.l1_keys_rendered == 8);
   CHECK(describe(fam2) == describe(exp2));
+}
+
+TEST_CASE("families: L1Reuse proves once per class that no member can merge", "[family]") {
+  // 4 x 16 blocks whose shared row (or column) of K does not fit L1 beside a member's own copies:
+  // one pair sharing A and one sharing B are refused, so the class is decided without a key per
+  // member, and the result is the explicit path's (which tries every member).
+  for (const Program& p : {gemm(256, 4096, 512, 2), gemm(512, 4096, 2048, 4), gemm(1024, 8192, 256, 3)}) {
+    Run fam = tile_with(p, true), exp = tile_with(p, false);
+    REQUIRE(fam.stats.family_roots == 1);
+    CHECK(fam.stats.l1_classes_proved == 1);
+    CHECK(exp.stats.l1_classes_proved == 0);
+    CHECK(fam.stats.l1_reuse_merges == 0);
+    CHECK(fam.stats.l1_keys_moved <= 2 * fam.stats.l1_keys_rendered);
+    CHECK(describe(fam) == describe(exp));
+  }
+  // Merges that fit are not proved away: the member loop makes them, as the explicit path does.
+  Run fam = tile_with(gemm(256, 256, 512, 2), true), exp = tile_with(gemm(256, 256, 512, 2), false);
+  CHECK(fam.stats.l1_classes_proved == 0);
+  CHECK(fam.stats.l1_reuse_merges == 2);
+  CHECK(describe(fam) == describe(exp));
+  // Tails: the members are not all copies of block 0, so nothing is proved.
+  Run tail = tile_with(gemm(500, 4096, 700, 2), true);
+  CHECK(tail.stats.l1_classes_proved == 0);
+  CHECK(same_both_ways(gemm(500, 4096, 700, 2)) == 1);
 }
 
 TEST_CASE("families: L1Reuse over tail members: keys of member 0's copy positions, the explicit path's merges", "[family]") {
