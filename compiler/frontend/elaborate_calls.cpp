@@ -258,8 +258,9 @@ std::optional<DType> Elaborator::dtype_arg(const Expr* x, DType dflt) {
   std::vector<std::string> names;
   for (DType t : kAllDTypes) names.emplace_back(dtype_name(t));
   std::string hint = x->kind == Expr::Kind::Name ? did_you_mean(x->name, names) : "";
-  err(x->off, x->len, "unknown dtype '" + text_of(*x) + "'",
-      hint.empty() ? "dtypes: fp32 fp16 bf16 int32 int8 uint8 bool int64 int16 uint16 uint32 uint64" : hint);
+  // the suggestion alone hides the list, and a near name (uint128 -> uint8) is often not the one meant
+  const std::string all = "dtypes: fp32 fp16 bf16 int32 int8 uint8 bool int64 int16 uint16 uint32 uint64";
+  err(x->off, x->len, "unknown dtype '" + text_of(*x) + "'", hint.empty() ? all : hint + " (" + all + ")");
   return std::nullopt;
 }
 

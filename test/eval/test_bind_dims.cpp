@@ -117,7 +117,7 @@ TEST_CASE("random inputs are deterministic per seed, name and shape, and in rang
 
 TEST_CASE("random inputs hold the documented draw in every dtype, stored as TensorData::set stores it", "[bind]") {
   // The draw bind_dims.h documents, written out here: state = seed ^ FNV-1a(name), folded with the shape;
-  // one splitmix64 per element; floats uniform in [-1, 1), signed integers -8..8, uint8 0..16, bool r & 1.
+  // one splitmix64 per element; floats uniform in [-1, 1), signed integers -8..8, unsigned ones 0..16, bool r & 1.
   auto fnv1a = [](const std::string& s) {
     uint64_t h = 0xcbf29ce484222325ull;
     for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
@@ -138,8 +138,9 @@ TEST_CASE("random inputs hold the documented draw in every dtype, stored as Tens
     for (int64_t i = 0; i < want.numel(); ++i) {
       const uint64_t r = splitmix64(st);
       const bool is_float = t == DType::fp32 || t == DType::fp16 || t == DType::bf16;
+      const bool is_unsigned = t == DType::uint8 || t == DType::uint16 || t == DType::uint32 || t == DType::uint64;
       want.set(i, is_float ? double(r >> 11) * 0x1.0p-53 * 2.0 - 1.0
-                  : t == DType::uint8 ? double(r % 17) : t == DType::boolean ? double(r & 1) : double(int64_t(r % 17) - 8));
+                  : is_unsigned ? double(r % 17) : t == DType::boolean ? double(r & 1) : double(int64_t(r % 17) - 8));
     }
     CHECK(random_tensor(t, shape, 11, "w").bytes == want.bytes);
   }

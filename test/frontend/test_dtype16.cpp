@@ -33,7 +33,7 @@ TEST_CASE("the new dtypes by both spellings; the ops that take them", "[frontend
   ok(dspec("y[0:, 0:] = where(a > b, a, b)"));
   ok(dspec("y[0:, 0:] = cast(a, DT_INT16, satmode=ON)", "int16"));
   ok(dspec("y[0:, 0:] = h * h - h / 3 + bitwise_and(h, h)", "int16"));
-  ok(dspec("y[0:, 0:] = cast(u // 7 + u % 5, uint16)", "uint16"));
+  ok(dspec("y[0:, 0:] = cast(floor_div(u, 7) + remainder(u, 5), uint16)", "uint16"));
   ok(dspec("y[0:, 0:] = full([8, 16], 65535, uint16)", "uint16"));
   ok(dspec("y[0:, 0:] = expand_clone(w[0:, 0:1], [8, 16])", "uint32"));
   ok(dspec("y[0:, 0:] = cast(w, fp32, satmode=ON)", "fp32"));

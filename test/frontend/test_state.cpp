@@ -266,7 +266,7 @@ TEST_CASE("misused carried values, local tensors and run-time conditions are loc
                       "        then: [\"m = xb * 2\"]\n"
                       "        else: [\"m = x[0:16, :] * 2\"]\n"
                       "      - \"y[j * 16:, :] = m\"\n"),
-                 "= @m\"", "but with different valid shapes: [16, 64] (else, line 20) vs [",
+                 "= @m\"", "but with different valid shapes: [min(B, 16), 64] (else, line 20) vs [min(B, j * 16 + 16) - j * 16, 64] (then, line 19)",
                  "give both branches the same valid shape");
   }
   SECTION("tensor() inside an expression") {
