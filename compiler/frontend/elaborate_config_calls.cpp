@@ -384,9 +384,9 @@ class Reader {
       }
     std::vector<int64_t> m, k, nn;
     std::vector<SrcExpr> me, ke, ne;
-    ok = axis(*bound[0], "m", 2, m, me);
-    ok = axis(*bound[1], "k", 3, k, ke) && ok;
-    ok = axis(*bound[2], "n", 2, nn, ne) && ok;
+    ok = axis(*bound[0], "m", 2, m, me, 0);
+    ok = axis(*bound[1], "k", 3, k, ke, 1) && ok;
+    ok = axis(*bound[2], "n", 2, nn, ne, 2) && ok;
     if (const CallArg* a = bound[3]) {
       std::string v = arg_text(*a);
       if (v == "True" || v == "true") s_.cube.split_k = true;
@@ -411,15 +411,24 @@ class Reader {
 
   // One axis, `[L0, L1]` (k also `[L0, L1_A, L1_B]`): the rules of spec_reader.cpp's cube_axis.
   bool axis(const CallArg& a, const char* name, size_t max_len, std::vector<int64_t>& out,
-            std::vector<SrcExpr>& exprs) {
+            std::vector<SrcExpr>& exprs, size_t index) {
     std::string form = max_len == 3 ? "[L0, L1] or [L0, L1_A, L1_B]" : "[L0, L1]";
     auto x = parse(a.b, a.e);
     if (!x) return false;
     const Expr& e = *x->expr;
+    if (e.kind == Expr::Kind::Name && !e.quoted) {
+      // PyPTO's `set_cube_tile_shapes(m_tile, k_tile, n_tile)` after `m_tile = [16, 128]`: a constant list,
+      // read when the statement is elaborated (elaborate_cube_tile.cpp); the entries stand in as 0 until then.
+      s_.cube_lists.resize(3);
+      s_.cube_lists[index] = std::move(*x);
+      out.assign(2, 0);
+      exprs.assign(2, SrcExpr{});
+      return true;
+    }
     if (e.kind != Expr::Kind::List) {
       std::string v = arg_text(a);
       err(a.b, a.e - a.b, std::string("set_cube_tile_shapes's ") + name + " must be a list " + form + ", got '" + v + "'",
-          e.kind == Expr::Kind::Name || e.kind == Expr::Kind::Subscript
+          e.kind == Expr::Kind::Subscript
               ? "write the list itself, e.g. [" + v + "[0], " + v + "[1]]"
               : "e.g. [128, 128]");
       return false;

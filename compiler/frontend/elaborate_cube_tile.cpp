@@ -5,7 +5,10 @@
 // (cube_tile_rules.h), reported at the entry. One difference, PyPTO's: an m entry that is an expression is
 // rounded up to whole 16-row fractals (gear 1, 2, 4, 8 -> 16; 24 -> 32), as the cube pads rows; k and n
 // entries must be multiples of 16 as written ones must. `split_k: NAME` reads a constant the same way
-// (PyPTO's `enable_split_k` flag chosen per gear).
+// (PyPTO's `enable_split_k` flag chosen per gear). An axis may also name a constant list
+// (`set_cube_tile_shapes(m_tile, k_tile, n_tile)` after `m_tile = [16, 128]`, as PyPTO's ports write them):
+// its entries are read here, held to the length of the axis and to positive integers, reported at the name,
+// and taken as a written list's are (an m entry of 1, 2, 4 or 8 pads to one 16-row fractal).
 #include <string>
 
 #include "compiler/frontend/cube_tile_rules.h"
@@ -21,6 +24,57 @@ std::optional<CubeTile> Elaborator::cube_tile_of(const Stmt& s) {
   bool ok = true;
   SrcLoc first;
   int first_len = 1;
+  static const char* const kAxis[3] = {"m", "k", "n"};
+  for (size_t a = 0; a < s.cube_lists.size() && a < 3; ++a) {
+    const SrcExpr& e = s.cube_lists[a];
+    if (!e.expr) continue;
+    const std::string& n = e.expr->name;
+    const std::string axis = kAxis[a];
+    const std::string form = a == 1 ? "[L0, L1] or [L0, L1_A, L1_B]" : "[L0, L1]";
+    const int len = int(n.size());
+    if (!first.valid()) {
+      first = e.loc();
+      first_len = len;
+    }
+    const std::vector<int64_t>* l = const_list(n);
+    if (!l) {
+      const bool scalar = seq_ && (seq_->frame.consts.count(n) || seq_->frame.float_consts.count(n));
+      r_.error(e.loc(), "set_cube_tile_shapes's " + axis + ": '" + n + "' is " +
+                            (scalar ? "a constant number, not a list" : "not a constant list bound before this statement"),
+               "bind it first (\"" + n + " = " + (a == 1 ? "[64, 256]" : "[128, 128]") +
+                   "\") or write the list itself, e.g. " + (a == 1 ? "[64, 256]" : "[128, 128]"),
+               len);
+      ok = false;
+      continue;
+    }
+    if (l->size() < 2 || l->size() > (a == 1 ? 3u : 2u)) {
+      r_.error(e.loc(), "set_cube_tile_shapes's " + axis + ": the constant list '" + n + "' has " +
+                            std::to_string(l->size()) + (l->size() == 1 ? " entry" : " entries") + "; " + axis +
+                            " must be " + form,
+               {}, len);
+      ok = false;
+      continue;
+    }
+    bool positive = true;
+    for (int64_t x : *l)
+      if (x <= 0) {
+        r_.error(e.loc(), "set_cube_tile_shapes's " + axis + ": the constant list '" + n + "' holds " +
+                              std::to_string(x) + "; cube_tile entries must be positive integers",
+                 {}, len);
+        positive = false;
+        break;
+      }
+    if (!positive) {
+      ok = false;
+      continue;
+    }
+    std::vector<int64_t> v = *l;
+    if (a == 0)
+      for (int64_t& x : v) x = x < 16 && 16 % x == 0 ? 16 : x;  // as a written m entry: one fractal
+    if (a == 0) c.m = {v[0], v[1]};
+    if (a == 1) c.k = {v[0], v[1], v.size() == 3 ? v[2] : v[1]};
+    if (a == 2) c.n = {v[0], v[1]};
+  }
   for (size_t i = 0; i < s.cube_exprs.size() && i < 7; ++i) {
     const SrcExpr& e = s.cube_exprs[i];
     if (!e.expr) continue;

@@ -122,7 +122,7 @@ void Elaborator::stmt_unguarded(const Stmt& s) {
     case Stmt::Kind::CubeTile: {
       std::optional<CubeTile> c;
       if (!s.broken)
-        c = s.cube_exprs.empty() && !s.cube_split_k.expr ? std::optional<CubeTile>(s.cube) : cube_tile_of(s);
+        c = s.cube_exprs.empty() && s.cube_lists.empty() && !s.cube_split_k.expr ? std::optional<CubeTile>(s.cube) : cube_tile_of(s);
       ts_->cube = c;
       ts_->cube_broken = !c;
       break;

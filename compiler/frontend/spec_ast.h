@@ -60,6 +60,10 @@ struct Stmt {
   // m[0..1], k[0..2], n[0..1] (a null expr: an integer entry, already in cube); empty when all are integers.
   std::vector<SrcExpr> cube_exprs;
   SrcExpr cube_split_k;  // CubeTile `split_k: NAME`: a constant bound by a statement (expr null: not)
+  // CubeTile: an axis written as the name of a constant list (`set_cube_tile_shapes(m_tile, k_tile, n_tile)`
+  // after `m_tile = [16, 128]`), read per elaboration (elaborate_cube_tile.cpp); m, k, n in that order, a null
+  // expr an axis written as a list. Empty when no axis is a name.
+  std::vector<SrcExpr> cube_lists;
   bool broken = false;  // VecTile / CubeTile: reported invalid; the ops after it do not also say "no tile"
   LoopAst loop;      // Loop
   ExprPtr cond;      // If

@@ -9,6 +9,7 @@
 #include "compiler/frontend/cube_tile_rules.h"
 #include "compiler/frontend/elaborate_config_calls.h"
 #include "compiler/frontend/label_text.h"
+#include "compiler/frontend/loop_count_condition.h"
 #include "compiler/frontend/options.h"
 #include "runtime/core/resource_limits.h"
 #include "compiler/frontend/parser.h"
@@ -737,6 +738,7 @@ class Reader {
     check_map(n, {"loop", "body"}, "a loop statement", r_);
     const YAML::Node l = n["loop"];
     LoopAst& a = s.loop;
+    CountCond cc;  // set when the count is a condition: pypto.loop(cond)
     bool ok = check_map(l, kLoopKeys, "loop", r_, s.loc);
     if (ok) {
       if (!l["var"]) {
@@ -761,11 +763,23 @@ class Reader {
         } else {
           std::vector<SrcExpr> parts;
           for (auto e : rg) {
+            if (rg.size() == 1) {
+              if (auto c = condition_count(e, cc)) {  // `range: [COND]`: pypto.loop(cond)
+                if (!*c) ok = false;
+                continue;
+              }
+            } else if (e.IsScalar() && count_condition(e.Scalar())) {
+              r_.error(YamlSource::loc(e), "a condition cannot be a bound of a loop range with " +
+                                               std::to_string(rg.size()) + " entries",
+                       "a loop over a condition (pypto.loop(cond)) is written 'range: [COND]' or 'count: COND'");
+              ok = false;
+              continue;
+            }
             auto d = loop_bound(e, "a loop bound");
             if (!d) { ok = false; continue; }
             parts.push_back(*d);
           }
-          if (ok) {
+          if (ok && !cc.cond) {
             if (parts.size() == 1) a.end = parts[0];
             else { a.begin = parts[0]; a.end = parts[1]; }
             if (parts.size() == 3) a.step = parts[2];
@@ -774,9 +788,13 @@ class Reader {
       } else if (l["count"]) {
         a.has_count = true;
         a.count_loc = value_loc(l, "count");
-        auto d = loop_bound(l["count"], "loop count");
-        if (!d) ok = false;
-        else a.count = *d;
+        if (auto c = condition_count(l["count"], cc)) {  // `count: COND`: pypto.loop(cond)
+          if (!*c) ok = false;
+        } else {
+          auto d = loop_bound(l["count"], "loop count");
+          if (!d) ok = false;
+          else a.count = *d;
+        }
       } else {
         // A misspelt key ('cont') was just reported with its "did you mean": once is enough.
         if (!has_unknown_key(l, kLoopKeys)) r_.error(YamlSource::loc(l), "loop needs 'range: [begin, end, step]' or 'count: N'");
@@ -844,10 +862,60 @@ class Reader {
         }
       }
     }
+    if (ok && cc.cond) ok = condition_loop_keys(l);
     if (ok && l["carry"]) ok = carry(l, a);
     s.body = body_of(n, "body", "a loop");
     if (!ok) return std::nullopt;
+    if (cc.cond) return loop_under_condition(std::move(s), cc.cond, cc.pos, cc.text, stmt_counter_++);
     return std::move(s);  // s is the caller's: a copy would copy the whole body
+  }
+
+  // A loop count that is a condition (loop_count_condition.h), as read from `count:` or `range: [...]`.
+  struct CountCond {
+    ExprPtr cond;
+    PosMapPtr pos;
+    std::string text;
+  };
+
+  // nullopt: `n` is an ordinary bound. true: a condition, kept in `cc`. false: a condition that does not
+  // parse, reported where it breaks.
+  std::optional<bool> condition_count(const YAML::Node& n, CountCond& cc) {
+    // A string past the statement limit is left to the bound's own read, which reports it once.
+    if (!n.IsScalar() || int64_t(n.Scalar().size()) > limits::get(limits::Id::stmt_bytes)) return std::nullopt;
+    auto c = count_condition(n.Scalar());
+    if (!c) return std::nullopt;
+    PosMapPtr pos = src_.scalar_map(n);
+    if (auto* e = std::get_if<SyntaxError>(&*c)) {
+      r_.error(pos->at(e->off), e->message, e->hint, e->len);
+      return false;
+    }
+    cc = {std::get<ExprPtr>(*c), pos, n.Scalar()};
+    return true;
+  }
+
+  // The header keys a loop over a condition (run once or not at all) cannot take, each refused at its key.
+  bool condition_loop_keys(const YAML::Node& l) {
+    bool ok = true;
+    if (l["carry"]) {
+      r_.error(YamlSource::loc(key_node(l, "carry")),
+               "a loop whose count is a condition runs once or not at all: it cannot carry values",
+               "write the branch itself, {cond: COND, then: [...]}: a name bound before it and rebound in the "
+               "branch holds the new value after it", 5);
+      ok = false;
+    }
+    if (l["kind"] && l["kind"].IsScalar() && l["kind"].Scalar() == "static") {
+      r_.error(value_loc(l, "kind"), "a loop whose count is a condition cannot be static",
+               "remove 'kind: static': the condition is decided at compile time when it is static, at run time "
+               "otherwise", 6);
+      ok = false;
+    }
+    if (l["unroll"]) {
+      r_.error(YamlSource::loc(key_node(l, "unroll")),
+               "a loop whose count is a condition runs once or not at all: it has nothing to unroll",
+               "remove 'unroll' (and 'factor')", 6);
+      ok = false;
+    }
+    return ok;
   }
 
   // `{if: COND, ...}` (compile time, or run time on is_loop_begin / is_loop_end) or `{cond: COND, ...}` (run time).

@@ -1471,3 +1471,18 @@ def pack_rank2(i, d):
     bz = _bytes(i["z"], "fp32")
     return {"px": f(_bytes(i["x"], "int32")), "ph": f(_bytes(hx, "fp16")), "pz": f(bz),
             "back": r(_from_bytes(_bytes(i["x"], "int32"), "int32") - 1, "int32"), "zi": _from_bytes(bz, "int32")}
+
+
+# --- pypto.loop(cond): a loop whose count is a condition (issue 13) ---
+@ref(dims={"B": 5})
+def loop_count_condition(i, d):
+    x, flag = i["x"], i["flag"].astype(np.int64)
+    B = x.shape[0]
+    s = x[0].copy()
+    if B > 3:
+        s = r(x[0] * 0.5, "fp32")
+    if B <= 3 or B > 9:  # LOOP_NEVER: false at the reference's B = 5
+        s = r(x[0] * 100, "fp32")
+    y = np.stack([r(np.exp(x[b]), "fp32") for b in range(B)])
+    z = np.stack([r(x[b] + 3, "fp32") if (flag[b] > 1 and b % 2 == 0) else -x[b] for b in range(B)])
+    return {"y": y, "z": z, "s": s}

@@ -4,6 +4,7 @@
 // the mapping statements and `options:`; and the located errors of each call.
 #include <regex>
 #include <string>
+#include <tuple>
 
 #include "spec_helpers.h"
 
@@ -189,6 +190,55 @@ TEST_CASE("set_cube_tile_shapes errors: keywords, arity, axis forms, split_k", "
                "1 > 0", "enable_split_k must be True, False or a constant's name");
   expect_error(spec("", "      - \"set_cube_tile_shapes([16, 16], [64, 64], [32, 32], enable_split_k=nope)\"\n" + kMm),
                "nope", "cube_tile split_k 'nope' is not a constant bound before this statement");
+}
+
+TEST_CASE("set_cube_tile_shapes axes named as constant lists are the lists", "[frontend][cfgcalls][cubelists]") {
+  // PyPTO's ports bind the tiles first (`m_tile = [16, 16]`) and pass the names; each name reads the list its
+  // constant holds when the statement is elaborated, so both spellings give one program.
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {"  - \"m_tile = [16, 16]\"\n  - \"k_tile = [64, 64]\"\n  - \"n_tile = [32, 32]\"\n",
+       "      - cube_tile: {m: [16, 16], k: [64, 64], n: [32, 32]}\n",
+       "      - \"pypto.set_cube_tile_shapes(m_tile, k_tile, n_tile)\"\n"},
+      {"  - \"kk = [32, 64, 32]\"\n",  // k's [L0, L1_A, L1_B]; keywords and enable_split_k as before
+       "      - cube_tile: {m: [16, 16], k: [32, 64, 32], n: [32, 32], split_k: true}\n",
+       "      - \"set_cube_tile_shapes(n=[32, 32], k=kk, m=[16, 16], enable_split_k=True)\"\n"},
+      {"  - \"m_tile = [4, 4]\"\n",  // per-token m pads to one fractal, as a written [4, 4] does
+       "      - cube_tile: {m: [4, 4], k: [64, 64], n: [32, 32]}\n",
+       "      - \"set_cube_tile_shapes(m_tile, [64, 64], [32, 32])\"\n"},
+      {"  - \"n_tile = [32, 32]\"\n",  // next to entries that are dim expressions of the gear
+       "      - cube_tile: {m: [\"min(k, 16)\", 16], k: [\"H // 2\", H], n: [32, 32]}\n",
+       "      - \"set_cube_tile_shapes([min(k, 16), 16], [H // 2, H], n_tile)\"\n"},
+  };
+  for (const auto& [pre, mapping, call] : cases) {
+    INFO(call);
+    CHECK(ir_nopos(spec(pre, mapping + kMm)) == ir_nopos(spec(pre, call + kMm)));
+  }
+  // A list bound per gear in the body (PyPTO's `if unroll == 8: m_tile = [...]`) is read per gear.
+  const std::string per_gear = "      - if: \"k == 8\"\n        then: [\"m_tile = [32, 32]\"]\n"
+                               "        else: [\"m_tile = [16, 16]\"]\n";
+  const std::string mapped = "      - if: \"k == 8\"\n        then: [{cube_tile: {m: [32, 32], k: [64, 64], n: [32, 32]}}]\n"
+                             "        else: [{cube_tile: {m: [16, 16], k: [64, 64], n: [32, 32]}}]\n";
+  CHECK(ir_nopos(spec("", per_gear + "      - \"set_cube_tile_shapes(m_tile, [64, 64], [32, 32])\"\n" + kMm)) ==
+        ir_nopos(spec("", mapped + kMm)));
+}
+
+TEST_CASE("set_cube_tile_shapes errors: a named axis that is not a list of the axis's length",
+          "[frontend][cfgcalls][cubelists]") {
+  auto call = [](const std::string& args) { return "      - \"set_cube_tile_shapes(" + args + ")\"\n" + kMm; };
+  expect_error(spec("", call("nope, [64, 64], [32, 32]")), "nope,",
+               "set_cube_tile_shapes's m: 'nope' is not a constant list bound before this statement",
+               "bind it first (\"nope = [128, 128]\")");
+  expect_error(spec("  - \"m_tile = 16\"\n", call("m_tile, [64, 64], [32, 32]")), "m_tile, [",
+               "set_cube_tile_shapes's m: 'm_tile' is a constant number, not a list");
+  expect_error(spec("  - \"m_tile = [16, 16, 16]\"\n", call("m_tile, [64, 64], [32, 32]")), "m_tile, [",
+               "set_cube_tile_shapes's m: the constant list 'm_tile' has 3 entries; m must be [L0, L1]");
+  expect_error(spec("  - \"k_tile = [64]\"\n", call("[16, 16], k_tile, [32, 32]")), "k_tile, [",
+               "set_cube_tile_shapes's k: the constant list 'k_tile' has 1 entry; k must be [L0, L1] or [L0, L1_A, L1_B]");
+  expect_error(spec("  - \"n_tile = [32, 0]\"\n", call("[16, 16], [64, 64], n_tile")), "n_tile)",
+               "set_cube_tile_shapes's n: the constant list 'n_tile' holds 0; cube_tile entries must be positive integers");
+  // The rules of a written list hold for the list a name holds, reported at the name.
+  expect_error(spec("  - \"m_tile = [24, 48]\"\n", call("m_tile, [64, 64], [32, 32]")), "m_tile, [",
+               "the L0 tile 24 must be a multiple of 16", "use 16 or 32");
 }
 
 TEST_CASE("set_pass_options errors: unknown and PyPTO-only keywords, values, placement", "[frontend][cfgcalls]") {
