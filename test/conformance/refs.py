@@ -1471,3 +1471,16 @@ def pack_rank2(i, d):
     bz = _bytes(i["z"], "fp32")
     return {"px": f(_bytes(i["x"], "int32")), "ph": f(_bytes(hx, "fp16")), "pz": f(bz),
             "back": r(_from_bytes(_bytes(i["x"], "int32"), "int32") - 1, "int32"), "zi": _from_bytes(bz, "int32")}
+
+
+# --- pypto.function -----------------------------------------------------------------------------
+
+@ref(dims={"B": 21})
+def function_block(i, d):
+    f = "fp32"
+    x, w = i["x"].astype(np.float64), i["w"].astype(np.float64)
+    m = x.max(-1, keepdims=True)
+    e = r(np.exp(r(x - m, f)), f)
+    s = r(e.sum(-1, keepdims=True), f)
+    p = r(r(e / s, f), "fp16")
+    return {"y": r(r(p @ w, f) * 0.5, f), "lse": r(r(np.log(s), f) + m, f)}
