@@ -111,8 +111,9 @@ EV Elaborator::unknown_function(const Expr& e) {
   }
   // The catalogue's rows that cannot mean anything inside a spec (docs/CATALOGUE.md says why).
   if (fn == "function") {
-    err(fo, fl, "'function' is PyPTO's 'with pypto.function(name, *tensors):'; a ptoc spec is that one function",
-        "its name is the spec's name:, its tensors are inputs: and outputs:, and the with block is body:");
+    err(fo, fl, "'function' is PyPTO's 'with pypto.function(name, *tensors):', a block, not a value",
+        "write it as a function statement: '- function: main', 'args: [a, b]' and 'body: [...]' beside it "
+        "(or leave it out: the spec's body is that function)");
     return EV::poison();
   }
   if (fn == "get_operation_options") {

@@ -8,6 +8,7 @@
 
 #include "compiler/frontend/cube_tile_rules.h"
 #include "compiler/frontend/elaborate_config_calls.h"
+#include "compiler/frontend/function_block.h"
 #include "compiler/frontend/label_text.h"
 #include "compiler/frontend/loop_count_condition.h"
 #include "compiler/frontend/options.h"
@@ -118,6 +119,7 @@ class Reader {
     } else {
       s.body_loc = YamlSource::loc(body);
       options_ = &s.options;  // set_pass_options(...) at the top of the body sets knobs
+      spec_ = &s;
       s.body = stmts(body);
     }
     // A limit was hit (cycle, expansion, depth): what was read is cut short, and
@@ -138,6 +140,8 @@ class Reader {
   bool stopped_ = false;                // a limit was hit: read nothing more
   Options* options_ = nullptr;          // the spec's options, for set_pass_options(...) statements
   bool top_loop_seen_ = false;          // a loop of the top-level body was read
+  int function_bodies_ = 0;             // function statement bodies being read (function_block.h)
+  const SpecAst* spec_ = nullptr;       // the tensors declared, for function args
 
   void read_options_node(const YAML::Node& n, SpecAst& s);
 
@@ -436,13 +440,43 @@ class Reader {
         stopped_ = true;
         break;
       }
+      if (is_function_block(item)) {
+        function_body(item, out);
+        continue;
+      }
       if (auto s = stmt(item)) {
-        if (open_lists_.size() == 1 && s->kind == Stmt::Kind::Loop) top_loop_seen_ = true;
+        if (at_top_level() && s->kind == Stmt::Kind::Loop) top_loop_seen_ = true;
         out.push_back(std::move(*s));
       }
     }
     open_lists_.pop_back();
     return out;
+  }
+
+  // The spec's top-level body: its own list, or a function statement's body in it (function_block.h).
+  bool at_top_level() const { return open_lists_.size() == 1 + size_t(function_bodies_); }
+
+  // `{function: main, args: [...], body: [...]}`: its body's statements are spliced into `out` as top-level ones.
+  void function_body(const YAML::Node& n, std::vector<Stmt>& out) {
+    if (!at_top_level() || function_bodies_ > 0) {
+      r_.error(key_loc(n, "function"),
+               function_bodies_ > 0 && at_top_level() ? "a function statement inside another function"
+                                                      : "a function statement inside a loop, if or scope body",
+               "pypto.function opens the operator's body: write it once, at the top of the spec's body");
+      return;
+    }
+    std::vector<std::string> names;
+    if (spec_)
+      for (const TensorAst& t : spec_->tensors) names.push_back(t.decl.name);
+    if (!check_function_block(n, names, r_)) return;
+    ++function_bodies_;
+    std::vector<Stmt> inner = stmts(n["body"]);
+    --function_bodies_;
+    for (Stmt& st : inner) out.push_back(std::move(st));
+  }
+  static SrcLoc key_loc(const YAML::Node& n, const std::string& key) {
+    YAML::Node k = key_node(n, key);
+    return k ? YamlSource::loc(k) : YamlSource::loc(n);
   }
 
   // A statement string or dim expression longer than the stmt_bytes limit (reported).
@@ -478,7 +512,7 @@ class Reader {
       s.pos = src_.scalar_map(n);
       s.text = n.Scalar();
       // PyPTO's set_vec_tile_shapes / set_cube_tile_shapes / set_pass_options(...) (elaborate_config_calls.cpp)
-      switch (read_config_call(s.text, s.pos, s, {options_, open_lists_.size() == 1, top_loop_seen_}, r_)) {
+      switch (read_config_call(s.text, s.pos, s, {options_, at_top_level(), top_loop_seen_}, r_)) {
         case ConfigCallResult::Stmt:
           if (s.kind == Stmt::Kind::Label && !s.label.empty()) labels_.insert(s.label);
           return s;

@@ -1486,3 +1486,16 @@ def loop_count_condition(i, d):
     y = np.stack([r(np.exp(x[b]), "fp32") for b in range(B)])
     z = np.stack([r(x[b] + 3, "fp32") if (flag[b] > 1 and b % 2 == 0) else -x[b] for b in range(B)])
     return {"y": y, "z": z, "s": s}
+
+
+# --- pypto.function -----------------------------------------------------------------------------
+
+@ref(dims={"B": 21})
+def function_block(i, d):
+    f = "fp32"
+    x, w = i["x"].astype(np.float64), i["w"].astype(np.float64)
+    m = x.max(-1, keepdims=True)
+    e = r(np.exp(r(x - m, f)), f)
+    s = r(e.sum(-1, keepdims=True), f)
+    p = r(r(e / s, f), "fp16")
+    return {"y": r(r(p @ w, f) * 0.5, f), "lse": r(r(np.log(s), f) + m, f)}

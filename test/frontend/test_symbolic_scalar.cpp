@@ -107,8 +107,8 @@ TEST_CASE("x.dtype is a dtype argument", "[frontend][symbolic]") {
 
 TEST_CASE("function and get_operation_options: what a spec is, and what no spec can read", "[frontend][symbolic]") {
   expect_error(spec("  - \"y[0:1, :] = function(x)\"\n"), "function(x)",
-               "'function' is PyPTO's 'with pypto.function(name, *tensors):'; a ptoc spec is that one function",
-               "name:");
+               "'function' is PyPTO's 'with pypto.function(name, *tensors):', a block, not a value",
+               "'- function: main'");
   expect_error(spec("  - \"y[0:1, :] = get_operation_options()\"\n"), "get_operation_options()",
                "'get_operation_options' returns a Python dict of the options in force", "set_operation_options");
 }

@@ -54,6 +54,7 @@ import gen_symbolic7  # noqa: E402
 import gen_nonfinite8  # noqa: E402
 import gen_surface9  # noqa: E402
 import gen_cfgcalls  # noqa: E402  (issue 13: every spec also in PyPTO's call spelling)
+import gen_function  # noqa: E402  (issue 13: every spec's body also inside pypto.function)
 import gen_pack  # noqa: E402
 import gen_rtbranch  # noqa: E402
 import gen_loopcond  # noqa: E402  (issue 13: pypto.loop(cond))
@@ -176,6 +177,11 @@ def evaluate(tools, prog, work, text=None, numpy_model=True):
     gen_cfgcalls.COUNTS[st] = gen_cfgcalls.COUNTS.get(st, 0) + 1
     if st == "differ":
         return Result("miscompile", "cfgcalls", detail, "")
+    # the body wrapped in PyPTO's `with pypto.function(...)`: the same IR, positions mapped back (gen_function.py)
+    st, detail = gen_function.check(tools.ptoc, spec, work, seed=zlib.crc32(open(spec, "rb").read()))
+    gen_function.COUNTS[st] = gen_function.COUNTS.get(st, 0) + 1
+    if st == "differ":
+        return Result("miscompile", "function", detail, "")
     bundle = os.path.join(work, "op.bundle")
     rc, out = tools.run([tools.ptoc, spec, "-o", bundle, *getattr(prog, "ptoc_args", [])])
     c = crashed(rc, out)
@@ -348,6 +354,7 @@ def long_mode(a):
     text = write_summary(a, records, counts, time.time() - t0)
     print(text)
     print(f"cfgcalls (IR of the call spelling vs the mapping spelling): {gen_cfgcalls.COUNTS}")
+    print(f"function (IR of the body inside pypto.function vs without): {gen_function.COUNTS}")
     return counts
 
 

@@ -1,0 +1,170 @@
+"""The fuzzer's hook for PyPTO's `with pypto.function("main", a, b):` (issue 13, "ports line by line"): the body
+of every spec is wrapped in a function statement,
+
+    body:                           body:
+      - vec_tile: [16, 64]    ->      - function: main
+      - "y[...] = x * 2"                args: [x, y]
+                                        body:
+                                        - vec_tile: [16, 64]
+                                        - "y[...] = x * 2"
+
+and the two must give the same IR (`ptoc SPEC --emit ir`), positions included once mapped back: the statements
+move down by the inserted lines and right by two columns, and nothing else may change (the function's body is
+the spec's top-level body: set_vec_tile_shapes / set_pass_options at its top, its loops top-level loops). The
+function's name and its args (a random subset of the declared tensors, or none) are drawn from their own stream
+(`function{seed}`), so the generated specs do not change.
+
+As a script: `python3 gen_function.py PTOC SPEC...` checks the library specs (or any) the same way;
+`python3 gen_function.py PTOC --seeds FIRST COUNT` checks the fuzzer's generated specs (IR only, no run).
+fuzz.py runs check() on every generated spec that `ptoc check` accepts (a difference is a miscompile at stage
+`function`) and prints the counts at the end of a run.
+"""
+import os
+import random
+import re
+import subprocess
+import sys
+
+import yaml
+
+COUNTS = {}  # check() outcomes of a fuzz run: same / differ / none / reject
+WRONG = None  # selftest: "drop" leaves the body's last top-level statement out, so the IR must differ
+
+_POS = re.compile(r"@(\d+):(\d+)")
+_IF_NAME = re.compile(r"IF_L(\d+)")  # a run-time branch's loop and windows are named by its line (elaborate_cond.cpp)
+
+
+def _tensor_names(text):
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return []
+    names = []
+    if isinstance(doc, dict):
+        for k in ("inputs", "outputs", "tensors"):
+            if isinstance(doc.get(k), dict):
+                names += [n for n in doc[k] if isinstance(n, str)]
+    return names
+
+
+def wrap(text, seed=0):
+    """(wrapped text, line of `body:` (1-based), lines inserted, last line of the moved region), or None when
+    the spec has no block `body:` list to wrap."""
+    rng = random.Random(f"function{seed}")
+    lines = text.split("\n")
+    at = next((i for i, ln in enumerate(lines) if re.fullmatch(r"body:\s*(#.*)?", ln)), None)
+    if at is None:
+        return None
+    end = at + 1  # the region: every line after `body:` up to the next top-level key
+    while end < len(lines):
+        ln = lines[end]
+        if ln and not ln[0].isspace() and not ln.startswith("-") and not ln.startswith("#"):
+            break
+        end += 1
+    items = [ln for ln in lines[at + 1:end] if ln.strip() and not ln.lstrip().startswith("#")]
+    if not items or not items[0].lstrip().startswith("-"):
+        return None
+    ind = " " * (len(items[0]) - len(items[0].lstrip()))
+    name = rng.choice(["main", "kernel", "op", "fused_op"])
+    names = _tensor_names(text)
+    args = sorted(rng.sample(names, rng.randint(0, len(names)))) if names and rng.random() < 0.8 else None
+    head = [f"{ind}- function: {name}"]
+    if args is not None:
+        head.append(f"{ind}  args: [{', '.join(args)}]")
+    head.append(f"{ind}  body:")
+    moved = ["  " + ln if ln.strip() else ln for ln in lines[at + 1:end]]
+    if WRONG == "drop":
+        # the region's last top-level statement is lost: a different program
+        last = max(i for i, ln in enumerate(moved) if ln.startswith(ind + "  -"))
+        if last > 0:
+            moved = moved[:last]
+    out = lines[:at + 1] + head + moved + lines[end:]
+    return "\n".join(out), at + 1, len(head), end
+
+
+def unmap(ir_text, body_line, inserted, region_end):
+    """The wrapped spec's IR with its positions mapped back to the original's lines and columns."""
+    def back(m):
+        line, col = int(m.group(1)), int(m.group(2))
+        if line > body_line + inserted:
+            line -= inserted
+            if line <= region_end:
+                col -= 2
+        return f"@{line}:{col}"
+    def back_name(m):
+        line = int(m.group(1))
+        return f"IF_L{line - inserted if line > body_line + inserted else line}"
+    return _IF_NAME.sub(back_name, _POS.sub(back, ir_text))
+
+
+def ir(ptoc, path, timeout=120):
+    p = subprocess.run([ptoc, path, "--emit", "ir"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       timeout=timeout)
+    # warnings print the source line they point at, which the wrap indents: compare their messages only
+    warnings = sorted(re.sub(r"^\S+:\d+:\d+: ", "", ln) for ln in p.stderr.splitlines() if ": warning: " in ln)
+    return p.returncode, p.stdout, warnings
+
+
+def check(ptoc, spec_path, work, seed=0):
+    """Wraps spec_path's body into work/spec_function.yaml and compares the IR. Returns (status, detail):
+    'same', 'differ', 'none' (no block body to wrap) or 'reject' (the original does not compile to IR)."""
+    with open(spec_path) as f:
+        text = f.read()
+    w = wrap(text, seed)
+    if w is None:
+        return "none", ""
+    new, body_line, inserted, region_end = w
+    rc0, ir0, warn0 = ir(ptoc, spec_path)
+    if rc0 != 0:
+        return "reject", ""
+    path = os.path.join(work, "spec_function.yaml")
+    with open(path, "w") as f:
+        f.write(new)
+    rc1, ir1, warn1 = ir(ptoc, path)
+    ir1 = unmap(ir1, body_line, inserted, region_end)
+    if rc1 == rc0 and ir1 == ir0 and warn1 == warn0:
+        return "same", ""
+    if ir1 == ir0 and rc1 == rc0:
+        return "differ", f"warnings {warn0[:2]} -> {warn1[:2]}"
+    a, b = ir0.splitlines(), ir1.splitlines()
+    first = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
+    got = b[first] if first < len(b) else "<end>"
+    return "differ", f"rc {rc0} -> {rc1}; line {first + 1}: {got[:300]}"
+
+
+def seeds_mode(ptoc, first, count):
+    """The IR check alone over the fuzzer's generated specs (gen.generate), no compile or run."""
+    import tempfile
+    import gen
+    counts, bad = {}, []
+    with tempfile.TemporaryDirectory() as work:
+        for seed in range(first, first + count):
+            prog = gen.generate(seed, ())
+            path = os.path.join(work, "spec.yaml")
+            with open(path, "w") as f:
+                f.write(prog.spec_text())
+            st, detail = check(ptoc, path, work, seed)
+            counts[st] = counts.get(st, 0) + 1
+            if st == "differ":
+                bad.append((seed, detail))
+                print(f"seed {seed}: {detail}", flush=True)
+    print(f"function over seeds {first}..{first + count - 1}: {counts}")
+    return 1 if bad else 0
+
+
+def main(argv):
+    if len(argv) == 5 and argv[2] == "--seeds":
+        return seeds_mode(argv[1], int(argv[3]), int(argv[4]))
+    ptoc, specs = argv[1], argv[2:]
+    import tempfile
+    bad = 0
+    with tempfile.TemporaryDirectory() as work:
+        for s in specs:
+            st, detail = check(ptoc, s, work)
+            print(f"{st:7s} {s} {detail}")
+            bad += st == "differ"
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
