@@ -178,6 +178,61 @@ TEST_CASE("scatter_update: located errors", "[catalog3][scatter_update]") {
                "scatter_update(kin", "scatter_update updates a GM tensor in place and is a statement of its own");
 }
 
+TEST_CASE("scatter_update into a value: a workspace named after the result", "[catalog3][scatter_update][value]") {
+  const std::string head = "ptoc: 1\nname: t\ndims:\n  T: 4\ninputs:\n  base: {dtype: fp32, shape: [16, 8]}\n"
+                           "  rows: {dtype: fp32, shape: [T, 8]}\n  slots: {dtype: int32, shape: [2, 2], values: [0, 15]}\n"
+                           "  n8: {dtype: int8, shape: [16, 8]}\n  r8: {dtype: int8, shape: [T, 8]}\n"
+                           "outputs:\n  y: {dtype: fp32, shape: [16, 8]}\n  yv: {dtype: fp32, shape: [16, 8]}\n"
+                           "body:\n  - {vec_tile: [4, 8]}\n  - \"v = base * 2\"\n";
+  auto p = ok(head + "  - \"u = scatter_update(v, -2, slots, rows)\"\n  - \"y[0:, 0:] = u + 1\"\n"
+                     "  - \"yv[0:, 0:] = v\"\n");
+  const int ws = p.find_tensor("u_scatter");
+  REQUIRE(ws >= 0);
+  CHECK(p.tensors[size_t(ws)].role == ptoc::TensorRole::Workspace);
+  CHECK(p.tensors[size_t(ws)].dtype == ptoc::DType::fp32);
+  REQUIRE(p.tensors[size_t(ws)].shape.size() == 2);
+  CHECK(p.tensors[size_t(ws)].shape[0].str() == "16");
+  // The copy of v (a whole assemble at [0, 0]), then one row per slot, then the read of the workspace.
+  std::vector<size_t> into;
+  size_t read = 0;
+  for (size_t k = 0; k < p.ops.size(); ++k) {
+    const auto& op = p.ops[k];
+    if (op.kind == ptoc::OpKind::Assemble && op.tensor == ws) into.push_back(k);
+    if (op.kind == ptoc::OpKind::TensorRef && op.tensor == ws) read = k;
+  }
+  REQUIRE(into.size() == 5);
+  const auto& copy = p.ops[into[0]];
+  CHECK(copy.offsets[0].str() == "0");
+  CHECK(p.values[size_t(copy.inputs[0])].shape.size() == 2);
+  CHECK(p.ops[size_t(p.values[size_t(copy.inputs[0])].def_op)].kind == ptoc::OpKind::Mul);  // v itself
+  for (size_t k = 1; k < into.size(); ++k) CHECK_THAT(p.ops[into[k]].offsets[0].str(), Catch::Contains("slots__"));
+  CHECK(read > into.back());
+  // v is unchanged: yv reads v's value, not the workspace.
+  for (const auto& op : p.ops)
+    if (op.kind == ptoc::OpKind::Assemble && op.tensor == p.find_tensor("yv"))
+      CHECK(p.ops[size_t(p.values[size_t(op.inputs[0])].def_op)].kind == ptoc::OpKind::Mul);
+  // Chained: each result has a workspace of its own.
+  auto q = ok(head + "  - \"u = scatter_update(v, -2, slots, rows)\"\n  - \"u = scatter_update(u, -2, slots, rows * 2)\"\n"
+                     "  - \"y[0:, 0:] = u\"\n  - \"yv[0:, 0:] = v\"\n");
+  CHECK(q.find_tensor("u_scatter") >= 0);
+  CHECK(q.find_tensor("u_scatter_2") >= 0);
+  // Located errors, at v.
+  expect_error(head + "  - \"u = scatter_update(view(base, [16, 8], [0, 0], valid=[12, 8]), -2, slots, rows)\"\n"
+                      "  - \"y[0:, 0:] = v\"\n  - \"yv[0:, 0:] = v\"\n",
+               "view(base, [16, 8], [0, 0], valid", "scatter_update's input 'view(base, [16, 8], [0, 0], valid=[12, 8])' is "
+               "a window: its valid shape [12, 8] is not its shape [16, 8]", "fillpad(");
+  expect_error(head + "  - \"u = scatter_update(n8 * 1, -2, slots, r8)\"\n  - \"y[0:, 0:] = v\"\n  - \"yv[0:, 0:] = v\"\n",
+               "n8 * 1", "scatter_update's input 'n8 * 1' is int8; PyPTO's scatter_update takes fp32, fp16, bf16 or int32",
+               "cast(n8 * 1, fp16)");
+  expect_error(head + "  - \"u = scatter_update(reshape(v, [2, 8, 8]), -2, slots, rows)\"\n  - \"y[0:, 0:] = v\"\n"
+                      "  - \"yv[0:, 0:] = v\"\n",
+               "reshape(v, [2, 8, 8]), -2", "scatter_update's input 'reshape(v, [2, 8, 8])' has rank 3 [2, 8, 8]",
+               "reshape(reshape(v, [2, 8, 8]), [16, 8])");
+  expect_error(head + "  - \"u = scatter_update(v, -2, slots, cast(rows, fp16))\"\n  - \"y[0:, 0:] = v\"\n"
+                      "  - \"yv[0:, 0:] = v\"\n",
+               "cast(rows", "scatter_update's src is fp16 but 'v' is fp32");
+}
+
 TEST_CASE("index_put_ with several index tensors: the merged row of the one-index form", "[catalog3][index_put]") {
   const std::string head = "ptoc: 1\nname: t\ndims:\n  Q: 16\ninputs:\n  x3: {dtype: fp32, shape: [4, 8, Q]}\n"
                            "  i0: {dtype: int32, shape: [3]}\n  i1: {dtype: int32, shape: [3]}\n"

@@ -1081,6 +1081,7 @@ APPENDED_HOOKS = [
     "nonfinite8",  # inf / NaN in elementwise inputs (the program's own, or a maximum / minimum statement)
     "surface9",  # PyPTO's Python surface: Tensor methods, `**`, `@`, `pypto.` prefixes
     "pack",      # pack / unpack: PyPTO's byte reinterpretation
+    "scatter_value",  # scatter_update into a computed value (a workspace named after the result)
 ]
 
 
