@@ -50,7 +50,8 @@ bool Elaborator::scatter_update_stmt(const Stmt& s) {
         "scatter_update updates a GM tensor in place; '" + a.target + "' is " +
             (t < 0 ? "not a GM tensor" : "a read-only input"),
         t < 0 ? "write 'cache = scatter_update(cache, -2, index, src)' with cache an output, a tensors: workspace, or "
-                "an input an output updates in place"
+                "an input an output updates in place; for a new value, scatter a value the body computes: '" +
+                    a.target + " = scatter_update(v, -2, index, src)' (v = clone(IN) for a copy of a GM tensor IN)"
               : "declare an output with 'inplace: " + a.target + "' to update it in place");
     (*names_)[a.target] = Binding::poisoned();
     return true;
@@ -111,7 +112,8 @@ int Elaborator::scatter_value_input_(const Call& c, const std::string& y) {
   if (rank == 4 && !(sh[2].as_const() && *sh[2].as_const() == 1)) {
     err(ve.off, ve.len, "scatter_update's rank-4 input '" + vn + "' must be [blockNum, blockSize, 1, d], got " +
                             shape_str(sh),
-        "reshape(" + vn + ", [" + sh[0].str() + ", " + sh[1].str() + ", 1, " + simplify(sh[2] * sh[3]).str() + "])");
+        "merge axes 1 and 2 into blockSize: reshape(" + vn + ", [" + sh[0].str() + ", " + simplify(sh[1] * sh[2]).str() +
+            ", 1, " + sh[3].str() + "])");
     return -1;
   }
   if (!is_value_dtype(val.dtype)) {
@@ -143,7 +145,9 @@ int Elaborator::scatter_value_input_(const Call& c, const std::string& y) {
   }
   const std::string base = y + "_scatter";
   std::string tname = base;
-  for (int k = 2; p_.find_tensor(tname) >= 0 || p_.find_dim(tname); ++k) tname = base + "_" + std::to_string(k);
+  for (int k = 2; p_.find_tensor(tname) >= 0 || p_.find_dim(tname) || (names_ && names_->count(tname)); ++k)
+    tname = base + "_" + std::to_string(k);  // not a tensor, a dim or a value bound so far
+  scatter_workspaces_[tname] = y;
   TensorDecl d;
   d.name = tname;
   d.role = TensorRole::Workspace;
@@ -191,7 +195,8 @@ EV Elaborator::call_scatter_update(const Call& c) {
   const bool into_value = !into.empty();
   if (scatter_target_ < 0 && !into_value) {
     err(c.fo, c.fl, "scatter_update updates a GM tensor in place and is a statement of its own",
-        "write '" + usage.substr(0, usage.find(':')) + "'");
+        "write '" + usage.substr(0, usage.find(':')) + "' (in place), or 'y = scatter_update(v, -2, index, src)' "
+        "(a new value y from a computed value v) as a statement and use y");
     return EV::poison();
   }
   const Expr* xe = c.args[0];
@@ -214,7 +219,11 @@ EV Elaborator::call_scatter_update(const Call& c) {
         "scatter_update updates its input in place: the input must be '" + td.name + "' (the statement's target)" +
             (xe ? ", got '" + text_of(*xe) + "'" : ""),
         "write '" + td.name + " = scatter_update(" + td.name + ", -2, index, src)' (an output declared inplace: "
-        "IN may name IN)");
+        "IN may name IN)" +
+            (xe && xe->kind == Expr::Kind::Name && !xe->quoted && names_ && names_->count(xe->name)
+                 ? "; to scatter into the value '" + xe->name + "', bind a new name ('u = scatter_update(" +
+                       xe->name + ", -2, index, src)') and store it ('" + td.name + "[...] = u')"
+                 : std::string()));
     return EV::poison();
   }
   Shape cache;
@@ -254,7 +263,10 @@ EV Elaborator::call_scatter_update(const Call& c) {
   if ((iv.dtype != DType::int32 && iv.dtype != DType::int64) || iv.shape.size() != 2) {
     err(ie.off, ie.len, fmt::format("scatter_update's index must be an int32 [b, s] tensor, got {} {} (int64 is taken too)",
                                     dtype_name(iv.dtype), shape_str(iv.shape)),
-        "for one slot per token: view(slots, [t_tile, 1], [t_idx, 0])");
+        iv.dtype != DType::int32 && iv.dtype != DType::int64
+            ? "declare the slots int32, or insert cast(" + text_of(ie) + ", int32) (the slots are then compared on the "
+              "device)"
+            : std::string("for one slot per token: view(slots, [t_tile, 1], [t_idx, 0])"));
     return EV::poison();
   }
   auto b = simplify(iv.shape[0]).as_const(), sn = simplify(iv.shape[1]).as_const();
@@ -301,7 +313,9 @@ EV Elaborator::call_scatter_update(const Call& c) {
   if (!same) {
     err(se.off, se.len, fmt::format("scatter_update's src must be {} (index {}, input {}), got {}{}", shape_str(want),
                                     shape_str(iv.shape), shape_str(cache), shape_str(sv.shape),
-                                    shape_str(sv.valid) != shape_str(sv.shape) ? " valid " + shape_str(sv.valid) : ""));
+                                    shape_str(sv.valid) != shape_str(sv.shape) ? " valid " + shape_str(sv.valid) : ""),
+        fmt::format("src holds one row of d = {} per slot of the index ({} rows){}", d.str(), *b * *sn,
+                    rank == 4 ? ", as [b, s, 1, d]" : ", as [b * s, d]"));
     return EV::poison();
   }
   if (sv.dtype != td.dtype) {

@@ -432,6 +432,7 @@ class Elaborator {
   std::string scatter_value_target_;  // y while such a statement is elaborated, else empty
   int scatter_value_ = -1;            // v's value while such a statement is elaborated
   bool scatter_done_ = false;         // the scatter was emitted (no error)
+  std::map<std::string, std::string> scatter_workspaces_;  // such a workspace's name -> the result it holds
   bool int64_lowering_ = false;  // ptoc's own ops on int64 (a saturating cast's clip): not the user's
   std::set<std::string> loop_names_;
   std::map<std::string, int> loop_locals_;      // value names bound in a finished loop body -> the loop's line

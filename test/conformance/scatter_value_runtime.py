@@ -75,10 +75,22 @@ def main():
     expect(rc == 0 and np.array_equal(np.load(ev), want), "ptoc eval: the same result", err)
     args = base_args + ["--input", "slots=" + paths["bad"]]
     rc, _, err = run([ptorun, bundle, "-q"] + args)
-    expect(rc == 1 and "sv_runtime.yaml:17:" in err and "'w_scatter'" in err and
-           "run-time values read from 'slots'" in err, "ptorun: slot 8 of an 8-row v is exit 1, located", err)
+    expect(rc == 1 and "sv_runtime.yaml:17:" in err and "'w_scatter': axis 0 offset 8" in err and
+           "but the bound is 8" in err and "run-time values read from 'slots'" in err, "ptorun: slot 8 of an 8-row v is exit 1, located", err)
     rc, _, err = run([ptorun, bundle, "-q", "--runtime-debug-mode", "4"] + args)
-    expect(rc == 1 and "w_scatter" in err, "runtime_debug_mode 4: exit 1, naming the workspace", err)
+    expect(rc == 1 and "GM bounds check failed" in err and "writes tensor 'w_scatter' at offset [8, 0]" in err and
+           "axis 0 spans [8, 9) but the bound is 8" in err and "sv_runtime.yaml:17:" in err,
+           "runtime_debug_mode 4: exit 1, naming the workspace, the axis, the offset and the bound", err)
+    # A negative slot: the same checks below the axis.
+    paths["neg"] = os.path.join(work, "neg.npy")
+    np.save(paths["neg"], np.array([[5, 0], [7, 2], [-1, 6]], np.int32))
+    neg = base_args + ["--input", "slots=" + paths["neg"]]
+    rc, _, err = run([ptorun, bundle, "-q"] + neg)
+    expect(rc == 1 and "sv_runtime.yaml:17:" in err and "'w_scatter': axis 0 offset -1" in err and
+           "root function 'loop_b' at b=2" in err, "ptorun: slot -1 is exit 1, located, at b=2", err)
+    rc, _, err = run([ptorun, bundle, "-q", "--runtime-debug-mode", "4"] + neg)
+    expect(rc == 1 and "writes tensor 'w_scatter' at offset [-1, 0]" in err and
+           "axis 0 spans [-1, 0) but the bound is 8" in err, "runtime_debug_mode 4: slot -1, exit 1", err)
     rc, _, err = run([ptoc, "eval", spec] + args)
     expect(rc == 1 and "sv_runtime.yaml:17:" in err and "w_scatter" in err, "ptoc eval: slot 8, located", err)
 

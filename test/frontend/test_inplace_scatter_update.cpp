@@ -230,7 +230,45 @@ TEST_CASE("scatter_update into a value: a workspace named after the result", "[c
                "reshape(reshape(v, [2, 8, 8]), [16, 8])");
   expect_error(head + "  - \"u = scatter_update(v, -2, slots, cast(rows, fp16))\"\n  - \"y[0:, 0:] = v\"\n"
                       "  - \"yv[0:, 0:] = v\"\n",
-               "cast(rows", "scatter_update's src is fp16 but 'v' is fp32");
+               "cast(rows", "scatter_update's src is fp16 but 'v' is fp32", "insert cast(cast(rows, fp16), fp32)");
+  const std::string tail = "  - \"y[0:, 0:] = v\"\n  - \"yv[0:, 0:] = v\"\n";
+  expect_error(head + "  - \"u = scatter_update(v, -2, cast(slots, fp32), rows)\"\n" + tail, "cast(slots, fp32)",
+               "scatter_update's index must be an int32 [b, s] tensor, got fp32 [2, 2]",
+               "declare the slots int32, or insert cast(cast(slots, fp32), int32)");
+  expect_error(head + "  - \"u = scatter_update(v, -2, slots, rows[0:2, 0:])\"\n" + tail, "rows[0:2",
+               "scatter_update's src must be [4, 8] (index [2, 2], input [16, 8]), got [2, 8]",
+               "src holds one row of d = 8 per slot of the index (4 rows), as [b * s, d]");
+  expect_error(head + "  - \"u = scatter_update(v, 1, slots, rows)\"\n" + tail, "1, slots",
+               "scatter_update's dim must be -2 (the slot axis), got 1", "keep the default -2");
+  expect_error(head + "  - \"u = scatter_update(reshape(v, [4, 2, 2, 8]), -2, slots, rows)\"\n" + tail,
+               "reshape(v, [4, 2, 2, 8]), -2", "scatter_update's rank-4 input 'reshape(v, [4, 2, 2, 8])' must be "
+               "[blockNum, blockSize, 1, d], got [4, 2, 2, 8]", "reshape(reshape(v, [4, 2, 2, 8]), [4, 4, 1, 8])");
+  // Inside an expression, into an output, from a GM tensor's name: the hint shows the value form.
+  expect_error(head + "  - \"y[0:, 0:] = scatter_update(v, -2, slots, rows) + 1\"\n  - \"yv[0:, 0:] = v\"\n",
+               "scatter_update(v, -2, slots, rows) +", "scatter_update updates a GM tensor in place and is a statement "
+               "of its own", "or 'y = scatter_update(v, -2, index, src)' (a new value y from a computed value v)");
+  expect_error(head + "  - \"y = scatter_update(v, -2, slots, rows)\"\n  - \"yv[0:, 0:] = v\"\n", "v, -2",
+               "the input must be 'y' (the statement's target), got 'v'",
+               "to scatter into the value 'v', bind a new name ('u = scatter_update(v, -2, index, src)') and store "
+               "it ('y[...] = u')");
+  expect_error(head + "  - \"u = scatter_update(base, -2, slots, rows)\"\n" + tail, "u = scatter",
+               "scatter_update updates a GM tensor in place; 'u' is not a GM tensor",
+               "'u = scatter_update(v, -2, index, src)' (v = clone(IN) for a copy of a GM tensor IN)");
+  // The workspace's name is not a value's either; a later value of that name is told whose workspace it is.
+  auto n = ok(head + "  - \"u_scatter = v + 1\"\n  - \"u = scatter_update(v, -2, slots, rows)\"\n"
+                     "  - \"y[0:, 0:] = u + u_scatter\"\n  - \"yv[0:, 0:] = v\"\n");
+  CHECK(n.find_tensor("u_scatter") < 0);
+  CHECK(n.find_tensor("u_scatter_2") >= 0);
+  expect_error(head + "  - \"u = scatter_update(v, -2, slots, rows)\"\n  - \"u_scatter = u + 1\"\n"
+                      "  - \"y[0:, 0:] = u_scatter\"\n  - \"yv[0:, 0:] = v\"\n",
+               "u_scatter = u", "cannot bind value 'u_scatter': it names the GM workspace ptoc declared for "
+               "'u = scatter_update(...)'", "choose another name");
+  // clone(IN): a copy of a GM tensor scattered into, IN unchanged.
+  auto c = ok(head + "  - \"c = clone(base)\"\n  - \"u = scatter_update(c, -2, slots, rows)\"\n"
+                     "  - \"y[0:, 0:] = u\"\n  - \"yv[0:, 0:] = base\"\n");
+  REQUIRE(c.find_tensor("u_scatter") >= 0);
+  for (const auto& op : c.ops)
+    if (op.kind == ptoc::OpKind::Assemble) CHECK(op.tensor != c.find_tensor("base"));
 }
 
 TEST_CASE("index_put_ with several index tensors: the merged row of the one-index form", "[catalog3][index_put]") {
