@@ -30,6 +30,14 @@ def run(check):
     check("rows at the slots of a copy", np.array_equal(e["values"]["y"].a, want))
     check("v is unchanged", np.array_equal(e["values"]["v"].a, np.arange(12.0).reshape(4, 3)))
     check("the statement", st.emit() == "y = scatter_update(v, -2, reshape(sl, [2, 1]), src)")
+    e["values"]["ci"] = G.Flipped("sl", 2, 3).ev(e)
+    st = G.ScatterValue("y2", "v", "sl", 2, "src", 2, 3, index="ci", flip=3)
+    st.run(e)
+    want = v.copy()
+    want[1], want[3] = 9, 7
+    check("a computed index: rows at 3 - slot", np.array_equal(e["values"]["y2"].a, want))
+    check("the computed statement", st.emit() == "y2 = scatter_update(v, -2, ci, src)" and
+          G.Flipped("sl", 2, 3).text() == "3 - reshape(sl, [2, 1])")
     texts = {k: "" for k in G.KINDS}
     distinct = True
     for k in G.KINDS:
@@ -41,7 +49,10 @@ def run(check):
         G.FORCE = None
     check("once: a computed value scattered", "= scatter_update(svv" in texts["once"] and "svy0_1" not in texts["once"])
     check("twice: the second scatter reads the first one's result", "= scatter_update(svy0_0, -2" in texts["twice"])
-    check("rank 2 and rank 4", ", 1, 1, " in texts["once"] + texts["twice"])
+    check("computed: the index is computed on the device", "svci0 = " in texts["computed"] and
+          "= scatter_update(svv0, -2, svci0, " in texts["computed"] and "svci0" not in texts["once"])
+    check("rank 2 and rank 4", all(", 1, 1, " in texts[k] and "= scatter_update(svv0, -2, " in texts[k]
+                                   for k in G.KINDS))
     check("slots are duplicate-free", distinct)
     keeps_other_seeds(check, G, "scatter_value", range(4000, 4100), 8, 40)
 
