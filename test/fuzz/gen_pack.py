@@ -97,7 +97,7 @@ def construct(r, prog, kind):
         prog.kinds["pkin1"] = "small" if dt not in ("uint8",) else "normal"
         prog.body.append(M.Raw({"vec_tile": [max(1, s // r.choice([1, 2, 3])) for s in shp]}))
         x = M.Ref("pkin1", dt)
-        if r.random() < 0.5 and dt != "uint8":
+        if r.random() < 0.5 and dt not in ("uint8", "int64"):  # `+` takes no int64 (the draw stays)
             x = M.Bin("+", x, x, dt)
         node, shape = Pack(x, dt, WRONG), [int(np.prod(shp)) * SIZE[dt]]
     elif kind == "unpack":
