@@ -3,7 +3,7 @@
 
 1. the model by hand: a copy of v with rows at the slots, v unchanged; the spec text (a computed v, the
    scatter_update statement, a chained one for `twice`, duplicate-free slots); seeds drawing no construct keep
-   their programs;
+   their programs; numerics' `distinct:lo:hi` input kind (each value once, more than fit refused);
 2. with --ptoc and --ptorun: each construct, forced, passes ptoc/ptorun --check and the NumPy comparison with
    the right model, and the deliberately wrong model (gen_scatter_value.WRONG = the construct) is caught."""
 import os
@@ -38,6 +38,17 @@ def run(check):
     check("a computed index: rows at 3 - slot", np.array_equal(e["values"]["y2"].a, want))
     check("the computed statement", st.emit() == "y2 = scatter_update(v, -2, ci, src)" and
           G.Flipped("sl", 2, 3).text() == "3 - reshape(sl, [2, 1])")
+    sys.path.insert(0, os.path.join(HERE, "..", "conformance"))
+    from numerics import make_input
+    got, arr = make_input(np.random.default_rng(3), "int32", [4, 3], "distinct:2:13")
+    check("numerics distinct:2:13 gives each of 2..13 once, as int32",
+          arr.dtype == np.int32 and arr.shape == (4, 3) and sorted(arr.reshape(-1).tolist()) == list(range(2, 14)) and
+          np.array_equal(got, arr))
+    try:
+        make_input(np.random.default_rng(3), "int32", [5], "distinct:0:3")
+        check("distinct: more values than the range is refused", False)
+    except ValueError as e:
+        check("distinct: more values than the range is refused", "5 distinct values do not fit in [0, 3]" in str(e))
     texts = {k: "" for k in G.KINDS}
     distinct = True
     for k in G.KINDS:
