@@ -56,7 +56,8 @@ EV Elaborator::scatter_update_computed(const Call& c, int t, const Shape& cache,
   const std::optional<VecTile> user_tile = ts_->vec;  // as written (rank 4 stays rank 4)
   const ScopedTiles tile(ts_, rank2_tile(*ts_));
   // The cache as a value [M, d] (the in-place input and the output are one GM tensor).
-  EV cur = expr(xe);
+  // Into a value: v itself (the result is assembled into the workspace t; no copy is needed).
+  EV cur = scatter_value_ >= 0 ? EV::tensor(scatter_value_) : expr(xe);
   if (!cur.ok() || !cur.is_tensor()) return EV::poison();
   int cv = cur.value;
   const Shape flat{DimExpr(*m), DimExpr(*d)};
@@ -95,6 +96,7 @@ EV Elaborator::scatter_update_computed(const Call& c, int t, const Shape& cache,
   emit(as, td.dtype, {}, {}, c.fo, c.fl);
   written_.insert(t);
   if (seq_) seq_->tensor_refs.erase(t);  // later reads see the new rows
+  scatter_done_ = true;
   return EV::poison();  // a statement: nothing is bound
 }
 

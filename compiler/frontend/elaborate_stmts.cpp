@@ -76,6 +76,12 @@ bool Elaborator::check_binding_name(const std::string& n, SrcLoc loc, int len, c
     if (p_.tensors[size_t(t)].role == TensorRole::Input && what == "value") return true;
     clash = p_.tensors[size_t(t)].role == TensorRole::Input ? "an input tensor"
             : p_.tensors[size_t(t)].role == TensorRole::Output ? "an output tensor" : "a tensors: workspace";
+    if (auto w = scatter_workspaces_.find(n); w != scatter_workspaces_.end()) {
+      r_.error(loc, "cannot bind " + what + " '" + n + "': it names the GM workspace ptoc declared for '" + w->second +
+                        " = scatter_update(...)' (the value scattered into is copied there)",
+               "choose another name", len);
+      return false;
+    }
   }
   else if (broken_tensors_.count(n)) clash = "a tensor";
   else if (seq_ && seq_->frame.dyn_vars.count(n)) clash = "a loop variable";

@@ -452,6 +452,14 @@ class Elaborator {
   // Element `c` of value v traced through views and reshapes to the GM tensor it reads: {tensor, index}.
   std::optional<std::pair<int, std::vector<DimExpr>>> input_element(int v, std::vector<DimExpr> c) const;
   int scatter_target_ = -1;  // while a scatter_update statement is elaborated: the tensor it updates
+  // `y = scatter_update(v, -2, index, src)` with v a value (elaborate_scatter_update.cpp): v is copied into a GM
+  // workspace named after y (`y_scatter`), the rows are written there, and y reads the workspace.
+  bool scatter_update_into_value(const Stmt& s);
+  int scatter_value_input_(const Call& c, const std::string& y);  // checks v, declares the workspace: its index, or -1 (reported)
+  std::string scatter_value_target_;  // y while such a statement is elaborated, else empty
+  int scatter_value_ = -1;            // v's value while such a statement is elaborated
+  bool scatter_done_ = false;         // the scatter was emitted (no error)
+  std::map<std::string, std::string> scatter_workspaces_;  // such a workspace's name -> the result it holds
   bool int64_lowering_ = false;  // ptoc's own ops on int64 (a saturating cast's clip): not the user's
   std::set<std::string> loop_names_;
   std::map<std::string, int> loop_locals_;      // value names bound in a finished loop body -> the loop's line

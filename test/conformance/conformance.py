@@ -104,7 +104,10 @@ def check_spec(a, spec, work):
         named |= {e for e in ty["shape"] if isinstance(e, str)}
         if "values" in ty:  # run-time values: drawn from the range the spec declares
             lo, hi = ty["values"]
-            vals = rng.integers(lo, hi + 1, shape).astype(np.float64)
+            if ref.kinds.get(t) == "distinct":  # duplicate-free (scatter_update's slots, as PyPTO requires)
+                vals, _ = make_input(rng, "int32", shape, f"distinct:{lo}:{hi}")
+            else:
+                vals = rng.integers(lo, hi + 1, shape).astype(np.float64)
             arr = vals.astype(np.int32)
         else:
             vals, arr = make_input(rng, ty["dtype"], shape, ref.kinds.get(t, "normal"))

@@ -78,6 +78,11 @@ def make_input(rng, dtype, shape, kind="normal"):
     if kind.startswith("range:"):  # run-time values: integers in [lo, hi] (a spec's values: [lo, hi])
         lo, hi = (int(x) for x in kind.split(":")[1:])
         v = rng.integers(lo, hi + 1, shape).astype(np.float64)
+    elif kind.startswith("distinct:"):  # duplicate-free integers in [lo, hi]: scatter_update's slots
+        lo, hi = (int(x) for x in kind.split(":")[1:])
+        if int(np.prod(shape)) > hi - lo + 1:
+            raise ValueError(f"{kind}: {int(np.prod(shape))} distinct values do not fit in [{lo}, {hi}]")
+        v = (rng.choice(hi - lo + 1, int(np.prod(shape)), replace=False) + lo).reshape(shape).astype(np.float64)
     elif dtype in FLOATS:
         v = rng.standard_normal(shape)
         if kind == "positive":

@@ -1108,6 +1108,26 @@ def catalog3_scatter_update(i, d):
     return out
 
 
+@ref(dims={"B": 3}, kinds={"slots": "distinct", "slots2": "distinct", "hslots": "distinct"})
+def scatter_update_value(i, d):
+    # v copied, then v[slot] = row (rank 2) or v[slot // 4, slot % 4, 0] = row (rank 4); v itself unchanged.
+    v = r(i["base"] * 2, "fp32")
+    y1 = v.copy()
+    for t, s in enumerate(i["slots"].astype(np.int64)):
+        y1[s] = r(i["x"][t] + 1, "fp32")
+    z = y1.copy()
+    for t, s in enumerate(i["slots2"].astype(np.int64).reshape(-1)):
+        z[s] = i["x2"][t]
+    w = v.copy()
+    for t, s in enumerate(i["slots"].astype(np.int64)):
+        w[11 - s] = i["x"][t]
+    yh = r(i["h"] * 2, "fp16")
+    for b in range(d["B"]):
+        for j, s in enumerate(i["hslots"][b].astype(np.int64)):
+            yh[b * 3 + s // 4, s % 4, 0] = i["rh"][b * 2 + j]
+    return {"y": r(y1 + 0.5, "fp32"), "y2": z, "yc": w, "yh": yh}
+
+
 def _index_put_multi(x, idx, v, accumulate, dt):
     # slices x[i0[t], i1[t], ...] = v[t] in order (or += v[t]); a tuple with an index outside its axis writes nothing.
     out = x.copy()

@@ -178,6 +178,99 @@ TEST_CASE("scatter_update: located errors", "[catalog3][scatter_update]") {
                "scatter_update(kin", "scatter_update updates a GM tensor in place and is a statement of its own");
 }
 
+TEST_CASE("scatter_update into a value: a workspace named after the result", "[catalog3][scatter_update][value]") {
+  const std::string head = "ptoc: 1\nname: t\ndims:\n  T: 4\ninputs:\n  base: {dtype: fp32, shape: [16, 8]}\n"
+                           "  rows: {dtype: fp32, shape: [T, 8]}\n  slots: {dtype: int32, shape: [2, 2], values: [0, 15]}\n"
+                           "  n8: {dtype: int8, shape: [16, 8]}\n  r8: {dtype: int8, shape: [T, 8]}\n"
+                           "outputs:\n  y: {dtype: fp32, shape: [16, 8]}\n  yv: {dtype: fp32, shape: [16, 8]}\n"
+                           "body:\n  - {vec_tile: [4, 8]}\n  - \"v = base * 2\"\n";
+  auto p = ok(head + "  - \"u = scatter_update(v, -2, slots, rows)\"\n  - \"y[0:, 0:] = u + 1\"\n"
+                     "  - \"yv[0:, 0:] = v\"\n");
+  const int ws = p.find_tensor("u_scatter");
+  REQUIRE(ws >= 0);
+  CHECK(p.tensors[size_t(ws)].role == ptoc::TensorRole::Workspace);
+  CHECK(p.tensors[size_t(ws)].dtype == ptoc::DType::fp32);
+  REQUIRE(p.tensors[size_t(ws)].shape.size() == 2);
+  CHECK(p.tensors[size_t(ws)].shape[0].str() == "16");
+  // The copy of v (a whole assemble at [0, 0]), then one row per slot, then the read of the workspace.
+  std::vector<size_t> into;
+  size_t read = 0;
+  for (size_t k = 0; k < p.ops.size(); ++k) {
+    const auto& op = p.ops[k];
+    if (op.kind == ptoc::OpKind::Assemble && op.tensor == ws) into.push_back(k);
+    if (op.kind == ptoc::OpKind::TensorRef && op.tensor == ws) read = k;
+  }
+  REQUIRE(into.size() == 5);
+  const auto& copy = p.ops[into[0]];
+  CHECK(copy.offsets[0].str() == "0");
+  CHECK(p.values[size_t(copy.inputs[0])].shape.size() == 2);
+  CHECK(p.ops[size_t(p.values[size_t(copy.inputs[0])].def_op)].kind == ptoc::OpKind::Mul);  // v itself
+  for (size_t k = 1; k < into.size(); ++k) CHECK_THAT(p.ops[into[k]].offsets[0].str(), Catch::Contains("slots__"));
+  CHECK(read > into.back());
+  // v is unchanged: yv reads v's value, not the workspace.
+  for (const auto& op : p.ops)
+    if (op.kind == ptoc::OpKind::Assemble && op.tensor == p.find_tensor("yv"))
+      CHECK(p.ops[size_t(p.values[size_t(op.inputs[0])].def_op)].kind == ptoc::OpKind::Mul);
+  // Chained: each result has a workspace of its own.
+  auto q = ok(head + "  - \"u = scatter_update(v, -2, slots, rows)\"\n  - \"u = scatter_update(u, -2, slots, rows * 2)\"\n"
+                     "  - \"y[0:, 0:] = u\"\n  - \"yv[0:, 0:] = v\"\n");
+  CHECK(q.find_tensor("u_scatter") >= 0);
+  CHECK(q.find_tensor("u_scatter_2") >= 0);
+  // Located errors, at v.
+  expect_error(head + "  - \"u = scatter_update(view(base, [16, 8], [0, 0], valid=[12, 8]), -2, slots, rows)\"\n"
+                      "  - \"y[0:, 0:] = v\"\n  - \"yv[0:, 0:] = v\"\n",
+               "view(base, [16, 8], [0, 0], valid", "scatter_update's input 'view(base, [16, 8], [0, 0], valid=[12, 8])' is "
+               "a window: its valid shape [12, 8] is not its shape [16, 8]", "fillpad(");
+  expect_error(head + "  - \"u = scatter_update(n8 * 1, -2, slots, r8)\"\n  - \"y[0:, 0:] = v\"\n  - \"yv[0:, 0:] = v\"\n",
+               "n8 * 1", "scatter_update's input 'n8 * 1' is int8; PyPTO's scatter_update takes fp32, fp16, bf16 or int32",
+               "cast(n8 * 1, fp16)");
+  expect_error(head + "  - \"u = scatter_update(reshape(v, [2, 8, 8]), -2, slots, rows)\"\n  - \"y[0:, 0:] = v\"\n"
+                      "  - \"yv[0:, 0:] = v\"\n",
+               "reshape(v, [2, 8, 8]), -2", "scatter_update's input 'reshape(v, [2, 8, 8])' has rank 3 [2, 8, 8]",
+               "reshape(reshape(v, [2, 8, 8]), [16, 8])");
+  expect_error(head + "  - \"u = scatter_update(v, -2, slots, cast(rows, fp16))\"\n  - \"y[0:, 0:] = v\"\n"
+                      "  - \"yv[0:, 0:] = v\"\n",
+               "cast(rows", "scatter_update's src is fp16 but 'v' is fp32", "insert cast(cast(rows, fp16), fp32)");
+  const std::string tail = "  - \"y[0:, 0:] = v\"\n  - \"yv[0:, 0:] = v\"\n";
+  expect_error(head + "  - \"u = scatter_update(v, -2, cast(slots, fp32), rows)\"\n" + tail, "cast(slots, fp32)",
+               "scatter_update's index must be an int32 [b, s] tensor, got fp32 [2, 2]",
+               "declare the slots int32, or insert cast(cast(slots, fp32), int32)");
+  expect_error(head + "  - \"u = scatter_update(v, -2, slots, rows[0:2, 0:])\"\n" + tail, "rows[0:2",
+               "scatter_update's src must be [4, 8] (index [2, 2], input [16, 8]), got [2, 8]",
+               "src holds one row of d = 8 per slot of the index (4 rows), as [b * s, d]");
+  expect_error(head + "  - \"u = scatter_update(v, 1, slots, rows)\"\n" + tail, "1, slots",
+               "scatter_update's dim must be -2 (the slot axis), got 1", "keep the default -2");
+  expect_error(head + "  - \"u = scatter_update(reshape(v, [4, 2, 2, 8]), -2, slots, rows)\"\n" + tail,
+               "reshape(v, [4, 2, 2, 8]), -2", "scatter_update's rank-4 input 'reshape(v, [4, 2, 2, 8])' must be "
+               "[blockNum, blockSize, 1, d], got [4, 2, 2, 8]", "reshape(reshape(v, [4, 2, 2, 8]), [4, 4, 1, 8])");
+  // Inside an expression, into an output, from a GM tensor's name: the hint shows the value form.
+  expect_error(head + "  - \"y[0:, 0:] = scatter_update(v, -2, slots, rows) + 1\"\n  - \"yv[0:, 0:] = v\"\n",
+               "scatter_update(v, -2, slots, rows) +", "scatter_update updates a GM tensor in place and is a statement "
+               "of its own", "or 'y = scatter_update(v, -2, index, src)' (a new value y from a computed value v)");
+  expect_error(head + "  - \"y = scatter_update(v, -2, slots, rows)\"\n  - \"yv[0:, 0:] = v\"\n", "v, -2",
+               "the input must be 'y' (the statement's target), got 'v'",
+               "to scatter into the value 'v', bind a new name ('u = scatter_update(v, -2, index, src)') and store "
+               "it ('y[...] = u')");
+  expect_error(head + "  - \"u = scatter_update(base, -2, slots, rows)\"\n" + tail, "u = scatter",
+               "scatter_update updates a GM tensor in place; 'u' is not a GM tensor",
+               "'u = scatter_update(v, -2, index, src)' (v = clone(IN) for a copy of a GM tensor IN)");
+  // The workspace's name is not a value's either; a later value of that name is told whose workspace it is.
+  auto n = ok(head + "  - \"u_scatter = v + 1\"\n  - \"u = scatter_update(v, -2, slots, rows)\"\n"
+                     "  - \"y[0:, 0:] = u + u_scatter\"\n  - \"yv[0:, 0:] = v\"\n");
+  CHECK(n.find_tensor("u_scatter") < 0);
+  CHECK(n.find_tensor("u_scatter_2") >= 0);
+  expect_error(head + "  - \"u = scatter_update(v, -2, slots, rows)\"\n  - \"u_scatter = u + 1\"\n"
+                      "  - \"y[0:, 0:] = u_scatter\"\n  - \"yv[0:, 0:] = v\"\n",
+               "u_scatter = u", "cannot bind value 'u_scatter': it names the GM workspace ptoc declared for "
+               "'u = scatter_update(...)'", "choose another name");
+  // clone(IN): a copy of a GM tensor scattered into, IN unchanged.
+  auto c = ok(head + "  - \"c = clone(base)\"\n  - \"u = scatter_update(c, -2, slots, rows)\"\n"
+                     "  - \"y[0:, 0:] = u\"\n  - \"yv[0:, 0:] = base\"\n");
+  REQUIRE(c.find_tensor("u_scatter") >= 0);
+  for (const auto& op : c.ops)
+    if (op.kind == ptoc::OpKind::Assemble) CHECK(op.tensor != c.find_tensor("base"));
+}
+
 TEST_CASE("index_put_ with several index tensors: the merged row of the one-index form", "[catalog3][index_put]") {
   const std::string head = "ptoc: 1\nname: t\ndims:\n  Q: 16\ninputs:\n  x3: {dtype: fp32, shape: [4, 8, Q]}\n"
                            "  i0: {dtype: int32, shape: [3]}\n  i1: {dtype: int32, shape: [3]}\n"

@@ -1084,6 +1084,7 @@ APPENDED_HOOKS = [
     "rtbranch",  # names first bound in both branches of a run-time cond, read after it
     "dtype16",   # int16 / uint16 / uint32 / uint64: wrapping, unsigned ordering past 2^31 / 2^63, saturation
     "loopcond",  # pypto.loop(cond): a loop whose count is a condition
+    "scatter_value",  # scatter_update into a computed value (a workspace named after the result)
 ]
 
 
