@@ -27,7 +27,7 @@ def compile_spec(ptoc, spec, out, extra, emit=True):
     return p.returncode, p.stderr.replace(str(out), "OUT")
 
 
-TIME_ROW = re.compile(rb"^ +[a-z_][a-z_ ()0-9]* +[0-9]+\.[0-9]+( +[0-9]+\.[0-9]+)?$")
+TIME_ROW = re.compile(rb"^ +[a-z_][A-Za-z_ ()0-9]* +[0-9]+\.[0-9]+( +[0-9]+\.[0-9]+)?$")
 
 
 def tree(d):
