@@ -616,19 +616,39 @@ class Reader {
       return;
     }
     std::string v = arg_text(a);
-    char f = v.empty() ? 0 : v.front();
+    // a name bound to a literal at the top of the body (knob_literals.h): its text is read in its place, and
+    // every message about it points at the name
+    const KnobLiteral* lit = nullptr;
+    if (is_identifier(v) && v != "True" && v != "False" && v != "true" && v != "false") {
+      auto it = ctx_.literals ? ctx_.literals->find(v) : KnobLiterals::const_iterator{};
+      if (!ctx_.literals || it == ctx_.literals->end()) {
+        err(a.b, a.e - a.b,
+            c_.fn + "'s " + a.name + " names '" + v + "', which is not bound to a literal at the top of the body",
+            "bind it to a literal before the call ('" + v + " = 1', '" + v + " = True', '" + v +
+                " = {\"DEFAULT\": 2}', or a list of them), or write the value out: " + example(group));
+        return;
+      }
+      lit = &it->second;
+    }
+    const std::string& src = lit ? lit->text : t_;
+    const int from = lit ? 0 : a.b, to = lit ? int(src.size()) : a.e;
+    const std::string shown = lit ? lit->text : v;
+    char f = shown.empty() ? 0 : shown.front();
     if (!(f == '{' || f == '(' || f == '[' || f == '-' || f == '"' || f == '\'' || std::isdigit(static_cast<unsigned char>(f)) ||
-          v == "True" || v == "False" || v == "true" || v == "false")) {
+          shown == "True" || shown == "False" || shown == "true" || shown == "false")) {
       err(a.b, a.e - a.b, c_.fn + "'s " + a.name + " must be a literal here, got '" + v + "'",
-          "ptoc reads the value from the statement itself: write it out, e.g. " + example(group));
+          "ptoc reads the value from the spec: write it out, e.g. " + example(group) +
+              ", or bind it to a literal at the top of the body ('NAME = {\"DEFAULT\": 2}') and pass NAME");
       return;
     }
-    std::string y(size_t(a.b), ' ');
+    // offsets into the statement (or, for a bound name, the name's own) for the knob table's messages
+    auto at = [&](int i) { return lit ? a.b : i; };
+    std::string y(size_t(from), ' ');
     char quote = 0;
     int depth = 0;
     const int max_depth = kKnobValueDepth;
-    for (int i = a.b; i < a.e; ++i) {
-      char ch = t_[size_t(i)];
+    for (int i = from; i < to; ++i) {
+      char ch = src[size_t(i)];
       if (quote) {
         if (ch == quote) quote = 0;
         y += ch;
@@ -638,8 +658,8 @@ class Reader {
       // yaml-cpp refuses deep flow nesting (a few hundred levels) with a bare "bad file": say what and where
       if (ch == '(' || ch == '[' || ch == '{') {
         if (++depth > max_depth) {
-          err(i, 1, c_.fn + "'s " + a.name + ": the value nests more than " + std::to_string(max_depth) +
-                        " levels deep",
+          err(at(i), 1, c_.fn + "'s " + a.name + ": the value nests more than " + std::to_string(max_depth) +
+                            " levels deep",
               "a knob's value is a number, a tuple or a dict of them (two levels)");
           return;
         }
@@ -649,11 +669,11 @@ class Reader {
       if (ch == '\n' || ch == '\r' || ch == '\t') { y += ' '; continue; }
       if (ch == '(') { y += '['; continue; }
       if (ch == ')') { y += ']'; continue; }
-      bool word_start = i == a.b || !name_char(t_[size_t(i - 1)]);
+      bool word_start = i == from || !name_char(src[size_t(i - 1)]);
       auto word = [&](const char* w, const char* rep) {
         size_t n = std::strlen(w);
-        if (word_start && t_.compare(size_t(i), n, w) == 0 &&
-            (size_t(i) + n >= size_t(a.e) || !name_char(t_[size_t(i) + n]))) {
+        if (word_start && src.compare(size_t(i), n, w) == 0 &&
+            (size_t(i) + n >= size_t(to) || !name_char(src[size_t(i) + n]))) {
           y += rep;
           i += int(n) - 1;
           return true;
@@ -667,8 +687,9 @@ class Reader {
     try {
       value = YAML::Load(y);
     } catch (const YAML::Exception& e) {
-      int col = e.mark.column >= 0 ? e.mark.column : a.b;
-      err(std::min(std::max(col, a.b), a.e - 1), 1, c_.fn + "'s " + a.name + ": cannot read the value: " + e.msg);
+      int col = e.mark.column >= 0 ? e.mark.column : from;
+      err(at(std::min(std::max(col, from), to - 1)), 1, c_.fn + "'s " + a.name + ": cannot read the value" +
+                                                            (lit ? " of '" + v + "'" : std::string()) + ": " + e.msg);
       return;
     }
     YAML::Node opts(YAML::NodeType::Map);
@@ -681,10 +702,15 @@ class Reader {
       Reporter sr(scratch);
       read_options(opts, *into, sr);
     }
-    auto remap = [&](SrcLoc l) { return l.line == 1 ? pos_->at(l.col - 1) : pos_->at(a.b); };
+    auto remap = [&](SrcLoc l) { return l.line == 1 && !lit ? pos_->at(l.col - 1) : pos_->at(a.b); };
+    // a bound name's messages say where its value was written
+    const std::string from_name =
+        lit ? " (the value of '" + v + "', bound at line " + std::to_string(lit->loc.line) + ")" : "";
     for (const Diagnostic& d : scratch.diagnostics()) {
-      if (d.severity == Diagnostic::Severity::Error) r_.error(remap(d.loc), d.message, d.hint, d.length);
-      else if (d.severity == Diagnostic::Severity::Warning) r_.warning(remap(d.loc), d.message, d.hint, d.length);
+      const int len = lit ? int(v.size()) : d.length;
+      if (d.severity == Diagnostic::Severity::Error) r_.error(remap(d.loc), d.message + from_name, d.hint, len);
+      else if (d.severity == Diagnostic::Severity::Warning)
+        r_.warning(remap(d.loc), d.message + from_name, d.hint, len);
     }
     if (const Knob* k = find_knob(group, a.name); k && k->type == Knob::Type::Setting)
       for (auto& e : (into->*(k->setting)).entries) e.loc = remap(e.loc);

@@ -6,6 +6,7 @@
 #pragma once
 #include <string>
 
+#include "compiler/frontend/knob_literals.h"
 #include "compiler/frontend/reporter.h"
 #include "compiler/frontend/spec_ast.h"
 
@@ -21,6 +22,7 @@ struct ConfigCallContext {
   Options* options = nullptr;   // the spec's options (the `options:` section, already read)
   bool top_level = false;       // the statement stands in the spec's top-level body
   bool after_loop = false;      // ... after a loop of that body
+  const KnobLiterals* literals = nullptr;  // names bound to literals so far at the top of the body
 };
 
 // Reads `text` (a statement string, positions by `pos`) if it is one of the calls above.

@@ -9,6 +9,7 @@
 #include "compiler/frontend/cube_tile_rules.h"
 #include "compiler/frontend/elaborate_config_calls.h"
 #include "compiler/frontend/function_block.h"
+#include "compiler/frontend/knob_literals.h"
 #include "compiler/frontend/label_text.h"
 #include "compiler/frontend/loop_count_condition.h"
 #include "compiler/frontend/options.h"
@@ -141,6 +142,7 @@ class Reader {
   Options* options_ = nullptr;          // the spec's options, for set_pass_options(...) statements
   bool top_loop_seen_ = false;          // a loop of the top-level body was read
   int function_bodies_ = 0;             // function statement bodies being read (function_block.h)
+  KnobLiterals knob_literals_;          // top-level `NAME = LITERAL` bindings so far (knob_literals.h)
   const SpecAst* spec_ = nullptr;       // the tensors declared, for function args
 
   void read_options_node(const YAML::Node& n, SpecAst& s);
@@ -512,7 +514,25 @@ class Reader {
       s.pos = src_.scalar_map(n);
       s.text = n.Scalar();
       // PyPTO's set_vec_tile_shapes / set_cube_tile_shapes / set_pass_options(...) (elaborate_config_calls.cpp)
-      switch (read_config_call(s.text, s.pos, s, {options_, at_top_level(), top_loop_seen_}, r_)) {
+      // `nbuf = {"DEFAULT": 8}` and other literal bindings, for knob values passed by name (knob_literals.h)
+      if (auto lb = literal_binding(s.text)) {
+        const bool dict = lb->second.front() == '{';
+        if (at_top_level()) knob_literals_[lb->first] = {lb->second, s.loc};
+        if (dict && !at_top_level()) {
+          r_.error(s.pos->at(int(s.text.find('{'))),
+                   "a dict literal binds a knob value ('" + lb->first + "' for set_pass_options(...=" + lb->first +
+                       ")) and stands at the top of the spec's body",
+                   "move the binding before the first loop, beside the configuration call that reads it");
+          return std::nullopt;
+        }
+        if (dict) return std::nullopt;  // it means nothing else in a spec
+      } else if (at_top_level()) {
+        // rebound to something else: a knob can no longer read it
+        static const std::regex target_re(R"(^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=[^=])");
+        std::smatch m;
+        if (std::regex_search(s.text, m, target_re)) knob_literals_.erase(m[1].str());
+      }
+      switch (read_config_call(s.text, s.pos, s, {options_, at_top_level(), top_loop_seen_, &knob_literals_}, r_)) {
         case ConfigCallResult::Stmt:
           if (s.kind == Stmt::Kind::Label && !s.label.empty()) labels_.insert(s.label);
           return s;

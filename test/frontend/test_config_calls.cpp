@@ -289,3 +289,50 @@ TEST_CASE("set_semantic_label is a label statement; \"\" clears it", "[frontend]
   expect_error(spec("", t + "      - \"set_semantic_label('func8_0')\"\n" + kVec), "'func8_0'",
                "label 'func8_0' looks like a function key");
 }
+
+TEST_CASE("a knob's value passed by name: a literal bound at the top of the body", "[frontend][cfgcalls]") {
+  const std::string body = "      - vec_tile: [4, 64]\n" + kVec;
+  // PyPTO's models pass configs.vec_nbuffer_setting; a port binds the dict once and passes the name
+  const std::string named = spec("  - \"nb = {'DEFAULT': 4, -1: 2}\"\n  - \"reuse = {-1: (2, 'left')}\"\n"
+                                 "  - \"pmu = True\"\n  - \"mode = 1\"\n"
+                                 "  - \"pypto.set_pass_options(vec_nbuffer_setting=nb, cube_l1_reuse_setting=reuse)\"\n"
+                                 "  - \"pypto.set_codegen_options(enable_pmu_trace=pmu)\"\n"
+                                 "  - \"pypto.set_debug_options(runtime_debug_mode=mode)\"\n",
+                                 body);
+  const std::string written = spec("  - \"pmu = True\"\n  - \"mode = 1\"\n", body,
+                                   "options:\n  pass:\n    vec_nbuffer_setting: {DEFAULT: 4, -1: 2}\n"
+                                   "    cube_l1_reuse_setting: {-1: [2, left]}\n"
+                                   "  codegen: {enable_pmu_trace: true}\n  debug: {runtime_debug_mode: 1}\n");
+  CHECK(ir_nopos(named) == ir_nopos(written));
+  CHECK(ir_nopos(named).find("pass.vec_nbuffer_setting = {DEFAULT: 4, -1: 2}") != std::string::npos);
+  // the last binding before the call is the one read (Python's order)
+  const std::string rebound = spec("  - \"nb = {'DEFAULT': 8}\"\n  - \"nb = {'DEFAULT': 4, -1: 2}\"\n"
+                                   "  - \"reuse = {-1: (2, 'left')}\"\n  - \"pmu = True\"\n  - \"mode = 1\"\n"
+                                   "  - \"pypto.set_pass_options(vec_nbuffer_setting=nb, cube_l1_reuse_setting=reuse)\"\n"
+                                   "  - \"pypto.set_codegen_options(enable_pmu_trace=pmu)\"\n"
+                                   "  - \"pypto.set_debug_options(runtime_debug_mode=mode)\"\n",
+                                   body);
+  CHECK(ir_nopos(rebound) == ir_nopos(written));
+}
+
+TEST_CASE("a knob's value passed by name: errors at the name", "[frontend][cfgcalls]") {
+  const std::string body = "      - vec_tile: [4, 64]\n" + kVec;
+  expect_error(spec("  - \"set_pass_options(vec_nbuffer_setting=nope)\"\n", body), "nope)",
+               "set_pass_options's vec_nbuffer_setting names 'nope', which is not bound to a literal at the top of "
+               "the body",
+               "'nope = {\"DEFAULT\": 2}'");
+  // bound to an expression (a compile-time constant, but not a literal), or rebound to one after the literal
+  expect_error(spec("  - \"m = T * 2\"\n  - \"set_debug_options(runtime_debug_mode=m)\"\n", body), "m)",
+               "runtime_debug_mode names 'm', which is not bound to a literal", "'m = 1'");
+  expect_error(spec("  - \"m = 1\"\n  - \"m = T * 2\"\n  - \"set_debug_options(runtime_debug_mode=m)\"\n", body),
+               "m)", "runtime_debug_mode names 'm', which is not bound to a literal");
+  // the knob table's own checks on the bound value, at the name, saying where the value was written
+  expect_error(spec("  - \"bad = {'DEFAULT': -3}\"\n  - \"set_pass_options(cube_nbuffer_setting=bad)\"\n", body),
+               "bad)", "pass.cube_nbuffer_setting.DEFAULT: -3 is out of range; allowed: 0..1024 (0 = automatic) "
+               "(the value of 'bad', bound at line 13)");
+  // a dict literal means nothing else: inside a loop it is refused where it is written
+  expect_error(spec("", "      - \"d = {'DEFAULT': 2}\"\n" + body), "{'DEFAULT': 2}",
+               "a dict literal binds a knob value ('d' for set_pass_options(...=d)) and stands at the top of the "
+               "spec's body",
+               "move the binding before the first loop");
+}
