@@ -10,8 +10,9 @@ of every spec is wrapped in a function statement,
 
 and the two must give the same IR (`ptoc SPEC --emit ir`), positions included once mapped back: the statements
 move down by the inserted lines and right by two columns, and nothing else may change (the function's body is
-the spec's top-level body: set_vec_tile_shapes / set_pass_options at its top, its loops top-level loops). The
-function's name and its args (a random subset of the declared tensors, or none) are drawn from their own stream
+the spec's top-level body: set_vec_tile_shapes / set_pass_options at its top, its loops top-level loops). Its
+body starts by setting some of the spec's `options:` knobs again, to the same values, by name (`fz_K = {...}`,
+then `pypto.set_pass_options(K=fz_K)`, as PyPTO's models pass `configs.X`). The function's name and its args (a random subset of the declared tensors, or none) are drawn from their own stream
 (`function{seed}`), so the generated specs do not change.
 
 As a script: `python3 gen_function.py PTOC SPEC...` checks the library specs (or any) the same way;
@@ -28,7 +29,7 @@ import sys
 import yaml
 
 COUNTS = {}  # check() outcomes of a fuzz run: same / differ / none / reject
-WRONG = None  # selftest: "drop" leaves the body's last top-level statement out, so the IR must differ
+WRONG = None  # selftest: "drop" leaves the body's last top-level statement out, "knob" sets a count one higher
 
 _POS = re.compile(r"@(\d+):(\d+)")
 _IF_NAME = re.compile(r"IF_L(\d+)")  # a run-time branch's loop and windows are named by its line (elaborate_cond.cpp)
@@ -47,9 +48,42 @@ def _tensor_names(text):
     return names
 
 
-def wrap(text, seed=0):
+# The configuration calls a knob group is set by at the top of the body (no call sets runtime knobs).
+_SETTERS = (("pass", "set_pass_options"), ("codegen", "set_codegen_options"), ("debug", "set_debug_options"))
+
+
+def _knob_lines(text, rng, ind):
+    """Statements at the top of the function's body that set some of the spec's `options:` knobs again, to the
+    same values, passed by name as PyPTO's models pass `configs.X` (`fz_K = LITERAL`, then
+    `pypto.set_pass_options(K=fz_K)`): the program must not change (knob_literals.h)."""
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return []
+    opts = doc.get("options") if isinstance(doc, dict) else None
+    out = []
+    for group, setter in _SETTERS:
+        knobs = opts.get(group) if isinstance(opts, dict) else None
+        if not isinstance(knobs, dict):
+            continue
+        for key, value in knobs.items():
+            if rng.random() < 0.7:
+                if WRONG == "knob" and isinstance(value, dict):
+                    # selftest: one count one higher than the spec's, so the IR's options must differ
+                    k0 = next((k for k, v in value.items() if isinstance(v, int) and not isinstance(v, bool)), None)
+                    if k0 is not None:
+                        value = {**value, k0: value[k0] + 1}
+                lit = repr(value)
+                if '"' in lit or "\\" in lit:
+                    continue
+                out += [f'{ind}  - "fz_{key} = {lit}"', f'{ind}  - "pypto.{setter}({key}=fz_{key})"']
+    return out
+
+
+def wrap(text, seed=0, knobs=False):
     """(wrapped text, line of `body:` (1-based), lines inserted, last line of the moved region), or None when
-    the spec has no block `body:` list to wrap."""
+    the spec has no block `body:` list to wrap. knobs: the function's body starts by setting some of the
+    spec's knobs again by name (_knob_lines)."""
     rng = random.Random(f"function{seed}")
     lines = text.split("\n")
     at = next((i for i, ln in enumerate(lines) if re.fullmatch(r"body:\s*(#.*)?", ln)), None)
@@ -72,6 +106,8 @@ def wrap(text, seed=0):
     if args is not None:
         head.append(f"{ind}  args: [{', '.join(args)}]")
     head.append(f"{ind}  body:")
+    if knobs:
+        head += _knob_lines(text, random.Random(f"function-knobs{seed}"), ind)
     moved = ["  " + ln if ln.strip() else ln for ln in lines[at + 1:end]]
     if WRONG == "drop":
         # the region's last top-level statement is lost: a different program
@@ -110,13 +146,13 @@ def check(ptoc, spec_path, work, seed=0):
     'same', 'differ', 'none' (no block body to wrap) or 'reject' (the original does not compile to IR)."""
     with open(spec_path) as f:
         text = f.read()
-    w = wrap(text, seed)
-    if w is None:
+    if wrap(text, seed) is None:
         return "none", ""
-    new, body_line, inserted, region_end = w
     rc0, ir0, warn0 = ir(ptoc, spec_path)
     if rc0 != 0:
         return "reject", ""
+    # knobs set again by name only where the original warns of nothing: a knob's warning would come twice
+    new, body_line, inserted, region_end = wrap(text, seed, knobs=not warn0)
     path = os.path.join(work, "spec_function.yaml")
     with open(path, "w") as f:
         f.write(new)

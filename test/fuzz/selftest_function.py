@@ -1,7 +1,8 @@
 """Self-test of gen_function.py (issue 13: PyPTO's `with pypto.function(...)`): the wrap by hand (the function
 header inserted at the body's indentation, the statements moved two columns right, the keys after the body
-untouched), the library specs and generated specs give the same IR wrapped, and a deliberately wrong wrap
-(WRONG = "drop": the body's last top-level statement lost) is caught."""
+untouched), the library specs and generated specs give the same IR wrapped (with some of their knobs set again
+by name at the function's top), and deliberately wrong wraps (WRONG = "drop": the body's last top-level
+statement lost; "knob": a knob set by name one count higher) are caught."""
 import argparse
 import os
 import sys
@@ -55,11 +56,16 @@ def main():
             counts[st] = counts.get(st, 0) + 1
             if st not in ("same", "reject"):
                 bad.append(f"seed {seed}: {st} {detail}")
-        G.WRONG = "drop"
-        st, _ = G.check(a.ptoc, os.path.join(ROOT, "specs", "softmax.yaml"), work)
-        G.WRONG = None
-        if st != "differ":
-            bad.append(f"WRONG=drop not caught: {st}")
+        for wrong, spec in (("drop", "softmax.yaml"), ("knob", "rmsnorm.yaml")):
+            G.WRONG = wrong
+            st, _ = G.check(a.ptoc, os.path.join(ROOT, "specs", spec), work)
+            G.WRONG = None
+            if st != "differ":
+                bad.append(f"WRONG={wrong} not caught on {spec}: {st}")
+        # the knob lines are there: rmsnorm's options are set again by name
+        w = G.wrap(open(os.path.join(ROOT, "specs", "rmsnorm.yaml")).read(), 0, knobs=True)
+        if "pypto.set_pass_options(vec_nbuffer_setting=fz_vec_nbuffer_setting)" not in w[0]:
+            bad.append("no knob set by name in the wrapped rmsnorm.yaml")
     if bad:
         print("\n".join(bad))
         return 1
