@@ -24,6 +24,8 @@ import sys
 
 import yaml
 
+import ir_check
+
 KINDS = ("vec_tile", "cube_tile")
 FORCE = None
 COUNTS = {}  # check() outcomes of a fuzz run: same / differ / none / reject
@@ -180,45 +182,16 @@ def check(ptoc, spec_path, work, seed=0):
     ir0, ir1 = ir0.replace(spec_path, "SPEC"), ir1.replace(path, "SPEC")
     if rc1 == rc0 and ir1 == ir0:
         return "same", ""
-    a, b = ir0.splitlines(), ir1.splitlines()
-    first = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
-    got = b[first] if first < len(b) else "<end>"
-    return "differ", f"rc {rc0} -> {rc1}; line {first + 1}: {got[:300]}"
+    return "differ", ir_check.first_difference(rc0, ir0, rc1, ir1)
 
 
-def seeds_mode(ptoc, first, count):
-    """The IR check alone over the fuzzer's generated specs (gen.generate), no compile or run."""
-    import tempfile
-    import gen
-    counts, bad = {}, []
-    with tempfile.TemporaryDirectory() as work:
-        for seed in range(first, first + count):
-            prog = gen.generate(seed, ())
-            path = os.path.join(work, "spec.yaml")
-            with open(path, "w") as f:
-                f.write(prog.spec_text())
-            st, detail = check(ptoc, path, work, seed)
-            counts[st] = counts.get(st, 0) + 1
-            if st == "differ":
-                bad.append((seed, detail))
-                print(f"seed {seed}: {detail}", flush=True)
-    print(f"cfgcalls over seeds {first}..{first + count - 1}: {counts}")
-    return 1 if bad else 0
+def _describe(spec):
+    _, done, left = respell(open(spec).read())
+    return f": {done} respelt, {left} left"
 
 
 def main(argv):
-    if len(argv) == 5 and argv[2] == "--seeds":
-        return seeds_mode(argv[1], int(argv[3]), int(argv[4]))
-    ptoc, specs = argv[1], argv[2:]
-    import tempfile
-    bad = 0
-    with tempfile.TemporaryDirectory() as work:
-        for s in specs:
-            st, detail = check(ptoc, s, work)
-            _, done, left = respell(open(s).read())
-            print(f"{st:7s} {s}: {done} respelt, {left} left {detail}")
-            bad += st == "differ"
-    return 1 if bad else 0
+    return ir_check.main(argv, check, "cfgcalls", _describe)
 
 
 if __name__ == "__main__":

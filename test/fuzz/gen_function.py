@@ -28,6 +28,8 @@ import sys
 
 import yaml
 
+import ir_check
+
 COUNTS = {}  # check() outcomes of a fuzz run: same / differ / none / reject
 WRONG = None  # selftest: "drop" leaves the body's last top-level statement out, "knob" sets a count one higher
 
@@ -162,44 +164,11 @@ def check(ptoc, spec_path, work, seed=0):
         return "same", ""
     if ir1 == ir0 and rc1 == rc0:
         return "differ", f"warnings {warn0[:2]} -> {warn1[:2]}"
-    a, b = ir0.splitlines(), ir1.splitlines()
-    first = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
-    got = b[first] if first < len(b) else "<end>"
-    return "differ", f"rc {rc0} -> {rc1}; line {first + 1}: {got[:300]}"
-
-
-def seeds_mode(ptoc, first, count):
-    """The IR check alone over the fuzzer's generated specs (gen.generate), no compile or run."""
-    import tempfile
-    import gen
-    counts, bad = {}, []
-    with tempfile.TemporaryDirectory() as work:
-        for seed in range(first, first + count):
-            prog = gen.generate(seed, ())
-            path = os.path.join(work, "spec.yaml")
-            with open(path, "w") as f:
-                f.write(prog.spec_text())
-            st, detail = check(ptoc, path, work, seed)
-            counts[st] = counts.get(st, 0) + 1
-            if st == "differ":
-                bad.append((seed, detail))
-                print(f"seed {seed}: {detail}", flush=True)
-    print(f"function over seeds {first}..{first + count - 1}: {counts}")
-    return 1 if bad else 0
+    return "differ", ir_check.first_difference(rc0, ir0, rc1, ir1)
 
 
 def main(argv):
-    if len(argv) == 5 and argv[2] == "--seeds":
-        return seeds_mode(argv[1], int(argv[3]), int(argv[4]))
-    ptoc, specs = argv[1], argv[2:]
-    import tempfile
-    bad = 0
-    with tempfile.TemporaryDirectory() as work:
-        for s in specs:
-            st, detail = check(ptoc, s, work)
-            print(f"{st:7s} {s} {detail}")
-            bad += st == "differ"
-    return 1 if bad else 0
+    return ir_check.main(argv, check, "function")
 
 
 if __name__ == "__main__":

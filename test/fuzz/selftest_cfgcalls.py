@@ -8,6 +8,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_cfgcalls as G  # noqa: E402
+import ir_check  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -39,8 +40,7 @@ def main():
     ap.add_argument("--cache")
     a = ap.parse_args()
     by_hand()
-    specs = sorted(os.path.join(ROOT, "specs", f) for f in os.listdir(os.path.join(ROOT, "specs"))
-                   if f.endswith(".yaml"))
+    specs = ir_check.library_specs()
     bad = []
     with tempfile.TemporaryDirectory() as work:
         for s in specs:
