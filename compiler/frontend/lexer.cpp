@@ -45,6 +45,13 @@ bool tokenize(std::string_view s, std::vector<Token>& out, SyntaxError& err) {
         j = i;
         while (j < s.size() && is_name_char(s[j])) ++j;
       }
+      // ... and `Enum.NAME` without the module (`from pypto import PrecisionType`: `PrecisionType.INTRINSIC`)
+      if (is_pypto_enum(s.substr(i, j - i)) && j + 1 < s.size() && s[j] == '.' && is_name_start(s[j + 1])) {
+        i = j + 1;
+        t.off = int(i);
+        j = i;
+        while (j < s.size() && is_name_char(s[j])) ++j;
+      }
       // PyPTO's `x.shape` (a tensor's extents) and `x.dtype`: one name token "x.shape" (elaborate_tensor_shape.cpp)
       if ((s.substr(j, 6) == ".shape" || s.substr(j, 6) == ".dtype") && (j + 6 == s.size() || !is_name_char(s[j + 6])))
         j += 6;

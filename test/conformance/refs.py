@@ -1519,3 +1519,18 @@ def function_block(i, d):
     s = r(e.sum(-1, keepdims=True), f)
     p = r(r(e / s, f), "fp16")
     return {"y": r(r(p @ w, f) * 0.5, f), "lse": r(r(np.log(s), f) + m, f)}
+
+
+# --- precision_type: PyPTO's PrecisionType on the math ops (both modes one result) -------------------------
+
+@ref(dims={"B": 21})
+def precision_type_ops(i, d):
+    f = "fp32"
+    x = i["x"].astype(np.float64)
+    xb = r(np.abs(x) + 1, f)
+    e = r(np.exp(r(x * 0.5, f)), f)
+    s = r(r(np.sqrt(xb), f) + r(1 / r(np.sqrt(xb), f), f), f)
+    lg = r(r(np.log(xb), f) * r(1 / r(xb + 1, f), f), f)
+    y = r(r(r(e + s, f) + lg, f) + r(np.power(xb, 1.5), f), f)
+    z = r(np.exp(r(i["h"].astype(np.float64) * -0.25, "fp16")), "fp16")
+    return {"y": y, "z": z}

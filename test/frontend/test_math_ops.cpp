@@ -146,3 +146,37 @@ TEST_CASE("PyPTO's catalogue maps the mathops5 ops to themselves", "[frontend][c
     CHECK(ptoc::find_op(fn));
   }
 }
+
+TEST_CASE("PyPTO's precision_type on exp, log, sqrt, rsqrt, reciprocal and pow: the same op either way",
+          "[frontend][catalog5]") {
+  // `pypto.exp(x, precision_type=pypto.PrecisionType.INTRINSIC)` as PyPTO's models write it, positional or keyword,
+  // with or without the module and the enum's name: the program is the one without the argument.
+  auto ir = [](const std::string& stmt) {
+    std::string text = ptoc::print_ir(ok(spec(body(stmt))));
+    std::string out;
+    for (size_t i = 0; i < text.size();) {  // source positions differ with the argument's text
+      size_t at = text.find("  @", i);
+      if (at == std::string::npos) {
+        out += text.substr(i);
+        break;
+      }
+      out += text.substr(i, at - i);
+      i = text.find('\n', at);
+      if (i == std::string::npos) break;
+    }
+    return out;
+  };
+  for (const char* fn : {"exp", "log", "sqrt", "rsqrt", "reciprocal"}) {
+    INFO(fn);
+    const std::string plain = ir(std::string("y[0:16, :] = ") + fn + "(abs(x[0:16, :]) + 1)");
+    for (const char* arg : {", precision_type=pypto.PrecisionType.INTRINSIC", ", PrecisionType.HIGH_PRECISION",
+                            ", precision_type=INTRINSIC"})
+      CHECK(ir(std::string("y[0:16, :] = pypto.") + fn + "(abs(x[0:16, :]) + 1" + arg + ")") == plain);
+    expect_error(spec(body(std::string("y[0:16, :] = ") + fn + "(abs(x[0:16, :]) + 1, precision_type=FAST)")),
+                 "FAST", std::string("unknown precision_type 'FAST' of '") + fn + "'", "HIGH_PRECISION or INTRINSIC");
+  }
+  CHECK(ir("y[0:16, :] = pow(abs(x[0:16, :]) + 1, 1.5, precision_type=PrecisionType.INTRINSIC)") ==
+        ir("y[0:16, :] = pow(abs(x[0:16, :]) + 1, 1.5)"));
+  expect_error(spec(body("y[0:16, :] = pow(abs(x[0:16, :]) + 1, 1.5, FAST)")), "FAST)",
+               "unknown precision_type 'FAST' of 'pow'");
+}

@@ -26,6 +26,16 @@ FORCE = None
 WRONG = None
 PROB = 0.3
 
+# PyPTO's precision_type on sqrt, in its spellings, picked by the operand's text (no draw: the stream stays):
+# the same result in every mode.
+PRECISIONS = ("", ", precision_type=pypto.PrecisionType.INTRINSIC", ", PrecisionType.HIGH_PRECISION",
+              ", precision_type=INTRINSIC")
+
+
+def _precision(op, operand_text):
+    return PRECISIONS[len(operand_text) % len(PRECISIONS)] if op == "sqrt" else ""
+
+
 UNARY_METHODS = ("exp", "sqrt", "sigmoid", "tanh", "relu", "reciprocal", "abs_free")  # abs is no Tensor method
 REDUCE_METHODS = ("sum", "amax", "amin")
 
@@ -95,7 +105,7 @@ def c_chain(r, st, prog):
                 node = S9(lambda a, op=op: f"{a}.{op}()", [node], f, dt)
         elif k == "fn":  # a call result, then a method on it
             op = r.choice(["sqrt", "sigmoid", "tanh"])
-            node = S9(lambda a, op=op: f"{pre}{op}({M.strip(a)}).add(1.0)", [node],
+            node = S9(lambda a, op=op: f"{pre}{op}({M.strip(a)}{_precision(op, a)}).add(1.0)", [node],
                       lambda a, op=op, d=dt: rnd(M.UNARY[op](a), d) + 1.0, dt)
         elif k == "scale":
             c = r.choice([0.5, 2.0, 1.5])
