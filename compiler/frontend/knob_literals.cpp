@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "compiler/frontend/binding_target.h"
+
 namespace ptoc::fe {
 
 namespace {
@@ -48,20 +50,14 @@ bool is_literal(const std::string& v) {
 }  // namespace
 
 std::optional<std::pair<std::string, std::string>> literal_binding(const std::string& stmt) {
-  size_t i = 0;
-  while (i < stmt.size() && std::isspace(static_cast<unsigned char>(stmt[i]))) ++i;
-  if (i == stmt.size() || !name_start(stmt[i])) return std::nullopt;
-  size_t j = i;
-  while (j < stmt.size() && name_char(stmt[j])) ++j;
-  std::string name = stmt.substr(i, j - i);
-  while (j < stmt.size() && std::isspace(static_cast<unsigned char>(stmt[j]))) ++j;
-  if (j >= stmt.size() || stmt[j] != '=' || (j + 1 < stmt.size() && stmt[j + 1] == '=')) return std::nullopt;
-  std::string v = stmt.substr(j + 1);
+  auto t = binding_target(stmt);
+  if (!t) return std::nullopt;
+  std::string v = stmt.substr(size_t(t->value));
   const size_t b = v.find_first_not_of(" \t"), e = v.find_last_not_of(" \t");
   if (b == std::string::npos) return std::nullopt;
   v = v.substr(b, e - b + 1);
   if (!is_literal(v)) return std::nullopt;
-  return std::make_pair(name, v);
+  return std::make_pair(stmt.substr(size_t(t->off), size_t(t->len)), v);
 }
 
 }  // namespace ptoc::fe

@@ -6,6 +6,7 @@
 #include <regex>
 #include <set>
 
+#include "compiler/frontend/binding_target.h"
 #include "compiler/frontend/cube_tile_rules.h"
 #include "compiler/frontend/elaborate_config_calls.h"
 #include "compiler/frontend/function_block.h"
@@ -528,9 +529,7 @@ class Reader {
         if (dict) return std::nullopt;  // it means nothing else in a spec
       } else if (at_top_level()) {
         // rebound to something else: a knob can no longer read it
-        static const std::regex target_re(R"(^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=[^=])");
-        std::smatch m;
-        if (std::regex_search(s.text, m, target_re)) knob_literals_.erase(m[1].str());
+        if (auto t = binding_target(s.text)) knob_literals_.erase(s.text.substr(size_t(t->off), size_t(t->len)));
       }
       switch (read_config_call(s.text, s.pos, s, {options_, at_top_level(), top_loop_seen_, &knob_literals_}, r_)) {
         case ConfigCallResult::Stmt:
@@ -544,13 +543,10 @@ class Reader {
         r_.error(s.pos->at(e->off), e->message, e->hint, e->len);
         // Keep `NAME = <broken>` as a binding of NAME without a value, so that
         // later uses of NAME are not reported as unknown names too.
-        static const std::regex bind_re(R"(^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=[^=][\s\S]*$)");
-        std::smatch m;
-        const std::string& text = s.text;
-        if (std::regex_match(text, m, bind_re)) {
-          s.assign.target = m[1].str();
-          s.assign.target_off = int(m.position(1));
-          s.assign.target_len = int(m.length(1));
+        if (auto t = binding_target(s.text)) {
+          s.assign.target = s.text.substr(size_t(t->off), size_t(t->len));
+          s.assign.target_off = t->off;
+          s.assign.target_len = t->len;
           s.assign.value = nullptr;
           return s;
         }

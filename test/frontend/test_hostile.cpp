@@ -338,3 +338,20 @@ TEST_CASE("argsort counts its whole axis against select_steps") {
   // At the default the same argsort compiles.
   fe_test::ok(y);
 }
+
+TEST_CASE("a long statement's binding target is found without recursion (std::regex overflowed the stack)") {
+  // 60 000 name characters fit the 64 KiB statement limit; the reader looked for `NAME =` with a regex that
+  // recursed once per character: SIGSEGV on the top-level binding, and on a broken statement's target.
+  const std::string name = repeat("a", 60000);
+  auto bound = run(spec(kTile + "  - \"" + name + " = x[0:16, :] * 2\"\n  - \"y[0:16, :] = " + name + "\"\n"));
+  CHECK(bound.prog);
+  CHECK(bound.errors == 0);
+  auto broken = run(spec(kTile + "  - \"" + name + " = x[0:16, :] *\"\n  - \"y[0:16, :] = " + name + "\"\n"));
+  CHECK_FALSE(broken.prog);
+  CHECK(broken.errors == 1);  // the broken value only: the name stays bound, so its use is no second error
+  // a knob passed by a name 60 000 characters long, bound to a dict literal
+  auto knob = run(spec(kTile + "  - \"" + name + " = {'DEFAULT': 2}\"\n  - \"set_pass_options(vec_nbuffer_setting=" +
+                       name + ")\"\n  - \"y[0:16, :] = x[0:16, :]\"\n"));
+  CHECK(knob.prog);
+  CHECK(knob.errors == 0);
+}
