@@ -1,6 +1,5 @@
 #include "compiler/frontend/function_block.h"
 
-#include <algorithm>
 #include <set>
 
 #include "compiler/frontend/suggest.h"
@@ -10,7 +9,8 @@ namespace ptoc::fe {
 
 bool is_function_block(const YAML::Node& n) { return n.IsMap() && n["function"]; }
 
-bool check_function_block(const YAML::Node& n, const std::vector<std::string>& tensor_names, Reporter& r) {
+bool check_function_block(const YAML::Node& n, const std::vector<std::string>& tensor_names,
+                          const std::unordered_set<std::string>& tensor_set, Reporter& r) {
   if (!check_map(n, {"function", "args", "body"}, "a function statement", r)) return false;
   bool ok = true;
   const YAML::Node f = n["function"];
@@ -41,7 +41,7 @@ bool check_function_block(const YAML::Node& n, const std::vector<std::string>& t
           ok = false;
           continue;
         }
-        if (std::find(tensor_names.begin(), tensor_names.end(), name) == tensor_names.end()) {
+        if (!tensor_set.count(name)) {
           std::string hint = did_you_mean(name, tensor_names);
           r.error(YamlSource::loc(x), "function argument '" + name + "' is not a declared tensor",
                   (hint.empty() ? "" : hint + " (or ") + "declare it under inputs:, outputs: or tensors:" +

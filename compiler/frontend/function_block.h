@@ -10,6 +10,7 @@
 // output or workspace. It stands in the spec's own body, not inside a loop, if, scope or another function.
 #pragma once
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include <yaml-cpp/yaml.h>
@@ -23,6 +24,9 @@ bool is_function_block(const YAML::Node& n);
 
 // Checks a function statement's keys, name and args against the declared tensor names; reports each problem
 // where it is. True when its body may be read.
-bool check_function_block(const YAML::Node& n, const std::vector<std::string>& tensor_names, Reporter& r);
+// `tensor_set` holds the same names as `tensor_names` (the vector is for suggestions): both are built once per
+// spec by the caller, so many function statements or long args lists stay linear.
+bool check_function_block(const YAML::Node& n, const std::vector<std::string>& tensor_names,
+                          const std::unordered_set<std::string>& tensor_set, Reporter& r);
 
 }  // namespace ptoc::fe

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <regex>
 #include <set>
+#include <unordered_set>
 
 #include "compiler/frontend/binding_target.h"
 #include "compiler/frontend/cube_tile_rules.h"
@@ -145,6 +146,8 @@ class Reader {
   int function_bodies_ = 0;             // function statement bodies being read (function_block.h)
   KnobLiterals knob_literals_;          // top-level `NAME = LITERAL` bindings so far (knob_literals.h)
   const SpecAst* spec_ = nullptr;       // the tensors declared, for function args
+  std::vector<std::string> tensor_names_;        // their names, built at the first function statement
+  std::unordered_set<std::string> tensor_set_;   // ... the same, for look-ups
 
   void read_options_node(const YAML::Node& n, SpecAst& s);
 
@@ -468,10 +471,12 @@ class Reader {
                "pypto.function opens the operator's body: write it once, at the top of the spec's body");
       return;
     }
-    std::vector<std::string> names;
-    if (spec_)
-      for (const TensorAst& t : spec_->tensors) names.push_back(t.decl.name);
-    if (!check_function_block(n, names, r_)) return;
+    if (spec_ && tensor_names_.empty())
+      for (const TensorAst& t : spec_->tensors) {
+        tensor_names_.push_back(t.decl.name);
+        tensor_set_.insert(t.decl.name);
+      }
+    if (!check_function_block(n, tensor_names_, tensor_set_, r_)) return;
     ++function_bodies_;
     std::vector<Stmt> inner = stmts(n["body"]);
     --function_bodies_;
