@@ -66,7 +66,7 @@ constexpr OpSpec kOps[] = {
     {"pow", K::Pow, F::Binary, O::Float, R::Operand, "input other precision_type", 2, "input ** other"},
     {"clip", std::nullopt, F::Composite, O::Numeric, R::Operand, "input min max", 1, "minimum(maximum(input, min), max)"},
     {"exp2", K::Exp2, F::Unary, O::Float, R::Operand, "input", 1, "2^x"},
-    {"log2", K::Log2, F::Unary, O::Float, R::Operand, "input", 1, "base-2 logarithm"},
+    {"log2", K::Log2, F::Unary, O::Float, R::Operand, "input precision_type", 1, "base-2 logarithm"},
     {"log1p", K::Log1p, F::Unary, O::Float, R::Operand, "input", 1, "log(1 + x)"},
     {"expm1", K::Expm1, F::Unary, O::Float, R::Operand, "input", 1, "e^x - 1"},
     {"sin", K::Sin, F::Unary, O::Float, R::Operand, "input", 1, "sine"},
@@ -146,7 +146,7 @@ constexpr OpSpec kOps[] = {
     // --- compositions (elaborate_compose_math.cpp) ---
     {"clone", std::nullopt, F::Composite, O::Any, R::Operand, "input", 1, "the same value (values are immutable)"},
     {"isnan", std::nullopt, F::Composite, O::Numeric, R::Bool, "input", 1, "x != x"},
-    {"log10", std::nullopt, F::Composite, O::Float, R::Operand, "input", 1, "log(x) * (1 / ln 10)"},
+    {"log10", std::nullopt, F::Composite, O::Float, R::Operand, "input precision_type", 1, "log(x) * (1 / ln 10)"},
     {"lrelu", std::nullopt, F::Composite, O::Float, R::Operand, "input negative_slope", 1,
      "x where x > 0, else x * negative_slope (0.01)"},
     {"hypot", std::nullopt, F::Composite, O::Float, R::Operand, "input other", 2, "sqrt(x * x + y * y)"},

@@ -16,6 +16,7 @@ EV Elaborator::call_compose_math(const Call& c) {
   if (c.fn == "clone") return a;
   if (c.fn == "isnan") return binary(OpKind::Ne, a, a, e, e, c.fo, c.fl, c.fn);
   if (c.fn == "log10") {
+    if (!check_precision_type(c)) return EV::poison();
     EV l = unary(OpKind::Log, a, e, c.fo, c.fn);
     if (!l.ok()) return EV::poison();
     return binary(OpKind::Mul, l, EV::number(0.43429448190325182765, false), e, e, c.fo, c.fl, c.fn);

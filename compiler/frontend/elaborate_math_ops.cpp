@@ -12,12 +12,10 @@
 
 namespace ptoc::fe {
 
-bool Elaborator::check_math_operands(const Call& c, const EV& a, const EV* b) {
-  if (!c.spec.kind) return true;
-  auto is_kind = [](const Call& call, OpKind k) { return *call.spec.kind == k; };
-  // PyPTO's PrecisionType of div, fmod, remainder, pow, exp, log, sqrt, rsqrt and reciprocal
-  // (`pypto.exp(x, precision_type=pypto.PrecisionType.INTRINSIC)`): ptoc computes one result for both modes,
-  // the one the host kernels and the evaluator give (specs/README.md section 10 says how close to NumPy).
+// PyPTO's PrecisionType of div, fmod, remainder, pow, exp, log, log10, sqrt, rsqrt and reciprocal
+// (`pypto.exp(x, precision_type=pypto.PrecisionType.INTRINSIC)`): ptoc computes one result for both modes,
+// the one the host kernels and the evaluator give (specs/README.md section 10 says how close to NumPy).
+bool Elaborator::check_precision_type(const Call& c) {
   size_t at = 0;
   bool has = false;
   for (std::string_view ps = c.spec.params; !ps.empty(); ++at) {
@@ -36,6 +34,13 @@ bool Elaborator::check_math_operands(const Call& c, const EV& a, const EV* b) {
       return false;
     }
   }
+  return true;
+}
+
+bool Elaborator::check_math_operands(const Call& c, const EV& a, const EV* b) {
+  if (!c.spec.kind) return true;
+  if (!check_precision_type(c)) return false;
+  auto is_kind = [](const Call& call, OpKind k) { return *call.spec.kind == k; };
   auto dtype_of = [&](const EV& v) -> std::optional<DType> {
     if (!v.is_tensor()) return std::nullopt;
     return p_.values[size_t(v.value)].dtype;

@@ -444,6 +444,8 @@ class Elaborator {
   // PyPTO's dtype rules past the op table's operand rule (ceil_div int32, remainder no 8-bit, signbit no
   // uint8) and fmod/remainder's precision_type, on the elaborated operands (b null for a unary op).
   bool check_math_operands(const Call& c, const EV& a, const EV* b);
+  // A precision_type argument, where the op's parameters have one: INTRINSIC or HIGH_PRECISION.
+  bool check_precision_type(const Call& c);
   // Two scalar operands of a math binary op: the folded number (or poison); nullopt for other kinds.
   std::optional<EV> fold_math(OpKind k, const EV& a, const EV& b, int op_off, int op_len, const std::string& spelling);
   EV call_math_op(const Call& c);  // prelu axpy_ expand_exp_dif, written as ops ptoc has

@@ -1531,6 +1531,6 @@ def precision_type_ops(i, d):
     e = r(np.exp(r(x * 0.5, f)), f)
     s = r(r(np.sqrt(xb), f) + r(1 / r(np.sqrt(xb), f), f), f)
     lg = r(r(np.log(xb), f) * r(1 / r(xb + 1, f), f), f)
-    y = r(r(r(e + s, f) + lg, f) + r(np.power(xb, 1.5), f), f)
+    y = r(r(r(r(r(e + s, f) + lg, f) + r(np.power(xb, 1.5), f), f) + r(np.log10(xb), f), f) - r(np.log2(xb), f), f)
     z = r(np.exp(r(i["h"].astype(np.float64) * -0.25, "fp16")), "fp16")
     return {"y": y, "z": z}

@@ -147,7 +147,7 @@ TEST_CASE("PyPTO's catalogue maps the mathops5 ops to themselves", "[frontend][c
   }
 }
 
-TEST_CASE("PyPTO's precision_type on exp, log, sqrt, rsqrt, reciprocal and pow: the same op either way",
+TEST_CASE("PyPTO's precision_type on exp, log, log10, log2, sqrt, rsqrt, reciprocal and pow: the same op either way",
           "[frontend][catalog5]") {
   // `pypto.exp(x, precision_type=pypto.PrecisionType.INTRINSIC)` as PyPTO's models write it, positional or keyword,
   // with or without the module and the enum's name: the program is the one without the argument.
@@ -166,7 +166,7 @@ TEST_CASE("PyPTO's precision_type on exp, log, sqrt, rsqrt, reciprocal and pow: 
     }
     return out;
   };
-  for (const char* fn : {"exp", "log", "sqrt", "rsqrt", "reciprocal"}) {
+  for (const char* fn : {"exp", "log", "log10", "log2", "sqrt", "rsqrt", "reciprocal"}) {
     INFO(fn);
     const std::string plain = ir(std::string("y[0:16, :] = ") + fn + "(abs(x[0:16, :]) + 1)");
     for (const char* arg : {", precision_type=pypto.PrecisionType.INTRINSIC", ", PrecisionType.HIGH_PRECISION",

@@ -55,6 +55,7 @@ import gen_nonfinite8  # noqa: E402
 import gen_surface9  # noqa: E402
 import gen_cfgcalls  # noqa: E402  (issue 13: every spec also in PyPTO's call spelling)
 import gen_function  # noqa: E402  (issue 13: every spec's body also inside pypto.function)
+import gen_precision  # noqa: E402  (issue 13: every precision op also with its precision_type)
 import gen_pack  # noqa: E402
 import gen_rtbranch  # noqa: E402
 import gen_loopcond  # noqa: E402  (issue 13: pypto.loop(cond))
@@ -183,6 +184,11 @@ def evaluate(tools, prog, work, text=None, numpy_model=True):
     gen_function.COUNTS[st] = gen_function.COUNTS.get(st, 0) + 1
     if st == "differ":
         return Result("miscompile", "function", detail, "")
+    # every exp / log / sqrt / pow / div ... call also with PyPTO's precision_type: the same IR (gen_precision.py)
+    st, detail = gen_precision.check(tools.ptoc, spec, work, seed=zlib.crc32(open(spec, "rb").read()))
+    gen_precision.COUNTS[st] = gen_precision.COUNTS.get(st, 0) + 1
+    if st == "differ":
+        return Result("miscompile", "precision", detail, "")
     bundle = os.path.join(work, "op.bundle")
     rc, out = tools.run([tools.ptoc, spec, "-o", bundle, *getattr(prog, "ptoc_args", [])])
     c = crashed(rc, out)
@@ -356,6 +362,7 @@ def long_mode(a):
     print(text)
     print(f"cfgcalls (IR of the call spelling vs the mapping spelling): {gen_cfgcalls.COUNTS}")
     print(f"function (IR of the body inside pypto.function vs without): {gen_function.COUNTS}")
+    print(f"precision (IR with precision_type on every precision op vs without): {gen_precision.COUNTS}")
     return counts
 
 

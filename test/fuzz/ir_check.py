@@ -1,5 +1,5 @@
 """What the fuzzer's IR-identity checks share (gen_cfgcalls.py: PyPTO's call spelling; gen_function.py: the body
-inside pypto.function): the first differing IR line, the command line that runs a check over spec files or
+inside pypto.function; gen_precision.py: precision_type on every precision op): the first differing IR line, the command line that runs a check over spec files or
 over generated seeds, and the library's specs for the self-tests. A check is
 `check(ptoc, spec_path, work, seed=0) -> (status, detail)` with status 'same', 'differ', 'none' or 'reject'."""
 import os
