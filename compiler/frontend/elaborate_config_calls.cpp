@@ -15,9 +15,11 @@
 
 #include <algorithm>
 #include <cstring>
-#include <regex>
+#include <set>
+#include <string_view>
 
 #include "compiler/frontend/cube_tile_rules.h"
+#include "compiler/frontend/func_key.h"
 #include "compiler/frontend/label_text.h"
 #include "compiler/frontend/options.h"
 #include "compiler/frontend/parser.h"
@@ -61,13 +63,15 @@ class Reader {
       : t_(text), pos_(pos), s_(s), ctx_(ctx), r_(r) {}
 
   ConfigCallResult run() {
-    static const std::regex head(
-        R"(^(\s*)(pypto\s*\.\s*)?(set_vec_tile_shapes|set_cube_tile_shapes|set_semantic_label|set_pass_options|set_codegen_options|set_debug_options|set_runtime_options|set_host_options|set_verify_options)\s*\()");
-    std::smatch m;
-    if (!std::regex_search(t_, m, head)) return ConfigCallResult::NotACall;
-    c_.fn = m[3].str();
-    c_.fn_off = int(m.position(3));
-    c_.open = int(m.position(0) + m.length(0)) - 1;
+    static const std::set<std::string_view> calls = {
+        "set_vec_tile_shapes", "set_cube_tile_shapes", "set_semantic_label", "set_pass_options",
+        "set_codegen_options", "set_debug_options", "set_runtime_options", "set_host_options", "set_verify_options"};
+    const auto head = call_head(t_);  // func_key.h
+    if (!head || !calls.count(std::string_view(t_).substr(size_t(head->name_off), size_t(head->name_len))))
+      return ConfigCallResult::NotACall;
+    c_.fn = t_.substr(size_t(head->name_off), size_t(head->name_len));
+    c_.fn_off = head->name_off;
+    c_.open = head->open;
     if (!split()) return broken();
     if (c_.fn == "set_vec_tile_shapes") return vec();
     if (c_.fn == "set_cube_tile_shapes") return cube();
@@ -309,8 +313,7 @@ class Reader {
                               text + "'");
       return ConfigCallResult::Consumed;
     }
-    static const std::regex func_re("func[0-9]+_[0-9]+");
-    if (std::regex_match(text, func_re)) {
+    if (func_key(text)) {
       err(a.b, a.e - a.b, "label '" + text + "' looks like a function key func{magic}_{order}",
           "choose another name; func keys name root functions in the *_setting options");
       return ConfigCallResult::Consumed;
@@ -568,9 +571,8 @@ class Reader {
     };
     for (auto& p : items) trim(p);
     std::string id = t_.substr(size_t(items[0].first), size_t(items[0].second - items[0].first));
-    static const std::regex int_re(R"(^-?[0-9]+$)");
     int64_t idv = 0;
-    bool ok = std::regex_match(id, int_re) && id.size() < 12;
+    bool ok = is_integer_text(id) && id.size() < 12;
     if (ok) idv = std::stoll(id);
     if (!ok || idv < -1 || idv > 2147483647) {
       err(items[0].first, std::max(1, items[0].second - items[0].first),

@@ -1,9 +1,9 @@
 #include "compiler/frontend/options.h"
 
 #include <algorithm>
-#include <regex>
 
 #include "compiler/frontend/label_text.h"
+#include "compiler/frontend/func_key.h"
 #include "compiler/frontend/suggest.h"
 #include "compiler/frontend/yaml_util.h"
 #include "runtime/program/knobs.h"
@@ -57,8 +57,6 @@ void read_setting(const std::string& full, const YAML::Node& v, SrcLoc loc, bool
   }
   MergeSetting s;
   s.given = true;
-  static const std::regex func_re("func([0-9]+)_([0-9]+)");
-  static const std::regex label_re("func[0-9]+_[0-9]+.*");
   std::set<std::string> seen;
   for (auto it = v.begin(); it != v.end(); ++it) {
     const YAML::Node k = it->first;  // copies: it-> hands out a temporary (see check_map)
@@ -74,16 +72,15 @@ void read_setting(const std::string& full, const YAML::Node& v, SrcLoc loc, bool
       r.error(at(k, loc), full + ": duplicate key '" + e.name + "'");
       continue;
     }
-    std::smatch m;
     if (as_int(k)) {
       e.key = MergeSetting::Entry::Key::Global;
     } else if (e.name == "DEFAULT") {
       e.key = MergeSetting::Entry::Key::Default;
-    } else if (std::regex_match(e.name, m, func_re)) {
+    } else if (auto fk = func_key(e.name)) {  // func_key.h
       e.key = MergeSetting::Entry::Key::Func;
       try {
-        e.func_magic = std::stoll(m[1].str());
-        e.func_order = std::stoll(m[2].str());
+        e.func_magic = std::stoll(std::string(fk->magic));
+        e.func_order = std::stoll(std::string(fk->order));
       } catch (const std::exception&) {
         r.error(at(k, loc), full + ": function key '" + e.name + "' is out of range");
         continue;

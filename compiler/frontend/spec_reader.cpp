@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <regex>
 #include <set>
 #include <unordered_set>
 
 #include "compiler/frontend/binding_target.h"
+#include "compiler/frontend/func_key.h"
 #include "compiler/frontend/cube_tile_rules.h"
 #include "compiler/frontend/elaborate_config_calls.h"
 #include "compiler/frontend/function_block.h"
@@ -1060,8 +1060,7 @@ class Reader {
                       node_kind(v));
       return std::nullopt;
     }
-    static const std::regex func_re("func[0-9]+_[0-9]+");
-    if (std::regex_match(v.Scalar(), func_re)) {
+    if (func_key(v.Scalar())) {
       r_.error(l, "label '" + v.Scalar() + "' looks like a function key func{magic}_{order}",
                "choose another name; func keys name root functions in the *_setting options", int(v.Scalar().size()));
       return std::nullopt;

@@ -355,3 +355,31 @@ TEST_CASE("a long statement's binding target is found without recursion (std::re
   CHECK(knob.prog);
   CHECK(knob.errors == 0);
 }
+
+TEST_CASE("long function keys, labels and indents are scanned without recursion (std::regex overflowed the stack)") {
+  // func{magic}_{order} keys, labels that look like them and a configuration call's head were matched with
+  // std::regex, which recursed once per character: 60 000 digits (or spaces) crashed ptoc with SIGSEGV.
+  const std::string digits = repeat("9", 60000);
+  auto label = run(spec(kTile + "  - label: func1_" + digits + "\n  - \"y[0:16, :] = x[0:16, :]\"\n"));
+  CHECK_FALSE(label.prog);
+  CHECK(has_error(label, "looks like a function key func{magic}_{order}"));
+  auto call_label = run(spec(kTile + "  - \"pypto.set_semantic_label('func1_" + digits +
+                             "')\"\n  - \"y[0:16, :] = x[0:16, :]\"\n"));
+  CHECK_FALSE(call_label.prog);
+  CHECK(has_error(call_label, "looks like a function key func{magic}_{order}"));
+  // (YAML's implicit keys stop at 1024 characters: an explicit `? KEY` key reaches options.cpp)
+  auto key = run(spec(kTile + "  - \"y[0:16, :] = x[0:16, :]\"\n",
+                      "options:\n  pass:\n    vec_nbuffer_setting:\n      ? func1_" + digits + "\n      : 2\n"));
+  CHECK_FALSE(key.prog);
+  CHECK(has_error(key, "is out of range"));
+  auto indented = run(spec(kTile + "  - \"" + repeat(" ", 60000) +
+                           "pypto.set_semantic_label('A')\"\n  - \"y[0:16, :] = x[0:16, :]\"\n"));
+  CHECK(indented.prog);
+  CHECK(indented.errors == 0);
+  // the scans accept what the patterns did, and nothing more
+  auto small_key = run(spec(kTile + "  - \"pypto.set_pass_options(vec_nbuffer_setting={'func0_1': 2})\"\n"
+                                    "  - \"y[0:16, :] = x[0:16, :]\"\n"));
+  CHECK(small_key.errors == 0);
+  auto not_key = run(spec(kTile + "  - label: func1_2x\n  - \"y[0:16, :] = x[0:16, :]\"\n"));
+  CHECK(not_key.prog);
+}
