@@ -210,6 +210,11 @@ EV Elaborator::name_ref(const Expr& e) {
                           ", which has ended; loop variables are local to their loop");
     return EV::poison();
   }
+  if (auto d = ast_.dict_names.find(n); d != ast_.dict_names.end()) {  // dict_constants.h
+    err(e.off, e.len, "'" + n + "' is the dict bound at line " + std::to_string(d->second) + "; a dict has no value of its own",
+        "read one of its entries by key: " + n + "['KEY']");
+    return EV::poison();
+  }
   std::string hint = did_you_mean(n, visible_names());
   if (hint.empty() && find_op(n)) hint = "'" + n + "' is a function; call it as " + n + "(...)";
   err(e.off, e.len, "unknown name '" + n + "'", hint);

@@ -2,6 +2,7 @@
 // tree, every string already parsed, every node with its file position.
 // Semantic checks and elaboration (elaborate.h) work from here.
 #pragma once
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -116,6 +117,9 @@ struct SpecAst {
   std::vector<Stmt> body;
   SrcLoc body_loc;
   std::vector<std::string> labels_used;  // for warnings about unused option keys
+  // Names bound to a dict at the top of the body (dict_constants.h), with their lines: a dict is read by key
+  // (`params['b']`) and has no value of its own, which a use of the bare name is told.
+  std::map<std::string, int> dict_names;
 };
 
 }  // namespace ptoc::fe

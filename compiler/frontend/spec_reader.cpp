@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "compiler/frontend/binding_target.h"
+#include "compiler/frontend/dict_constants.h"
 #include "compiler/frontend/func_key.h"
 #include "compiler/frontend/cube_tile_rules.h"
 #include "compiler/frontend/elaborate_config_calls.h"
@@ -129,6 +130,7 @@ class Reader {
     // elaborating it would only report follow-on errors (and cost the time the limit saves).
     if (stopped_) return std::nullopt;
     s.labels_used.assign(labels_.begin(), labels_.end());
+    for (const auto& [name, d] : dict_names_) s.dict_names[name] = d;
     return s;
   }
 
@@ -145,6 +147,8 @@ class Reader {
   bool top_loop_seen_ = false;          // a loop of the top-level body was read
   int function_bodies_ = 0;             // function statement bodies being read (function_block.h)
   KnobLiterals knob_literals_;          // top-level `NAME = LITERAL` bindings so far (knob_literals.h)
+  DictConstants dicts_;                 // top-level `NAME = {KEY: VALUE, ...}` so far (dict_constants.h)
+  std::map<std::string, int> dict_names_;  // every name a dict was bound to, with its line (SpecAst::dict_names)
   const SpecAst* spec_ = nullptr;       // the tensors declared, for function args
   std::vector<std::string> tensor_names_;        // their names, built at the first function statement
   std::unordered_set<std::string> tensor_set_;   // ... the same, for look-ups
@@ -207,12 +211,29 @@ class Reader {
     }
     if (too_long(n, what)) return std::nullopt;
     PosMapPtr pos = src_.scalar_map(n);
-    auto res = parse_expression(n.Scalar());
+    std::string text = n.Scalar();
+    if (!dict_lookups(text, pos)) return std::nullopt;
+    auto res = parse_expression(text);
     if (auto* e = std::get_if<SyntaxError>(&res)) {
       r_.error(pos->at(e->off), e->message, e->hint, e->len);
       return std::nullopt;
     }
-    return SrcExpr{std::get<ExprPtr>(res), pos, n.Scalar()};
+    return SrcExpr{std::get<ExprPtr>(res), pos, text};
+  }
+
+  // `params['b']` of a dict bound at the top of the body, replaced by its value (dict_constants.h); false when
+  // a key is missing (reported).
+  bool dict_lookups(std::string& text, PosMapPtr& pos) {
+    auto got = substitute_dict_lookups(text, pos, dicts_);
+    if (auto* e = std::get_if<LookupError>(&got)) {
+      r_.error(pos->at(e->off), e->message, e->hint, e->len);
+      return false;
+    }
+    if (auto* sub = std::get_if<Substituted>(&got)) {
+      text = std::move(sub->text);
+      pos = std::move(sub->pos);
+    }
+    return true;
   }
 
   void dims(const YAML::Node& n, SpecAst& s) {
@@ -519,11 +540,38 @@ class Reader {
       s.kind = Stmt::Kind::Assign;
       s.pos = src_.scalar_map(n);
       s.text = n.Scalar();
+      if (!dict_lookups(s.text, s.pos)) {
+        // a missing key, reported: `NAME = ...` still binds NAME, so its uses are no second error
+        if (auto t = binding_target(s.text)) {
+          s.assign.target = s.text.substr(size_t(t->off), size_t(t->len));
+          s.assign.target_off = t->off;
+          s.assign.target_len = t->len;
+          s.assign.value = nullptr;
+          return s;
+        }
+        return std::nullopt;
+      }
+      // `params = {"b": 4, "s2": 1024 * 64}`: constants looked up by key (dict_constants.h); a dict of literals
+      // is also a knob value passed by name (`nbuf = {"DEFAULT": 8}`, knob_literals.h)
+      if (auto db = dict_binding(s.text)) {
+        if (!at_top_level()) {
+          r_.error(s.pos->at(int(s.text.find('{'))),
+                   "a dict binds constants ('" + db->name + "[KEY]') or a knob value (set_pass_options(...=" +
+                       db->name + ")) and stands at the top of the spec's body",
+                   "move the binding before the first loop, beside the statements that read it");
+          return std::nullopt;
+        }
+        dicts_[db->name] = {db->entries, s.pos, s.loc.line};
+        dict_names_[db->name] = s.loc.line;
+        if (auto lb = literal_binding(s.text))
+          knob_literals_[lb->first] = {lb->second, s.loc};
+        else
+          knob_literals_.erase(db->name);
+        return std::nullopt;  // it means nothing else in a spec
+      }
       // PyPTO's set_vec_tile_shapes / set_cube_tile_shapes / set_pass_options(...) (elaborate_config_calls.cpp)
-      // `nbuf = {"DEFAULT": 8}` and other literal bindings, for knob values passed by name (knob_literals.h)
       if (auto lb = literal_binding(s.text)) {
-        const bool dict = lb->second.front() == '{';
-        if (at_top_level()) knob_literals_[lb->first] = {lb->second, s.loc};
+        const bool dict = lb->second.front() == '{';  // a dict with other keys than strings: a knob value only
         if (dict && !at_top_level()) {
           r_.error(s.pos->at(int(s.text.find('{'))),
                    "a dict literal binds a knob value ('" + lb->first + "' for set_pass_options(...=" + lb->first +
@@ -531,10 +579,14 @@ class Reader {
                    "move the binding before the first loop, beside the configuration call that reads it");
           return std::nullopt;
         }
+        if (at_top_level()) knob_literals_[lb->first] = {lb->second, s.loc};
+        dicts_.erase(lb->first);
         if (dict) return std::nullopt;  // it means nothing else in a spec
-      } else if (at_top_level()) {
-        // rebound to something else: a knob can no longer read it
-        if (auto t = binding_target(s.text)) knob_literals_.erase(s.text.substr(size_t(t->off), size_t(t->len)));
+      } else if (auto t = binding_target(s.text)) {
+        // rebound to something else: a knob or a lookup can no longer read it
+        const std::string name = s.text.substr(size_t(t->off), size_t(t->len));
+        if (at_top_level()) knob_literals_.erase(name);
+        dicts_.erase(name);
       }
       switch (read_config_call(s.text, s.pos, s, {options_, at_top_level(), top_loop_seen_, &knob_literals_}, r_)) {
         case ConfigCallResult::Stmt:
@@ -543,7 +595,7 @@ class Reader {
         case ConfigCallResult::Consumed: return std::nullopt;
         case ConfigCallResult::NotACall: break;
       }
-      auto res = parse_assignment(n.Scalar());
+      auto res = parse_assignment(s.text);
       if (auto* e = std::get_if<SyntaxError>(&res)) {
         r_.error(s.pos->at(e->off), e->message, e->hint, e->len);
         // Keep `NAME = <broken>` as a binding of NAME without a value, so that
@@ -937,14 +989,16 @@ class Reader {
   std::optional<bool> condition_count(const YAML::Node& n, CountCond& cc) {
     // A string past the statement limit is left to the bound's own read, which reports it once.
     if (!n.IsScalar() || int64_t(n.Scalar().size()) > limits::get(limits::Id::stmt_bytes)) return std::nullopt;
-    auto c = count_condition(n.Scalar());
-    if (!c) return std::nullopt;
     PosMapPtr pos = src_.scalar_map(n);
+    std::string text = n.Scalar();
+    if (!dict_lookups(text, pos)) return false;
+    auto c = count_condition(text);
+    if (!c) return std::nullopt;
     if (auto* e = std::get_if<SyntaxError>(&*c)) {
       r_.error(pos->at(e->off), e->message, e->hint, e->len);
       return false;
     }
-    cc = {std::get<ExprPtr>(*c), pos, n.Scalar()};
+    cc = {std::get<ExprPtr>(*c), pos, text};
     return true;
   }
 
@@ -990,8 +1044,9 @@ class Reader {
       if (too_long(c, "the condition")) return std::nullopt;
       s.pos = src_.scalar_map(c);
       s.text = c.Scalar();
-      auto res = parse_condition(c.Scalar());
-      if (auto* e = std::get_if<SyntaxError>(&res)) {
+      if (!dict_lookups(s.text, s.pos)) {
+        // a missing key, reported: kept without a condition, as after a syntax error
+      } else if (auto res = parse_condition(s.text); auto* e = std::get_if<SyntaxError>(&res)) {
         // Reported; the statement is kept without a condition so that the
         // elaborator poisons the names its branches bind (no cascade).
         r_.error(s.pos->at(e->off), e->message, e->hint, e->len);

@@ -1521,6 +1521,16 @@ def function_block(i, d):
     return {"y": r(r(p @ w, f) * 0.5, f), "lse": r(r(np.log(s), f) + m, f)}
 
 
+# --- dict constants: PyPTO's parameter dicts read by key -------------------------------------------------------
+
+@ref(dims={"B": 21})
+def dict_constants(i, d):
+    f = "fp32"
+    x = i["x"].astype(np.float64)
+    t = r(r(x * r(1 / 2048.0 * 4, f), f) + 2048, f)
+    return {"y": r(np.maximum(t, r(x * -0.5, f)), f)}
+
+
 # --- precision_type: PyPTO's PrecisionType on the math ops (both modes one result) -------------------------
 
 @ref(dims={"B": 21})

@@ -332,7 +332,7 @@ TEST_CASE("a knob's value passed by name: errors at the name", "[frontend][cfgca
                "(the value of 'bad', bound at line 13)");
   // a dict literal means nothing else: inside a loop it is refused where it is written
   expect_error(spec("", "      - \"d = {'DEFAULT': 2}\"\n" + body), "{'DEFAULT': 2}",
-               "a dict literal binds a knob value ('d' for set_pass_options(...=d)) and stands at the top of the "
-               "spec's body",
+               "a dict binds constants ('d[KEY]') or a knob value (set_pass_options(...=d)) and stands at the top of "
+               "the spec's body",
                "move the binding before the first loop");
 }

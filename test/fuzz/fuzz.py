@@ -56,6 +56,7 @@ import gen_surface9  # noqa: E402
 import gen_cfgcalls  # noqa: E402  (issue 13: every spec also in PyPTO's call spelling)
 import gen_function  # noqa: E402  (issue 13: every spec's body also inside pypto.function)
 import gen_precision  # noqa: E402  (issue 13: every precision op also with its precision_type)
+import gen_dicts  # noqa: E402  (issue 13: literals read from a parameter dict)
 import gen_pack  # noqa: E402
 import gen_rtbranch  # noqa: E402
 import gen_loopcond  # noqa: E402  (issue 13: pypto.loop(cond))
@@ -189,6 +190,11 @@ def evaluate(tools, prog, work, text=None, numpy_model=True):
     gen_precision.COUNTS[st] = gen_precision.COUNTS.get(st, 0) + 1
     if st == "differ":
         return Result("miscompile", "precision", detail, "")
+    # some statement literals read from a parameter dict by key: the same IR (gen_dicts.py)
+    st, detail = gen_dicts.check(tools.ptoc, spec, work, seed=zlib.crc32(open(spec, "rb").read()))
+    gen_dicts.COUNTS[st] = gen_dicts.COUNTS.get(st, 0) + 1
+    if st == "differ":
+        return Result("miscompile", "dicts", detail, "")
     bundle = os.path.join(work, "op.bundle")
     rc, out = tools.run([tools.ptoc, spec, "-o", bundle, *getattr(prog, "ptoc_args", [])])
     c = crashed(rc, out)
@@ -363,6 +369,7 @@ def long_mode(a):
     print(f"cfgcalls (IR of the call spelling vs the mapping spelling): {gen_cfgcalls.COUNTS}")
     print(f"function (IR of the body inside pypto.function vs without): {gen_function.COUNTS}")
     print(f"precision (IR with precision_type on every precision op vs without): {gen_precision.COUNTS}")
+    print(f"dicts (IR with literals read from a parameter dict vs written): {gen_dicts.COUNTS}")
     return counts
 
 
