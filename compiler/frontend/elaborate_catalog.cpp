@@ -143,9 +143,9 @@ EV Elaborator::call_zeros_ones(const Expr& e, const OpSpec& spec) {
   }
   auto dt = dtype_arg(dt_arg, DType::fp32);
   if (!dt) return EV::poison();
-  // PyPTO: DT_FP32, DT_INT32, DT_INT16, DT_FP16, DT_BF16 (ptoc has no int16).
-  if (*dt != DType::fp32 && *dt != DType::fp16 && *dt != DType::bf16 && *dt != DType::int32) {
-    err(dt_arg->off, dt_arg->len, "'" + fn + "' makes fp32, fp16, bf16 or int32 tensors (PyPTO's list), not " +
+  // PyPTO: DT_FP32, DT_INT32, DT_INT16, DT_FP16, DT_BF16.
+  if (*dt != DType::fp32 && *dt != DType::fp16 && *dt != DType::bf16 && *dt != DType::int32 && *dt != DType::int16) {
+    err(dt_arg->off, dt_arg->len, "'" + fn + "' makes fp32, fp16, bf16, int32 or int16 tensors (PyPTO's list), not " +
                                       std::string(dtype_name(*dt)),
         "write full([...], " + std::string(fn == "zeros" ? "0" : "1") + ", " + std::string(dtype_name(*dt)) + ")");
     return EV::poison();

@@ -229,9 +229,10 @@ class Struct5 {
     return el_.emit(op, x.dtype, sh, va, c_.fo, c_.fl);
   }
 
-  static constexpr std::initializer_list<DType> kPairTypes = {DType::fp32, DType::fp16, DType::bf16, DType::int32,
-                                                              DType::int8, DType::uint8};
-  static constexpr const char* kPairNames = "fp32, fp16, bf16, int32, int8 or uint8 (PyPTO's dtypes ptoc has)";
+  static constexpr std::initializer_list<DType> kPairTypes = {DType::fp32,  DType::fp16,  DType::bf16,   DType::int32,
+                                                              DType::int8,  DType::uint8, DType::int16,  DType::uint16,
+                                                              DType::uint32};
+  static constexpr const char* kPairNames = "fp32, fp16, bf16, int32, int8, uint8, int16, uint16 or uint32 (PyPTO's dtypes)";
 
   bool need_two() {
     if (c_.two_targets) return true;
@@ -293,8 +294,8 @@ class Struct5 {
     EV a = el_.catalog_input(c_);
     if (!a.ok()) return EV::poison();
     const Value x = val(a.value);
-    if (!dtype_in(x.dtype, {DType::fp32, DType::fp16, DType::bf16, DType::int32}, 0,
-                  "fp32, fp16, bf16 or int32 (PyPTO's dtypes ptoc has)"))
+    if (!dtype_in(x.dtype, {DType::fp32, DType::fp16, DType::bf16, DType::int32, DType::int16, DType::uint16, DType::uint32},
+                  0, "fp32, fp16, bf16, int32, int16, uint16 or uint32 (PyPTO's dtypes)"))
       return EV::poison();
     auto mode = el_.const_int(*c_.args[1], "gathermask pattern_mode");
     if (!mode) return EV::poison();

@@ -1521,6 +1521,46 @@ def function_block(i, d):
     return {"y": r(r(p @ w, f) * 0.5, f), "lse": r(r(np.log(s), f) + m, f)}
 
 
+# --- dtype16 ops: the integer catalogue ops on int16 / uint16 / uint32, bit for bit -------------------------
+
+def _wrap(x, dt):
+    """x (int64 or uint64 NumPy) wrapped into dt, as float64 for the comparison."""
+    return np.asarray(x).astype(np.dtype(dt)).astype(np.float64)
+
+
+def _shl(x, n, bits, dt):  # a count outside [0, width) gives 0 (NumPy's rule, specs/README.md)
+    n = np.broadcast_to(np.asarray(n, np.int64), np.shape(x))
+    out = np.where((n >= 0) & (n < bits), (np.asarray(x, np.int64) << np.clip(n, 0, 63)) & ((1 << bits) - 1), 0)
+    return _wrap(out.astype(np.uint64), "uint%d" % bits).astype(np.dtype("uint%d" % bits)).astype(np.dtype(dt)).astype(np.float64)
+
+
+def _shr(x, n, bits, dt):  # arithmetic for signed types; a count past the width gives the sign fill
+    x = np.asarray(x, np.int64)
+    return _wrap(x >> np.minimum(np.asarray(n, np.int64), 63), dt)
+
+
+@ref(kinds={"a": "wide", "b": "small", "s": "range:0:18", "ua": "wide", "ub": "small", "wa": "wide", "wb": "wide"})
+def dtype16_ops(i, d):
+    a, b, s = (i[k].astype(np.int64) for k in ("a", "b", "s"))
+    ua, ub, wa, wb = (i[k].astype(np.int64) for k in ("ua", "ub", "wa", "wb"))
+    safe = np.where(b == 0, 1, b)
+    usafe = np.where(ub == 0, 1, ub)
+    stream = np.stack([a, b], -1).reshape(a.shape[0], -1)
+    return {
+        "shl16": _shl(a, 3, 16, "int16"), "shr16": _shr(a, 2, 16, "int16"), "shlv16": _shl(b, s, 16, "int16"),
+        "gcd16": _wrap(np.gcd(a, b), "int16"), "rem16": _wrap(np.where(b == 0, 0, np.remainder(a, safe)), "int16"),
+        "fdiv16": _wrap(np.floor_divide(a, 3), "int16"), "sign16": (a < 0).astype(np.float64),
+        "not16": _wrap(~a, "int16"), "ones16": _wrap(a + 1, "int16"), "zeros16": _wrap(a, "int16"),
+        "shl_u16": _shl(ua, 4, 16, "uint16"), "shr_u16": _shr(ua, 1, 16, "uint16"),
+        "gcd_u16": _wrap(np.gcd(ua, ub), "uint16"),
+        "rem_u16": _wrap(np.where(ub == 0, 0, np.remainder(ua, usafe)), "uint16"),
+        "shl32": _shl(wa, 20, 32, "uint32"), "shr32": _shr(wa, 3, 32, "uint32"), "and32": _wrap(wa & wb, "uint32"),
+        "il0": _wrap(stream[:, :16], "int16"), "il1": _wrap(stream[:, 16:], "int16"),
+        "dl0": _wrap(ua[:, 0::2], "uint16"), "dl1": _wrap(ua[:, 1::2], "uint16"),
+        "gm32": _wrap(wa[:, 1::2], "uint32"), "gm16": _wrap(b[:, 2::4], "int16"),
+    }
+
+
 # --- dict constants: PyPTO's parameter dicts read by key -------------------------------------------------------
 
 @ref(dims={"B": 21})

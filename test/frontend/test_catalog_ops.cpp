@@ -114,7 +114,7 @@ TEST_CASE("misused composition ops get located, worded errors", "[frontend][cata
   expect_error(spec(kTile + "  - \"y[0:16, :] = zeros(16, 64, fp16)\"\n"), "fp16)",
                "a dtype given by position to 'zeros' would be a size (as in PyPTO)", "dtype=fp16");
   expect_error(spec(kTile + "  - \"y[0:16, :] = ones(16, 64, dtype=int8)\"\n"), "int8)",
-               "'ones' makes fp32, fp16, bf16 or int32 tensors (PyPTO's list), not int8", "full([...], 1, int8)");
+               "'ones' makes fp32, fp16, bf16, int32 or int16 tensors (PyPTO's list), not int8", "full([...], 1, int8)");
   expect_error(spec(kTile + "  - \"y[0:16, :] = zeros(16, 0)\"\n"), "0)", "zeros sizes must be positive, got 0");
   expect_error(spec(kTile + "  - \"y[0:16, :] = zeros(dtype=fp32)\"\n"), "zeros(", "'zeros' needs a size");
   expect_error(spec(kTile + "  - \"y[0:16, :] = ones(16, 64, dtyp=fp32)\"\n"), "dtyp=",

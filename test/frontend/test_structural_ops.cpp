@@ -122,7 +122,7 @@ TEST_CASE("gathermask: pattern modes 1..7, PyPTO's dtypes, groups of 2 or 4 on t
   expect_error(spec("  - {vec_tile: [8, 16]}\n  - \"w[...] = gathermask(x, 8)\"\n"), "8)",
                "gathermask pattern_mode must be 1..7, got 8");
   expect_error(spec("  - {vec_tile: [8, 16]}\n  - \"w[...] = cast(gathermask(q, 1), fp32)\"\n"), "q,",
-               "'gathermask' takes fp32, fp16, bf16 or int32 (PyPTO's dtypes ptoc has), 'q' is int8",
+               "'gathermask' takes fp32, fp16, bf16, int32, int16, uint16 or uint32 (PyPTO's dtypes), 'q' is int8",
                "insert cast(q, int32)");
   expect_error(spec("  - {vec_tile: [8, 18]}\n  - \"w[...] = view(gathermask(o, 3), [8, 4], [0, 0])\"\n"), "o,",
                "'gathermask' needs the last axis a multiple of 4 (pattern_mode 3 takes groups of 4), 'o' has 18");

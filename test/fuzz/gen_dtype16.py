@@ -11,7 +11,11 @@ unchanged. Per seed, with probability PROB, one of:
 - `i16`: int16 over its whole range: wrapping add and mul, sum over a row (wraps), maximum, cast to int8 with
   saturation, expand_clone of a column;
 - `u16`: uint16 over its whole range: wrapping sub, bitwise_and, ge, full, cast of an fp32 input with
-  CAST_FLOOR and saturation.
+  CAST_FLOOR and saturation;
+- `ops16`: the integer catalogue ops on one of int16 / uint16 / uint32 over its whole range: shifts by a
+  constant (counts in and past the width: 0 for a left shift, the sign fill for a right one), gcd, remainder
+  and floor_div by a small divisor (zeros: x % 0 is 0), bitwise_not, signbit (int16), zeros / ones (int16),
+  interleave, deinterleave and gathermask (modes 1 to 6).
 
 The model holds the inputs as NumPy integers of the dtype (exact) and computes with NumPy's wrapping integer
 arithmetic; `ptorun --check` compares the outputs with the evaluator bit for bit. WRONG (a selftest) flips the
@@ -22,7 +26,7 @@ import model as M
 from model import Value
 import hook_stream  # noqa: E402
 
-KINDS = ("u64", "u32", "i16", "u16")
+KINDS = ("u64", "u32", "i16", "u16", "ops16")
 FORCE = None
 WRONG = False
 PROB = 0.15
@@ -105,6 +109,45 @@ def construct(r, prog, kind):
         put([R, D], "int16", f"maximum({a}, {b})", np.maximum, ab)
         put([R, D], "int8", f"cast({a}, int8, satmode=ON)", lambda x: np.clip(x, -128, 127).astype(np.int8), ab[:1])
         put([R, D], "int16", f"expand_clone({b}[0:, 1:2], [{R}, {D}])", lambda y: np.repeat(y[:, 1:2], D, 1), ab[1:])
+    elif kind == "ops16":
+        dt = r.choice(["int16", "uint16", "uint32"])
+        bits = 32 if dt == "uint32" else 16
+        a, b = inp(dt, "wide"), inp(dt, "small")
+        ab = [(a, dt), (b, dt)]
+        wide = np.int64 if dt != "uint32" else np.uint64
+        left, right = r.choice([0, 1, 3, bits - 1, bits, bits + 3]), r.choice([0, 2, bits - 1, bits + 1])
+
+        def shl(x, n=left):
+            return np.zeros_like(x) if n >= bits else (x.astype(wide) << wide(n)).astype(x.dtype)
+
+        def shr(x, n=right):
+            return (x.astype(np.int64) >> min(n, 63)).astype(x.dtype)
+
+        def rem(x, y):
+            x64, y64 = x.astype(np.int64), y.astype(np.int64)
+            return np.where(y64 == 0, 0, np.remainder(x64, np.where(y64 == 0, 1, y64))).astype(x.dtype)
+
+        put([R, D], dt, f"bitwise_left_shift({a}, {left})", shl, ab[:1])
+        put([R, D], dt, f"bitwise_right_shift({a}, {right})", shr, ab[:1])
+        put([R, D], dt, f"gcd({a}, {b})", lambda x, y: np.gcd(x.astype(np.int64), y.astype(np.int64)).astype(x.dtype), ab)
+        put([R, D], dt, f"remainder({a}, {b})", rem, ab)
+        put([R, D], dt, f"floor_div({a}, 3)", lambda x: np.floor_divide(x.astype(np.int64), 3).astype(x.dtype), ab[:1])
+        put([R, D], dt, f"bitwise_not({a})", lambda x: ~x, ab[:1])
+        if dt == "int16":
+            put([R, D], "bool", f"signbit({a})", lambda x: x < 0, ab[:1])
+            put([R, D], dt, f"ones([{R}, {D}], dtype=DT_INT16) + {a}", lambda x: x + np.int16(1), ab[:1])
+        i0, i1 = f"d16il{st['n']}a", f"d16il{st['n']}b"
+        prog.body.append(M.Raw(f"{i0}, {i1} = interleave({a}, {b})"))
+        stream = lambda x, y: np.stack([x, y], -1).reshape(R, 2 * D)
+        put([R, D], dt, i0, lambda x, y: stream(x, y)[:, :D], ab)
+        put([R, D], dt, i1, lambda x, y: stream(x, y)[:, D:], ab)
+        e0, e1 = f"d16dl{st['n']}a", f"d16dl{st['n']}b"
+        prog.body.append(M.Raw(f"{e0}, {e1} = deinterleave({a})"))
+        put([R, h], dt, e0, lambda x: x[:, 0::2], ab[:1])
+        put([R, h], dt, e1, lambda x: x[:, 1::2], ab[:1])
+        mode = r.randint(1, 6)
+        step, k = (2, mode - 1) if mode <= 2 else (4, mode - 3)
+        put([R, D // step], dt, f"gathermask({b}, {mode})", lambda y: y[:, k::step], ab[1:])
     else:
         a, b = inp("uint16", "wide"), inp("uint16", "wide")
         st["n"] += 1
