@@ -6,6 +6,8 @@
 #include <set>
 #include <unordered_set>
 
+#include <yaml-cpp/depthguard.h>
+
 #include "compiler/frontend/binding_target.h"
 #include "compiler/frontend/dict_constants.h"
 #include "compiler/frontend/func_key.h"
@@ -77,6 +79,13 @@ class Reader {
     YAML::Node root;
     try {
       root = YAML::Load(text);
+    } catch (const YAML::DeepRecursion& e) {
+      // yaml-cpp's own message for this is a bare "bad file"
+      r_.error({e.mark.line + 1, e.mark.column + 1},
+               "invalid YAML: the document nests more than " + std::to_string(e.depth() - 1) +
+                   " levels deep here (lists, mappings and flow brackets)",
+               "a spec nests a few levels: loops, scopes and ifs in bodies, and their statements");
+      return std::nullopt;
     } catch (const YAML::Exception& e) {
       std::string msg = e.msg;
       if (!msg.empty()) msg[0] = char(std::tolower(static_cast<unsigned char>(msg[0])));

@@ -383,3 +383,16 @@ TEST_CASE("long function keys, labels and indents are scanned without recursion 
   auto not_key = run(spec(kTile + "  - label: func1_2x\n  - \"y[0:16, :] = x[0:16, :]\"\n"));
   CHECK(not_key.prog);
 }
+
+TEST_CASE("YAML nested past yaml-cpp's depth guard says so, not \"bad file\"") {
+  // yaml-cpp stops at a few hundred levels of nesting with DeepRecursion, whose message is a bare "bad file".
+  for (const std::string& doc : {std::string("ptoc: 1\nname: t\nbody: ") + repeat("[", 5000) + repeat("]", 5000) + "\n",
+                                 std::string("ptoc: 1\nname: t\nx: ") + repeat("{a: ", 5000) + "1" + repeat("}", 5000) + "\n"}) {
+    auto r = run(doc);
+    REQUIRE_FALSE(r.prog);
+    REQUIRE(r.errors == 1);
+    CHECK(has_error(r, "invalid YAML: the document nests more than"));
+    CHECK_FALSE(has_error(r, "bad file"));
+    CHECK(r.diags[0].loc.line == 3);
+  }
+}
