@@ -106,7 +106,7 @@ std::vector<TileRoot> build_tile_roots(const Program& prog, const Platform& plat
       c0 = cpu_now();
       // A family root is partitioned on one member (its detection is timed as partition).
       std::optional<tiling::TileFamily> fam;
-      if (opts.families) fam = tiling::find_tile_family(prog, tr, rt, b.tile_writer, &b.emitted_blocks).family;
+      if (opts.families) fam = tiling::find_tile_family(prog, tr, rt, b.tile_writer, &b.emitted_blocks, b.block_copies.get()).family;
       if (fam && tiling::partition_family(b, *fam))
         ++stats.family_roots;
       else

@@ -2,6 +2,7 @@
 // (the conditions are in tile_families.h).
 #include "compiler/passes/tile_families.h"
 #include "compiler/passes/affine_box.h"
+#include "compiler/passes/block_family_proof.h"
 
 #include <algorithm>
 #include <limits>
@@ -296,17 +297,19 @@ static bool seq_order_alike(const TileRoot& r, const TileFamily& f) {
 namespace {
 
 FamilyCheck find_family(const Program& prog, const TileRoot& r, const RootTemplate* rt,
-                        const std::vector<int>* first_writer, const EmittedBlocks* emitted);
+                        const std::vector<int>* first_writer, const EmittedBlocks* emitted,
+                        const BlockCopies* copies);
 
 }  // namespace
 
 FamilyCheck find_tile_family(const Program& prog, const TileRoot& r) {
-  return find_family(prog, r, nullptr, nullptr, nullptr);
+  return find_family(prog, r, nullptr, nullptr, nullptr, nullptr);
 }
 
 FamilyCheck find_tile_family(const Program& prog, const TileRoot& r, const RootTemplate& rt,
-                             const std::vector<int>& first_writer, const EmittedBlocks* emitted) {
-  return find_family(prog, r, &rt, &first_writer, emitted);
+                             const std::vector<int>& first_writer, const EmittedBlocks* emitted,
+                             const BlockCopies* copies) {
+  return find_family(prog, r, &rt, &first_writer, emitted, copies);
 }
 
 void check_emitted_block(const TileRoot& r, const std::vector<int>& first_writer, int op_begin, int op_end,
@@ -366,7 +369,8 @@ void check_emitted_block(const TileRoot& r, const std::vector<int>& first_writer
 namespace {
 
 FamilyCheck find_family(const Program& prog, const TileRoot& r, const RootTemplate* rt,
-                        const std::vector<int>* first_writer, const EmittedBlocks* emitted) {
+                        const std::vector<int>* first_writer, const EmittedBlocks* emitted,
+                        const BlockCopies* copies) {
   FamilyCheck out;
   const int n = int(r.ops.size()), nt = int(r.tiles.size());
   if (n < 2) {
@@ -375,13 +379,20 @@ FamilyCheck find_family(const Program& prog, const TileRoot& r, const RootTempla
   }
   const std::string packs = "a parallel_merge scope packs branches across members";
   Search s{r, {}, {}, 8 * int64_t(n)};
+  // Expansion already checked its blocks one by one (EmittedBlocks): when they are the whole root,
+  // they are the one segment, with no search and no second walk over the ops.
+  const bool whole = rt && first_writer && first_writer->size() >= size_t(nt) && emitted && !emitted->broken &&
+                     emitted->blocks >= 2 && emitted->seg.op_begin == 0 && emitted->seg.tile_begin == 0 &&
+                     int64_t(emitted->blocks) * emitted->seg.ops_per == n &&
+                     int64_t(emitted->blocks) * emitted->seg.tiles_per == nt &&
+                     int(emitted->alike.size()) == emitted->blocks;
   if (rt && first_writer && first_writer->size() >= size_t(nt)) {
     for (int o : rt->ops)
       if (prog.ops[size_t(o)].scope.parallel_merge) {
         out.reason = packs;
         return out;
       }
-    s.first_writer.assign(first_writer->begin(), first_writer->begin() + nt);
+    if (!whole) s.first_writer.assign(first_writer->begin(), first_writer->begin() + nt);  // the search's
   } else {
     // One walk over the ops: the parallel_merge scopes (looked up once per source op) and each
     // tile's first writer.
@@ -401,11 +412,7 @@ FamilyCheck find_family(const Program& prog, const TileRoot& r, const RootTempla
   // Segment by segment, the smallest block length that repeats (exactly B times once the first
   // segment fixed B). Candidates start where an op like the segment's first one recurs.
   int pos = 0, tpos = 0, B = 0;
-  // Expansion already checked its blocks one by one (EmittedBlocks): when they are the whole root,
-  // they are the one segment, with no search and no second walk over the ops.
-  if (emitted && !emitted->broken && emitted->blocks >= 2 && emitted->seg.op_begin == 0 &&
-      emitted->seg.tile_begin == 0 && int64_t(emitted->blocks) * emitted->seg.ops_per == n &&
-      int64_t(emitted->blocks) * emitted->seg.tiles_per == nt && int(emitted->alike.size()) == emitted->blocks) {
+  if (whole) {
     B = emitted->blocks;
     s.segs.push_back(emitted->seg);
     s.alike = emitted->alike;
@@ -448,7 +455,11 @@ FamilyCheck find_family(const Program& prog, const TileRoot& r, const RootTempla
     f.ops_per += g.ops_per;
     f.tiles_per += g.tiles_per;
   }
-  std::string why = seq_order_alike(r, f) ? check_gm(r, f) : "the members' GM accesses are ordered differently";
+  // Copied blocks are proved from block 0 and their deltas; otherwise member by member.
+  const bool proved = whole && copies && copied_blocks_meet_family_conditions(r, f, *copies);
+  std::string why = proved               ? ""
+                    : seq_order_alike(r, f) ? check_gm(r, f)
+                                            : "the members' GM accesses are ordered differently";
   if (!why.empty()) {
     out.reason = why;
     return out;

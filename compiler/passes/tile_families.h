@@ -85,13 +85,16 @@ FamilyCheck find_tile_family(const Program& prog, const TileRoot& r);
 // The same, given what expansion already knows (Builder::tile_writer: each tile's first writer) and
 // the root template's ops: no walk over the tile ops for them (the ops are most of a large root's
 // memory). A template op in a parallel_merge scope refuses the root even if it made no tile op.
+// With `copies` (Builder::block_copies) covering every block, the order and GM conditions are
+// proved from block 0 and the deltas (block_family_proof.h) instead of member by member.
+struct BlockCopies;  // block_replica.h
 FamilyCheck find_tile_family(const Program& prog, const TileRoot& r, const RootTemplate& rt,
-                             const std::vector<int>& first_writer, const EmittedBlocks* emitted = nullptr);
+                             const std::vector<int>& first_writer, const EmittedBlocks* emitted = nullptr,
+                             const BlockCopies* copies = nullptr);
 
 // The subgraphs of a family root after finalize_subgraphs, when every one is a plain copy of a
 // subgraph of member 0 (nothing merged by the breadth merges): member k's copy of member 0's
 // subgraph j runs member 0's ops of j, each moved to member k, in the same order.
-struct BlockCopies;  // block_replica.h
 
 struct FamilyReplicas {
   TileFamily family;
