@@ -215,8 +215,10 @@ void Builder::expand_matmul(const Op& op) {
               track->copied.push_back(1);
               track->delta.push_back(std::move(*rk));
             }
-            if (check_blocks && !note_block_copy(tmpl, block_begin, tile_begin, emitted_blocks))
+            if (check_blocks && !note_block_copy(tmpl, block_begin, tile_begin, emitted_blocks)) {
+              settle_copied_writers();
               check_emitted_block(root, tile_writer, block_begin, int(root.ops.size()), emitted_blocks);
+            }
             continue;
           }
         }

@@ -312,6 +312,12 @@ FamilyCheck find_tile_family(const Program& prog, const TileRoot& r, const RootT
   return find_family(prog, r, &rt, &first_writer, emitted, copies);
 }
 
+bool emitted_blocks_cover(const EmittedBlocks& eb, const TileRoot& r) {
+  return !eb.broken && eb.blocks >= 2 && eb.seg.op_begin == 0 && eb.seg.tile_begin == 0 &&
+         int64_t(eb.blocks) * eb.seg.ops_per == int64_t(r.ops.size()) &&
+         int64_t(eb.blocks) * eb.seg.tiles_per == int64_t(r.tiles.size()) && int(eb.alike.size()) == eb.blocks;
+}
+
 void check_emitted_block(const TileRoot& r, const std::vector<int>& first_writer, int op_begin, int op_end,
                          EmittedBlocks& eb) {
   if (eb.broken) return;
@@ -381,12 +387,9 @@ FamilyCheck find_family(const Program& prog, const TileRoot& r, const RootTempla
   Search s{r, {}, {}, 8 * int64_t(n)};
   // Expansion already checked its blocks one by one (EmittedBlocks): when they are the whole root,
   // they are the one segment, with no search and no second walk over the ops.
-  const bool whole = rt && first_writer && first_writer->size() >= size_t(nt) && emitted && !emitted->broken &&
-                     emitted->blocks >= 2 && emitted->seg.op_begin == 0 && emitted->seg.tile_begin == 0 &&
-                     int64_t(emitted->blocks) * emitted->seg.ops_per == n &&
-                     int64_t(emitted->blocks) * emitted->seg.tiles_per == nt &&
-                     int(emitted->alike.size()) == emitted->blocks;
-  if (rt && first_writer && first_writer->size() >= size_t(nt)) {
+  // The tile writers are read only by the search (not when the blocks cover the root).
+  const bool whole = rt && first_writer && emitted && emitted_blocks_cover(*emitted, r);
+  if (rt && first_writer && (whole || first_writer->size() >= size_t(nt))) {
     for (int o : rt->ops)
       if (prog.ops[size_t(o)].scope.parallel_merge) {
         out.reason = packs;

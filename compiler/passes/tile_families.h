@@ -71,6 +71,8 @@ struct EmittedBlocks {
   bool broken = false;   // a block is not block 0 moved (or not where expected): the search decides
   std::vector<char> alike;  // per block: as TileFamily::alike
 };
+// The blocks are the whole root, each checked: the family is theirs, found with no search.
+bool emitted_blocks_cover(const EmittedBlocks& eb, const TileRoot& r);
 // Checks the block just emitted, ops [op_begin, op_end), against block 0 (the first call: it is block 0).
 // `first_writer`: Builder::tile_writer.
 void check_emitted_block(const TileRoot& r, const std::vector<int>& first_writer, int op_begin, int op_end,
