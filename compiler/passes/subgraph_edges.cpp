@@ -591,7 +591,17 @@ void compute_iso_hashes(TileRoot& r) {
 
 void compute_iso_hashes_by_class(TileRoot& r, const std::vector<int>& cls) {
   std::unordered_map<uint64_t, int> order;
-  std::vector<int> local(r.tiles.size(), -1), seen;
+  // Sized to the tiles of the subgraphs hashed (a family's member 0), not the whole root's.
+  std::vector<int> local, seen;
+  auto cover = [&](const Subgraph& sg) {
+    int top = -1;
+    for (int o : sg.ops) {
+      const TileOp& op = r.ops[size_t(o)];
+      top = std::max(top, op.dst);
+      for (int t : op.srcs) top = std::max(top, t);
+    }
+    if (local.size() <= size_t(top + 1)) local.resize(size_t(top + 1), -1);
+  };
   std::vector<std::optional<uint64_t>> of_class;
   for (size_t i = 0; i < r.subgraphs.size(); ++i) {
     Subgraph& sg = r.subgraphs[i];
@@ -601,6 +611,7 @@ void compute_iso_hashes_by_class(TileRoot& r, const std::vector<int>& cls) {
     if (c >= 0 && of_class[size_t(c)]) {
       sg.iso_hash = *of_class[size_t(c)];
     } else {
+      cover(sg);
       sg.iso_hash = iso_hash(r, sg, local, seen);
       if (c >= 0) of_class[size_t(c)] = sg.iso_hash;
     }

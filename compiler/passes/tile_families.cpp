@@ -240,7 +240,7 @@ struct Search {
 
 }  // namespace
 
-int TileFamily::op(int k, int j) const {
+int TileFamily::op_slow(int k, int j) const {
   for (const FamilySegment& s : segments) {
     if (j < s.ops_per) return s.op_begin + k * s.ops_per + j;
     j -= s.ops_per;
@@ -248,7 +248,7 @@ int TileFamily::op(int k, int j) const {
   return -1;
 }
 
-int TileFamily::tile(int k, int t) const {
+int TileFamily::tile_slow(int k, int t) const {
   for (const FamilySegment& s : segments) {
     if (t < s.tiles_per) return s.tile_begin + k * s.tiles_per + t;
     t -= s.tiles_per;
@@ -266,7 +266,7 @@ std::pair<int, int> TileFamily::op_member(int o) const {
   return {-1, -1};
 }
 
-std::pair<int, int> TileFamily::tile_member(int t) const {
+std::pair<int, int> TileFamily::tile_member_slow(int t) const {
   int local = 0;
   for (const FamilySegment& s : segments) {
     if (s.tiles_per > 0 && t >= s.tile_begin && t < s.tile_begin + members * s.tiles_per)
@@ -550,10 +550,15 @@ bool partition_family(Builder& b, const TileFamily& f) {
   // Replicate: member k's copy of subgraph j has member 0's ops mapped to member k. The explicit
   // partition numbers subgraphs by their first op.
   const int S = int(rep.subgraphs.size());
+  std::vector<int> first_op(size_t(S), 0);  // member 0's subgraph j -> its lowest op
+  for (int j = 0; j < S; ++j) {
+    const std::vector<int>& ops = rep.subgraphs[size_t(j)].ops;
+    if (!ops.empty()) first_op[size_t(j)] = *std::min_element(ops.begin(), ops.end());
+  }
   std::vector<std::pair<int, int>> order;  // (first op, k * S + j)
   order.reserve(size_t(B) * size_t(S));
   for (int k = 0; k < B; ++k)
-    for (int j = 0; j < S; ++j) order.push_back({f.op(k, rep.subgraphs[size_t(j)].ops.empty() ? 0 : *std::min_element(rep.subgraphs[size_t(j)].ops.begin(), rep.subgraphs[size_t(j)].ops.end())), k * S + j});
+    for (int j = 0; j < S; ++j) order.push_back({f.op(k, first_op[size_t(j)]), k * S + j});
   std::sort(order.begin(), order.end());
   std::vector<int> id_of(order.size());
   r.subgraphs.clear();
@@ -564,7 +569,12 @@ bool partition_family(Builder& b, const TileFamily& f) {
     const int k = kj / S, j = kj % S;
     Subgraph sg = rep.subgraphs[size_t(j)];
     sg.id = int(r.subgraphs.size());
-    for (int& o : sg.ops) o = f.op(k, o);
+    if (f.segments.size() == 1) {  // one segment: member k's op is member 0's (all < P) moved by k * P
+      const int shift = f.segments[0].op_begin + k * f.segments[0].ops_per;
+      for (int& o : sg.ops) o += shift;
+    } else {
+      for (int& o : sg.ops) o = f.op(k, o);
+    }
     id_of[size_t(kj)] = sg.id;
     b.family_sg_member[size_t(sg.id)] = k;
     b.family_sg_local[size_t(sg.id)] = j;

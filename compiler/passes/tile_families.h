@@ -55,10 +55,36 @@ struct TileFamily {
   // both symbolic (no tail), so its leaves have member 0's LeafShaper keys (leaf_classes.cpp).
   std::vector<char> alike;
   // Member k's op j (j in [0, P), member 0's ops in id order) and tile t; and back: (member, j).
-  int op(int k, int j) const;
-  int tile(int k, int t) const;
+  // Inline with a one-segment fast path (a matmul's blocks): called per op and tile of every member.
+  int op(int k, int j) const {
+    if (segments.size() == 1) {
+      const FamilySegment& s = segments[0];
+      return j < s.ops_per ? s.op_begin + k * s.ops_per + j : -1;
+    }
+    return op_slow(k, j);
+  }
+  int tile(int k, int t) const {
+    if (segments.size() == 1) {
+      const FamilySegment& s = segments[0];
+      return t < s.tiles_per ? s.tile_begin + k * s.tiles_per + t : -1;
+    }
+    return tile_slow(k, t);
+  }
   std::pair<int, int> op_member(int op) const;
-  std::pair<int, int> tile_member(int tile) const;
+  std::pair<int, int> tile_member(int t) const {
+    if (segments.size() == 1) {
+      const FamilySegment& s = segments[0];
+      if (s.tiles_per > 0 && t >= s.tile_begin && t < s.tile_begin + members * s.tiles_per)
+        return {(t - s.tile_begin) / s.tiles_per, (t - s.tile_begin) % s.tiles_per};
+      return {-1, -1};
+    }
+    return tile_member_slow(t);
+  }
+
+ private:
+  int op_slow(int k, int j) const;
+  int tile_slow(int k, int t) const;
+  std::pair<int, int> tile_member_slow(int t) const;
 };
 
 // Expansion's own block structure (a matmul's output blocks, tile_expand_cube.cpp), checked block by
