@@ -131,7 +131,13 @@ struct FamilyReplicas {
   std::vector<int> member, local;  // per subgraph (TileRoot::subgraphs index): k and j
   std::vector<int> of_member0;     // per subgraph j of member 0: its TileRoot::subgraphs index
   // Member k's tile playing the part of member 0's tile t0.
-  int tile_of(int k, int t0) const { return family.tile(k, family.tile_member(t0).second); }
+  int tile_of(int k, int t0) const {
+    if (family.segments.size() == 1) {  // a member-0 tile of one segment: moved by k tiles per member
+      const FamilySegment& s = family.segments[0];
+      if (t0 >= s.tile_begin && t0 < s.tile_begin + s.tiles_per) return t0 + k * s.tiles_per;
+    }
+    return family.tile(k, family.tile_member(t0).second);
+  }
 };
 // The replica map of a family root after its breadth merges and finalize_subgraphs, given member
 // 0's subgraphs (op lists, local ids) from partition_family; null when a subgraph is not a copy.
