@@ -11,14 +11,18 @@
 //   cross_root_values   compiler/passes/cross_root_values.cpp      values used across roots go through GM
 //   build_tile_roots    compiler/passes/build_tile_roots.cpp       per root function:
 //     expand            compiler/passes/tile_expand_{vector,cube}.cpp   vec ops by vec_tile, matmuls by cube_tile
+//                       compiler/passes/block_replica.cpp          (later matmul blocks: block 0 copied, described)
 //     partition         compiler/passes/partition.cpp              leaves, depth merge, scopes
 //                       compiler/passes/tile_families.cpp          (B isomorphic members: one partitioned, replicated)
+//                       compiler/passes/block_family_proof.cpp     (copied blocks: the family's order and GM
+//                                                                  conditions from block 0 and the deltas)
 //     breadth_merge     compiler/passes/{vec_nbuffer,l1_reuse,cube_nbuffer}.cpp
 //     subgraph_edges    compiler/passes/subgraph_edges.cpp         successors from GM accesses
 //   collect_tensors     compiler/passes/gm_tensors.cpp             spec tensors, then every root's GM temps
 //   leaf_classes        compiler/passes/leaf_classes.cpp           structurally equal leaves share one plan
 //                                                                  (a family member's copy of a leaf: member 0's
-//                                                                  class, no key computed; TileRoot::replicas)
+//                                                                  class, no key computed, its tiles member 0's
+//                                                                  moved, not stored; TileRoot::replicas)
 //   schedule            compiler/passes/schedule.cpp               op order and pipe per op (chains interleaved)
 //   buffer_plan         compiler/passes/buffer_plan.cpp            UB/L1/L0 addresses; overflow = located error
 //   insert_sync         compiler/passes/insert_sync.cpp            set_flag/wait_flag/pipe_barrier

@@ -1,6 +1,8 @@
 // Copies of a matmul's first output block (block_replica.h).
 #include "compiler/passes/block_replica.h"
 
+#include <algorithm>
+
 #include "compiler/passes/tile_build.h"
 
 namespace ptoc::tiling {
@@ -48,6 +50,7 @@ struct BlockCopySource {
   std::vector<BlockOperand> operand;
   std::vector<int> tile_shift;     // per copy
   std::vector<std::array<std::vector<int64_t>, 3>> delta;  // per copy
+  std::vector<std::pair<int, int64_t>> writes;  // GM tensor -> block 0's write ops into it, by first write
 };
 
 namespace {
@@ -87,6 +90,12 @@ void emit_block_copy(Builder& b, BlockTemplate& t, const std::array<std::vector<
     for (int i = t.op_begin; i < t.op_end; ++i) src->ops.push_back(r.ops[size_t(i)]);
     for (int k = t.tile_begin; k < t.tile_end; ++k) src->tiles.push_back(r.tiles[size_t(k)]);
     src->operand = t.operand;
+    for (const TileOp& op : src->ops) {
+      if ((op.kind != TileOpKind::CopyOut && op.kind != TileOpKind::FixOut) || op.gm.tensor < 0) continue;
+      auto it = std::find_if(src->writes.begin(), src->writes.end(), [&](auto& w) { return w.first == op.gm.tensor; });
+      if (it == src->writes.end()) src->writes.push_back({op.gm.tensor, 1});
+      else ++it->second;
+    }
     auto os = std::make_shared<OpSource>();
     os->s = src;
     auto ts = std::make_shared<TileSource>();
@@ -105,21 +114,12 @@ void emit_block_copy(Builder& b, BlockTemplate& t, const std::array<std::vector<
   r.tiles.append_described(t.tile_source, run, size_t(t.tile_end - t.tile_begin));
   r.ops.append_described(t.op_source, run, size_t(t.op_end - t.op_begin));
   // What emit()'s note_emitted records for the copied ops, from block 0's records (its writers are
-  // its own ops, finish_block_template): no op is read.
-  if (b.tile_writer.size() < r.tiles.size()) b.tile_writer.resize(r.tiles.size(), -1);
-  if (b.tile_written_at.size() < r.tiles.size()) b.tile_written_at.resize(r.tiles.size(), -1);
-  for (int k = t.tile_begin; k < t.tile_end; ++k) {
-    const int w = b.tile_writer[size_t(k)];
-    if (w < 0) continue;
-    b.tile_writer[size_t(k + shift)] = w + op_shift;
-    b.tile_written_at[size_t(k + shift)] = b.tile_written_at[size_t(k)] + double(op_shift);
-  }
-  for (size_t i = 0; i < src.ops.size(); ++i) {
-    const TileOp& op = src.ops[i];
-    if ((op.kind == TileOpKind::CopyOut || op.kind == TileOpKind::FixOut) && op.gm.tensor >= 0) {
-      if (int(b.gm_version.size()) <= op.gm.tensor) b.gm_version.resize(size_t(op.gm.tensor) + 1, 0);
-      ++b.gm_version[size_t(op.gm.tensor)];
-    }
+  // its own ops, finish_block_template): no op is read. The tile writers are block 0's moved, written
+  // when first read (Builder::settle_copied_writers): a family root of copies never reads them.
+  b.pending_writers.push_back({t.tile_begin, t.tile_end, shift, op_shift, r.tiles.size()});
+  for (const auto& [tensor, n] : src.writes) {
+    if (int(b.gm_version.size()) <= tensor) b.gm_version.resize(size_t(tensor) + 1, 0);
+    b.gm_version[size_t(tensor)] += n;
   }
 }
 

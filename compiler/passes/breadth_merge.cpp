@@ -71,9 +71,9 @@ bool chain_bytes(const TileRoot& root, const std::vector<int>& ops, const std::a
   thread_local std::vector<int> slot;
   thread_local std::vector<std::array<int64_t, 6>> delta;  // per half step: 2k op k, 2k + 1 after it
   ranges.clear();
-  if (slot.size() < root.tiles.size()) slot.resize(root.tiles.size(), -1);
   auto touch = [&](int t, int pos) {
     if (t < 0 || root.tiles[size_t(t)].mem == MemKind::GM) return;  // fits reads no GM
+    if (size_t(t) >= slot.size()) slot.resize(size_t(t) + 1, -1);  // grown to the tiles touched
     int& s = slot[size_t(t)];
     if (s < 0) {
       s = int(ranges.size());

@@ -106,11 +106,16 @@ std::vector<TileRoot> build_tile_roots(const Program& prog, const Platform& plat
       c0 = cpu_now();
       // A family root is partitioned on one member (its detection is timed as partition).
       std::optional<tiling::TileFamily> fam;
-      if (opts.families) fam = tiling::find_tile_family(prog, tr, rt, b.tile_writer, &b.emitted_blocks).family;
+      // Copied blocks' tile writers (Builder::settle_copied_writers): the family search and the
+      // explicit partition read them; a root its emitted blocks cover needs neither.
+      if (!tiling::emitted_blocks_cover(b.emitted_blocks, tr)) b.settle_copied_writers();
+      if (opts.families) fam = tiling::find_tile_family(prog, tr, rt, b.tile_writer, &b.emitted_blocks, b.block_copies.get()).family;
       if (fam && tiling::partition_family(b, *fam))
         ++stats.family_roots;
-      else
+      else {
+        b.settle_copied_writers();
         tiling::partition(b);
+      }
       stats.ms_partition += ms(t0);
       stats.cpu_partition += cpu_now() - c0;
     }

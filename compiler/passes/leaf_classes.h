@@ -24,7 +24,19 @@ struct LeafClasses {
   std::vector<const Subgraph*> subgraph;  // per leaf plan
   std::vector<int> class_of;              // per leaf plan
   std::vector<LeafClass> classes;
-  std::vector<std::vector<int>> tiles_of;  // per leaf plan: local tile index -> tile id
+  std::vector<std::vector<int>> tiles_of;  // per leaf plan: local tile index -> tile id (empty when moved)
+  // A family member's copy of a member-0 leaf (TileRoot::replicas): its tiles are that leaf's moved
+  // to its member, read through tile() instead of stored (a GEMM's copies were 2 M tile ids at 8x).
+  struct MovedTiles {
+    int from = -1;  // the member-0 leaf; -1: tiles_of holds the leaf's own
+    int member = 0;
+    const tiling::FamilyReplicas* replicas = nullptr;
+  };
+  std::vector<MovedTiles> moved;  // per leaf plan
+  // Leaf i's local tile x, and how many it has; tiles(i): all of them, in order.
+  int tile(int i, size_t x) const;
+  size_t tile_count(int i) const;
+  std::vector<int> tiles(int i) const;
 
   // Leaf i gets its class representative's plan (steps, buffers, peak), renamed to its own ids.
   void copy_plan(const std::vector<TileRoot>& roots, std::vector<LeafPlan>& plans, int i);

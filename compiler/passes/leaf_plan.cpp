@@ -79,13 +79,14 @@ uint64_t LeafShaper::shape(const TileRoot& root, const Subgraph& sg, const std::
   std::vector<int64_t>& k = key;
   k.clear();
   tiles.clear();
-  if (tile_local.size() < root.tiles.size()) tile_local.resize(root.tiles.size(), -1);
   if (tensor_local.size() < tensors.size()) tensor_local.resize(tensors.size(), -1);
   std::vector<int> gm_used;                              // tensor ids in first-use order
   std::vector<std::pair<int, std::string>> views;        // distinct (tensor, view text) pairs
   auto tile = [&](int t) -> int64_t {
     if (t < 0) return -1;
-    int& l = tile_local.at(size_t(t));
+    if (size_t(t) >= root.tiles.size()) throw std::out_of_range("LeafShaper: tile id out of range");
+    if (size_t(t) >= tile_local.size()) tile_local.resize(size_t(t) + 1, -1);  // grown to the tiles seen
+    int& l = tile_local[size_t(t)];
     if (l < 0) {
       l = int(tiles.size());
       tiles.push_back(t);

@@ -96,7 +96,7 @@ struct LeafPlan {
 struct LeafShaper {
   std::vector<int64_t> key;   // of the last shape() call; compared for equality (the hash only buckets)
   std::vector<int> tiles;     // of the last shape() call: local index -> tile id, in first-use order
-  std::vector<int> tile_local, tensor_local;  // scratch maps, sized to the largest root seen
+  std::vector<int> tile_local, tensor_local;  // scratch maps, grown to the largest id seen
   // Fills `key` and `tiles` for `sg`; returns the key's hash.
   uint64_t shape(const TileRoot& root, const Subgraph& sg, const std::vector<GmTensor>& tensors);
 

@@ -113,7 +113,8 @@ class Writers {
       if (r.ops[o].dst >= 0) pairs.push_back({r.ops[o].dst, o});
     // Usually sorted already: tiles are created with the ops that first write them.
     if (!std::is_sorted(pairs.begin(), pairs.end())) std::sort(pairs.begin(), pairs.end());
-    if (run_of_.size() < r.tiles.size()) run_of_.resize(r.tiles.size(), -1);
+    if (!pairs.empty() && run_of_.size() <= size_t(pairs.back().first))  // grown to the tiles written
+      run_of_.resize(size_t(pairs.back().first) + 1, -1);
     for (size_t i = 0; i < pairs.size(); ++i) {
       if (i == 0 || pairs[i].first != pairs[i - 1].first) {
         run_of_[size_t(pairs[i].first)] = int(start_.size());
@@ -390,7 +391,9 @@ static std::vector<int> order_by_keys(const TileRoot& r, const std::vector<int>&
   auto edges = edges_among(r, ops);
   // Local indices through a per-thread op -> index array, reset on return.
   thread_local std::vector<int> index_of;
-  if (index_of.size() < r.ops.size()) index_of.resize(r.ops.size(), -1);
+  int top = -1;  // grown to the ops ordered, not the root's count
+  for (int o : ops) top = std::max(top, o);
+  if (index_of.size() <= size_t(top + 1)) index_of.resize(size_t(top + 1), -1);
   for (size_t i = 0; i < ops.size(); ++i) index_of[size_t(ops[i])] = int(i);
   struct Reset {
     const std::vector<int>& ops;
@@ -591,7 +594,17 @@ void compute_iso_hashes(TileRoot& r) {
 
 void compute_iso_hashes_by_class(TileRoot& r, const std::vector<int>& cls) {
   std::unordered_map<uint64_t, int> order;
-  std::vector<int> local(r.tiles.size(), -1), seen;
+  // Sized to the tiles of the subgraphs hashed (a family's member 0), not the whole root's.
+  std::vector<int> local, seen;
+  auto cover = [&](const Subgraph& sg) {
+    int top = -1;
+    for (int o : sg.ops) {
+      const TileOp& op = r.ops[size_t(o)];
+      top = std::max(top, op.dst);
+      for (int t : op.srcs) top = std::max(top, t);
+    }
+    if (local.size() <= size_t(top + 1)) local.resize(size_t(top + 1), -1);
+  };
   std::vector<std::optional<uint64_t>> of_class;
   for (size_t i = 0; i < r.subgraphs.size(); ++i) {
     Subgraph& sg = r.subgraphs[i];
@@ -601,6 +614,7 @@ void compute_iso_hashes_by_class(TileRoot& r, const std::vector<int>& cls) {
     if (c >= 0 && of_class[size_t(c)]) {
       sg.iso_hash = *of_class[size_t(c)];
     } else {
+      cover(sg);
       sg.iso_hash = iso_hash(r, sg, local, seen);
       if (c >= 0) of_class[size_t(c)] = sg.iso_hash;
     }

@@ -111,6 +111,16 @@ struct Builder {
   std::shared_ptr<BlockCopies> block_copies;  // what it copied, when the root starts with the matmul
   std::vector<int> tile_writer;    // tile -> first op writing it
   std::vector<double> tile_written_at;  // tile -> TileOp::seq of its last writer so far
+  // Block copies whose tile_writer / tile_written_at entries are not written yet (block_replica.h):
+  // each is its template's entries moved; written by settle_copied_writers, which every reader
+  // and writer of the two arrays calls first (a family root of copies never needs them).
+  struct PendingWriters {
+    int tile_begin = 0, tile_end = 0;  // the template's tiles
+    int tile_shift = 0, op_shift = 0;  // the copy's
+    size_t tiles = 0;                  // the root's tile count after the copy
+  };
+  std::vector<PendingWriters> pending_writers;
+  void settle_copied_writers();
   // Values whose home is a reshaped view of the tensor a reshape of them is
   // assembled into (the producer writes the final bytes, no round trip).
   std::set<int> reshape_home;

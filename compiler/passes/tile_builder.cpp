@@ -71,7 +71,22 @@ int Builder::emit(TileOp op) {
   return root.ops.back().id;
 }
 
+void Builder::settle_copied_writers() {
+  for (const PendingWriters& w : pending_writers) {
+    if (tile_writer.size() < w.tiles) tile_writer.resize(w.tiles, -1);
+    if (tile_written_at.size() < w.tiles) tile_written_at.resize(w.tiles, -1);
+    for (int k = w.tile_begin; k < w.tile_end; ++k) {
+      const int wr = tile_writer[size_t(k)];
+      if (wr < 0) continue;
+      tile_writer[size_t(k + w.tile_shift)] = wr + w.op_shift;
+      tile_written_at[size_t(k + w.tile_shift)] = tile_written_at[size_t(k)] + double(w.op_shift);
+    }
+  }
+  pending_writers.clear();
+}
+
 void Builder::note_emitted(int begin, int end) {
+  if (!pending_writers.empty()) settle_copied_writers();
   for (int i = begin; i < end; ++i) {
     const TileOp& op = root.ops[size_t(i)];
     if ((op.kind == TileOpKind::CopyOut || op.kind == TileOpKind::FixOut) && op.gm.tensor >= 0) {
@@ -202,6 +217,7 @@ void Builder::store_tile(int value, const std::vector<int64_t>& off) {
   op.kind = TileOpKind::CopyOut;
   op.srcs = {t};
   op.gm = gm_ref(home, b);
+  if (!pending_writers.empty()) settle_copied_writers();
   op.source_op = root.ops[tile_writer[t]].source_op;  // the producer's op (scope, location)
   // In program order the store is part of the producer, wherever it is emitted (at the assemble,
   // or later for a misaligned reader): the home is a temp of its own, or a tensor no op touches

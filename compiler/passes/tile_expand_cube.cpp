@@ -173,25 +173,43 @@ void Builder::expand_matmul(const Op& op) {
                                   clip_extent(mL0, aM - DimExpr(m0)), clip_extent(nL0, bN - DimExpr(n0))};
   };
   using Offsets = std::array<std::vector<int64_t>, 3>;
-  auto block_refs = [&](int64_t g, int64_t n0, int64_t m0) -> std::optional<Offsets> {
-    const int64_t g_a = a_bcast ? 0 : g, g_b = b_bcast ? 0 : g, kend = std::min(K, chunk);
-    const DimExpr kmax = min(Kvalid, DimExpr(kend));
-    const int64_t ea = std::min(kA, kend), eb = std::min(kB, kend);
-    Box ba = op.trans_a ? operand_box(a, ra, g_a, 0, ea, m0, mL0, avalid, kmax, avalid[ra - 1])
-                        : operand_box(a, ra, g_a, m0, mL0, 0, ea, avalid, avalid[ra - 2], kmax);
-    Box bb = op.trans_b ? operand_box(bv, rb, g_b, n0, nL0, 0, eb, bvalid, bvalid[rb - 2], kmax)
-                        : operand_box(bv, rb, g_b, 0, eb, n0, nL0, bvalid, kmax, bvalid[rb - 1]);
-    const GmRef refs[3] = {operand_ref(la, ba), operand_ref(lb, bb), gm_ref(lw, out_box(g, n0, m0))};
-    Offsets o;
-    for (size_t x = 0; x < 3; ++x) {
-      if (int(refs[x].offset.size()) != tmpl.rank[x] && tmpl.rank[x] >= 0) return std::nullopt;
-      for (const DimExpr& e : refs[x].offset) {
-        auto c = e.as_const();
-        if (!c) return std::nullopt;
-        o[x].push_back(*c);
-      }
+  // Operand x's first-k-step offsets as constants of the template's rank; nullopt: not copyable.
+  auto const_offsets = [&](size_t x, const GmRef& ref) -> std::optional<std::vector<int64_t>> {
+    if (int(ref.offset.size()) != tmpl.rank[x] && tmpl.rank[x] >= 0) return std::nullopt;
+    std::vector<int64_t> o;
+    for (const DimExpr& e : ref.offset) {
+      auto c = e.as_const();
+      if (!c) return std::nullopt;
+      o.push_back(*c);
     }
     return o;
+  };
+  // A's reference depends on (g_a, m0) only and B's on (g_b, n0): each is built once per row or
+  // column of blocks, not once per block (the template's rank is fixed before the first call).
+  using Refs = std::optional<std::vector<int64_t>>;
+  std::map<std::pair<int64_t, int64_t>, Refs> a_refs, b_refs;
+  auto block_refs = [&](int64_t g, int64_t n0, int64_t m0) -> std::optional<Offsets> {
+    const int64_t g_a = a_bcast ? 0 : g, g_b = b_bcast ? 0 : g, kend = std::min(K, chunk);
+    auto [ia, fresh_a] = a_refs.try_emplace({g_a, m0});
+    if (fresh_a) {
+      const DimExpr kmax = min(Kvalid, DimExpr(kend));
+      const int64_t ea = std::min(kA, kend);
+      Box ba = op.trans_a ? operand_box(a, ra, g_a, 0, ea, m0, mL0, avalid, kmax, avalid[ra - 1])
+                          : operand_box(a, ra, g_a, m0, mL0, 0, ea, avalid, avalid[ra - 2], kmax);
+      ia->second = const_offsets(0, operand_ref(la, ba));
+    }
+    auto [ib, fresh_b] = b_refs.try_emplace({g_b, n0});
+    if (fresh_b) {
+      const DimExpr kmax = min(Kvalid, DimExpr(kend));
+      const int64_t eb = std::min(kB, kend);
+      Box bb = op.trans_b ? operand_box(bv, rb, g_b, n0, nL0, 0, eb, bvalid, bvalid[rb - 2], kmax)
+                          : operand_box(bv, rb, g_b, 0, eb, n0, nL0, bvalid, kmax, bvalid[rb - 1]);
+      ib->second = const_offsets(1, operand_ref(lb, bb));
+    }
+    if (!ia->second || !ib->second) return std::nullopt;
+    Refs w = const_offsets(2, gm_ref(lw, out_box(g, n0, m0)));
+    if (!w) return std::nullopt;
+    return Offsets{*ia->second, *ib->second, std::move(*w)};
   };
   std::array<DimExpr, 4> edges0;
   Offsets refs0;
@@ -215,8 +233,10 @@ void Builder::expand_matmul(const Op& op) {
               track->copied.push_back(1);
               track->delta.push_back(std::move(*rk));
             }
-            if (check_blocks && !note_block_copy(tmpl, block_begin, tile_begin, emitted_blocks))
+            if (check_blocks && !note_block_copy(tmpl, block_begin, tile_begin, emitted_blocks)) {
+              settle_copied_writers();
               check_emitted_block(root, tile_writer, block_begin, int(root.ops.size()), emitted_blocks);
+            }
             continue;
           }
         }

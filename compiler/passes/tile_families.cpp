@@ -2,6 +2,7 @@
 // (the conditions are in tile_families.h).
 #include "compiler/passes/tile_families.h"
 #include "compiler/passes/affine_box.h"
+#include "compiler/passes/block_family_proof.h"
 
 #include <algorithm>
 #include <limits>
@@ -239,7 +240,7 @@ struct Search {
 
 }  // namespace
 
-int TileFamily::op(int k, int j) const {
+int TileFamily::op_slow(int k, int j) const {
   for (const FamilySegment& s : segments) {
     if (j < s.ops_per) return s.op_begin + k * s.ops_per + j;
     j -= s.ops_per;
@@ -247,7 +248,7 @@ int TileFamily::op(int k, int j) const {
   return -1;
 }
 
-int TileFamily::tile(int k, int t) const {
+int TileFamily::tile_slow(int k, int t) const {
   for (const FamilySegment& s : segments) {
     if (t < s.tiles_per) return s.tile_begin + k * s.tiles_per + t;
     t -= s.tiles_per;
@@ -265,7 +266,7 @@ std::pair<int, int> TileFamily::op_member(int o) const {
   return {-1, -1};
 }
 
-std::pair<int, int> TileFamily::tile_member(int t) const {
+std::pair<int, int> TileFamily::tile_member_slow(int t) const {
   int local = 0;
   for (const FamilySegment& s : segments) {
     if (s.tiles_per > 0 && t >= s.tile_begin && t < s.tile_begin + members * s.tiles_per)
@@ -296,17 +297,25 @@ static bool seq_order_alike(const TileRoot& r, const TileFamily& f) {
 namespace {
 
 FamilyCheck find_family(const Program& prog, const TileRoot& r, const RootTemplate* rt,
-                        const std::vector<int>* first_writer, const EmittedBlocks* emitted);
+                        const std::vector<int>* first_writer, const EmittedBlocks* emitted,
+                        const BlockCopies* copies);
 
 }  // namespace
 
 FamilyCheck find_tile_family(const Program& prog, const TileRoot& r) {
-  return find_family(prog, r, nullptr, nullptr, nullptr);
+  return find_family(prog, r, nullptr, nullptr, nullptr, nullptr);
 }
 
 FamilyCheck find_tile_family(const Program& prog, const TileRoot& r, const RootTemplate& rt,
-                             const std::vector<int>& first_writer, const EmittedBlocks* emitted) {
-  return find_family(prog, r, &rt, &first_writer, emitted);
+                             const std::vector<int>& first_writer, const EmittedBlocks* emitted,
+                             const BlockCopies* copies) {
+  return find_family(prog, r, &rt, &first_writer, emitted, copies);
+}
+
+bool emitted_blocks_cover(const EmittedBlocks& eb, const TileRoot& r) {
+  return !eb.broken && eb.blocks >= 2 && eb.seg.op_begin == 0 && eb.seg.tile_begin == 0 &&
+         int64_t(eb.blocks) * eb.seg.ops_per == int64_t(r.ops.size()) &&
+         int64_t(eb.blocks) * eb.seg.tiles_per == int64_t(r.tiles.size()) && int(eb.alike.size()) == eb.blocks;
 }
 
 void check_emitted_block(const TileRoot& r, const std::vector<int>& first_writer, int op_begin, int op_end,
@@ -366,7 +375,8 @@ void check_emitted_block(const TileRoot& r, const std::vector<int>& first_writer
 namespace {
 
 FamilyCheck find_family(const Program& prog, const TileRoot& r, const RootTemplate* rt,
-                        const std::vector<int>* first_writer, const EmittedBlocks* emitted) {
+                        const std::vector<int>* first_writer, const EmittedBlocks* emitted,
+                        const BlockCopies* copies) {
   FamilyCheck out;
   const int n = int(r.ops.size()), nt = int(r.tiles.size());
   if (n < 2) {
@@ -375,13 +385,17 @@ FamilyCheck find_family(const Program& prog, const TileRoot& r, const RootTempla
   }
   const std::string packs = "a parallel_merge scope packs branches across members";
   Search s{r, {}, {}, 8 * int64_t(n)};
-  if (rt && first_writer && first_writer->size() >= size_t(nt)) {
+  // Expansion already checked its blocks one by one (EmittedBlocks): when they are the whole root,
+  // they are the one segment, with no search and no second walk over the ops.
+  // The tile writers are read only by the search (not when the blocks cover the root).
+  const bool whole = rt && first_writer && emitted && emitted_blocks_cover(*emitted, r);
+  if (rt && first_writer && (whole || first_writer->size() >= size_t(nt))) {
     for (int o : rt->ops)
       if (prog.ops[size_t(o)].scope.parallel_merge) {
         out.reason = packs;
         return out;
       }
-    s.first_writer.assign(first_writer->begin(), first_writer->begin() + nt);
+    if (!whole) s.first_writer.assign(first_writer->begin(), first_writer->begin() + nt);  // the search's
   } else {
     // One walk over the ops: the parallel_merge scopes (looked up once per source op) and each
     // tile's first writer.
@@ -401,11 +415,7 @@ FamilyCheck find_family(const Program& prog, const TileRoot& r, const RootTempla
   // Segment by segment, the smallest block length that repeats (exactly B times once the first
   // segment fixed B). Candidates start where an op like the segment's first one recurs.
   int pos = 0, tpos = 0, B = 0;
-  // Expansion already checked its blocks one by one (EmittedBlocks): when they are the whole root,
-  // they are the one segment, with no search and no second walk over the ops.
-  if (emitted && !emitted->broken && emitted->blocks >= 2 && emitted->seg.op_begin == 0 &&
-      emitted->seg.tile_begin == 0 && int64_t(emitted->blocks) * emitted->seg.ops_per == n &&
-      int64_t(emitted->blocks) * emitted->seg.tiles_per == nt && int(emitted->alike.size()) == emitted->blocks) {
+  if (whole) {
     B = emitted->blocks;
     s.segs.push_back(emitted->seg);
     s.alike = emitted->alike;
@@ -448,7 +458,11 @@ FamilyCheck find_family(const Program& prog, const TileRoot& r, const RootTempla
     f.ops_per += g.ops_per;
     f.tiles_per += g.tiles_per;
   }
-  std::string why = seq_order_alike(r, f) ? check_gm(r, f) : "the members' GM accesses are ordered differently";
+  // Copied blocks are proved from block 0 and their deltas; otherwise member by member.
+  const bool proved = whole && copies && copied_blocks_meet_family_conditions(r, f, *copies);
+  std::string why = proved               ? ""
+                    : seq_order_alike(r, f) ? check_gm(r, f)
+                                            : "the members' GM accesses are ordered differently";
   if (!why.empty()) {
     out.reason = why;
     return out;
@@ -536,10 +550,15 @@ bool partition_family(Builder& b, const TileFamily& f) {
   // Replicate: member k's copy of subgraph j has member 0's ops mapped to member k. The explicit
   // partition numbers subgraphs by their first op.
   const int S = int(rep.subgraphs.size());
+  std::vector<int> first_op(size_t(S), 0);  // member 0's subgraph j -> its lowest op
+  for (int j = 0; j < S; ++j) {
+    const std::vector<int>& ops = rep.subgraphs[size_t(j)].ops;
+    if (!ops.empty()) first_op[size_t(j)] = *std::min_element(ops.begin(), ops.end());
+  }
   std::vector<std::pair<int, int>> order;  // (first op, k * S + j)
   order.reserve(size_t(B) * size_t(S));
   for (int k = 0; k < B; ++k)
-    for (int j = 0; j < S; ++j) order.push_back({f.op(k, rep.subgraphs[size_t(j)].ops.empty() ? 0 : *std::min_element(rep.subgraphs[size_t(j)].ops.begin(), rep.subgraphs[size_t(j)].ops.end())), k * S + j});
+    for (int j = 0; j < S; ++j) order.push_back({f.op(k, first_op[size_t(j)]), k * S + j});
   std::sort(order.begin(), order.end());
   std::vector<int> id_of(order.size());
   r.subgraphs.clear();
@@ -550,7 +569,12 @@ bool partition_family(Builder& b, const TileFamily& f) {
     const int k = kj / S, j = kj % S;
     Subgraph sg = rep.subgraphs[size_t(j)];
     sg.id = int(r.subgraphs.size());
-    for (int& o : sg.ops) o = f.op(k, o);
+    if (f.segments.size() == 1) {  // one segment: member k's op is member 0's (all < P) moved by k * P
+      const int shift = f.segments[0].op_begin + k * f.segments[0].ops_per;
+      for (int& o : sg.ops) o += shift;
+    } else {
+      for (int& o : sg.ops) o = f.op(k, o);
+    }
     id_of[size_t(kj)] = sg.id;
     b.family_sg_member[size_t(sg.id)] = k;
     b.family_sg_local[size_t(sg.id)] = j;

@@ -55,10 +55,36 @@ struct TileFamily {
   // both symbolic (no tail), so its leaves have member 0's LeafShaper keys (leaf_classes.cpp).
   std::vector<char> alike;
   // Member k's op j (j in [0, P), member 0's ops in id order) and tile t; and back: (member, j).
-  int op(int k, int j) const;
-  int tile(int k, int t) const;
+  // Inline with a one-segment fast path (a matmul's blocks): called per op and tile of every member.
+  int op(int k, int j) const {
+    if (segments.size() == 1) {
+      const FamilySegment& s = segments[0];
+      return j < s.ops_per ? s.op_begin + k * s.ops_per + j : -1;
+    }
+    return op_slow(k, j);
+  }
+  int tile(int k, int t) const {
+    if (segments.size() == 1) {
+      const FamilySegment& s = segments[0];
+      return t < s.tiles_per ? s.tile_begin + k * s.tiles_per + t : -1;
+    }
+    return tile_slow(k, t);
+  }
   std::pair<int, int> op_member(int op) const;
-  std::pair<int, int> tile_member(int tile) const;
+  std::pair<int, int> tile_member(int t) const {
+    if (segments.size() == 1) {
+      const FamilySegment& s = segments[0];
+      if (s.tiles_per > 0 && t >= s.tile_begin && t < s.tile_begin + members * s.tiles_per)
+        return {(t - s.tile_begin) / s.tiles_per, (t - s.tile_begin) % s.tiles_per};
+      return {-1, -1};
+    }
+    return tile_member_slow(t);
+  }
+
+ private:
+  int op_slow(int k, int j) const;
+  int tile_slow(int k, int t) const;
+  std::pair<int, int> tile_member_slow(int t) const;
 };
 
 // Expansion's own block structure (a matmul's output blocks, tile_expand_cube.cpp), checked block by
@@ -71,6 +97,8 @@ struct EmittedBlocks {
   bool broken = false;   // a block is not block 0 moved (or not where expected): the search decides
   std::vector<char> alike;  // per block: as TileFamily::alike
 };
+// The blocks are the whole root, each checked: the family is theirs, found with no search.
+bool emitted_blocks_cover(const EmittedBlocks& eb, const TileRoot& r);
 // Checks the block just emitted, ops [op_begin, op_end), against block 0 (the first call: it is block 0).
 // `first_writer`: Builder::tile_writer.
 void check_emitted_block(const TileRoot& r, const std::vector<int>& first_writer, int op_begin, int op_end,
@@ -85,13 +113,16 @@ FamilyCheck find_tile_family(const Program& prog, const TileRoot& r);
 // The same, given what expansion already knows (Builder::tile_writer: each tile's first writer) and
 // the root template's ops: no walk over the tile ops for them (the ops are most of a large root's
 // memory). A template op in a parallel_merge scope refuses the root even if it made no tile op.
+// With `copies` (Builder::block_copies) covering every block, the order and GM conditions are
+// proved from block 0 and the deltas (block_family_proof.h) instead of member by member.
+struct BlockCopies;  // block_replica.h
 FamilyCheck find_tile_family(const Program& prog, const TileRoot& r, const RootTemplate& rt,
-                             const std::vector<int>& first_writer, const EmittedBlocks* emitted = nullptr);
+                             const std::vector<int>& first_writer, const EmittedBlocks* emitted = nullptr,
+                             const BlockCopies* copies = nullptr);
 
 // The subgraphs of a family root after finalize_subgraphs, when every one is a plain copy of a
 // subgraph of member 0 (nothing merged by the breadth merges): member k's copy of member 0's
 // subgraph j runs member 0's ops of j, each moved to member k, in the same order.
-struct BlockCopies;  // block_replica.h
 
 struct FamilyReplicas {
   TileFamily family;
@@ -100,7 +131,13 @@ struct FamilyReplicas {
   std::vector<int> member, local;  // per subgraph (TileRoot::subgraphs index): k and j
   std::vector<int> of_member0;     // per subgraph j of member 0: its TileRoot::subgraphs index
   // Member k's tile playing the part of member 0's tile t0.
-  int tile_of(int k, int t0) const { return family.tile(k, family.tile_member(t0).second); }
+  int tile_of(int k, int t0) const {
+    if (family.segments.size() == 1) {  // a member-0 tile of one segment: moved by k tiles per member
+      const FamilySegment& s = family.segments[0];
+      if (t0 >= s.tile_begin && t0 < s.tile_begin + s.tiles_per) return t0 + k * s.tiles_per;
+    }
+    return family.tile(k, family.tile_member(t0).second);
+  }
 };
 // The replica map of a family root after its breadth merges and finalize_subgraphs, given member
 // 0's subgraphs (op lists, local ids) from partition_family; null when a subgraph is not a copy.

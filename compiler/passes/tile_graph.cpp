@@ -28,9 +28,10 @@ std::array<int64_t, 6> peak_bytes(const TileRoot& root, const std::vector<int>& 
   thread_local std::vector<std::array<int64_t, 6>> delta;
   thread_local std::vector<int> slot;
   ranges.clear();
-  if (slot.size() < root.tiles.size()) slot.resize(root.tiles.size(), -1);
+  // Grown to the tiles touched, not the root's count (a family root's later members are never touched).
   auto touch = [&](int t, int pos) {
     if (t < 0) return;
+    if (size_t(t) >= slot.size()) slot.resize(size_t(t) + 1, -1);
     int& s = slot[size_t(t)];
     if (s < 0) {
       s = int(ranges.size());

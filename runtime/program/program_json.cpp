@@ -44,12 +44,23 @@ std::string hash_text(uint64_t h) { return std::to_string(h); }
 // BLOCK_GRAPH per kernel). One pass over the tasks, whatever the number of leaves or classes.
 std::vector<std::vector<int>> kernel_gm_tensors(const CompiledProgram& cp) {
   std::vector<std::vector<int>> out(cp.kernels.size());
+  // Each tensor entered once per kernel (a GEMM's tasks name the same few tensors thousands of times).
+  const size_t nt = cp.tensors.size();
+  std::vector<std::vector<char>> seen(cp.kernels.size());
   for (const RootFunction& rf : cp.roots)
     for (size_t ti = 0; ti < task_count(rf); ++ti) {
       const int c = task_class(rf, ti);
       const LeafFunction* lf = c >= 0 && size_t(c) < cp.leaves.size() ? &cp.leaves[size_t(c)] : nullptr;
       if (!lf || lf->kernel < 0 || size_t(lf->kernel) >= out.size()) continue;
-      for_each_region_tensor(rf, ti, [&](int g, bool) { out[size_t(lf->kernel)].push_back(g); });
+      std::vector<char>& mine = seen[size_t(lf->kernel)];
+      if (mine.empty()) mine.assign(nt, 0);
+      for_each_region_tensor(rf, ti, [&](int g, bool) {
+        if (g >= 0 && size_t(g) < nt) {
+          if (mine[size_t(g)]) return;
+          mine[size_t(g)] = 1;
+        }
+        out[size_t(lf->kernel)].push_back(g);
+      });
     }
   for (auto& v : out) {
     std::sort(v.begin(), v.end());
