@@ -26,8 +26,9 @@ std::optional<size_t> string_end(const std::string& s, size_t i) {
   return close + 1;
 }
 
-// From s[i], the end of a value: the first top-level ',' or the closing '}' at depth 0 (quotes skipped).
-std::optional<size_t> value_end(const std::string& s, size_t i) {
+// From s[i], the first top-level ',' or the first closing bracket without its opening one (quotes skipped):
+// where a value inside brackets ends.
+std::optional<size_t> scan_to_close(const std::string& s, size_t i) {
   int depth = 0;
   char quote = 0;
   for (; i < s.size(); ++i) {
@@ -40,33 +41,31 @@ std::optional<size_t> value_end(const std::string& s, size_t i) {
     if (c == '"' || c == '\'') quote = c;
     else if (c == '(' || c == '[' || c == '{') ++depth;
     else if (c == ')' || c == ']' || c == '}') {
-      if (depth == 0) return c == '}' ? std::optional<size_t>(i) : std::nullopt;
-      --depth;
+      if (depth-- == 0) return i;
     } else if (c == ',' && depth == 0) return i;
   }
   return std::nullopt;
+}
+
+// The end of a dict entry's value: a top-level ',' or the dict's '}'.
+std::optional<size_t> value_end(const std::string& s, size_t i) {
+  auto e = scan_to_close(s, i);
+  if (!e || (s[*e] != ',' && s[*e] != '}')) return std::nullopt;
+  return e;
 }
 
 // A value that reads the same without parentheses wherever it is put: a name or an unsigned number, or one
 // bracketed or quoted literal ([16, 64], {'a': 1}, 'x'). Knob values read it as written: `(4)` would be a tuple.
 bool one_token(const std::string& v) {
   if (v.empty()) return false;
-  if (v[0] == '[' || v[0] == '{' || v[0] == '\'' || v[0] == '"') {
-    if (v[0] == '\'' || v[0] == '"') return string_end(v, 0) == v.size();
-    int depth = 0;
-    char quote = 0;
-    for (size_t i = 0; i < v.size(); ++i) {
-      const char c = v[i];
-      if (quote) {
-        if (c == '\\') ++i;
-        else if (c == quote) quote = 0;
-        continue;
-      }
-      if (c == '"' || c == '\'') quote = c;
-      else if (c == '(' || c == '[' || c == '{') ++depth;
-      else if ((c == ')' || c == ']' || c == '}') && --depth == 0) return i + 1 == v.size();
+  if (v[0] == '\'' || v[0] == '"') return string_end(v, 0) == v.size();
+  if (v[0] == '[' || v[0] == '{') {
+    for (size_t i = 1;;) {  // the bracket's own close must end the value
+      auto e = scan_to_close(v, i);
+      if (!e) return false;
+      if (v[*e] != ',') return *e + 1 == v.size();
+      i = *e + 1;
     }
-    return false;
   }
   for (char c : v)
     if (!name_char(c) && c != '.') return false;

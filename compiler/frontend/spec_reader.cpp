@@ -540,6 +540,18 @@ class Reader {
     return stmts(b);
   }
 
+  // `NAME = <broken>` (reported) kept as a binding of NAME without a value, so that later uses of NAME are not
+  // reported as unknown names too; nullopt when the text binds no name.
+  static std::optional<Stmt> binding_without_value(Stmt& s) {
+    auto t = binding_target(s.text);
+    if (!t) return std::nullopt;
+    s.assign.target = s.text.substr(size_t(t->off), size_t(t->len));
+    s.assign.target_off = t->off;
+    s.assign.target_len = t->len;
+    s.assign.value = nullptr;
+    return std::move(s);
+  }
+
   std::optional<Stmt> stmt(const YAML::Node& n) {
     Stmt s;
     s.loc = YamlSource::loc(n);
@@ -549,17 +561,8 @@ class Reader {
       s.kind = Stmt::Kind::Assign;
       s.pos = src_.scalar_map(n);
       s.text = n.Scalar();
-      if (!dict_lookups(s.text, s.pos)) {
-        // a missing key, reported: `NAME = ...` still binds NAME, so its uses are no second error
-        if (auto t = binding_target(s.text)) {
-          s.assign.target = s.text.substr(size_t(t->off), size_t(t->len));
-          s.assign.target_off = t->off;
-          s.assign.target_len = t->len;
-          s.assign.value = nullptr;
-          return s;
-        }
-        return std::nullopt;
-      }
+      // a missing key, reported: `NAME = ...` still binds NAME, so its uses are no second error
+      if (!dict_lookups(s.text, s.pos)) return binding_without_value(s);
       // `params = {"b": 4, "s2": 1024 * 64}`: constants looked up by key (dict_constants.h); a dict of literals
       // is also a knob value passed by name (`nbuf = {"DEFAULT": 8}`, knob_literals.h)
       if (auto db = dict_binding(s.text)) {
@@ -607,16 +610,7 @@ class Reader {
       auto res = parse_assignment(s.text);
       if (auto* e = std::get_if<SyntaxError>(&res)) {
         r_.error(s.pos->at(e->off), e->message, e->hint, e->len);
-        // Keep `NAME = <broken>` as a binding of NAME without a value, so that
-        // later uses of NAME are not reported as unknown names too.
-        if (auto t = binding_target(s.text)) {
-          s.assign.target = s.text.substr(size_t(t->off), size_t(t->len));
-          s.assign.target_off = t->off;
-          s.assign.target_len = t->len;
-          s.assign.value = nullptr;
-          return s;
-        }
-        return std::nullopt;
+        return binding_without_value(s);
       }
       s.assign = std::get<AssignAst>(res);
       return s;

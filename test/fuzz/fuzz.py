@@ -57,6 +57,8 @@ import gen_cfgcalls  # noqa: E402  (issue 13: every spec also in PyPTO's call sp
 import gen_function  # noqa: E402  (issue 13: every spec's body also inside pypto.function)
 import gen_precision  # noqa: E402  (issue 13: every precision op also with its precision_type)
 import gen_dicts  # noqa: E402  (issue 13: literals read from a parameter dict)
+
+IR_CHECKS = ((gen_cfgcalls, "cfgcalls"), (gen_function, "function"), (gen_precision, "precision"), (gen_dicts, "dicts"))
 import gen_pack  # noqa: E402
 import gen_rtbranch  # noqa: E402
 import gen_loopcond  # noqa: E402  (issue 13: pypto.loop(cond))
@@ -175,26 +177,17 @@ def evaluate(tools, prog, work, text=None, numpy_model=True):
         return Result("timeout", "check", "", out)
     if rc != 0:
         return Result("rejected", "check", first_line(out, "error"), out)
-    # vec_tile / cube_tile respelt as set_vec_tile_shapes / set_cube_tile_shapes: the same IR (gen_cfgcalls.py)
-    st, detail = gen_cfgcalls.check(tools.ptoc, spec, work, seed=zlib.crc32(open(spec, "rb").read()))
-    gen_cfgcalls.COUNTS[st] = gen_cfgcalls.COUNTS.get(st, 0) + 1
-    if st == "differ":
-        return Result("miscompile", "cfgcalls", detail, "")
-    # the body wrapped in PyPTO's `with pypto.function(...)`: the same IR, positions mapped back (gen_function.py)
-    st, detail = gen_function.check(tools.ptoc, spec, work, seed=zlib.crc32(open(spec, "rb").read()))
-    gen_function.COUNTS[st] = gen_function.COUNTS.get(st, 0) + 1
-    if st == "differ":
-        return Result("miscompile", "function", detail, "")
-    # every exp / log / sqrt / pow / div ... call also with PyPTO's precision_type: the same IR (gen_precision.py)
-    st, detail = gen_precision.check(tools.ptoc, spec, work, seed=zlib.crc32(open(spec, "rb").read()))
-    gen_precision.COUNTS[st] = gen_precision.COUNTS.get(st, 0) + 1
-    if st == "differ":
-        return Result("miscompile", "precision", detail, "")
-    # some statement literals read from a parameter dict by key: the same IR (gen_dicts.py)
-    st, detail = gen_dicts.check(tools.ptoc, spec, work, seed=zlib.crc32(open(spec, "rb").read()))
-    gen_dicts.COUNTS[st] = gen_dicts.COUNTS.get(st, 0) + 1
-    if st == "differ":
-        return Result("miscompile", "dicts", detail, "")
+    # IR-identity checks: the spec respelt in ways that must not change the program (a difference is a
+    # miscompile at the check's stage): vec_tile / cube_tile as set_vec_tile_shapes / set_cube_tile_shapes
+    # (gen_cfgcalls.py); the body wrapped in PyPTO's `with pypto.function(...)`, positions mapped back
+    # (gen_function.py); every exp / log / sqrt / pow / div ... call with PyPTO's precision_type
+    # (gen_precision.py); some statement literals read from a parameter dict by key (gen_dicts.py)
+    crc = zlib.crc32(open(spec, "rb").read())
+    for check, stage in IR_CHECKS:
+        st, detail = check.check(tools.ptoc, spec, work, seed=crc)
+        check.COUNTS[st] = check.COUNTS.get(st, 0) + 1
+        if st == "differ":
+            return Result("miscompile", stage, detail, "")
     bundle = os.path.join(work, "op.bundle")
     rc, out = tools.run([tools.ptoc, spec, "-o", bundle, *getattr(prog, "ptoc_args", [])])
     c = crashed(rc, out)

@@ -14,7 +14,6 @@ written again as YAML). Which literals move, and the quotes of each key, are dra
 As a script: `python3 gen_dicts.py PTOC SPEC...` or `PTOC --seeds FIRST COUNT` (IR only, no run). fuzz.py runs
 check() on every generated spec that `ptoc check` accepts (a difference is a miscompile at stage `dicts`).
 """
-import os
 import random
 import re
 import sys
@@ -58,22 +57,7 @@ def respell(text, seed=0):
         parts = re.split(r"('[^']*'|\"[^\"]*\")", stmt)
         return "".join(p if i % 2 else _NUM.sub(one, p) for i, p in enumerate(parts))
 
-    def walk(node):
-        if isinstance(node, dict):
-            for k, v in node.items():
-                if k == "body" and isinstance(v, list):
-                    for i, st in enumerate(v):
-                        if isinstance(st, str):
-                            v[i] = move(st)
-                        else:
-                            walk(st)
-                else:
-                    walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-
-    walk(doc)
+    ir_check.map_statements(doc, move)
     if not entries:
         return None
     if WRONG == "value":
@@ -89,22 +73,8 @@ def check(ptoc, spec_path, work, seed=0):
     Returns (status, detail): 'same', 'differ', 'none' (nothing moved) or 'reject' (the original does not
     compile to IR)."""
     with open(spec_path) as f:
-        text = f.read()
-    got = respell(text, seed)
-    if got is None:
-        return "none", ""
-    rc0, ir0, warn0 = gen_precision.ir(ptoc, spec_path)
-    if rc0 != 0:
-        return "reject", ""
-    path = os.path.join(work, "spec_dicts.yaml")
-    with open(path, "w") as f:
-        f.write(got[0])
-    rc1, ir1, warn1 = gen_precision.ir(ptoc, path)
-    if rc1 == rc0 and ir1 == ir0 and warn1 == warn0:
-        return "same", ""
-    if ir1 == ir0 and rc1 == rc0:
-        return "differ", f"warnings {warn0[:2]} -> {warn1[:2]}"
-    return "differ", ir_check.first_difference(rc0, ir0, rc1, ir1)
+        got = respell(f.read(), seed)
+    return ir_check.check_respelt(ptoc, spec_path, work, got and got[0], gen_precision.ir, "dicts")
 
 
 def main(argv):

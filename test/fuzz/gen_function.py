@@ -159,12 +159,7 @@ def check(ptoc, spec_path, work, seed=0):
     with open(path, "w") as f:
         f.write(new)
     rc1, ir1, warn1 = ir(ptoc, path)
-    ir1 = unmap(ir1, body_line, inserted, region_end)
-    if rc1 == rc0 and ir1 == ir0 and warn1 == warn0:
-        return "same", ""
-    if ir1 == ir0 and rc1 == rc0:
-        return "differ", f"warnings {warn0[:2]} -> {warn1[:2]}"
-    return "differ", ir_check.first_difference(rc0, ir0, rc1, ir1)
+    return ir_check.compare_ir((rc0, ir0, warn0), (rc1, unmap(ir1, body_line, inserted, region_end), warn1))
 
 
 def main(argv):

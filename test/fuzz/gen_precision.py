@@ -15,7 +15,6 @@ As a script: `python3 gen_precision.py PTOC SPEC...` checks the library specs (o
 fuzz.py runs check() on every generated spec that `ptoc check` accepts (a difference is a miscompile at stage
 `precision`) and prints the counts at the end of a run.
 """
-import os
 import random
 import re
 import subprocess
@@ -91,24 +90,15 @@ def respell(text, seed=0):
     rng = random.Random(f"precision{seed}")
     calls = 0
 
-    def walk(node):
+    def one(st):
         nonlocal calls
-        if isinstance(node, dict):
-            for k, v in node.items():
-                if k == "body" and isinstance(v, list):
-                    for i, st in enumerate(v):
-                        if isinstance(st, str) and (WRONG != "mode" or calls == 0):
-                            v[i], n = respell_statement(st, rng)
-                            calls += n
-                        else:
-                            walk(st)
-                else:
-                    walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
+        if WRONG == "mode" and calls:
+            return st
+        st, n = respell_statement(st, rng)
+        calls += n
+        return st
 
-    walk(doc)
+    ir_check.map_statements(doc, one)
     if not calls:
         return None
     return yaml.safe_dump(doc, sort_keys=False, width=1 << 20, allow_unicode=True), calls
@@ -127,23 +117,8 @@ def check(ptoc, spec_path, work, seed=0):
     Returns (status, detail): 'same', 'differ', 'none' (no such call) or 'reject' (the original does not
     compile to IR)."""
     with open(spec_path) as f:
-        text = f.read()
-    got = respell(text, seed)
-    if got is None:
-        return "none", ""
-    rc0, ir0, warn0 = ir(ptoc, spec_path)
-    if rc0 != 0:
-        return "reject", ""
-    path = os.path.join(work, "spec_precision.yaml")
-    with open(path, "w") as f:
-        f.write(got[0])
-    rc1, ir1, warn1 = ir(ptoc, path)
-    if rc1 == rc0 and ir1 == ir0 and warn1 == warn0:
-        return "same", ""
-    if ir1 == ir0 and rc1 == rc0:
-        return "differ", f"warnings {warn0[:2]} -> {warn1[:2]}"
-    return "differ", ir_check.first_difference(rc0, ir0, rc1, ir1)
-
+        got = respell(f.read(), seed)
+    return ir_check.check_respelt(ptoc, spec_path, work, got and got[0], ir, "precision")
 
 def main(argv):
     return ir_check.main(argv, check, "precision")

@@ -17,6 +17,74 @@ def first_difference(rc0, ir0, rc1, ir1):
     return f"rc {rc0} -> {rc1}; line {first + 1}: {got[:300]}"
 
 
+def map_statements(doc, fn):
+    """Every statement string of every `body:` list in the spec `doc` (nested bodies included) replaced by
+    fn(statement), in place, in program order."""
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            if k == "body" and isinstance(v, list):
+                for i, st in enumerate(v):
+                    if isinstance(st, str):
+                        v[i] = fn(st)
+                    else:
+                        map_statements(st, fn)
+            else:
+                map_statements(v, fn)
+    elif isinstance(doc, list):
+        for v in doc:
+            map_statements(v, fn)
+
+
+def compare_ir(before, after):
+    """(status, detail) of two (rc, ir, warnings) triples: 'same' or 'differ' with the first difference."""
+    (rc0, ir0, warn0), (rc1, ir1, warn1) = before, after
+    if rc1 == rc0 and ir1 == ir0 and warn1 == warn0:
+        return "same", ""
+    if ir1 == ir0 and rc1 == rc0:
+        return "differ", f"warnings {warn0[:2]} -> {warn1[:2]}"
+    return "differ", first_difference(rc0, ir0, rc1, ir1)
+
+
+def check_respelt(ptoc, spec_path, work, respelt, ir, name):
+    """The check of a respelling that leaves the program alone: `respelt` is the new text (or None: 'none'),
+    written to work/spec_NAME.yaml; `ir(ptoc, path) -> (rc, ir, warnings)` as the check compares them."""
+    if respelt is None:
+        return "none", ""
+    before = ir(ptoc, spec_path)
+    if before[0] != 0:
+        return "reject", ""
+    path = os.path.join(work, f"spec_{name}.yaml")
+    with open(path, "w") as f:
+        f.write(respelt)
+    return compare_ir(before, ir(ptoc, path))
+
+
+def selftest_specs(check, ptoc, seeds=24, min_same=0):
+    """A check over the library and conformance specs and `seeds` generated ones: (problems, counts)."""
+    specs = library_specs()
+    conf = os.path.join(ROOT, "test", "conformance", "specs")
+    specs += sorted(os.path.join(conf, f) for f in os.listdir(conf) if f.endswith(".yaml"))
+    bad, counts = [], {}
+    with tempfile.TemporaryDirectory() as work:
+        for s in specs:
+            st, detail = check(ptoc, s, work)
+            counts[st] = counts.get(st, 0) + 1
+            if st == "differ":
+                bad.append(f"{s}: {st} {detail}")
+        import gen
+        for seed in range(seeds):
+            path = os.path.join(work, "gen.yaml")
+            with open(path, "w") as f:
+                f.write(gen.generate(seed, ()).spec_text())
+            st, detail = check(ptoc, path, work, seed)
+            counts[st] = counts.get(st, 0) + 1
+            if st == "differ":
+                bad.append(f"seed {seed}: {st} {detail}")
+    if counts.get("same", 0) < min_same:
+        bad.append(f"too few specs respelt and compared: {counts}")
+    return bad, counts
+
+
 def library_specs():
     return sorted(os.path.join(ROOT, "specs", f) for f in os.listdir(os.path.join(ROOT, "specs"))
                   if f.endswith(".yaml"))

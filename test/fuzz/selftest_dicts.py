@@ -38,27 +38,8 @@ def main():
     ap.add_argument("--ptoc", required=True)
     a = ap.parse_args()
     by_hand()
-    specs = ir_check.library_specs()
-    conf = os.path.join(ROOT, "test", "conformance", "specs")
-    specs += sorted(os.path.join(conf, f) for f in os.listdir(conf) if f.endswith(".yaml"))
-    bad, counts = [], {}
+    bad, counts = ir_check.selftest_specs(G.check, a.ptoc, seeds=24, min_same=150)
     with tempfile.TemporaryDirectory() as work:
-        for s in specs:
-            st, detail = G.check(a.ptoc, s, work)
-            counts[st] = counts.get(st, 0) + 1
-            if st == "differ":
-                bad.append(f"{s}: {st} {detail}")
-        import gen
-        for seed in range(24):
-            path = os.path.join(work, "gen.yaml")
-            with open(path, "w") as f:
-                f.write(gen.generate(seed, ()).spec_text())
-            st, detail = G.check(a.ptoc, path, work, seed)
-            counts[st] = counts.get(st, 0) + 1
-            if st == "differ":
-                bad.append(f"seed {seed}: {st} {detail}")
-        if counts.get("same", 0) < 150:
-            bad.append(f"too few specs respelt and compared: {counts}")
         G.WRONG = "value"
         st, _ = G.check(a.ptoc, os.path.join(ROOT, "specs", "softmax.yaml"), work)
         G.WRONG = None
