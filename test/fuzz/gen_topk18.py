@@ -84,14 +84,15 @@ def construct(r, prog, kind):
     T = r.randint(k, N)
     largest = r.random() < 0.6
     src = M.Ref("t18in1", "fp32")
-    prog.inputs["t18in1"] = {"dtype": "fp32", "shape": [R, N]}
-    prog.kinds["t18in1"] = "normal"
+    shape = [R, N]
     if kind == "dynlen":
         S = r.randint(1, N)
         prog.dims["T18S"] = {"dynamic": True, "max": N}
         prog.dimval["T18S"] = S
-        prog.inputs["t18in1"] = {"dtype": "fp32", "shape": [R, "T18S"]}
+        shape = [R, "T18S"]
         src = M.View("t18in1", "fp32", [R, N], [0, 0], [R, "T18S"])
+    prog.inputs["t18in1"] = {"dtype": "fp32", "shape": shape}
+    prog.kinds["t18in1"] = "normal"
     prog.body.append(M.Raw({"vec_tile": [1, T]}))
     node = Topk18("topk", src, k, largest, "fp32", wrong=WRONG)
     prog.body.append(Bind2("t18v", "t18i", node))
