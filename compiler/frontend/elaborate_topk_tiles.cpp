@@ -4,8 +4,9 @@
 // carrying each candidate's original index (the tie-break and the index returned; a pad of a tile with
 // fewer valid elements than k has index -1 and is no candidate). The order is total (NaN above every
 // number, equal values by the lower original index), so the global k best are each among the k best of
-// their own tile and the merge returns exactly the whole-axis result. Every sort runs in a vec_tile whose
-// last entry is its whole row (PyPTO sorts a tile's row and merges the candidates in one tile too).
+// their own tile and the merge returns exactly the whole-axis result. Many tiles merge as a tree (groups of
+// at most max(tile, 2k) candidates, k kept of each), so no merge row is longer than a tile or 2k. Every
+// sort runs in a vec_tile whose last entry is its whole row (PyPTO sorts a tile's row, then merges).
 #include <algorithm>
 #include <cmath>
 
@@ -120,6 +121,38 @@ std::optional<std::pair<int, int>> sort_k(Elaborator& el, const Elaborator::Call
     el.ts_->vec = saved;
     return r;
   };
+  // A merge tree: consecutive candidate lists merged in groups of at most `cap` candidates (the larger
+  // of the tile and 2k: each group's tile holds no more than a first-level sort's), k kept of each,
+  // until one merge takes the rest. The carried indices keep the order exact at every level.
+  const int64_t cap = std::max(tile, 2 * k);
+  auto extent = [&](int v) { return *p_.values[size_t(v)].shape[size_t(last)].as_const(); };
+  for (;;) {
+    int64_t total = 0;
+    for (int v : cand_vals) total += extent(v);
+    if (total <= cap || cand_vals.size() <= 2) break;
+    std::vector<int> next_vals, next_idxs;
+    for (size_t g = 0; g < cand_vals.size();) {
+      std::vector<int> gv{cand_vals[g]}, gi{cand_idxs[g]};
+      int64_t len = extent(cand_vals[g]);
+      for (++g; g < cand_vals.size() && len + extent(cand_vals[g]) <= cap; ++g) {
+        gv.push_back(cand_vals[g]);
+        gi.push_back(cand_idxs[g]);
+        len += extent(cand_vals[g]);
+      }
+      if (gv.size() == 1) {  // a list alone: carried to the next level as it is
+        next_vals.push_back(gv[0]);
+        next_idxs.push_back(gi[0]);
+        continue;
+      }
+      const int mv = join(gv, x.dtype), mi = join(gi, DType::int32);
+      const int64_t kept = std::min(k, len);
+      next_vals.push_back(emit_sort(el, c, OpKind::SortValues, mv, mi, kept, largest, 0));
+      next_idxs.push_back(emit_sort(el, c, OpKind::SortIndices, mv, mi, kept, largest, 0));
+    }
+    if (next_vals.size() == cand_vals.size()) break;  // no group formed: merge what there is
+    cand_vals = std::move(next_vals);
+    cand_idxs = std::move(next_idxs);
+  }
   const int cv = join(cand_vals, x.dtype), ci = join(cand_idxs, DType::int32);
   return std::make_pair(emit_sort(el, c, OpKind::SortValues, cv, ci, k, largest, 0),
                         emit_sort(el, c, OpKind::SortIndices, cv, ci, k, largest, 0));

@@ -55,3 +55,10 @@ def topk18_argsort_long(i, d):
     x, q, c = i["x"], i["q"], i["c"]
     st = lambda a, ax=-1: np.argsort(a, axis=ax, kind="stable").astype(np.float64)
     return {"ad": st(-x), "aa": st(x), "qd": st(-q), "c0": st(c, 0)}
+
+
+@ref(dims={"S": 100000}, warnings=["warning: topk over a split axis: the vec_tile's entry 1 (8192) times 4 is not below "
+                                    "22KB, PyPTO's documented MERGE_SORT bound"])
+def topk18_indexer_128k(i, d):
+    v, ix = _topk_padded(i["x"], 2048, True)
+    return {"i": ix, "v": v}

@@ -276,11 +276,11 @@ const ptoc::Diagnostic* first_error(const fe_test::Result& r) {
 }  // namespace
 
 TEST_CASE("topk over 2^26 columns in tiles of 256 stops at select_steps, at the call, before any op is made") {
-  // Issue 12 wrote k selection steps per tile (661503 tile ops for 65536 columns); native sorts are one op
-  // per tile and the merge, so 65536 columns in tiles of 256 are 257 sorts and compile in a few hundred ops.
+  // Issue 12 wrote k selection steps per tile (661503 tile ops for 65536 columns); native sorts are two ops
+  // per tile and per merge of the tree (here binary: groups of 2k = 512 candidates), under 2000 ops.
   auto fine = fe_test::ok(topk_spec(1, 65536, 256, 256));
   INFO(fine.ops.size());
-  REQUIRE(fine.ops.size() < 1000);
+  REQUIRE(fine.ops.size() < 2000);
   // 2^26 columns in tiles of 256 are 262144 tiles: refused at once, nothing is made.
   std::string y = topk_spec(1, int64_t(1) << 26, 256, 256);
   auto r = run(y);
