@@ -17,7 +17,8 @@ bool is_vector_op(OpKind k) {
   return f == OpForm::Binary || f == OpForm::Unary || f == OpForm::Reduce || f == OpForm::Select ||
          k == OpKind::Cast || k == OpKind::Transpose || k == OpKind::Concat || k == OpKind::Full ||
          k == OpKind::Uniform || k == OpKind::Normal ||  // --- random ops ---
-         k == OpKind::Bitcast;  // --- pack / unpack ---
+         k == OpKind::Bitcast ||  // --- pack / unpack ---
+         k == OpKind::SortValues || k == OpKind::SortIndices;  // --- sort ---
 }
 
 double scalar_unary(OpKind k, double x) {

@@ -61,6 +61,13 @@ enum class OpKind : uint8_t {
   // --- pack / unpack --- (compiler/frontend/elaborate_pack.cpp) the input's bytes reinterpreted as `dtype`:
   // same rank and leading axes, the last axis scaled by sizeof(input) / sizeof(dtype)
   Bitcast,
+  // --- sort --- (compiler/frontend/elaborate_catalog.cpp: topk, argsort) the first `shape.back()` entries
+  // of a sort of each row along the last axis (its valid part), axes {last axis, largest (1) or
+  // smallest (0) first, index base (column j reports base + j)}: values (SortValues, the input's dtype) or int32 indices (SortIndices); inputs
+  // {x} or {x, carried int32 indices} (a merge of per-tile candidates: those are the tie-break and the
+  // indices returned, a negative one a pad). Order: NaN above every number, equal values by the lower
+  // index. Rows with fewer candidates are padded: lowest (highest) value, index -1. compiler/eval/eval_sort.h.
+  SortValues, SortIndices,
 };
 
 // Spelling, form and dtype rules of each kind: compiler/op_table.h (the one list).

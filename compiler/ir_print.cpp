@@ -113,6 +113,11 @@ std::string op_line(const Program& p, const Op& op) {
       if (!op.valid.empty()) os << " valid_given=" << dims_str(op.valid);
       break;
     case OpKind::Concat: operands(); os << " axis=" << op.axes.at(0); break;
+    case OpKind::SortValues: case OpKind::SortIndices:  // --- sort --- {axis, largest, index base}
+      operands();
+      os << " axis=" << op.axes.at(0) << (op.axes.at(1) ? " largest" : " smallest");
+      if (op.axes.at(2) != 0) os << " base=" << op.axes.at(2);
+      break;
     case OpKind::Uniform: case OpKind::Normal: {  // --- random ops ---
       operands();
       const PhiloxArgs a = philox_args(op.axes);

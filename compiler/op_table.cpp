@@ -223,6 +223,9 @@ constexpr OpSpec kOps[] = {
     {"unpack", std::nullopt, F::Composite, O::Any, R::Attribute, "input dtype", 2,
      "a 1-D uint8 input's consecutive bytes read as dtype (PyPTO's dstDataType) elements, n / sizeof of them"},
     {"bitcast", K::Bitcast, F::Internal, O::Any, R::Attribute, "", 0, "the bytes of a tile read as another dtype"},
+    // --- sort --- (topk and argsort's per-tile sort and merge, elaborate_catalog.cpp)
+    {"sort_values", K::SortValues, F::Internal, O::Numeric, R::Operand, "", 0, "the first k values of a row sort"},
+    {"sort_indices", K::SortIndices, F::Internal, O::Numeric, R::Int32, "", 0, "the first k int32 indices of a row sort"},
 };
 
 // docs/zh/api/operation/ of hicann/pypto (pypto-NAME.md; experimental-NAME is

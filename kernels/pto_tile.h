@@ -313,6 +313,17 @@ PTO_INLINE void TRANDOM(PTO_UB_PTR(TD) dst, const PTO_UB_PTR(int32_t) idx, int64
 template <typename TD, typename TS, int R, int CD, int CS>
 PTO_INLINE void TBITCAST(PTO_UB_PTR(TD) dst, const PTO_UB_PTR(TS) src, int64_t vr, int64_t vc);
 
+// --- sort --- per valid row, the first K of a sort of the vc valid elements (larger first when LARGEST,
+// NaN above every number, equal values by the lower index) as values (OUT_INDEX 0, TD = T) or int32
+// indices (OUT_INDEX 1, TD = int32); rows with fewer than K candidates padded with the lowest (highest)
+// value of T and index -1. TSORT_IDX merges candidates carrying their original index in idx (negative:
+// a pad, not a candidate); TSORT reports column j as BASE + j. dst is R x K (row stride K). PyPTO's topk / argsort (MERGE_SORT).
+template <typename TD, typename T, int R, int C, int K, int LARGEST, int OUT_INDEX, int BASE>
+PTO_INLINE void TSORT(PTO_UB_PTR(TD) dst, const PTO_UB_PTR(T) src, int64_t vr, int64_t vc);
+template <typename TD, typename T, int R, int C, int K, int LARGEST, int OUT_INDEX, int BASE>
+PTO_INLINE void TSORT_IDX(PTO_UB_PTR(TD) dst, const PTO_UB_PTR(T) src, const PTO_UB_PTR(int32_t) idx, int64_t vr,
+                          int64_t vc);
+
 #if defined(PTO_HOST)
 #include "host/pto_host_ops.h"
 #else
@@ -321,7 +332,9 @@ PTO_INLINE void TBITCAST(PTO_UB_PTR(TD) dst, const PTO_UB_PTR(TS) src, int64_t v
 #if defined(PTO_HOST)
 #include "host/pto_host_random.h"  // --- random ops ---
 #include "host/pto_host_bitcast.h"  // --- pack / unpack ---
+#include "host/pto_host_sort.h"  // --- sort ---
 #else
 #include "device/pto_device_random.h"  // --- random ops ---
 #include "device/pto_device_bitcast.h"  // --- pack / unpack ---
+#include "device/pto_device_sort.h"  // --- sort ---
 #endif

@@ -63,5 +63,6 @@ LeafCallFn resolve_math(leaf::Fn fn, const std::vector<leaf::TParam>& tp);
 // --- random ops --- (leaf_exec_kernels_random.cpp): TRANDOM, PyPTO's uniform / normal.
 LeafCallFn resolve_random(leaf::Fn fn, const std::vector<leaf::TParam>& tp);
 LeafCallFn resolve_bitcast(leaf::Fn fn, const std::vector<leaf::TParam>& tp);  // --- pack / unpack ---
+LeafCallFn resolve_sort(leaf::Fn fn, const std::vector<leaf::TParam>& tp);     // --- sort ---
 
 }  // namespace ptoc::runtime::leafk

@@ -143,6 +143,7 @@ LeafCallFn resolve_leaf_call(leaf::Fn fn, const std::vector<leaf::TParam>& tp) {
   if (leafk::is_math_call(fn, tp)) return leafk::resolve_math(fn, tp);  // --- math ops ---
   if (fn == leaf::Fn::TRANDOM) return leafk::resolve_random(fn, tp);  // --- random ops ---
   if (fn == leaf::Fn::TBITCAST) return leafk::resolve_bitcast(fn, tp);  // --- pack / unpack ---
+  if (fn == leaf::Fn::TSORT || fn == leaf::Fn::TSORT_IDX) return leafk::resolve_sort(fn, tp);  // --- sort ---
   if (LeafCallFn f = leafk::resolve_binary(fn, tp)) return f;
   if (LeafCallFn f = leafk::resolve_compare(fn, tp)) return f;
   return leafk::resolve_other(fn, tp);

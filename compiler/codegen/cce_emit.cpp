@@ -868,6 +868,24 @@ class Emitter {
         close_loops(idx.size());
         return;
       }
+      case OpKind::SortValues:
+      case OpKind::SortIndices: {  // --- sort --- rows of the last axis (TSORT, TSORT_IDX with carried indices)
+        int a = op.srcs.at(0);
+        const LocalTile& at = tile(a);
+        View2 av = view2(at.shape);
+        if (op.axes.size() != 3 || av.rows != dv.rows) throw Unsupported("a sort whose tiles do not share their rows");
+        auto idx = open_loops(i, lead_counts(d));
+        std::vector<leaf::TParam> tps = {tp_dt(dt.dtype),          tp_dt(at.dtype),  tp_int(av.rows), tp_int(av.cols),
+                                         tp_int(dv.cols),          tp_int(op.axes[1] != 0 ? 1 : 0),
+                                         tp_int(op.vop == OpKind::SortIndices ? 1 : 0), tp_int(op.axes[2])};
+        std::vector<leaf::Operand> ops = {tile_at(d, idx, r), tile_at(a, idx, r)};
+        if (op.srcs.size() == 2) ops.push_back(tile_at(op.srcs[1], idx, r));
+        ops.push_back(op_int(vr(a)));
+        ops.push_back(op_int(vc(a)));
+        call(op.srcs.size() == 2 ? leaf::Fn::TSORT_IDX : leaf::Fn::TSORT, std::move(tps), std::move(ops));
+        close_loops(idx.size());
+        return;
+      }
       case OpKind::Transpose: {
         int a = op.srcs.at(0);
         const int rs = int(tile(a).shape.size());

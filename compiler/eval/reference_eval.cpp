@@ -9,6 +9,7 @@
 #include "compiler/eval/reference_eval.h"
 #include "compiler/ops_random.h"  // --- random ops ---
 #include "compiler/eval/eval_bitcast.h"  // --- pack / unpack ---
+#include "compiler/eval/eval_sort.h"  // --- sort ---
 
 #include "compiler/eval/eval_elem.h"
 #include "compiler/eval/eval_tensor_io.h"
@@ -496,6 +497,7 @@ class Evaluator {
     if (op.kind == OpKind::Where) return where(op);
     if (is_random_op(op.kind)) return random_op(op);  // --- random ops ---
     if (op.kind == OpKind::Bitcast) return bitcast(op);  // --- pack / unpack ---
+    if (op.kind == OpKind::SortValues || op.kind == OpKind::SortIndices) return sort(op);  // --- sort ---
     switch (op.kind) {
       case OpKind::Cast: return cast(op);
       case OpKind::Matmul: return matmul(op);
@@ -740,6 +742,33 @@ class Evaluator {
     for_box(a.valid, [&](const Shape& idx) {
       int64_t o = dot(idx, st);
       d[size_t(o)] = from_double(random_value(op.kind, op.dtype, args, uint64_t(o)), op.dtype);
+    });
+    return r;
+  }
+
+  // --- sort --- each row of the last axis: its valid part sorted, the first k (the result's last extent)
+  // kept; rows past the valid ones stay padding.
+  Val sort(const Op& op) {
+    const Val& a = in(op, 0);
+    const Val* carried = op.inputs.size() == 2 ? &in(op, 1) : nullptr;
+    auto k = p_.values.at(size_t(op.output)).shape.back().as_const();
+    if (a.shape.empty() || op.axes.size() != 3 || size_t(op.axes[0]) + 1 != a.shape.size() || !k)
+      fail("internal: a sort off the last axis or of no static k");
+    if (carried && (carried->shape != a.shape || carried->valid != a.valid))
+      fail("internal: a merge whose carried indices do not match its values");
+    const bool values = op.kind == OpKind::SortValues;
+    Shape shape = a.shape, valid = a.valid;
+    shape.back() = *k;
+    valid.back() = *k;
+    Val r = make(values ? a.dtype : DType::int32, shape, valid);
+    Data& d = mut(r);
+    const Shape sa = strides_of(a.shape), sr = strides_of(shape);
+    Shape rows(a.valid.begin(), a.valid.end() - 1);
+    rows.push_back(1);
+    for_box(rows, [&](const Shape& idx) {
+      const int64_t ia = dot(idx, sa), ir = dot(idx, sr);
+      eval::sort_row(a.data->data() + ia, carried ? carried->data->data() + ia : nullptr, op.axes[2], a.valid.back(), *k,
+                     op.axes[1] != 0, a.dtype, values ? d.data() + ir : nullptr, values ? nullptr : d.data() + ir);
     });
     return r;
   }

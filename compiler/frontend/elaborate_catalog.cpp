@@ -11,8 +11,8 @@
 //                        with comparisons and where
 //   cumsum, cumprod   -> a log-step (Hillis-Steele) scan: y = y + concat([identity, y[..:n-s]]) for
 //                        s = 1, 2, 4, ...; whole values, so tiles, tails and split axes need nothing new
-//   topk, argsort     -> k selection steps: the first extreme not yet taken (amax, eq, argmax of the
-//                        candidates), so ties go to the lower index and -inf is ranked like any value
+//   topk, argsort     -> native row sorts (SortValues / SortIndices): per tile of the sorted axis, then a
+//                        merge of the candidates (elaborate_topk_tiles.cpp); ties to the lower index
 #include <algorithm>
 #include <cmath>
 
@@ -587,82 +587,27 @@ EV Elaborator::call_one_hot(const Call& c) {
   return EV::tensor(emit(tr, DType::int32, ts, tv, c.fo, c.fl));
 }
 
-std::optional<std::pair<int, int>> Elaborator::select_k(const Call& c, int value, int axis, int64_t k, bool largest) {
-  const Value x = p_.values[size_t(value)];
-  const size_t rank = x.shape.size();
-  const int64_t n = *x.shape[size_t(axis)].as_const();
-  const Expr& e = c.e;
-  // Taken positions are masked with the worst value of the dtype (the candidate test below keeps them out
-  // even when real elements equal it).
-  double lo = -INFINITY, hi = INFINITY;
-  if (x.dtype == DType::int32) { lo = -2147483648.0; hi = 2147483647.0; }
-  if (x.dtype == DType::int8) { lo = -128; hi = 127; }
-  if (x.dtype == DType::uint8) { lo = 0; hi = 255; }
-  const double sentinel = largest ? lo : hi;
-  int io = iota(axis, n, rank, DType::int32, e, c.fo, c.fl);
-  if (io < 0) return std::nullopt;
-  std::vector<int> vals, idxs;
-  std::optional<EV> taken;  // bool: positions already selected
-  for (int64_t s = 0; s < k; ++s) {
-    EV cur = EV::tensor(value);
-    if (taken) {
-      Op f;
-      f.kind = OpKind::Full;
-      f.shape.assign(rank, DimExpr(1));
-      f.fill = sentinel;
-      f.dtype = x.dtype;
-      int sv = emit(f, x.dtype, f.shape, f.shape, c.fo, c.fl);
-      Op w;
-      w.kind = OpKind::Where;
-      w.inputs = {taken->value, sv, value};
-      cur = EV::tensor(emit(w, x.dtype, x.shape, x.valid, c.fo, c.fl));
-    }
-    int m = reduce_keepdim(largest ? OpKind::Amax : OpKind::Amin, cur.value, axis, c.fo, c.fl);
-    // Candidates: equal to the extreme and not taken; the first of them (argmax of 0/1) is the index.
-    EV cand = binary(OpKind::Eq, cur, EV::tensor(m), e, e, c.fo, c.fl, c.fn);
-    if (taken) {
-      EV free = unary(OpKind::LogicalNot, *taken, e, c.fo, c.fn);
-      cand = binary(OpKind::LogicalAnd, cand, free, e, e, c.fo, c.fl, c.fn);
-    }
-    if (!cand.ok()) return std::nullopt;
-    const Value& cv = p_.values[size_t(cand.value)];
-    Op ci;
-    ci.kind = OpKind::Cast;
-    ci.inputs = {cand.value};
-    ci.dtype = DType::int32;
-    int cint = emit(ci, DType::int32, cv.shape, cv.valid, c.fo, c.fl);
-    int idx = reduce_keepdim(OpKind::Argmax, cint, axis, c.fo, c.fl);
-    p_.values[size_t(idx)].dtype = DType::int32;
-    vals.push_back(m);
-    idxs.push_back(idx);
-    if (s + 1 < k) {
-      EV hit = binary(OpKind::Eq, EV::tensor(io), EV::tensor(idx), e, e, c.fo, c.fl, c.fn);
-      taken = taken ? binary(OpKind::LogicalOr, *taken, hit, e, e, c.fo, c.fl, c.fn) : hit;
-      if (!taken->ok()) return std::nullopt;
-    }
-  }
-  auto join = [&](const std::vector<int>& parts, DType dt) {
-    if (parts.size() == 1) return parts[0];
-    Shape sh = p_.values[size_t(parts[0])].shape, va = p_.values[size_t(parts[0])].valid;
-    sh[size_t(axis)] = DimExpr(int64_t(parts.size()));
-    va[size_t(axis)] = DimExpr(int64_t(parts.size()));
-    Op cat;
-    cat.kind = OpKind::Concat;
-    cat.inputs = parts;
-    cat.axes = {axis};
-    return emit(cat, dt, sh, va, c.fo, c.fl);
-  };
-  return std::make_pair(join(vals, x.dtype), join(idxs, DType::int32));
-}
-
 namespace {
-constexpr int64_t kMaxSortExtent = 256;  // selection steps are written out: k of them
 constexpr int64_t kMergeSortTileBytes = 22 * 1024;  // PyPTO's MERGE_SORT bound on TileShape[-1] * 4
+
+// The sorted axis of `x`: static in shape (a run-time length is a view of a static window with
+// valid=[..., S]); its valid extent may be smaller or dynamic (positions past it are never selected).
+bool sort_axis_ok(Elaborator& el, const Elaborator::Call& c, const Value& x, int axis, const char* fn) {
+  if (x.shape[size_t(axis)].as_const()) return true;
+  el.err(c.fo, c.fl,
+         std::string(fn) + " needs a static extent on its sorted axis " + std::to_string(axis) + ", '" +
+             el.text_of(*c.args[0]) + "' has shape " + shape_str(x.shape),
+         "sort a static window with a run-time valid length: view(x, [R, MAX], [0, 0], valid=[R, S]) "
+         "(PyPTO's view with valid_shape)");
+  return false;
 }
+}  // namespace
 
 // topk(input, k, dim=-1, largest=true) -> (values, int32 indices), sorted, along dim (another axis than
-// the last is transposed last and back). Ties: the lower index first (a stable order). The sorted axis
-// is static; a vec_tile entry below it (and >= k) splits it into per-tile selections and a merge.
+// the last is transposed last and back). Ties: the lower index first (a stable order). Native row sorts
+// (elaborate_topk_tiles.cpp): a vec_tile entry below the axis (and >= k, PyPTO's rule) splits it into
+// per-tile sorts and a merge. A valid extent below the shape (a tail, or a run-time length) is sorted
+// alone; when it is below k the result is padded with -inf (+inf for smallest) and index -1.
 EV Elaborator::call_topk(const Call& c) {
   if (!c.two_targets) {
     err(c.fo, c.fl, "'topk' has two results (values, indices)", "bind both: 'v, i = topk(...)'");
@@ -683,25 +628,15 @@ EV Elaborator::call_topk(const Call& c) {
   auto k = const_int(*c.args[1], "topk k");
   if (!largest || !k) return EV::poison();
   const size_t d = size_t(axis);
-  auto n = x.shape[d].as_const();
-  if (!n || !provably_equal(x.valid[d], x.shape[d])) {
-    err(c.fo, c.fl, "topk needs a static, whole axis " + std::to_string(axis) + ", '" + text_of(*c.args[0]) +
-                        "' has shape " + shape_str(x.shape) + " valid " + shape_str(x.valid));
-    return EV::poison();
-  }
-  if (*k < 1 || *k > *n) {
-    err(c.args[1]->off, c.args[1]->len, "topk k must be in 1.." + std::to_string(*n) + " (the sorted axis), got " +
+  if (!sort_axis_ok(*this, c, x, axis, "topk")) return EV::poison();
+  const int64_t n = *x.shape[d].as_const();
+  if (*k < 1 || *k > n) {
+    err(c.args[1]->off, c.args[1]->len, "topk k must be in 1.." + std::to_string(n) + " (the sorted axis), got " +
                                             std::to_string(*k));
     return EV::poison();
   }
-  if (*k > kMaxSortExtent) {
-    err(c.args[1]->off, c.args[1]->len, "topk k " + std::to_string(*k) + " is above ptoc's limit of " +
-                                            std::to_string(kMaxSortExtent) + " selection steps");
-    return EV::poison();
-  }
-  // A split sorted axis is PyPTO's MERGE_SORT way: per-tile candidates, then a merge
-  // (elaborate_topk_tiles.cpp); its rules are PyPTO's "k <= TileShape[-1]" and "TileShape[-1]*4 < 22KB".
-  int64_t tile = *n;
+  // PyPTO's MERGE_SORT rules: "k <= TileShape[-1]" and "TileShape[-1]*4 < 22KB".
+  int64_t tile = n;
   if (ts_ && ts_->vec && ts_->vec->shape.size() == rank) tile = std::min(tile, ts_->vec->shape[d]);
   if (tile < *k) {
     err(c.args[1]->off, c.args[1]->len, "topk k " + std::to_string(*k) + " is above the vec_tile's entry " +
@@ -711,30 +646,27 @@ EV Elaborator::call_topk(const Call& c) {
     return EV::poison();
   }
   // A warning, not an error: PyPTO's own lightning indexer sorts in tiles of 8192 (32KB) past its docs' bound.
-  if (tile < *n && tile * 4 >= kMergeSortTileBytes)
+  if (tile < n && tile * 4 >= kMergeSortTileBytes)
     r_.warning(at(c.fo), "topk over a split axis: the vec_tile's entry " + std::to_string(axis) + " (" +
                              std::to_string(tile) + ") times 4 is not below 22KB, PyPTO's documented MERGE_SORT bound",
                "below " + std::to_string(kMergeSortTileBytes / 4) + " the NPU's merge sort fits its buffers (ptoc sorts either way)",
                c.fl);
-  // Bounded before any op is made: every selection step is written out.
-  if (!check_select_steps(*this, c, "topk(" + text_of(*c.args[0]) + ", " + std::to_string(*k) + ")", axis, *n, *k, tile))
+  // Bounded before any op is made: one sort per tile and the merge.
+  if (!check_select_steps(*this, c, "topk(" + text_of(*c.args[0]) + ", " + std::to_string(*k) + ")", axis, n, *k, tile))
     return EV::poison();
-  auto select = [&](int v) {
-    return tile < *n ? select_k_tiled(*this, c, v, *k, *largest, tile) : select_k(c, v, last, *k, *largest);
-  };
   if (axis != last) {
-    // Off the last axis: a transpose around the selection, the tile's entries swapped with it.
+    // Off the last axis: a transpose around the sort, the tile's entries swapped with it.
     std::optional<VecTile> saved = ts_->vec;
     if (saved && saved->shape.size() == rank) std::swap(ts_->vec->shape[d], ts_->vec->shape[size_t(last)]);
     int xt = swap_axes(a.value, axis, last, c.fo, c.fl);
-    auto r = select(xt);
+    auto r = sort_k(*this, c, xt, *k, *largest, tile);
     ts_->vec = saved;
     if (!r) return EV::poison();
     EV out = EV::tensor(swap_axes(r->first, axis, last, c.fo, c.fl));
     out.value2 = swap_axes(r->second, axis, last, c.fo, c.fl);
     return out;
   }
-  auto r = select(a.value);
+  auto r = sort_k(*this, c, a.value, *k, *largest, tile);
   if (!r) return EV::poison();
   EV out = EV::tensor(r->first);
   out.value2 = r->second;
@@ -742,13 +674,15 @@ EV Elaborator::call_topk(const Call& c) {
 }
 
 // argsort(input, dim=-1, descending=true): int32 indices of a stable sort along dim (PyPTO: "stable
-// sort" on ties); the axis static, whole in the value and in the vec_tile, at most 256 long.
+// sort" on ties), one native row sort; the axis static in shape and whole in the vec_tile (its valid
+// part sorted, the positions past it -1).
 EV Elaborator::call_argsort(const Call& c) {
   EV a = catalog_input(c);
   if (!a.ok()) return EV::poison();
   const Value x = p_.values[size_t(a.value)];
   const size_t rank = x.shape.size();
-  int axis = int(rank) - 1;
+  const int last = int(rank) - 1;
+  int axis = last;
   if (c.args[1]) {
     auto ax = axis_arg(c.args[1], rank, "dim");
     if (!ax) return EV::poison();
@@ -756,28 +690,24 @@ EV Elaborator::call_argsort(const Call& c) {
   }
   auto desc = bool_arg(c, 2, true);
   if (!desc) return EV::poison();
-  auto n = x.shape[size_t(axis)].as_const();
-  if (!n || !provably_equal(x.valid[size_t(axis)], x.shape[size_t(axis)])) {
-    err(c.fo, c.fl, "argsort needs a static, whole axis " + std::to_string(axis) + ", '" + text_of(*c.args[0]) +
-                        "' has shape " + shape_str(x.shape) + " valid " + shape_str(x.valid),
-        "PyPTO's rule: the view is not split on the sorted axis");
-    return EV::poison();
-  }
-  if (*n > kMaxSortExtent) {
-    err(c.fo, c.fl, "argsort over " + std::to_string(*n) + " elements is above ptoc's limit of " +
-                        std::to_string(kMaxSortExtent) + " selection steps");
-    return EV::poison();
-  }
-  if (ts_ && ts_->vec && ts_->vec->shape.size() == rank && ts_->vec->shape[size_t(axis)] < *n) {
+  if (!sort_axis_ok(*this, c, x, axis, "argsort")) return EV::poison();
+  const int64_t n = *x.shape[size_t(axis)].as_const();
+  if (ts_ && ts_->vec && ts_->vec->shape.size() == rank && ts_->vec->shape[size_t(axis)] < n) {
     err(c.fo, c.fl, "argsort needs axis " + std::to_string(axis) + " whole in the vec_tile: the tile has " +
-                        std::to_string(ts_->vec->shape[size_t(axis)]) + ", the axis " + std::to_string(*n),
-        "set that vec_tile entry to " + std::to_string(*n));
+                        std::to_string(ts_->vec->shape[size_t(axis)]) + ", the axis " + std::to_string(n),
+        "set that vec_tile entry to " + std::to_string(n));
     return EV::poison();
   }
-  if (!check_select_steps(*this, c, "argsort(" + text_of(*c.args[0]) + ")", axis, *n, *n, *n)) return EV::poison();
-  auto r = select_k(c, a.value, axis, *n, *desc);
+  int v = a.value;
+  std::optional<VecTile> saved = ts_ ? ts_->vec : std::nullopt;
+  if (axis != last) {
+    if (saved && saved->shape.size() == rank) std::swap(ts_->vec->shape[size_t(axis)], ts_->vec->shape[size_t(last)]);
+    v = swap_axes(a.value, axis, last, c.fo, c.fl);
+  }
+  auto r = sort_k(*this, c, v, n, *desc, n, false);
+  if (ts_) ts_->vec = saved;
   if (!r) return EV::poison();
-  return EV::tensor(r->second);
+  return EV::tensor(axis != last ? swap_axes(r->second, axis, last, c.fo, c.fl) : r->second);
 }
 
 // `v, i = CALL`, `e, m, l = CALL`: a call with two results (topk) or three (online_softmax,

@@ -188,8 +188,6 @@ class Elaborator {
   EV call_topk(const Call& c);
   EV call_argsort(const Call& c);
   EV call_scan(const Call& c);  // cumsum, cumprod
-  // k selection steps along `axis`: {values, int32 indices}, each with extent k on the axis.
-  std::optional<std::pair<int, int>> select_k(const Call& c, int value, int axis, int64_t k, bool largest);
   // --- flash attention's online softmax (elaborate_online_softmax.cpp): three results each
   EV online_softmax_arg(const Call& c, size_t k);  // fp32, rank 2, ND
   EV call_online_softmax(const Call& c);

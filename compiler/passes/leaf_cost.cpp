@@ -131,6 +131,21 @@ int64_t math_scalar_cycles_per_elem(OpKind k) {
   }
 }
 
+// --- sort --- PyPTO's MERGE_SORT on the vector unit: the row is sorted in blocks of 32 (VBS32), then
+// merged four lists at a time (VMS4) until one list remains; every pass streams the row's (value, index)
+// pairs (8 bytes an element for fp32) through the vector unit, a startup per pass and per row. The k
+// kept are then extracted (one more streaming pass over k pairs).
+int64_t sort_cycles(const LocalTile& src, const LocalTile& dst, const Platform& plat) {
+  const int64_t cols = src.shape.empty() ? 1 : src.shape.back();
+  const int64_t rows = std::max<int64_t>(1, tile_elems(src) / std::max<int64_t>(1, cols));
+  const int64_t k = dst.shape.empty() ? 1 : dst.shape.back();
+  int64_t passes = 1;  // VBS32
+  for (int64_t lists = ceil_div_i(cols, 32); lists > 1; lists = ceil_div_i(lists, 4)) ++passes;  // VMS4
+  const int64_t pair_bytes = 2 * std::max<int64_t>(4, dtype_size(src.dtype));
+  const int64_t pass = 20 + ceil_div_i(cols * pair_bytes, plat.vec_bytes_per_cycle);
+  return rows * (passes * pass + 20 + ceil_div_i(k * pair_bytes, plat.vec_bytes_per_cycle));
+}
+
 // --- random ops --- TRANDOM is a scalar loop on the device (kernels/device/pto_device_random.h):
 // per element ten Philox rounds (two 32 x 32 -> 64 multiplies, xors, key adds: ~8 cycles each);
 // normal adds the fp32 log, sqrt and sin / cos.
@@ -196,6 +211,8 @@ int64_t op_cycles(const TileRoot& root, const TileOp& op, const Platform& plat) 
         const LocalTile& d = local_tile(root, op.dst);
         return 2 * 20 + tile_elems(d) * per;  // two full barriers around the loop
       }
+      if (op.vop == OpKind::SortValues || op.vop == OpKind::SortIndices)  // --- sort ---
+        return sort_cycles(local_tile(root, op.srcs.at(0)), local_tile(root, op.dst), plat);
       int64_t repeats = ceil_div_i(bytes, plat.vec_bytes_per_cycle);
       int64_t c = 0;
       for (int start : vec_instrs(op.vop)) c += start + repeats;

@@ -111,6 +111,20 @@ void Builder::expand_vector(const Op& op) {
       emit(std::move(t));
       return;
     }
+    if (op.kind == OpKind::SortValues || op.kind == OpKind::SortIndices) {
+      // --- sort --- each output tile holds whole rows of k; its operands are the same rows, the whole
+      // sorted (last) axis (the front end keeps it whole in the op's vec_tile).
+      t.axes = op.axes;
+      for (size_t i = 0; i < op.inputs.size(); ++i) {
+        auto ie = T;
+        ie.back() = ushapes[i].back();
+        t.srcs.push_back(get_tile(op.inputs[i], value_box(op.inputs[i], off, ie)));
+      }
+      t.dst = new_tile(MemKind::UB, t.dtype, T, ob.valid);
+      vals[w].tiles[off] = t.dst;
+      emit(std::move(t));
+      return;
+    }
     for (size_t i = 0; i < op.inputs.size(); ++i)
       t.srcs.push_back(get_tile(op.inputs[i], operand_box(*this, op.inputs[i], ushapes[i], off, T)));
     t.dst = new_tile(MemKind::UB, t.dtype, T, ob.valid);

@@ -48,13 +48,13 @@ const std::vector<Limit> kTable = {
     // 34 MB -> 0.93 GB RSS; 865 MB -> killed past 24 GB), so 256 MiB keeps a load near 8 GB.
     {Id::roots_bytes, "roots_bytes", 256 * kMiB, 1, int64_t(1) << 40, "bytes",
      "task records (the bundle's 'roots' section) one compile may write, estimated before writing"},
-    // Each step is written out as about ten tile ops (select_k, elaborate_topk_tiles.cpp): topk(x, 256) over
-    // 65536 columns in tiles of 256 was 65792 steps, 661503 ops, 545 MB for `ptoc check` and 1.5 GB compiling.
-    // The compile grows faster than the steps (16384: 19 s, 830 MB; 8192: 3.2 s, 436 MB); 8192 takes the
-    // lightning indexer's shape twice over (131072 columns in tiles of 8192, k 256: 4352 steps, 1.8 s, 240 MB).
-    {Id::select_steps, "select_steps", 8192, 1, 100000000, "steps",
-     "selection steps one topk or argsort writes out (k per tile of the sorted axis, plus k for the merge of a "
-     "split axis), checked before any op is made"},
+    // topk and argsort are native row sorts (elaborate_topk_tiles.cpp): one sort op per tile of the sorted
+    // axis and the merge, each a few tile ops. The bound keeps a split of a huge axis into tiny tiles (2^26
+    // columns in tiles of 256: 262145 sorts) from making millions of ops before tiling refuses them; the
+    // lightning indexer's 131072 columns in tiles of 8192 are 17.
+    {Id::select_steps, "select_steps", 8192, 1, 100000000, "sorts",
+     "sorts one topk or argsort writes (one per tile of the sorted axis, plus the merge of a split axis), "
+     "checked before any op is made"},
 };
 
 using Values = std::array<std::atomic<int64_t>, size_t(Id::kCount)>;

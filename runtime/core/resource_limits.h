@@ -25,7 +25,7 @@ enum class Id {
   dump_bytes,      // total bytes of the --dump-after files of one compile
   static_iterations,  // static-loop bodies unrolled in one spec, nested loops multiplied
   roots_bytes,     // task records (the bundle's 'roots' section) one compile writes
-  select_steps,    // selection steps one topk or argsort writes out as tile ops
+  select_steps,    // sorts one topk or argsort writes (one per tile of the sorted axis and the merge)
   kCount
 };
 

@@ -86,6 +86,15 @@ int call_footprints(const Instr& in, const int64_t* v, Footprint* f) {
       o.from0(1, 0, rows(vr, vc, CS));
       break;
     }
+    case Fn::TSORT:
+    case Fn::TSORT_IDX: {  // --- sort --- {TD, T, R, C, K, ...}: dst vr rows of K; src (and idx) vr rows of C
+      const bool with_idx = in.fn == Fn::TSORT_IDX;
+      const i128 C = tp(3), K = tp(4), vr = val(with_idx ? 3 : 2), vc = val(with_idx ? 4 : 3);
+      o.from0(0, 0, rows(vr, K, K));
+      o.from0(1, 0, rows(vr, vc, C));
+      if (with_idx) o.from0(2, 0, rows(vr, vc, C));
+      break;
+    }
     case Fn::TCAST: {  // {TD, TS, R, C}
       const i128 reach = rows(val(2), val(3), tp(3));
       o.from0(0, 0, reach);

@@ -38,7 +38,8 @@ const char* fn_name(Fn f) {
       "TCMP",       "TCMP_S", "TPRED",   "TSELECT",   "TCAST",   "TTRANSPOSE",   "TFILL",
       "TCOPY",      "TCOPY2D", "TLOAD_L1", "TEXTRACT_L0A", "TEXTRACT_L0B", "TMMAD", "TFIXPIPE",
       "TRANDOM",  // --- random ops ---
-      "TBITCAST"};  // --- pack / unpack ---
+      "TBITCAST",  // --- pack / unpack ---
+      "TSORT",    "TSORT_IDX"};  // --- sort ---
   return int(f) < kNumFns ? names[int(f)] : "?";
 }
 
@@ -87,6 +88,11 @@ const std::vector<Sig>& signatures() {
         {0, I32, -1, -1, -1, -1, -1, -1});
     // --- pack / unpack ---
     set(Fn::TBITCAST, {K::DType, K::DType, K::Int, K::Int, K::Int}, {O::Buf, O::Buf, O::Int, O::Int}, {0, 1, -1, -1});
+    // --- sort ---
+    set(Fn::TSORT, {K::DType, K::DType, K::Int, K::Int, K::Int, K::Int, K::Int, K::Int}, {O::Buf, O::Buf, O::Int, O::Int},
+        {0, 1, -1, -1});
+    set(Fn::TSORT_IDX, {K::DType, K::DType, K::Int, K::Int, K::Int, K::Int, K::Int, K::Int},
+        {O::Buf, O::Buf, O::Buf, O::Int, O::Int}, {0, 1, I32, -1, -1});
     return v;
   }();
   return t;

@@ -68,8 +68,10 @@ enum class Fn : uint8_t {
   TRANDOM,  // {TD, R, C, MODE}: dst, idx (int32), vr, vc, key_lo, key_hi, ctr_lo, ctr_hi (kernels/pto_tile.h)
   // --- pack / unpack ---
   TBITCAST,  // {TD, TS, R, CD, CS}: dst, src, vr, vc (source elements): the same bytes per row
+  // --- sort --- {TD, T, R, C, K, LARGEST, OUT_INDEX, BASE}: dst (R x K), src, [idx (int32),] vr, vc
+  TSORT, TSORT_IDX,
 };
-inline constexpr int kNumFns = 23;
+inline constexpr int kNumFns = 25;
 const char* fn_name(Fn f);
 
 // How a template parameter renders: a number, an element type, or a name from

@@ -1427,6 +1427,8 @@ def port6b_run_scalars(i, d):
 import refs_random6  # noqa: E402,F401
 # --- indexer7 --- topk over a split axis (refs_indexer7.py, registered into REFS on import)
 import refs_indexer7  # noqa: E402,F401
+# --- topk18 --- topk and argsort at PyPTO's sizes (refs_topk18.py, registered into REFS on import)
+import refs_topk18  # noqa: E402,F401
 # --- symbolic7 ---
 @ref(dims={"B": 11})
 def symbolic7_scalars(i, d):

@@ -1085,6 +1085,7 @@ APPENDED_HOOKS = [
     "dtype16",   # int16 / uint16 / uint32 / uint64: wrapping, unsigned ordering past 2^31 / 2^63, saturation
     "loopcond",  # pypto.loop(cond): a loop whose count is a condition
     "scatter_value",  # scatter_update into a computed value (a workspace named after the result)
+    "topk18",    # topk / argsort at PyPTO's sizes: k up to 2048, split tiles, run-time lengths
 ]
 
 
