@@ -186,7 +186,12 @@ bool run_backend(PipelineResult& r, const Platform& plat, DiagEngine& diags, Pas
       lc.own_ids(r.roots, r.plans, i, step_ops, buffer_tiles);
       return &r.plans[size_t(lc.of(i).rep)];
     };
-    build_task_graphs(prog, r.roots, r.plans, out, lazy ? lazy_leaf : LazyLeafFn{});
+    MovedLeafFn moved_leaf = [&](int i) -> std::pair<int, int> {
+      const LeafClasses::MovedTiles& m = lc.moved[size_t(i)];
+      if (!is_lazy(i) || m.from < 0) return {-1, 0};
+      return {m.from, m.member};
+    };
+    build_task_graphs(prog, r.roots, r.plans, out, lazy ? lazy_leaf : LazyLeafFn{}, lazy ? moved_leaf : MovedLeafFn{});
     out.control = control_nest(prog, r.roots);
   });
   if (!timer.run("bundle_budget", [&] { return check_bundle_budget(out, diags); })) return false;  // located error
