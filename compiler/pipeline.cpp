@@ -33,6 +33,8 @@
 //   leaf_cost           compiler/passes/leaf_cost.cpp              cycles per pipe and end to end
 //   leaf_dedup          compiler/passes/leaf_dedup.cpp             structural hash -> one kernel per distinct leaf
 //   task_graph          compiler/passes/task_graph.cpp             tasks, successors, regions; the loop nest
+//                       compiler/passes/task_replica.cpp           (copied members' tasks: member 0's moved, a
+//                                                                  copied leaf's proved once per member-0 task)
 //   bundle_budget       compiler/passes/bundle_budget.cpp          task records under roots_bytes (what ptorun loads)
 //   cce_emit            compiler/codegen/cce_emit.cpp              kernel sources
 //   program_json        compiler/codegen/graph_emit.cpp            PyPTO's compute-graph view (its BLOCK_GRAPH part;
