@@ -33,6 +33,8 @@
 //   leaf_cost           compiler/passes/leaf_cost.cpp              cycles per pipe and end to end
 //   leaf_dedup          compiler/passes/leaf_dedup.cpp             structural hash -> one kernel per distinct leaf
 //   task_graph          compiler/passes/task_graph.cpp             tasks, successors, regions; the loop nest
+//                       compiler/passes/task_replica.cpp           (copied members' tasks: member 0's moved, a
+//                                                                  copied leaf's proved once per member-0 task)
 //   bundle_budget       compiler/passes/bundle_budget.cpp          task records under roots_bytes (what ptorun loads)
 //   cce_emit            compiler/codegen/cce_emit.cpp              kernel sources
 //   program_json        compiler/codegen/graph_emit.cpp            PyPTO's compute-graph view (its BLOCK_GRAPH part;
@@ -186,7 +188,12 @@ bool run_backend(PipelineResult& r, const Platform& plat, DiagEngine& diags, Pas
       lc.own_ids(r.roots, r.plans, i, step_ops, buffer_tiles);
       return &r.plans[size_t(lc.of(i).rep)];
     };
-    build_task_graphs(prog, r.roots, r.plans, out, lazy ? lazy_leaf : LazyLeafFn{});
+    MovedLeafFn moved_leaf = [&](int i) -> std::pair<int, int> {
+      const LeafClasses::MovedTiles& m = lc.moved[size_t(i)];
+      if (!is_lazy(i) || m.from < 0) return {-1, 0};
+      return {m.from, m.member};
+    };
+    build_task_graphs(prog, r.roots, r.plans, out, lazy ? lazy_leaf : LazyLeafFn{}, lazy ? moved_leaf : MovedLeafFn{});
     out.control = control_nest(prog, r.roots);
   });
   if (!timer.run("bundle_budget", [&] { return check_bundle_budget(out, diags); })) return false;  // located error

@@ -84,8 +84,12 @@ void dedup_leaves(const std::string& spec_name, const std::vector<TileRoot>& roo
 // class representative's plan and fills the leaf's op per step and tile per buffer, or returns
 // nullptr for a leaf whose plan is complete.
 using LazyLeafFn = std::function<const LeafPlan*(int leaf, std::vector<int>& step_ops, std::vector<int>& buffer_tiles)>;
+// A lazy leaf that is a family member's copy of a member-0 leaf (LeafClasses::moved): that leaf's plan
+// index and the member, else {-1, 0}. With it a copied member's task is described without `lazy`
+// filling its steps and buffers (task_replica.h, describe_moved).
+using MovedLeafFn = std::function<std::pair<int, int>(int leaf)>;
 void build_task_graphs(const Program& prog, const std::vector<TileRoot>& roots, const std::vector<LeafPlan>& plans,
-                       CompiledProgram& out, const LazyLeafFn& lazy = {});
+                       CompiledProgram& out, const LazyLeafFn& lazy = {}, const MovedLeafFn& moved = {});
 // The program's loop nest with LoopNode::root naming root functions (TileRoot order), not templates.
 std::vector<LoopNode> control_nest(const Program& prog, const std::vector<TileRoot>& roots);
 

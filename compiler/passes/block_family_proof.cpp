@@ -76,19 +76,30 @@ bool copied_blocks_meet_family_conditions(const TileRoot& r, const TileFamily& f
   // Every write moves by the member's W delta: one per axis.
   for (int k = 1; k < B; ++k)
     if (c.delta[size_t(k)][W].size() != rank) return false;
-  auto delta = [&](int k, size_t d) { return k == 0 ? int64_t(0) : c.delta[size_t(k)][W][d]; };
+  // The W deltas flat, member by member (member 0's zero): the sweep reads them O(B log B) times,
+  // and each member's own vector was a cache miss apiece.
+  std::vector<int64_t> w_delta(size_t(B) * rank, 0);
+  for (int k = 1; k < B; ++k)
+    std::copy(c.delta[size_t(k)][W].begin(), c.delta[size_t(k)][W].end(), w_delta.begin() + ptrdiff_t(size_t(k) * rank));
+  auto delta = [&](int k, size_t d) { return w_delta[size_t(k) * rank + d]; };
   for (const auto& [t, tb] : boxes) {
     if (!tb.any || tb.lo.size() != rank) continue;
     // Swept along the axis with the most distinct starts, as check_gm does.
+    // (Counted in a sorted vector: a set of B starts was a node per member.)
     size_t axis = 0, best = 0;
+    std::vector<int64_t> starts(static_cast<size_t>(B));
     for (size_t d = 0; d < rank; ++d) {
-      std::set<int64_t> starts;
-      for (int k = 0; k < B; ++k) starts.insert(tb.lo[d] + delta(k, d));
-      if (starts.size() > best) best = starts.size(), axis = d;
+      for (int k = 0; k < B; ++k) starts[size_t(k)] = tb.lo[d] + delta(k, d);
+      std::sort(starts.begin(), starts.end());
+      const size_t distinct = size_t(std::unique(starts.begin(), starts.end()) - starts.begin());
+      if (distinct > best) best = distinct, axis = d;
     }
+    // Sorted as (delta, member) pairs: the keys in place, not looked up per comparison.
+    std::vector<std::pair<int64_t, int>> keyed(static_cast<size_t>(B));
+    for (int k = 0; k < B; ++k) keyed[size_t(k)] = {delta(k, axis), k};
+    std::sort(keyed.begin(), keyed.end());
     std::vector<int> order(static_cast<size_t>(B));
-    for (int k = 0; k < B; ++k) order[size_t(k)] = k;
-    std::sort(order.begin(), order.end(), [&](int x, int y) { return delta(x, axis) < delta(y, axis); });
+    for (int k = 0; k < B; ++k) order[size_t(k)] = keyed[size_t(k)].second;
     for (size_t i = 0; i < order.size(); ++i) {
       const int a = order[i];
       for (size_t j = i + 1; j < order.size() && tb.lo[axis] + delta(order[j], axis) < tb.hi[axis] + delta(a, axis); ++j) {

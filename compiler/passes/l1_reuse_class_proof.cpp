@@ -16,6 +16,14 @@ constexpr int kOperands = 3;  // BlockOperand A, B, W
 
 // One pair of class positions (earlier, later) whose deltas are equal exactly on the operands of
 // `equal` (a bit mask within `used`), or {-1, -1} when no two members are so.
+struct OffsetsHash {
+  size_t operator()(const std::vector<int64_t>& v) const {
+    uint64_t h = v.size();
+    for (int64_t x : v) h = (h ^ uint64_t(x)) * 0x9E3779B97F4A7C15ull + (h >> 29);
+    return size_t(h);
+  }
+};
+
 std::pair<int, int> pair_equal_on(const std::vector<std::array<int, kOperands>>& id, unsigned equal, unsigned used) {
   std::vector<int> differ;  // operands whose deltas must differ
   for (int x = 0; x < kOperands; ++x)
@@ -120,7 +128,10 @@ bool no_member_can_merge(Builder& b, const BlockCopies& c, const std::vector<int
   std::vector<std::array<int, kOperands>> id(members.size(), {-1, -1, -1});
   for (int x = 0; x < kOperands; ++x) {
     if (!(used >> x & 1u)) continue;
-    std::map<Offsets, int> ids;
+    // Hashed, not ordered: an id is its delta's first member, whatever the container's order, and
+    // the check below asks only whether a moved delta is there (a tree node per member was most of it).
+    std::unordered_map<Offsets, int, OffsetsHash> ids;
+    ids.reserve(members.size());
     for (size_t p = 0; p < members.size(); ++p)
       id[p][size_t(x)] = ids.emplace(delta_of(member[p], x), int(ids.size())).first->second;
     if (ids.size() >= (1u << 21)) return false;

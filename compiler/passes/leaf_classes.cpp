@@ -13,6 +13,11 @@ LeafClasses classify_leaves(const std::vector<TileRoot>& roots, const std::vecto
   LeafClasses lc;
   plans.clear();
   std::vector<int> first_leaf(roots.size(), 0);  // root -> plan index of its first subgraph
+  // Sized once: growing moved every LeafPlan made so far (9 216 of them for a GEMM at 8x).
+  size_t leaves = 0;
+  for (const TileRoot& r : roots) leaves += r.subgraphs.size();
+  plans.reserve(leaves);
+  lc.subgraph.reserve(leaves);
   for (int ri = 0; ri < int(roots.size()); ++ri)
     for (const Subgraph& sg : roots[ri].subgraphs) {
       if (&sg == roots[ri].subgraphs.data()) first_leaf[size_t(ri)] = int(plans.size());

@@ -141,7 +141,7 @@ std::vector<WindowCheck> window_checks_of(const Program& prog, const RootTemplat
 }
 
 void build_task_graphs(const Program& prog, const std::vector<TileRoot>& roots, const std::vector<LeafPlan>& plans,
-                       CompiledProgram& out, const LazyLeafFn& lazy) {
+                       CompiledProgram& out, const LazyLeafFn& lazy, const MovedLeafFn& moved) {
   out.roots.clear();
   std::vector<int> step_ops, buffer_tiles;  // of a lazy leaf
   int op_magic = 0;
@@ -241,8 +241,19 @@ void build_task_graphs(const Program& prog, const std::vector<TileRoot>& roots, 
       t.hash_order = sg.hash_order;
       t.label = sg.label;
       t.op_magic = op_magic++;
-      const LeafPlan* rep = lazy ? lazy(int(p - plans.data()), step_ops, buffer_tiles) : nullptr;
       int j = -1;
+      const int leaf = int(p - plans.data());
+      // A copied leaf of a copied member: member 0's task moved, proved once per member-0 task
+      // (describe_moved), without filling the leaf's steps and buffers.
+      if (compact && moved && replicas.member_of(i) > 0) {
+        const auto [from, member] = moved(leaf);
+        if (from >= 0 && replicas.describe_moved(i, from, member, j, slot_deltas) && handle_of[size_t(j)] >= 0) {
+          if (pattern_of[size_t(j)] < 0) pattern_of[size_t(j)] = compactor.add_pattern(replicas.pattern(j));
+          compactor.add_moved(handle_of[size_t(j)], pattern_of[size_t(j)], slot_deltas, t);
+          continue;
+        }
+      }
+      const LeafPlan* rep = lazy ? lazy(leaf, step_ops, buffer_tiles) : nullptr;
       if (compact && rep && replicas.describe(i, step_ops, buffer_tiles, j, slot_deltas) && handle_of[size_t(j)] >= 0) {
         if (pattern_of[size_t(j)] < 0) pattern_of[size_t(j)] = compactor.add_pattern(replicas.pattern(j));
         compactor.add_moved(handle_of[size_t(j)], pattern_of[size_t(j)], slot_deltas, t);
@@ -274,7 +285,7 @@ void build_task_graphs(const Program& prog, const std::vector<TileRoot>& roots, 
           buffer_tiles.clear();
           for (const BufferSlot& b : p->buffers) buffer_tiles.push_back(b.tile);
         }
-        j = replicas.note_member0(i, rep ? rep->args : p->args, step_ops, buffer_tiles, t);
+        j = replicas.note_member0(i, rep ? rep->args : p->args, step_ops, buffer_tiles, t, leaf);
       }
       if (!compact) {
         rf.tasks.push_back(std::move(t));

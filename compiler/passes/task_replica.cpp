@@ -42,7 +42,7 @@ TaskReplicas::TaskReplicas(const TileRoot& r) : r_(r) {
 }
 
 int TaskReplicas::note_member0(int sg, const LeafArgs& layout, const std::vector<int>& step_ops,
-                               const std::vector<int>& buffer_tiles, const Task& t) {
+                               const std::vector<int>& buffer_tiles, const Task& t, int leaf) {
   if (!active() || rep_->member[size_t(sg)] != 0) return -1;
   const int j = rep_->local[size_t(sg)];
   if (j < 0 || size_t(j) >= member0_.size() || layout.step_gm_slot.size() != step_ops.size()) return -1;
@@ -87,6 +87,17 @@ int TaskReplicas::note_member0(int sg, const LeafArgs& layout, const std::vector
     return true;
   };
   if (!regions_move(t.reads) || !regions_move(t.writes)) return -1;
+  // What each member is checked against, each once (a GEMM task moves hundreds of positions over a
+  // few slots).
+  for (const auto& [pos, s] : m.moves) m.slots.push_back(s);
+  std::sort(m.slots.begin(), m.slots.end());
+  m.slots.erase(std::unique(m.slots.begin(), m.slots.end()), m.slots.end());
+  std::sort(m.region_rank.begin(), m.region_rank.end());
+  m.region_rank.erase(std::unique(m.region_rank.begin(), m.region_rank.end()), m.region_rank.end());
+  m.leaf = leaf;
+  m.in_block0 = std::all_of(step_ops.begin(), step_ops.end(), [&](int o) { return o >= 0 && o < copies_->ops_per; }) &&
+                std::all_of(buffer_tiles.begin(), buffer_tiles.end(),
+                            [&](int b) { return b >= 0 && b < copies_->tiles_per; });
   m.step_ops = step_ops;
   m.buffer_tiles = buffer_tiles;
   member0_[size_t(j)] = std::move(m);
@@ -110,17 +121,34 @@ bool TaskReplicas::describe(int sg, const std::vector<int>& step_ops, const std:
     if (step_ops[i] != m.step_ops[i] + dop) return false;
   for (size_t i = 0; i < buffer_tiles.size(); ++i)
     if (buffer_tiles[i] != m.buffer_tiles[i] + dtile) return false;
+  return member_deltas(k, m, slot_deltas);
+}
+
+bool TaskReplicas::describe_moved(int sg, int from_leaf, int from_member, int& j,
+                                  std::vector<int64_t>& slot_deltas) const {
+  if (!active()) return false;
+  const int k = rep_->member[size_t(sg)];
+  j = rep_->local[size_t(sg)];
+  if (k <= 0 || k >= int(copies_->copied.size()) || !copies_->copied[size_t(k)] || j < 0 ||
+      size_t(j) >= member0_.size() || !noted_[size_t(j)])
+    return false;
+  const Member0& m = member0_[size_t(j)];
+  // The leaf is member 0's leaf of j moved to this subgraph's member, and that leaf's ids are all
+  // block 0's: its steps are member 0's plus k ops per member, its buffers plus k tiles per member.
+  if (m.leaf < 0 || from_leaf != m.leaf || from_member != k || !m.in_block0) return false;
+  return member_deltas(k, m, slot_deltas);
+}
+
+bool TaskReplicas::member_deltas(int k, const Member0& m, std::vector<int64_t>& slot_deltas) const {
   // Every moving position's operand has a delta on its axis (a region's operand one per offset).
   const auto& delta = copies_->delta[size_t(k)];
   slot_deltas.assign(size_t(3 * rank_), 0);
-  std::vector<char> have(slot_deltas.size(), 0);
+  for (int s : m.slots) {
+    const size_t x = size_t(s / rank_), e = size_t(s % rank_);
+    if (x >= 3 || e >= delta[x].size()) return false;
+  }
   for (size_t x = 0; x < 3; ++x)
-    for (size_t e = 0; e < delta[x].size(); ++e) {
-      slot_deltas[x * size_t(rank_) + e] = delta[x][e];
-      have[x * size_t(rank_) + e] = 1;
-    }
-  for (const auto& [pos, s] : m.moves)
-    if (!have[size_t(s)]) return false;
+    for (size_t e = 0; e < delta[x].size(); ++e) slot_deltas[x * size_t(rank_) + e] = delta[x][e];
   for (const auto& [x, rank] : m.region_rank)
     if (delta[size_t(x)].size() != rank) return false;
   return true;

@@ -412,6 +412,50 @@ TEST_CASE("families: tasks of copied members are member 0's moved, the explicit 
   }
 }
 
+// describe_moved (task_replica.h) takes a copied member's task as member 0's moved without reading its
+// steps: it must refuse when member 0's noted steps or buffers leave block 0 (then member k's are not
+// member 0's moved by k ops and tiles per member), when the leaf is not member 0's leaf of that
+// subgraph moved to this member, and when the member is not a copy of block 0.
+TEST_CASE("families: a copied member's task is derived without its steps only when provably moved", "[family]") {
+  auto fam = compile_program(gemm(500, 300, 700, 1), true);
+  REQUIRE(fam);
+  REQUIRE(fam->roots.size() == 1);
+  const TileRoot& r = fam->roots[0];
+  REQUIRE(r.replicas);
+  REQUIRE(r.replicas->copies);
+  const tiling::FamilyReplicas& rep = *r.replicas;
+  const tiling::BlockCopies& c = *rep.copies;
+  const int s0 = rep.of_member0.at(0);
+  int copy = -1, tail = -1;  // member k's copy of member 0's subgraph 0: a copied block, a built one
+  for (int s = 0; s < int(rep.member.size()); ++s)
+    if (rep.local[size_t(s)] == 0 && rep.member[size_t(s)] > 0)
+      (c.copied.at(size_t(rep.member[size_t(s)])) ? copy : tail) = s;
+  REQUIRE(copy >= 0);
+  REQUIRE(tail >= 0);
+  const int k = rep.member[size_t(copy)];
+  // A member-0 task with no GM step (nothing moves): only the block-0 condition and the leaf decide.
+  auto noted = [&](std::vector<int> step_ops, std::vector<int> buffer_tiles, int leaf) {
+    TaskReplicas t(r);
+    REQUIRE(t.active());
+    LeafArgs layout;
+    layout.step_gm_slot.assign(step_ops.size(), -1);
+    REQUIRE(t.note_member0(s0, layout, step_ops, buffer_tiles, Task{}, leaf) == 0);
+    return t;
+  };
+  int j = -1;
+  std::vector<int64_t> deltas;
+  const TaskReplicas ok = noted({0, c.ops_per - 1}, {0, c.tiles_per - 1}, 7);
+  CHECK(ok.describe_moved(copy, 7, k, j, deltas));
+  CHECK(j == 0);
+  CHECK(!ok.describe_moved(copy, 8, k, j, deltas));      // another leaf's ids
+  CHECK(!ok.describe_moved(copy, 7, k + 1, j, deltas));  // moved to another member
+  CHECK(!ok.describe_moved(tail, 7, rep.member[size_t(tail)], j, deltas));  // a built (tail) member
+  CHECK(!ok.describe_moved(s0, 7, 0, j, deltas));        // member 0 itself
+  CHECK(!noted({0, c.ops_per}, {0}, 7).describe_moved(copy, 7, k, j, deltas));    // a step past block 0
+  CHECK(!noted({0}, {c.tiles_per}, 7).describe_moved(copy, 7, k, j, deltas));     // a buffer past block 0
+  CHECK(!noted({0}, {0}, -1).describe_moved(copy, -1, k, j, deltas));            // no leaf noted
+}
+
 // Copied blocks are described, not stored (lazy_array.h): through the whole pipeline without dumps
 // only the blocks some pass reads are built (member 0 and the members merged into the first leaf),
 // so the ops and tiles built do not grow with the member count; the tasks are the explicit path's.
