@@ -105,15 +105,22 @@ int TaskReplicas::note_member0(int sg, const LeafArgs& layout, const std::vector
   return j;
 }
 
-bool TaskReplicas::describe(int sg, const std::vector<int>& step_ops, const std::vector<int>& buffer_tiles, int& j,
-                            std::vector<int64_t>& slot_deltas) const {
-  if (!active()) return false;
-  const int k = rep_->member[size_t(sg)];
+const TaskReplicas::Member0* TaskReplicas::copied_member0(int sg, int& k, int& j) const {
+  if (!active()) return nullptr;
+  k = rep_->member[size_t(sg)];
   j = rep_->local[size_t(sg)];
   if (k <= 0 || k >= int(copies_->copied.size()) || !copies_->copied[size_t(k)] || j < 0 ||
       size_t(j) >= member0_.size() || !noted_[size_t(j)])
-    return false;
-  const Member0& m = member0_[size_t(j)];
+    return nullptr;
+  return &member0_[size_t(j)];
+}
+
+bool TaskReplicas::describe(int sg, const std::vector<int>& step_ops, const std::vector<int>& buffer_tiles, int& j,
+                            std::vector<int64_t>& slot_deltas) const {
+  int k = 0;
+  const Member0* mp = copied_member0(sg, k, j);
+  if (!mp) return false;
+  const Member0& m = *mp;
   // Member k's steps and buffers are member 0's moved (the lazy leaf's mapping says so; checked).
   if (step_ops.size() != m.step_ops.size() || buffer_tiles.size() != m.buffer_tiles.size()) return false;
   const int dop = k * copies_->ops_per, dtile = k * copies_->tiles_per;
@@ -126,13 +133,10 @@ bool TaskReplicas::describe(int sg, const std::vector<int>& step_ops, const std:
 
 bool TaskReplicas::describe_moved(int sg, int from_leaf, int from_member, int& j,
                                   std::vector<int64_t>& slot_deltas) const {
-  if (!active()) return false;
-  const int k = rep_->member[size_t(sg)];
-  j = rep_->local[size_t(sg)];
-  if (k <= 0 || k >= int(copies_->copied.size()) || !copies_->copied[size_t(k)] || j < 0 ||
-      size_t(j) >= member0_.size() || !noted_[size_t(j)])
-    return false;
-  const Member0& m = member0_[size_t(j)];
+  int k = 0;
+  const Member0* mp = copied_member0(sg, k, j);
+  if (!mp) return false;
+  const Member0& m = *mp;
   // The leaf is member 0's leaf of j moved to this subgraph's member, and that leaf's ids are all
   // block 0's: its steps are member 0's plus k ops per member, its buffers plus k tiles per member.
   if (m.leaf < 0 || from_leaf != m.leaf || from_member != k || !m.in_block0) return false;

@@ -65,6 +65,9 @@ class TaskReplicas {
   };
   // Member k's slot deltas for member 0's task m; false when an operand lacks a moving axis.
   bool member_deltas(int k, const Member0& m, std::vector<int64_t>& slot_deltas) const;
+  // Subgraph sg's member k and local task j, and member 0's task j when sg is a copied member's (k > 0) whose
+  // task j member 0 has noted; null otherwise.
+  const Member0* copied_member0(int sg, int& k, int& j) const;
   const TileRoot& r_;
   const tiling::FamilyReplicas* rep_ = nullptr;
   const tiling::BlockCopies* copies_ = nullptr;
