@@ -27,33 +27,40 @@ std::string spec_source() {
   return src;
 }
 
-// Root 0 expanded as build_tile_roots does it, then asked for its family.
-tiling::FamilyCheck family_of(const Program& p) {
-  DiagEngine d("t.yaml", spec_source());
+// Root 0 of `p` expanded as build_tile_roots does it (with `copy`, expansion copies blocks: block_replica.h).
+struct ExpandedRoot {
+  DiagEngine d{"t.yaml", spec_source()};
   TilingStats st;
   TileRoot tr;
-  tr.root = 0;
-  tiling::Builder b(p, tiling_platform("ascend910b1"), d, tr, st);
-  b.magic = 0;
-  b.temp_base = int(p.tensors.size());
-  b.expand_root(p.roots[0]);
-  REQUIRE(!b.failed);
-  return tiling::find_tile_family(p, tr);
+  tiling::Builder b;
+  ExpandedRoot(const Program& p, bool copy)
+      : tr(first_root()), b(p, tiling_platform("ascend910b1"), d, tr, st) {
+    b.magic = 0;
+    b.temp_base = int(p.tensors.size());
+    b.copy_blocks = copy;
+    b.expand_root(p.roots[0]);
+  }
+  static TileRoot first_root() {
+    TileRoot t;
+    t.root = 0;
+    return t;
+  }
+};
+
+// Root 0 expanded as build_tile_roots does it, then asked for its family.
+tiling::FamilyCheck family_of(const Program& p) {
+  ExpandedRoot e(p, false);
+  REQUIRE(!e.b.failed);
+  return tiling::find_tile_family(p, e.tr);
 }
 
 // Root 0 expanded, its family found both from the blocks expansion checked (EmittedBlocks) and by
 // the search over the ops: the two must agree field for field. Returns the emitted-blocks record.
 // With `copy`, expansion copies blocks (block_replica.h) and records the copies without checking them.
 tiling::EmittedBlocks emitted_agrees(const Program& p, bool copy) {
-  DiagEngine d("t.yaml", spec_source());
-  TilingStats st;
-  TileRoot tr;
-  tr.root = 0;
-  tiling::Builder b(p, tiling_platform("ascend910b1"), d, tr, st);
-  b.magic = 0;
-  b.temp_base = int(p.tensors.size());
-  b.copy_blocks = copy;
-  b.expand_root(p.roots[0]);
+  ExpandedRoot e(p, copy);
+  tiling::Builder& b = e.b;
+  TileRoot& tr = e.tr;
   REQUIRE(!b.failed);
   auto searched = tiling::find_tile_family(p, tr);
   // With copies, the order and GM conditions are proved from block 0 and the deltas
@@ -717,15 +724,9 @@ TEST_CASE("families: copied blocks' GM conditions proved from block 0 and the de
   // Block 0 of a 4-block GEMM, copied; the proof holds, and a W delta that makes two members'
   // output boxes overlap (or a family that is not the copies') refutes it.
   const Program p = gemm(512, 512, 512);
-  DiagEngine d("t.yaml", spec_source());
-  TilingStats st;
-  TileRoot tr;
-  tr.root = 0;
-  tiling::Builder b(p, tiling_platform("ascend910b1"), d, tr, st);
-  b.magic = 0;
-  b.temp_base = int(p.tensors.size());
-  b.copy_blocks = true;
-  b.expand_root(p.roots[0]);
+  ExpandedRoot e(p, true);
+  tiling::Builder& b = e.b;
+  TileRoot& tr = e.tr;
   REQUIRE(b.block_copies);
   auto f = tiling::find_tile_family(p, tr, p.roots[0], b.tile_writer, &b.emitted_blocks, b.block_copies.get());
   REQUIRE(f.family);
