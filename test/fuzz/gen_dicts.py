@@ -18,9 +18,6 @@ import random
 import re
 import sys
 
-import yaml
-
-import gen_precision
 import ir_check
 
 COUNTS = {}  # check() outcomes of a fuzz run: same / differ / none / reject
@@ -36,11 +33,8 @@ def respell(text, seed=0):
     None when nothing moved (no statement literal, a flow body, a name `fzp` already used)."""
     if DICT in text:
         return None
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError:
-        return None
-    if not isinstance(doc, dict) or not isinstance(doc.get("body"), list):
+    doc = ir_check.load_spec_with_body(text)
+    if doc is None:
         return None
     rng = random.Random(f"dicts{seed}")
     entries = {}
@@ -65,7 +59,7 @@ def respell(text, seed=0):
         entries[k0] = f"{entries[k0]} + 1"
     lit = ", ".join(f"'{k}': {v}" for k, v in entries.items())
     doc["body"].insert(0, f"{DICT} = {{{lit}}}")
-    return yaml.safe_dump(doc, sort_keys=False, width=1 << 20, allow_unicode=True), len(entries)
+    return ir_check.dump_spec(doc), len(entries)
 
 
 def check(ptoc, spec_path, work, seed=0):
@@ -74,7 +68,7 @@ def check(ptoc, spec_path, work, seed=0):
     compile to IR)."""
     with open(spec_path) as f:
         got = respell(f.read(), seed)
-    return ir_check.check_respelt(ptoc, spec_path, work, got and got[0], gen_precision.ir, "dicts")
+    return ir_check.check_respelt(ptoc, spec_path, work, got and got[0], "dicts")
 
 
 def main(argv):

@@ -23,7 +23,6 @@ fuzz.py runs check() on every generated spec that `ptoc check` accepts (a differ
 import os
 import random
 import re
-import subprocess
 import sys
 
 import yaml
@@ -135,13 +134,8 @@ def unmap(ir_text, body_line, inserted, region_end):
     return _IF_NAME.sub(back_name, _POS.sub(back, ir_text))
 
 
-def ir(ptoc, path, timeout=120):
-    p = subprocess.run([ptoc, path, "--emit", "ir"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                       timeout=timeout)
-    # warnings print the source line they point at, which the wrap indents: compare their messages only
-    warnings = sorted(re.sub(r"^\S+:\d+:\d+: ", "", ln) for ln in p.stderr.splitlines() if ": warning: " in ln)
-    return p.returncode, p.stdout, warnings
-
+def ir(ptoc, path):
+    return ir_check.emit_ir(ptoc, path)
 
 def check(ptoc, spec_path, work, seed=0):
     """Wraps spec_path's body into work/spec_function.yaml and compares the IR. Returns (status, detail):

@@ -17,10 +17,7 @@ fuzz.py runs check() on every generated spec that `ptoc check` accepts (a differ
 """
 import random
 import re
-import subprocess
 import sys
-
-import yaml
 
 import ir_check
 
@@ -31,8 +28,6 @@ OPS = ("exp", "log", "log2", "log10", "sqrt", "rsqrt", "reciprocal", "pow", "div
 UNARY = ("exp", "log", "log2", "log10", "sqrt", "rsqrt", "reciprocal")
 # A call of one of OPS as a function (not a method `.exp(`, not part of a longer name such as `my_exp(`).
 _CALL = re.compile(r"(?<![\w.])(?:pypto\.)?(" + "|".join(OPS) + r")\(")
-_POS = re.compile(r"\s*@\d+:\d+")
-_IF_NAME = re.compile(r"IF_L\d+")  # a run-time branch's names carry its line (elaborate_cond.cpp)
 MODES = ("INTRINSIC", "HIGH_PRECISION")
 
 
@@ -81,11 +76,8 @@ def respell(text, seed=0):
     """(the spec's text with every statement string of every body respelt, number of calls respelt), or None
     when no statement calls one of OPS. The spec is read and written again as YAML (comments and line breaks
     do not survive, which the comparison leaves out with the positions)."""
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError:
-        return None
-    if not isinstance(doc, dict) or not isinstance(doc.get("body"), list):
+    doc = ir_check.load_spec_with_body(text)
+    if doc is None:
         return None
     rng = random.Random(f"precision{seed}")
     calls = 0
@@ -101,15 +93,7 @@ def respell(text, seed=0):
     ir_check.map_statements(doc, one)
     if not calls:
         return None
-    return yaml.safe_dump(doc, sort_keys=False, width=1 << 20, allow_unicode=True), calls
-
-
-def ir(ptoc, path, timeout=120):
-    p = subprocess.run([ptoc, path, "--emit", "ir"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                       timeout=timeout)
-    # warnings quote their source line, which the respelling changes: compare their messages only
-    warnings = sorted(re.sub(r"^\S+:\d+:\d+: ", "", ln) for ln in p.stderr.splitlines() if ": warning: " in ln)
-    return p.returncode, _IF_NAME.sub("IF_L", _POS.sub("", p.stdout)), warnings
+    return ir_check.dump_spec(doc), calls
 
 
 def check(ptoc, spec_path, work, seed=0):
@@ -118,7 +102,7 @@ def check(ptoc, spec_path, work, seed=0):
     compile to IR)."""
     with open(spec_path) as f:
         got = respell(f.read(), seed)
-    return ir_check.check_respelt(ptoc, spec_path, work, got and got[0], ir, "precision")
+    return ir_check.check_respelt(ptoc, spec_path, work, got and got[0], "precision")
 
 def main(argv):
     return ir_check.main(argv, check, "precision")

@@ -3,10 +3,27 @@ inside pypto.function; gen_precision.py: precision_type on every precision op): 
 over generated seeds, and the library's specs for the self-tests. A check is
 `check(ptoc, spec_path, work, seed=0) -> (status, detail)` with status 'same', 'differ', 'none' or 'reject'."""
 import os
+import re
+import subprocess
 import sys
 import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+_POS = re.compile(r"\s*@\d+:\d+")
+_IF_NAME = re.compile(r"IF_L\d+")  # a run-time branch's names carry its line (elaborate_cond.cpp)
+
+
+def emit_ir(ptoc, path, positions=True, timeout=120):
+    """(exit code, `ptoc PATH --emit ir`, warning messages without their positions). positions=False leaves out
+    the IR's source positions and the line numbers in run-time branch names, for respellings that move text."""
+    p = subprocess.run([ptoc, path, "--emit", "ir"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       timeout=timeout)
+    # warnings quote their source line, which a respelling may change: compare their messages only
+    warnings = sorted(re.sub(r"^\S+:\d+:\d+: ", "", ln) for ln in p.stderr.splitlines() if ": warning: " in ln)
+    out = p.stdout if positions else _IF_NAME.sub("IF_L", _POS.sub("", p.stdout))
+    return p.returncode, out, warnings
 
 
 def first_difference(rc0, ir0, rc1, ir1):
@@ -15,6 +32,40 @@ def first_difference(rc0, ir0, rc1, ir1):
     first = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
     got = b[first] if first < len(b) else "<end>"
     return f"rc {rc0} -> {rc1}; line {first + 1}: {got[:300]}"
+
+
+def load_spec_with_body(text):
+    """The spec text as YAML, or None when it does not parse or has no block `body:` list to respell."""
+    import yaml
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    return doc if isinstance(doc, dict) and isinstance(doc.get("body"), list) else None
+
+
+def dump_spec(doc):
+    """A respelt spec written again as YAML (one line per statement)."""
+    import yaml
+    return yaml.safe_dump(doc, sort_keys=False, width=1 << 20, allow_unicode=True)
+
+
+def respelling_selftest(module, ptoc, wrong, min_same, what):
+    """A respelling check's selftest after its by-hand part: the library, conformance and 24 generated specs give
+    the same IR (at least min_same compared), and module.WRONG = wrong is caught on softmax.yaml. Returns the
+    exit code and prints the outcome."""
+    bad, counts = selftest_specs(module.check, ptoc, seeds=24, min_same=min_same)
+    with tempfile.TemporaryDirectory() as work:
+        module.WRONG = wrong
+        st, _ = module.check(ptoc, os.path.join(ROOT, "specs", "softmax.yaml"), work)
+        module.WRONG = None
+        if st != "differ":
+            bad.append(f"WRONG={wrong} not caught on softmax.yaml: {st}")
+    if bad:
+        print("\n".join(bad))
+        return 1
+    print(f"ok: {what} by hand; library, conformance and generated specs give the same IR {counts}; WRONG caught")
+    return 0
 
 
 def map_statements(doc, fn):
@@ -45,11 +96,12 @@ def compare_ir(before, after):
     return "differ", first_difference(rc0, ir0, rc1, ir1)
 
 
-def check_respelt(ptoc, spec_path, work, respelt, ir, name):
+def check_respelt(ptoc, spec_path, work, respelt, name):
     """The check of a respelling that leaves the program alone: `respelt` is the new text (or None: 'none'),
-    written to work/spec_NAME.yaml; `ir(ptoc, path) -> (rc, ir, warnings)` as the check compares them."""
+    written to work/spec_NAME.yaml; the IRs are compared without source positions."""
     if respelt is None:
         return "none", ""
+    ir = lambda ptoc, path: emit_ir(ptoc, path, positions=False)  # noqa: E731
     before = ir(ptoc, spec_path)
     if before[0] != 0:
         return "reject", ""

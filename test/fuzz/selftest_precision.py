@@ -6,13 +6,11 @@ import argparse
 import os
 import random
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_precision as G  # noqa: E402
 import ir_check  # noqa: E402
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
 def by_hand():
@@ -38,20 +36,7 @@ def main():
     ap.add_argument("--ptoc", required=True)
     a = ap.parse_args()
     by_hand()
-    bad, counts = ir_check.selftest_specs(G.check, a.ptoc, seeds=24, min_same=40)
-    with tempfile.TemporaryDirectory() as work:
-        G.WRONG = "mode"
-        st, _ = G.check(a.ptoc, os.path.join(ROOT, "specs", "softmax.yaml"), work)
-        G.WRONG = None
-        if st != "differ":
-            bad.append(f"WRONG=mode not caught on softmax.yaml: {st}")
-    if bad:
-        print("\n".join(bad))
-        return 1
-    print(f"ok: respelling by hand; library, conformance and generated specs respelt with precision_type give "
-          f"the same IR {counts}; WRONG caught")
-    return 0
-
+    return ir_check.respelling_selftest(G, a.ptoc, "mode", 40, "respelling with precision_type")
 
 if __name__ == "__main__":
     sys.exit(main())
