@@ -110,7 +110,8 @@ std::optional<DictBinding> dict_binding(const std::string& stmt) {
 
 std::variant<std::monostate, Substituted, LookupError> substitute_dict_lookups(const std::string& text,
                                                                                const PosMapPtr& pos,
-                                                                               const DictConstants& dicts) {
+                                                                               const DictConstants& dicts,
+                                                                               int64_t max_bytes) {
   if (dicts.empty() || text.find('[') == std::string::npos) return std::monostate{};
   std::string out;
   std::vector<SrcLoc> locs;
@@ -168,9 +169,14 @@ std::variant<std::monostate, Substituted, LookupError> substitute_dict_lookups(c
                              key + "'",
                          hint};
     }
+    const DictEntry& v = entry->second;
+    if (int64_t(out.size() + (i - copied) + v.value.size() + 2 + (text.size() - close - 1)) > max_bytes)
+      return LookupError{int(i), int(close + 1 - i),
+                         "with '" + d->first + "['" + key + "']' read in place the text has more than " +
+                             std::to_string(max_bytes) + " characters, the limit of a statement",
+                         "the dict's values read other dicts' entries that grow at every level; write the value"};
     keep(copied, i);
     const SrcLoc at = pos ? pos->at(int(i)) : SrcLoc{};
-    const DictEntry& v = entry->second;
     const bool bare = one_token(v.value);
     if (!bare) {
       out += '(';

@@ -5,6 +5,7 @@
 // float, a shape list, a dim expression). The replacement's characters keep the positions of the value in
 // the dict's own statement, so an error in a value points at the dict. There are no dict values at run time.
 #pragma once
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -38,7 +39,8 @@ struct DictBinding {
 std::optional<DictBinding> dict_binding(const std::string& stmt);
 
 // `text` with every `NAME['KEY']` / `NAME["KEY"]` of a dict in `dicts` replaced by `(VALUE)` and its position map;
-// nullopt when `text` has no such lookup. A key the dict lacks is a LookupError at the key.
+// monostate when `text` has no such lookup. A key the dict lacks is a LookupError at the key; so is a lookup that
+// makes the text longer than `max_bytes` (values that read other dicts can double at every level).
 struct Substituted {
   std::string text;
   PosMapPtr pos;
@@ -49,6 +51,7 @@ struct LookupError {
 };
 std::variant<std::monostate, Substituted, LookupError> substitute_dict_lookups(const std::string& text,
                                                                                const PosMapPtr& pos,
-                                                                               const DictConstants& dicts);
+                                                                               const DictConstants& dicts,
+                                                                               int64_t max_bytes);
 
 }  // namespace ptoc::fe

@@ -233,7 +233,7 @@ class Reader {
   // `params['b']` of a dict bound at the top of the body, replaced by its value (dict_constants.h); false when
   // a key is missing (reported).
   bool dict_lookups(std::string& text, PosMapPtr& pos) {
-    auto got = substitute_dict_lookups(text, pos, dicts_);
+    auto got = substitute_dict_lookups(text, pos, dicts_, limits::get(limits::Id::stmt_bytes));
     if (auto* e = std::get_if<LookupError>(&got)) {
       r_.error(pos->at(e->off), e->message, e->hint, e->len);
       return false;

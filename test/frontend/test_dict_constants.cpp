@@ -12,6 +12,8 @@ using namespace ptoc::fe;
 
 namespace {
 
+constexpr int64_t kMax = 1 << 16;  // the default stmt_bytes limit
+
 PosMapPtr line_map(int line, size_t n) {  // character k of a statement at (line, k + 1)
   std::vector<ptoc::SrcLoc> locs;
   for (size_t k = 0; k <= n; ++k) locs.push_back({line, int(k) + 1});
@@ -54,7 +56,7 @@ TEST_CASE("substitute_dict_lookups replaces NAME['KEY'] by (VALUE), positions fr
   const std::string dict = "p = {'rows': 8, 'scale': 0.5 * 2}";
   const DictConstants d = dicts_of(dict, 3);
   const std::string stmt = "y = x[0:p['rows'], :] * p [ \"scale\" ] + q['rows'] + a.p['rows']";
-  auto got = substitute_dict_lookups(stmt, line_map(9, stmt.size()), d);
+  auto got = substitute_dict_lookups(stmt, line_map(9, stmt.size()), d, kMax);
   auto* sub = std::get_if<Substituted>(&got);
   REQUIRE(sub);
   // one token as written, an expression in parentheses (a knob value reads `(4)` as a tuple)
@@ -69,28 +71,39 @@ TEST_CASE("substitute_dict_lookups replaces NAME['KEY'] by (VALUE), positions fr
   const size_t plus = sub->text.find(" + q");
   CHECK(sub->pos->at(int(plus) + 1).line == 9);
   CHECK(sub->pos->at(int(plus) + 1).col == int(stmt.find(" + q")) + 2);
-  CHECK(std::holds_alternative<std::monostate>(substitute_dict_lookups("y = x * 2", nullptr, d)));
-  CHECK(std::holds_alternative<std::monostate>(substitute_dict_lookups("y = p['rows", nullptr, d)));
-  CHECK(std::holds_alternative<std::monostate>(substitute_dict_lookups("label('p['rows']')", nullptr, d)));
+  CHECK(std::holds_alternative<std::monostate>(substitute_dict_lookups("y = x * 2", nullptr, d, kMax)));
+  CHECK(std::holds_alternative<std::monostate>(substitute_dict_lookups("y = p['rows", nullptr, d, kMax)));
+  CHECK(std::holds_alternative<std::monostate>(substitute_dict_lookups("label('p['rows']')", nullptr, d, kMax)));
 }
 
 TEST_CASE("negative numbers, lists and strings keep their meaning where they are put", "[frontend][dict_constants]") {
   const DictConstants d = dicts_of("p = {'neg': -1, 'shape': [16, 64], 'name': 'MM', 'f': 1e-6, 'on': True}", 2);
-  auto got = substitute_dict_lookups("y = p['neg'] ** 2 + z(p['shape'], p['name'], p['f'], p['on'])", nullptr, d);
+  auto got = substitute_dict_lookups("y = p['neg'] ** 2 + z(p['shape'], p['name'], p['f'], p['on'])", nullptr, d, kMax);
   REQUIRE(std::get_if<Substituted>(&got));
   CHECK(std::get<Substituted>(got).text == "y = (-1) ** 2 + z([16, 64], 'MM', (1e-6), True)");
 }
 
+TEST_CASE("a lookup past the length limit is an error at the lookup", "[frontend][dict_constants]") {
+  const DictConstants d = dicts_of("p = {'long': 1 + 1 + 1 + 1 + 1 + 1}", 4);
+  auto got = substitute_dict_lookups("y = p['long'] * p['long']", nullptr, d, 40);
+  auto* e = std::get_if<LookupError>(&got);
+  REQUIRE(e);
+  CHECK(e->off == 16);
+  CHECK(e->len == 9);
+  CHECK(e->message == "with 'p['long']' read in place the text has more than 40 characters, the limit of a statement");
+  CHECK(std::holds_alternative<Substituted>(substitute_dict_lookups("y = p['long'] * p['long']", nullptr, d, 60)));
+}
+
 TEST_CASE("a key the dict lacks is an error at the key", "[frontend][dict_constants]") {
   const DictConstants d = dicts_of("p = {'rows': 8, 'scale': 0.5}", 3);
-  auto got = substitute_dict_lookups("y = p['row'] + 1", nullptr, d);
+  auto got = substitute_dict_lookups("y = p['row'] + 1", nullptr, d, kMax);
   auto* e = std::get_if<LookupError>(&got);
   REQUIRE(e);
   CHECK(e->off == 6);
   CHECK(e->len == 5);
   CHECK(e->message == "the dict 'p' (line 3) has no key 'row'");
   CHECK(e->hint == "did you mean 'rows'?");
-  got = substitute_dict_lookups("y = p['zzzzzz']", nullptr, d);
+  got = substitute_dict_lookups("y = p['zzzzzz']", nullptr, d, kMax);
   REQUIRE(std::get_if<LookupError>(&got));
   CHECK(std::get<LookupError>(got).hint == "its keys are 'rows', 'scale'");
 }

@@ -383,3 +383,17 @@ TEST_CASE("YAML nested past yaml-cpp's depth guard says so, not \"bad file\"") {
     CHECK(r.diags[0].loc.line == 3);
   }
 }
+
+TEST_CASE("dict values that read other dicts cannot double past the statement limit") {
+  // d_i = {'a': d_{i-1}['a'] + d_{i-1}['a']}: 40 levels would read 2^40 characters in place (std::bad_alloc
+  // before the limit): the lookup that passes the stmt_bytes limit is a located error.
+  std::string body = kTile + "  - \"d0 = {'a': 1}\"\n";
+  for (int i = 1; i < 40; ++i)
+    body += "  - \"d" + std::to_string(i) + " = {'a': d" + std::to_string(i - 1) + "['a'] + d" + std::to_string(i - 1) +
+            "['a']}\"\n";
+  body += "  - \"y[0:16, :] = x[0:16, :] * d39['a']\"\n";
+  auto r = run(spec(body));
+  CHECK_FALSE(r.prog);
+  CHECK(has_error(r, "read in place the text has more than 65536 characters, the limit of a statement"));
+  CHECK(r.errors <= 25);  // one error per level past the limit, then the max-errors cap
+}
