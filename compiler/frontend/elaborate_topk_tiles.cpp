@@ -17,8 +17,7 @@
 
 namespace ptoc::fe {
 
-int64_t select_steps(int64_t n, int64_t k, int64_t tile) {
-  (void)k;
+int64_t select_steps(int64_t n, int64_t tile) {
   if (tile >= n || tile <= 0) return 1;
   const int64_t tiles = n / tile + (n % tile != 0);
   return tiles == INT64_MAX ? INT64_MAX : tiles + 1;
@@ -27,7 +26,7 @@ int64_t select_steps(int64_t n, int64_t k, int64_t tile) {
 bool check_select_steps(Elaborator& el, const Elaborator::Call& c, const std::string& what, int axis, int64_t n,
                         int64_t k, int64_t tile) {
   const int64_t cap = limits::get(limits::Id::select_steps);
-  const int64_t steps = select_steps(n, k, tile);
+  const int64_t steps = select_steps(n, tile);
   if (steps <= cap) return true;
   const std::string ax = std::to_string(axis);
   const int64_t tiles = steps - 1;

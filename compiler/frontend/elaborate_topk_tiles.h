@@ -11,12 +11,12 @@
 
 namespace ptoc::fe {
 
-// Sort ops one topk of `k` over an axis of `n` writes when the vec_tile splits it into tiles of `tile`
+// Sort ops a topk over an axis of `n` writes when the vec_tile splits it into tiles of `tile`
 // (tile >= n: one sort; else one per tile and the final merge; a merge tree adds fewer than the tiles).
 // Bounds the ops before any is made. Saturates.
-int64_t select_steps(int64_t n, int64_t k, int64_t tile);
+int64_t select_steps(int64_t n, int64_t tile);
 // False, with an error at the call naming `what` (the op as written), the count, the limit and the fix,
-// when select_steps(n, k, tile) exceeds the select_steps limit (runtime/core/resource_limits.h).
+// when select_steps(n, tile) exceeds the select_steps limit (runtime/core/resource_limits.h).
 bool check_select_steps(Elaborator& el, const Elaborator::Call& c, const std::string& what, int axis, int64_t n,
                         int64_t k, int64_t tile);
 

@@ -309,9 +309,9 @@ TEST_CASE("the fix select_steps names fits the limit") {
   // The fix compiles: 99 tiles of 83 and the merge are 100 sorts.
   fe_test::ok(topk_spec(4, 8192, 83, 32));
   ptoc::limits::reset();
-  CHECK(ptoc::fe::select_steps(8192, 32, 8192) == 1);      // whole axis: one sort
-  CHECK(ptoc::fe::select_steps(200, 16, 64) == 4 + 1);     // three tiles and a tail of 8, then the merge
-  CHECK(ptoc::fe::select_steps(INT64_MAX, 256, 1) == INT64_MAX);  // saturates
+  CHECK(ptoc::fe::select_steps(8192, 8192) == 1);      // whole axis: one sort
+  CHECK(ptoc::fe::select_steps(200, 64) == 4 + 1);     // three tiles and a tail of 8, then the merge
+  CHECK(ptoc::fe::select_steps(INT64_MAX, 1) == INT64_MAX);  // saturates
 }
 
 TEST_CASE("argsort is one sort of its whole axis, whatever its length") {
