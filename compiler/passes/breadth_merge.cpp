@@ -221,7 +221,7 @@ std::optional<std::array<int64_t, 6>> interleaved_peak(const TileRoot& r, const 
 
 void AbsorbRun::flush() {
   if (into >= 0 && changed) {
-    std::vector<int>& ops = b.root.subgraphs[size_t(into)].ops;
+    std::vector<int>& ops = b.root.subgraphs[size_t(into)].ops.mut();
     ops.clear();
     for (auto& row : bytes.rows) ops.insert(ops.end(), row.begin(), row.end());
   }
@@ -291,11 +291,11 @@ bool absorb(Builder& b, SgGraph& g, AbsorbRun* run, int into, int from, bool cha
   if (run && apart && !chain_major && s.chains == 1 &&
       std::all_of(s.ops.begin(), s.ops.end(), [&](int o) { return r.ops[size_t(o)].chain == 0; })) {
     if (run->into != into) start_run(*run, into);
-    incremental = run->usable && run->bytes.chains == a.chains && chain_bytes(r, s.ops, b.align, cb) &&
+    incremental = run->usable && run->bytes.chains == a.chains && chain_bytes(r, s.ops.vec(), b.align, cb) &&
                   tiles_free(run->bytes, cb);
   }
   if (run && !incremental) run->flush();
-  std::vector<int> cand = incremental ? std::vector<int>{} : a.ops;
+  std::vector<int> cand = incremental ? std::vector<int>{} : a.ops.vec();
   for (int o : s.ops) {
     if (std::find(drop_ops.begin(), drop_ops.end(), o) != drop_ops.end()) continue;
     r.ops[o].chain += a.chains;
@@ -308,7 +308,7 @@ bool absorb(Builder& b, SgGraph& g, AbsorbRun* run, int into, int from, bool cha
     const std::array<int64_t, 6> peak = peak_with(run->bytes, cb, most);
     ok = fits(b, peak);
     if (ok) {
-      append_chain(run->bytes, s.ops, cb, most, peak);
+      append_chain(run->bytes, s.ops.vec(), cb, most, peak);
       run->changed = true;
     }
   } else {

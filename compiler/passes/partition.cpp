@@ -660,13 +660,13 @@ void partition(Builder& b) {
     Subgraph sg;
     sg.id = int(r.subgraphs.size());
     sg.ops = order_ops(r, ops, [&](int o) { return key[o]; });
-    if (!fits(b, peak_bytes(r, sg.ops, b.align))) {
+    if (!fits(b, peak_bytes(r, sg.ops.vec(), b.align))) {
       // The creation order is the one the merges were checked in.
       sg.ops = order_ops(r, ops, [](int o) { return double(o); });
       std::vector<int> low;
-      if (!fits(b, peak_bytes(r, sg.ops, b.align)) && fits_in_low_peak_order(b, ops, nullptr, &low))
+      if (!fits(b, peak_bytes(r, sg.ops.vec(), b.align)) && fits_in_low_peak_order(b, ops, nullptr, &low))
         sg.ops = std::move(low);  // a forced scope merge that fits only so (low_peak_order.h)
-      else if (!check_fits(b, sg.ops, ""))
+      else if (!check_fits(b, sg.ops.vec(), ""))
         return;
     }
     sg.core = op_core(r, r.ops[ops.front()]);

@@ -552,7 +552,7 @@ bool partition_family(Builder& b, const TileFamily& f) {
   const int S = int(rep.subgraphs.size());
   std::vector<int> first_op(size_t(S), 0);  // member 0's subgraph j -> its lowest op
   for (int j = 0; j < S; ++j) {
-    const std::vector<int>& ops = rep.subgraphs[size_t(j)].ops;
+    const std::vector<int>& ops = rep.subgraphs[size_t(j)].ops.vec();
     if (!ops.empty()) first_op[size_t(j)] = *std::min_element(ops.begin(), ops.end());
   }
   std::vector<std::pair<int, int>> order;  // (first op, k * S + j)
@@ -565,15 +565,26 @@ bool partition_family(Builder& b, const TileFamily& f) {
   r.subgraphs.reserve(order.size());
   b.family_sg_member.assign(order.size(), 0);
   b.family_sg_local.assign(order.size(), 0);
+  // One segment: member k's op is member 0's (all < P) moved by k * P, so every member's list is
+  // member 0's described with a shift (op_list.h) instead of copied.
+  std::vector<std::shared_ptr<const std::vector<int>>> rep_ops;
+  std::vector<Subgraph> protos;  // member 0's subgraphs without their ops, copied per member
+  for (const Subgraph& s0 : rep.subgraphs) {
+    rep_ops.push_back(std::make_shared<const std::vector<int>>(s0.ops.vec()));
+    Subgraph p = s0;
+    p.ops.clear();
+    protos.push_back(std::move(p));
+  }
   for (auto& [front, kj] : order) {
     const int k = kj / S, j = kj % S;
-    Subgraph sg = rep.subgraphs[size_t(j)];
+    Subgraph sg = protos[size_t(j)];
     sg.id = int(r.subgraphs.size());
-    if (f.segments.size() == 1) {  // one segment: member k's op is member 0's (all < P) moved by k * P
-      const int shift = f.segments[0].op_begin + k * f.segments[0].ops_per;
-      for (int& o : sg.ops) o += shift;
+    if (f.segments.size() == 1) {
+      sg.ops = OpList::shifted(rep_ops[size_t(j)], f.segments[0].op_begin + k * f.segments[0].ops_per);
     } else {
-      for (int& o : sg.ops) o = f.op(k, o);
+      std::vector<int> ops = *rep_ops[size_t(j)];
+      for (int& o : ops) o = f.op(k, o);
+      sg.ops = std::move(ops);
     }
     id_of[size_t(kj)] = sg.id;
     b.family_sg_member[size_t(sg.id)] = k;
@@ -599,7 +610,7 @@ bool partition_family(Builder& b, const TileFamily& f) {
   b.iso_fresh = true;
   b.family = f;
   b.family_rep_ops.clear();
-  for (const Subgraph& sg : rep.subgraphs) b.family_rep_ops.push_back(sg.ops);
+  for (const Subgraph& sg : rep.subgraphs) b.family_rep_ops.push_back(sg.ops.vec());
   // Statistics and merge lines as the explicit partition of all members gives them.
   b.stats.supernodes += B * st.supernodes;
   b.stats.depth_merges += B * st.depth_merges;

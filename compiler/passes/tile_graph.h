@@ -17,6 +17,7 @@
 #include "runtime/program/compiled_program.h"
 #include "compiler/ir.h"
 #include "compiler/passes/lazy_array.h"
+#include "compiler/passes/op_list.h"
 
 namespace ptoc {
 
@@ -104,7 +105,7 @@ struct TileOp {
 struct Subgraph {
   int id = -1;
   CoreType core = CoreType::AIV;
-  std::vector<int> ops;            // TileOp ids, a valid execution order
+  OpList ops;                      // TileOp ids, a valid execution order (op_list.h)
   std::vector<int> succ;           // Subgraph ids that must run after this one (GM data or order)
   std::string label;               // semantic label of its ops ("" if none)
   int64_t scope = -1;

@@ -60,7 +60,7 @@ std::string print_tile_roots(const std::vector<TileRoot>& roots, const std::vect
     }
     for (const Subgraph& sg : tr.subgraphs)
       out += fmt::format("  subgraph {} {} ops ({}) succ ({}) chains {} scope {}{}{}\n", sg.id,
-                         sg.core == CoreType::AIC ? "AIC" : "AIV", ids(sg.ops), ids(sg.succ), sg.chains, sg.scope,
+                         sg.core == CoreType::AIC ? "AIC" : "AIV", ids(sg.ops.vec()), ids(sg.succ), sg.chains, sg.scope,
                          sg.label.empty() ? "" : " label " + sg.label,
                          sg.merge_info.empty() ? "" : " [" + sg.merge_info + "]");
   }

@@ -56,7 +56,7 @@ int check_greedy(const TileRoot& r, int64_t N) {
     for (auto& c : chains) REQUIRE_FALSE(c.empty());
     REQUIRE(sg.ops == by_rank(chains));
     REQUIRE(sg.chains <= N);
-    REQUIRE(peak_bytes(r, sg.ops, kAlign)[int(MemKind::UB)] <= kUb);
+    REQUIRE(peak_bytes(r, sg.ops.vec(), kAlign)[int(MemKind::UB)] <= kUb);
     if (sg.chains < N && i + 1 < r.subgraphs.size()) {
       // The next leaf's first chain is the member this one refused.
       chains.push_back(chains_of(r, r.subgraphs[i + 1])[0]);

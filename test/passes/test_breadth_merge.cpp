@@ -112,7 +112,7 @@ TEST_CASE("VecNBuffer: the count is lowered when merged chains would not fit UB"
   std::array<int64_t, 6> align{1, 32, 32, 512, 512, 64};
   for (auto& sg : r.subgraphs) {
     REQUIRE(sg.chains <= 6);  // 6 x 32 KiB = 192 KiB (each chain: its exp tile reuses... at most 6 fit)
-    REQUIRE(peak_bytes(r, sg.ops, align)[int(MemKind::UB)] <= 196608);
+    REQUIRE(peak_bytes(r, sg.ops.vec(), align)[int(MemKind::UB)] <= 196608);
   }
   REQUIRE(r.subgraphs.size() < 16);
 }
@@ -270,6 +270,6 @@ TEST_CASE("VecNBuffer: chains merged apart keep the order Kahn's walk over their
     check_invariants(r);
     if (n <= 8) check_chains(r, int(n));
     REQUIRE(r.subgraphs.size() < 96);  // 96 chains do not fit UB: fewer per leaf, still merged
-    for (const Subgraph& sg : r.subgraphs) CHECK(tiling::merged_order(r, sg.ops, false) == sg.ops);
+    for (const Subgraph& sg : r.subgraphs) CHECK(tiling::merged_order(r, sg.ops.vec(), false) == sg.ops.vec());
   }
 }

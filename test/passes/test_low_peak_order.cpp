@@ -28,7 +28,7 @@ static int64_t max_ub_peak(const TileRoot& r) {
   int64_t peak = 0;
   std::array<int64_t, 6> align{};
   align.fill(32);
-  for (const Subgraph& sg : r.subgraphs) peak = std::max(peak, peak_bytes(r, sg.ops, align)[size_t(MemKind::UB)]);
+  for (const Subgraph& sg : r.subgraphs) peak = std::max(peak, peak_bytes(r, sg.ops.vec(), align)[size_t(MemKind::UB)]);
   return peak;
 }
 

@@ -125,7 +125,7 @@ TEST_CASE("depth merge refuses a merge that would not fit UB", "[tiling][partiti
   REQUIRE(t.stats.cut_edges == 1);
   REQUIRE(r.subgraphs[0].succ == std::vector<int>{1});
   std::array<int64_t, 6> align{1, 32, 32, 512, 512, 64};
-  for (auto& sg : r.subgraphs) REQUIRE(peak_bytes(r, sg.ops, align)[int(MemKind::UB)] <= 196608);
+  for (auto& sg : r.subgraphs) REQUIRE(peak_bytes(r, sg.ops.vec(), align)[int(MemKind::UB)] <= 196608);
 }
 
 TEST_CASE("a scope that cannot fit is a located error with bytes and the fix", "[tiling][partition][capacity]") {

@@ -171,7 +171,7 @@ TEST_CASE("parallel_merge that cannot fit one leaf packs the branches into sever
   for (auto& m : r.merges_applied) noted |= m.find("scope 7: parallel_merge split into") != std::string::npos;
   REQUIRE(noted);
   for (auto& sg : r.subgraphs) {
-    auto peak = peak_bytes(r, sg.ops, {1, 32, 32, 512, 512, 512});
+    auto peak = peak_bytes(r, sg.ops.vec(), {1, 32, 32, 512, 512, 512});
     REQUIRE(peak[int(MemKind::UB)] <= 196608);
   }
 }
