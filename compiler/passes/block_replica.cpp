@@ -2,6 +2,7 @@
 #include "compiler/passes/block_replica.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "compiler/passes/tile_build.h"
 
@@ -49,7 +50,12 @@ struct BlockCopySource {
   std::vector<LocalTile> tiles;    // block 0's
   std::vector<BlockOperand> operand;
   std::vector<int> tile_shift;     // per copy
-  std::vector<std::array<std::vector<int64_t>, 3>> delta;  // per copy
+  // Per copy, its operand deltas flat (no three vectors per copy): operand X's from
+  // copy * stride + delta_at[X], delta_len[X] of them (the same in every copy of one matmul).
+  std::vector<int64_t> delta;
+  std::array<size_t, 3> delta_at{}, delta_len{};
+  size_t stride = 0;
+  bool delta_shape_set = false;
   std::vector<std::pair<int, int64_t>> writes;  // GM tensor -> block 0's write ops into it, by first write
 };
 
@@ -66,7 +72,8 @@ struct OpSource final : LazyArray<TileOp>::Source {
     if (c.dst >= 0) c.dst += shift;
     const BlockOperand x = s->operand[i];
     if (x != BlockOperand::None) {
-      const std::vector<int64_t>& d = s->delta[size_t(run)][size_t(x)];
+      const int64_t* d = s->delta.data() + size_t(run) * s->stride + s->delta_at[size_t(x)];
+      if (c.gm.offset.size() > s->delta_len[size_t(x)]) throw std::logic_error("tiling: a block copy's delta is short");
       for (size_t e = 0; e < c.gm.offset.size(); ++e)
         if (d[e] != 0) c.gm.offset[e] = DimExpr(*c.gm.offset[e].as_const() + d[e]);
     }
@@ -110,7 +117,18 @@ void emit_block_copy(Builder& b, BlockTemplate& t, const std::array<std::vector<
   const int op_shift = first - t.op_begin;
   const int run = int(src.tile_shift.size());
   src.tile_shift.push_back(shift);
-  src.delta.push_back(delta);
+  if (!src.delta_shape_set) {
+    for (size_t x = 0; x < 3; ++x) {
+      src.delta_at[x] = src.stride;
+      src.delta_len[x] = delta[x].size();
+      src.stride += delta[x].size();
+    }
+    src.delta_shape_set = true;
+  }
+  for (size_t x = 0; x < 3; ++x) {
+    if (delta[x].size() != src.delta_len[x]) throw std::logic_error("tiling: block copies of one matmul differ in rank");
+    src.delta.insert(src.delta.end(), delta[x].begin(), delta[x].end());
+  }
   r.tiles.append_described(t.tile_source, run, size_t(t.tile_end - t.tile_begin));
   r.ops.append_described(t.op_source, run, size_t(t.op_end - t.op_begin));
   // What emit()'s note_emitted records for the copied ops, from block 0's records (its writers are

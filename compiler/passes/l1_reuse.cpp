@@ -164,24 +164,32 @@ void l1_reuse(Builder& b) {
   };
   // The setting per member (its label may pick another key), decided once per label; per class,
   // whether any member may absorb another.
-  std::map<int, std::vector<std::pair<MergeCount, int64_t>>> settings;
+  // Per class: the distinct settings in order of first use, and per member the index of its own
+  // (a class of 9 216 members with one label holds one setting, not 9 216 copies).
+  struct ClassSettings {
+    std::vector<std::pair<MergeCount, int64_t>> distinct;
+    std::vector<int> of_member;
+    const std::pair<MergeCount, int64_t>& operator[](size_t i) const { return distinct[size_t(of_member[i])]; }
+  };
+  std::map<int, ClassSettings> settings;
   std::map<int, bool> may_merge;
   int merging_classes = 0;
   for (auto& [order, members] : classes) {
-    auto& setting_of = settings[order];
-    setting_of.resize(members.size());
+    ClassSettings& setting_of = settings[order];
+    setting_of.of_member.resize(members.size());
     const std::string* last_label = nullptr;
     bool any_merge = false;
     for (size_t i = 0; i < members.size(); ++i) {
       const std::string& label = r.subgraphs[size_t(members[i])].label;
       if (last_label && *last_label == label) {
-        setting_of[i] = setting_of[i - 1];
+        setting_of.of_member[i] = setting_of.of_member[i - 1];
       } else {
         MergeCount mc = merge_count(b.prog.options.cube_l1_reuse_setting, true, b.magic, order, label);
         const int64_t N = mc.automatic
                               ? std::max<int64_t>(1, int64_t(members.size()) / (2 * std::max(1, b.plat.aic)))
                               : mc.count;
-        setting_of[i] = {std::move(mc), N};
+        setting_of.of_member[i] = int(setting_of.distinct.size());
+        setting_of.distinct.push_back({std::move(mc), N});
       }
       last_label = &label;
       any_merge |= setting_of[i].second > 1;
