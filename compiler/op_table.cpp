@@ -45,7 +45,8 @@ constexpr OpSpec kOps[] = {
      "matrix product on the cube unit (float, int8 x int8 -> int32, or -> fp16 with the fixpipe's scale=)"},
     {"transpose", K::Transpose, F::Transpose, O::Any, R::Operand, "a d0 d1", 3, "swap two axes"},
     {"reshape", K::Reshape, F::Reshape, O::Any, R::Operand, "a shape inplace valid_shape", 2, "same elements, new shape"},
-    {"view", K::View, F::View, O::Any, R::Operand, "a shape offsets valid", 3, "a window of a value"},
+    {"view", K::View, F::View, O::Any, R::Operand, "a shape offsets valid dtype", 1,
+     "a window of a value, or (dtype=) its bytes read as another dtype"},
     {"concat", K::Concat, F::Concat, O::Any, R::Operand, "tensors dim", 2, "join along one axis"},
     {"full", K::Full, F::Full, O::Any, R::Attribute, "shape value dtype", 3, "a constant tensor"},
     // PyPTO's catalogue, first tranche.

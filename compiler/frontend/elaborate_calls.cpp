@@ -827,6 +827,13 @@ EV Elaborator::call_view(const Call& c) {
   [[maybe_unused]] const std::string& fn = c.fn;
   [[maybe_unused]] const int fo = c.fo, fl = c.fl;
   const auto& args = c.args;
+  if (args[4]) return call_view_dtype(c);  // --- view(dtype=) ---
+  for (size_t k = 1; k <= 2; ++k)  // shape and offsets are required without dtype=
+    if (!args[k]) {
+      err(c.e.op_off, c.e.len, "'view' is missing its argument '" + c.names[k] + "'",
+          "signature: view(a, shape, offsets, valid, dtype), or view(a, dtype=DT) to read a's bytes as DT");
+      return EV::poison();
+    }
   EV a = tensor_arg(c, args[0], "its first argument");
   auto sh = list_arg(args[1], "view shape");
   if (args[2]->kind != Expr::Kind::List) {
