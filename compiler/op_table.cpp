@@ -47,7 +47,7 @@ constexpr OpSpec kOps[] = {
     {"reshape", K::Reshape, F::Reshape, O::Any, R::Operand, "a shape inplace valid_shape", 2, "same elements, new shape"},
     {"view", K::View, F::View, O::Any, R::Operand, "a shape offsets valid dtype", 1,
      "a window of a value, or (dtype=) its bytes read as another dtype"},
-    {"concat", K::Concat, F::Concat, O::Any, R::Operand, "tensors dim", 2, "join along one axis"},
+    {"concat", K::Concat, F::Concat, O::Any, R::Operand, "tensors dim", 1, "join along one axis (dim 0 by default, PyPTO's)"},
     {"full", K::Full, F::Full, O::Any, R::Attribute, "shape value dtype", 3, "a constant tensor"},
     // PyPTO's catalogue, first tranche.
     {"eq", K::Eq, F::Binary, O::Any, R::Bool, "input other", 2, "input == other (also the operator ==)"},

@@ -908,7 +908,8 @@ EV Elaborator::call_concat(const Call& c) {
   }
   if (!ok) return EV::poison();
   const Value x0 = p_.values[size_t(parts[0].value)];
-  auto ax = axis_arg(args[1], x0.shape.size(), "dim");
+  // PyPTO's concat(tensors, dim=0): the first axis when dim is not given.
+  std::optional<int> ax = args[1] ? axis_arg(args[1], x0.shape.size(), "dim") : std::optional<int>(0);
   if (!ax) return EV::poison();
   Shape sh = x0.shape, va = x0.valid;
   DimExpr total(0), valid_total(0);

@@ -1533,6 +1533,14 @@ def view_dtype_dyn(i, d):
             "deq": r(q[:, 0:4] * sc[:, 0:1].astype(np.float64), "fp32")}
 
 
+# --- concat(tensors, dim=0): PyPTO's default axis (issue 13) ---
+@ref()
+def concat_default_dim(i, d):
+    a, b = i["a"], i["b"]
+    return {"y": np.concatenate([a, b], 0), "z": np.concatenate([r(a * 2, "fp32"), a], 0),
+            "w": np.concatenate([a, r(a + 1, "fp32")], -1)}
+
+
 # --- pypto.loop(cond): a loop whose count is a condition (issue 13) ---
 @ref(dims={"B": 5})
 def loop_count_condition(i, d):
