@@ -80,8 +80,8 @@ constexpr OpSpec kOps[] = {
     {"sign", K::Sign, F::Unary, O::Numeric, R::Operand, "input", 1, "-1, 0 or 1 (NaN stays NaN)"},
     {"isfinite", K::Isfinite, F::Unary, O::Any, R::Bool, "input", 1, "not inf and not NaN"},
     {"prod", K::Prod, F::Reduce, O::Any, R::Operand, "input dim keepdim", 2, "product over one axis"},
-    {"var", std::nullopt, F::Composite, O::Float, R::Operand, "input dim correction keepdim", 2,
-     "variance over one axis, divided by N - correction"},
+    {"var", std::nullopt, F::Composite, O::Float, R::Operand, "input dim correction keepdim unbiased", 1,
+     "variance over axes (all by default), divided by N - correction"},
     {"argmax", K::Argmax, F::Reduce, O::Numeric, R::Int32, "input dim keepdim", 2, "int32 index of the first maximum"},
     {"argmin", K::Argmin, F::Reduce, O::Numeric, R::Int32, "input dim keepdim", 2, "int32 index of the first minimum"},
     // --- quant: quantisation (elaborate_quant.cpp writes them as round/clip/mul/add/cast/matmul)

@@ -1541,6 +1541,15 @@ def concat_default_dim(i, d):
             "w": np.concatenate([a, r(a + 1, "fp32")], -1)}
 
 
+# --- var(input, dim=None, *, correction=1, keepdim=False), unbiased= (issue 13) ---
+@ref()
+def var_axes(i, d):
+    x = i["x"]
+    return {"a": np.var(x, axis=-1, keepdims=True, ddof=0), "b": np.var(x, axis=(1, 2), ddof=2),
+            "c": np.var(x, ddof=1).reshape(1), "e": np.var(x, axis=(0, 2), keepdims=True, ddof=1),
+            "u": np.var(x, axis=1, ddof=0)}
+
+
 # --- pypto.loop(cond): a loop whose count is a condition (issue 13) ---
 @ref(dims={"B": 5})
 def loop_count_condition(i, d):
