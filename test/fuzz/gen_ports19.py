@@ -10,9 +10,14 @@ one of:
   size ratio (any multiple, tails on both axes);
 - `trip`: a float input read as int8 and back as its own dtype (the bits unchanged: no NaN payloads);
 - `window`: a column window of an int8 cache row at a multiple of 4 read as int32 (the scale bytes of
-  deepseek's sparse-attention port).
+  deepseek's sparse-attention port);
+- `concat0`: `concat([a, b])` with dim left out (PyPTO's default 0), rank 2 or 3;
+- `varaxes`: `var(x, [axes])` / `var(x)` (all axes) of an fp32 rank-2 / rank-3 input, `unbiased=False` /
+  `True` or `correction=`, keepdim or not, the tile cutting the first axis.
 
-The model is NumPy's .view(dtype) of each row's little-endian bytes. WRONG breaks it (bytes reversed)."""
+The models: NumPy's .view(dtype) of each row's little-endian bytes, np.concatenate(axis=0), np.var(ddof=) in
+float64 (ptoc's fp32 steps are inside the fuzzer's fp32 tolerance). WRONG breaks them (bytes reversed, the
+parts swapped, ddof off by one)."""
 import numpy as np
 
 import model as M
@@ -20,7 +25,7 @@ from model import Value
 import hook_stream  # noqa: E402
 from gen_pack import from_bytes as _from_bytes_pack  # noqa: E402
 
-KINDS = ("widen", "narrow", "trip", "window")
+KINDS = ("widen", "narrow", "trip", "window", "concat0", "varaxes")
 SIZE = {"fp32": 4, "fp16": 2, "bf16": 2, "int32": 4, "int16": 2, "int8": 1, "uint8": 1}
 PYPTO = {"fp32": "DT_FP32", "fp16": "DT_FP16", "bf16": "DT_BF16", "int32": "DT_INT32", "int16": "DT_INT16",
          "int8": "DT_INT8", "uint8": "DT_UINT8"}
@@ -77,6 +82,55 @@ class ViewDtype(M.Node):
         return Value(full, [vr, out.shape[1]])
 
 
+class Concat0(M.Node):
+    def __init__(self, parts, dtype, wrong=False):
+        self.parts, self.dtype, self.wrong = list(parts), dtype, wrong
+
+    def children(self):
+        return list(self.parts)
+
+    def replace_child(self, i, new):
+        self.parts[i] = new
+
+    def text(self):
+        return f"concat([{', '.join(M.strip(p.text()) for p in self.parts)}])"
+
+    def ev(self, env):
+        vs = [p.ev(env).a for p in self.parts]
+        a = np.concatenate(vs[::-1] if self.wrong else vs, axis=0)
+        return Value(a, list(a.shape))
+
+
+class VarAxes(M.Node):
+    def __init__(self, x, axes, spelling, ddof, keepdim, wrong=False):
+        self.x, self.axes, self.spelling, self.ddof, self.keepdim, self.wrong = x, axes, spelling, ddof, keepdim, wrong
+        self.dtype = "fp32"
+
+    def children(self):
+        return [self.x]
+
+    def replace_child(self, i, new):
+        self.x = new
+
+    def text(self):
+        args = [M.strip(self.x.text())]
+        if self.axes is not None:
+            args.append("[" + ", ".join(map(str, self.axes)) + "]")
+        if self.spelling:
+            args.append(self.spelling)
+        if self.keepdim:
+            args.append("keepdim=True")
+        return f"var({', '.join(args)})"
+
+    def ev(self, env):
+        a = self.x.ev(env).a
+        ax = tuple(range(a.ndim)) if self.axes is None else tuple(k % a.ndim for k in self.axes)
+        v = np.var(a, axis=ax, ddof=self.ddof + (1 if self.wrong else 0), keepdims=self.keepdim)
+        if v.ndim == 0:
+            v = v.reshape(1)
+        return Value(v, list(v.shape))
+
+
 def construct(r, prog, kind):
     R = r.randint(1, 6)
     tr = r.randint(1, R)
@@ -113,6 +167,33 @@ def construct(r, prog, kind):
         prog.body.append(M.Raw({"vec_tile": [tr, s * r.randint(1, C)]}))
         node = ViewDtype(M.Ref("p19b", "int8"), "int8", src)
         shape = [R, C]
+    elif kind == "concat0":
+        dt = r.choice(["fp32", "int32", "fp16"])
+        rest = [r.randint(1, 6) for _ in range(r.randint(1, 2))]
+        m1, m2 = r.randint(1, 4), r.randint(1, 4)
+        prog.inputs["p19in1"] = {"dtype": dt, "shape": [m1] + rest}
+        prog.inputs["p19in2"] = {"dtype": dt, "shape": [m2] + rest}
+        prog.kinds["p19in1"] = prog.kinds["p19in2"] = "small" if dt == "int32" else "normal"
+        prog.body.append(M.Raw({"vec_tile": [r.randint(1, m1 + m2)] + [r.randint(1, k) for k in rest]}))
+        node = Concat0([M.Ref("p19in1", dt), M.Ref("p19in2", dt)], dt, WRONG)
+        shape = [m1 + m2] + rest
+    elif kind == "varaxes":
+        shp = [r.randint(1, 5)] + [r.randint(2, 8) for _ in range(r.randint(1, 2))]
+        rank = len(shp)
+        prog.inputs["p19in1"] = {"dtype": "fp32", "shape": shp}
+        prog.kinds["p19in1"] = "normal"
+        prog.body.append(M.Raw({"vec_tile": [r.randint(1, shp[0])] + shp[1:]}))
+        axes = None if r.random() < 0.25 else sorted(r.sample(range(rank), r.randint(1, rank)))
+        if axes is not None and r.random() < 0.3:
+            axes = [a - rank for a in axes]
+        spelling, ddof = r.choice([("unbiased=False", 0), ("unbiased=True", 1), ("", 1), ("correction=0", 0)])
+        keep = r.random() < 0.5
+        sel = range(rank) if axes is None else [a % rank for a in axes]
+        if int(np.prod([shp[a] for a in sel])) - ddof <= 0:
+            ddof, spelling = 0, "unbiased=False"
+        node = VarAxes(M.Ref("p19in1", "fp32"), axes, spelling, ddof, keep, WRONG)
+        shape = [1 if (k in sel) else shp[k] for k in range(rank)] if keep else [shp[k] for k in range(rank) if k not in sel]
+        shape = shape or [1]
     else:
         n = r.randint(1, 4)
         off = 4 * r.randint(0, 4)
@@ -125,7 +206,7 @@ def construct(r, prog, kind):
         node = ViewDtype(win, "int8", "int32", WRONG)
         shape = [R, n]
     prog.outputs["p19out1"] = {"dtype": node.dtype, "shape": shape}
-    prog.body.append(M.Assemble("p19out1", [0, 0], node))
+    prog.body.append(M.Assemble("p19out1", [0] * len(shape), node))
 
 
 def program_hook(g, prog):
