@@ -45,8 +45,9 @@ constexpr OpSpec kOps[] = {
      "matrix product on the cube unit (float, int8 x int8 -> int32, or -> fp16 with the fixpipe's scale=)"},
     {"transpose", K::Transpose, F::Transpose, O::Any, R::Operand, "a d0 d1", 3, "swap two axes"},
     {"reshape", K::Reshape, F::Reshape, O::Any, R::Operand, "a shape inplace valid_shape", 2, "same elements, new shape"},
-    {"view", K::View, F::View, O::Any, R::Operand, "a shape offsets valid", 3, "a window of a value"},
-    {"concat", K::Concat, F::Concat, O::Any, R::Operand, "tensors dim", 2, "join along one axis"},
+    {"view", K::View, F::View, O::Any, R::Operand, "a shape offsets valid dtype", 1,
+     "a window of a value, or (dtype=) its bytes read as another dtype"},
+    {"concat", K::Concat, F::Concat, O::Any, R::Operand, "tensors dim", 1, "join along one axis (dim 0 by default, PyPTO's)"},
     {"full", K::Full, F::Full, O::Any, R::Attribute, "shape value dtype", 3, "a constant tensor"},
     // PyPTO's catalogue, first tranche.
     {"eq", K::Eq, F::Binary, O::Any, R::Bool, "input other", 2, "input == other (also the operator ==)"},
@@ -79,8 +80,8 @@ constexpr OpSpec kOps[] = {
     {"sign", K::Sign, F::Unary, O::Numeric, R::Operand, "input", 1, "-1, 0 or 1 (NaN stays NaN)"},
     {"isfinite", K::Isfinite, F::Unary, O::Any, R::Bool, "input", 1, "not inf and not NaN"},
     {"prod", K::Prod, F::Reduce, O::Any, R::Operand, "input dim keepdim", 2, "product over one axis"},
-    {"var", std::nullopt, F::Composite, O::Float, R::Operand, "input dim correction keepdim", 2,
-     "variance over one axis, divided by N - correction"},
+    {"var", std::nullopt, F::Composite, O::Float, R::Operand, "input dim correction keepdim unbiased", 1,
+     "variance over axes (all by default), divided by N - correction"},
     {"argmax", K::Argmax, F::Reduce, O::Numeric, R::Int32, "input dim keepdim", 2, "int32 index of the first maximum"},
     {"argmin", K::Argmin, F::Reduce, O::Numeric, R::Int32, "input dim keepdim", 2, "int32 index of the first minimum"},
     // --- quant: quantisation (elaborate_quant.cpp writes them as round/clip/mul/add/cast/matmul)

@@ -457,21 +457,49 @@ EV Elaborator::call_clip(const Call& c) {
   return x;
 }
 
-// var(input, dim, correction=1, keepdim=false) = sum((x - mean(x))^2) / (N - correction)
-// over one axis whose valid extent N is static (PyPTO: the axis is not split).
+// var(input, dim=None, *, correction=1, keepdim=false) = sum((x - mean(x))^2) / (N - correction) over the
+// axes of dim (one, a list / tuple, or all when not given, PyPTO's prototype), N the product of their valid
+// extents, each static (PyPTO: the axes are not split). PyPTO's examples spell unbiased=False / True
+// (torch's): correction 0 / 1; both together is an error. Mean and sum run axis by axis at keepdim shapes.
 EV Elaborator::call_var(const Call& c) {
   const auto& args = c.args;
   EV a = tensor_arg(c, args[0], "its input");
   if (!a.ok() || !check_nz(a, *args[0], c.fn)) return EV::poison();
   const Value x = p_.values[size_t(a.value)];
   if (!check_operand_dtype(c.spec, x.dtype, *args[0], c.fo, c.fl, c.fn)) return EV::poison();
-  if (args[1]->kind == Expr::Kind::List) {
-    err(args[1]->off, args[1]->len, "var over several axes is not supported yet", "give one axis: var(x, dim)");
-    return EV::poison();
+  const size_t rank = x.shape.size();
+  std::vector<int> axes;
+  if (!args[1]) {
+    for (size_t i = 0; i < rank; ++i) axes.push_back(int(i));
+  } else if (args[1]->kind == Expr::Kind::List) {  // a Python tuple (a, b) parses as a list too
+    if (args[1]->items.empty()) {
+      err(args[1]->off, args[1]->len, "var over an empty list of axes", "give at least one axis, or leave dim out for all");
+      return EV::poison();
+    }
+    for (const auto& it : args[1]->items) {
+      auto ax = axis_arg(it.get(), rank, "dim");
+      if (!ax) return EV::poison();
+      for (int b : axes)
+        if (b == *ax) {
+          err(it->off, it->len, "var axis " + std::to_string(*ax) + " given twice", "list each axis once");
+          return EV::poison();
+        }
+      axes.push_back(*ax);
+    }
+  } else {
+    auto ax = axis_arg(args[1], rank, "dim");
+    if (!ax) return EV::poison();
+    axes.push_back(*ax);
   }
-  auto ax = axis_arg(args[1], x.shape.size(), "dim");
+  std::sort(axes.begin(), axes.end());
   auto keep = bool_arg(c, 3, false);
   double corr = 1;
+  std::string corr_text = "1";
+  if (args[2] && args[4]) {
+    err(args[4]->off, args[4]->len, "var takes correction or unbiased, not both",
+        "unbiased=False is correction=0, unbiased=True is correction=1: keep one");
+    return EV::poison();
+  }
   if (args[2]) {
     EV cv = expr(*args[2]);
     if (!cv.ok()) return EV::poison();
@@ -480,53 +508,66 @@ EV Elaborator::call_var(const Call& c) {
       return EV::poison();
     }
     corr = cv.scalar;
+    corr_text = text_of(*args[2]);
   }
-  if (!ax || !keep) return EV::poison();
-  auto n = x.valid[size_t(*ax)].as_const();
-  if (!n) {
-    err(c.fo, c.fl, "var over axis " + std::to_string(*ax) + " needs a static valid extent, '" + text_of(*args[0]) +
-                        "' has " + x.valid[size_t(*ax)].str(),
-        "reduce a whole static axis (PyPTO's var does not split it either)");
-    return EV::poison();
+  if (args[4]) {
+    auto u = bool_arg(c, 4, true);
+    if (!u) return EV::poison();
+    corr = *u ? 1 : 0;
+    corr_text = *u ? "1 (unbiased=True)" : "0 (unbiased=False)";
   }
-  if (double(*n) - corr <= 0) {
-    err(c.fo, c.fl, "var over " + std::to_string(*n) + " elements with correction " + text_of(*args[2]) +
+  if (!keep) return EV::poison();
+  int64_t n = 1;
+  for (int ax : axes) {
+    auto k = x.valid[size_t(ax)].as_const();
+    if (!k) {
+      err(c.fo, c.fl, "var over axis " + std::to_string(ax) + " needs a static valid extent, '" + text_of(*args[0]) +
+                          "' has " + x.valid[size_t(ax)].str(),
+          "reduce a whole static axis (PyPTO's var does not split it either)");
+      return EV::poison();
+    }
+    n *= *k;
+  }
+  if (double(n) - corr <= 0) {
+    err(c.fo, c.fl, "var over " + std::to_string(n) + " elements with correction " + corr_text +
                         " divides by zero or less");
     return EV::poison();
   }
-  auto reduce = [&](OpKind k, int v, bool keepdim) {
+  auto reduce1 = [&](OpKind k, int v, int ax) {
     const Value& in = p_.values[size_t(v)];
     Op op;
     op.kind = k;
     op.inputs = {v};
-    op.axes = {*ax};
-    op.keepdim = keepdim;
-    Shape sh, va;
-    for (size_t i = 0; i < in.shape.size(); ++i) {
-      if (int(i) == *ax) {
-        if (keepdim) { sh.push_back(DimExpr(1)); va.push_back(DimExpr(1)); }
-        continue;
-      }
-      sh.push_back(in.shape[i]);
-      va.push_back(in.valid[i]);
-    }
-    if (sh.empty()) { sh.push_back(DimExpr(1)); va.push_back(DimExpr(1)); }
+    op.axes = {ax};
+    op.keepdim = true;
+    Shape sh = in.shape, va = in.valid;
+    sh[size_t(ax)] = DimExpr(1);
+    va[size_t(ax)] = DimExpr(1);
     return EV::tensor(emit(op, in.dtype, sh, va, c.fo, c.fl));
   };
+  auto reduce = [&](OpKind k, EV v) {
+    for (int ax : axes) {
+      if (!v.ok()) return v;
+      v = reduce1(k, v.value, ax);
+    }
+    return v;
+  };
   const Expr& e = *args[0];
-  EV m = reduce(OpKind::Mean, a.value, true);
+  EV m = reduce(OpKind::Mean, a);  // equal valid counts per axis: the mean of means is the mean
+  if (!m.ok()) return EV::poison();
   EV d = binary(OpKind::Sub, a, m, e, e, c.fo, c.fl, c.fn);
   if (!d.ok()) return EV::poison();
   EV sq = binary(OpKind::Mul, d, d, e, e, c.fo, c.fl, c.fn);
   if (!sq.ok()) return EV::poison();
-  // The division runs at the keepdim shape (the tile in force is the input's rank), then the axis goes.
-  EV s = reduce(OpKind::Sum, sq.value, true);
-  EV q = binary(OpKind::Div, s, EV::number(double(*n) - corr, false), e, e, c.fo, c.fl, c.fn);
+  // The division runs at the keepdim shape (the tile in force is the input's rank), then the axes go.
+  EV s = reduce(OpKind::Sum, sq);
+  if (!s.ok()) return EV::poison();
+  EV q = binary(OpKind::Div, s, EV::number(double(n) - corr, false), e, e, c.fo, c.fl, c.fn);
   if (!q.ok() || *keep) return q;
   const Value& qv = p_.values[size_t(q.value)];
   Shape sh, va;
   for (size_t i = 0; i < qv.shape.size(); ++i)
-    if (int(i) != *ax) { sh.push_back(qv.shape[i]); va.push_back(qv.valid[i]); }
+    if (std::find(axes.begin(), axes.end(), int(i)) == axes.end()) { sh.push_back(qv.shape[i]); va.push_back(qv.valid[i]); }
   if (sh.empty()) { sh.push_back(DimExpr(1)); va.push_back(DimExpr(1)); }
   return EV::tensor(reshape_to(q.value, sh, va, c.fo));
 }
@@ -827,6 +868,13 @@ EV Elaborator::call_view(const Call& c) {
   [[maybe_unused]] const std::string& fn = c.fn;
   [[maybe_unused]] const int fo = c.fo, fl = c.fl;
   const auto& args = c.args;
+  if (args[4]) return call_view_dtype(c);  // --- view(dtype=) ---
+  for (size_t k = 1; k <= 2; ++k)  // shape and offsets are required without dtype=
+    if (!args[k]) {
+      err(c.e.op_off, c.e.len, "'view' is missing its argument '" + c.names[k] + "'",
+          "signature: view(a, shape, offsets, valid, dtype), or view(a, dtype=DT) to read a's bytes as DT");
+      return EV::poison();
+    }
   EV a = tensor_arg(c, args[0], "its first argument");
   auto sh = list_arg(args[1], "view shape");
   if (args[2]->kind != Expr::Kind::List) {
@@ -901,7 +949,8 @@ EV Elaborator::call_concat(const Call& c) {
   }
   if (!ok) return EV::poison();
   const Value x0 = p_.values[size_t(parts[0].value)];
-  auto ax = axis_arg(args[1], x0.shape.size(), "dim");
+  // PyPTO's concat(tensors, dim=0): the first axis when dim is not given.
+  std::optional<int> ax = args[1] ? axis_arg(args[1], x0.shape.size(), "dim") : std::optional<int>(0);
   if (!ax) return EV::poison();
   Shape sh = x0.shape, va = x0.valid;
   DimExpr total(0), valid_total(0);

@@ -158,6 +158,7 @@ class Elaborator {
   bool reshape_valid_shape(const Call& c, const Shape& shape, Shape& valid);  // reshape_valid_shape.cpp
   int narrow_valid(int value, const Shape& valid, int loc_off, int loc_len);  // reshape_valid_shape.cpp
   EV call_view(const Call& c);
+  EV call_view_dtype(const Call& c);  // --- view(dtype=) --- a reinterpretation (elaborate_view_dtype.cpp)
   EV call_concat(const Call& c);
   EV call_full(const Call& c);
   EV call_clip(const Call& c);

@@ -15,6 +15,7 @@ std::string pypto_keyword_alias(const std::string& fn, const std::string& kw) {
       {"matmul", "a_trans", "trans_a"},
       {"matmul", "b_trans", "trans_b"},
       {"view", "valid_shape", "valid"},
+      {"view", "input", "a"},  // pypto.view(input=x, dtype=...)
   };
   for (const Alias& a : kAliases)
     if (fn == a.fn && kw == a.pypto) return a.ptoc;

@@ -1457,7 +1457,8 @@ def _bytes(v, dt):
     if dt == "bf16":
         u = (np.asarray(v, np.float32).view(np.uint32) >> 16).astype("<u2")
         return u.reshape(-1).view(np.uint8)
-    npt = {"fp32": "<f4", "fp16": "<f2", "int32": "<i4", "int8": "i1", "uint8": "u1", "int64": "<i8"}[dt]
+    npt = {"fp32": "<f4", "fp16": "<f2", "int32": "<i4", "int8": "i1", "uint8": "u1", "int64": "<i8",
+           "int16": "<i2"}[dt]
     return np.ascontiguousarray(np.asarray(v).astype(npt)).reshape(-1).view(np.uint8)
 
 
@@ -1465,7 +1466,8 @@ def _from_bytes(b, dt):
     b = np.ascontiguousarray(np.asarray(b).astype(np.uint8))
     if dt == "bf16":
         return (b.view("<u2").astype(np.uint32) << 16).view(np.float32).astype(np.float64)
-    npt = {"fp32": "<f4", "fp16": "<f2", "int32": "<i4", "int8": "i1", "uint8": "u1", "int64": "<i8"}[dt]
+    npt = {"fp32": "<f4", "fp16": "<f2", "int32": "<i4", "int8": "i1", "uint8": "u1", "int64": "<i8",
+           "int16": "<i2"}[dt]
     return b.view(npt).astype(np.float64)
 
 
@@ -1493,6 +1495,59 @@ def pack_rank2(i, d):
     bz = _bytes(i["z"], "fp32")
     return {"px": f(_bytes(i["x"], "int32")), "ph": f(_bytes(hx, "fp16")), "pz": f(bz),
             "back": r(_from_bytes(_bytes(i["x"], "int32"), "int32") - 1, "int32"), "zi": _from_bytes(bz, "int32")}
+
+
+# --- view(input, dtype=DT): NumPy's .view(dtype) row by row (little-endian), issue 13 ---
+def _review(x, src, dst):
+    """x (rows of src elements) read as dst: each row's bytes reinterpreted, the last axis scaled."""
+    rows = x.shape[0]
+    return _from_bytes(_bytes(x, src), dst).reshape(rows, -1)
+
+
+@ref(kinds={"kv": "wide", "h16": "wide", "ai": "wide"})
+def view_dtype(i, d):
+    a32, ab, kv = i["a32"], i["ab"], i["kv"]
+    a32f = np.asarray(a32, np.float32)
+    out = {"a8": a32f.view("<i1").astype(np.float64), "a32i": a32f.view("<i4").astype(np.float64)}
+    out["back"] = r(a32 * 2, "fp32")
+    out["b16"] = _review(ab, "bf16", "int16")
+    out["b8"] = _review(r(ab + 1, "bf16"), "bf16", "int8")
+    out["hb"] = _review(i["h16"], "int16", "bf16")
+    out["i2f"] = np.asarray(i["ai"]).astype("<i4").view("<f4").astype(np.float64)
+    kv8 = np.asarray(kv).astype("i1")
+    out["kvb"] = _review(kv8[:, 0:32], "int8", "bf16")
+    out["kvf"] = np.ascontiguousarray(kv8[:, 32:40]).view("<f4").astype(np.float64)
+    out["kvfi"] = np.ascontiguousarray(kv8[:, 32:40]).view("<i4").astype(np.float64)
+    out["kvs"] = np.ascontiguousarray(kv8[:, 8:28]).view("<i4").astype(np.float64)
+    out["blk"] = a32f.view("<i2").astype(np.float64)
+    return out
+
+
+@ref(dims={"M": 7}, kinds={"kv": "wide"})
+def view_dtype_dyn(i, d):
+    kv8 = np.asarray(i["kv"]).astype("i1")
+    sc = np.asarray(i["sc"], np.float32)
+    q = kv8.astype(np.float64)
+    return {"q32": np.ascontiguousarray(kv8).view("<i4").astype(np.float64),
+            "sbits": sc.view("<i4").astype(np.float64),
+            "deq": r(q[:, 0:4] * sc[:, 0:1].astype(np.float64), "fp32")}
+
+
+# --- concat(tensors, dim=0): PyPTO's default axis (issue 13) ---
+@ref()
+def concat_default_dim(i, d):
+    a, b = i["a"], i["b"]
+    return {"y": np.concatenate([a, b], 0), "z": np.concatenate([r(a * 2, "fp32"), a], 0),
+            "w": np.concatenate([a, r(a + 1, "fp32")], -1)}
+
+
+# --- var(input, dim=None, *, correction=1, keepdim=False), unbiased= (issue 13) ---
+@ref()
+def var_axes(i, d):
+    x = i["x"]
+    return {"a": np.var(x, axis=-1, keepdims=True, ddof=0), "b": np.var(x, axis=(1, 2), ddof=2),
+            "c": np.var(x, ddof=1).reshape(1), "e": np.var(x, axis=(0, 2), keepdims=True, ddof=1),
+            "u": np.var(x, axis=1, ddof=0)}
 
 
 # --- pypto.loop(cond): a loop whose count is a condition (issue 13) ---

@@ -1086,6 +1086,7 @@ APPENDED_HOOKS = [
     "loopcond",  # pypto.loop(cond): a loop whose count is a condition
     "scatter_value",  # scatter_update into a computed value (a workspace named after the result)
     "topk18",    # topk / argsort at PyPTO's sizes: k up to 2048, split tiles, run-time lengths
+    "ports19",   # PyPTO ops real models use: view(x, dtype=) (bit reinterpretation)
 ]
 
 
