@@ -14,6 +14,7 @@
 //     fp32 -> pto_f32   fp16 -> pto_f16   bf16 -> pto_bf16   int32 -> pto_i32
 //     int8 -> pto_i8    uint8 -> pto_u8   bool -> pto_bool  int64 -> pto_i64
 //     int16 -> pto_i16  uint16 -> pto_u16 uint32 -> pto_u32 uint64 -> pto_u64
+//     fp8e4m3 -> pto_f8e4m3  fp8e5m2 -> pto_f8e5m2  fp8e8m0 -> pto_f8e8m0 (one-byte structs on the host)
 //   On the host pto_f16 / pto_bf16 / pto_bool are 16-/16-/8-bit structs holding
 //   the raw bits (so templates can tell them apart from integers); on the
 //   device they are half / bfloat16_t / uint8_t.

@@ -41,6 +41,15 @@ template <typename F> LeafCallFn pick_type(int64_t t, F&& f) {
     default: return nullptr;
   }
 }
+// pick_type and the 8-bit floats (numbered 12 13 14): for the kernels that take them (moves and TCAST).
+template <typename F> LeafCallFn pick_type8(int64_t t, F&& f) {
+  switch (t) {
+    case 12: return f(Type<pto_f8e4m3>{});
+    case 13: return f(Type<pto_f8e5m2>{});
+    case 14: return f(Type<pto_f8e8m0>{});
+    default: return pick_type(t, std::forward<F>(f));
+  }
+}
 template <typename F> LeafCallFn pick_float(int64_t t, F&& f) {
   switch (t) {
     case 0: return f(Type<float>{});

@@ -75,11 +75,11 @@ LeafCallFn resolve_one(leaf::Fn fn, const std::vector<leaf::TParam>& tp) {
   using F = leaf::Fn;
   switch (fn) {
     case F::TLOAD:
-      return pick_type(tp[0].v, [&](auto T) {
+      return pick_type8(tp[0].v, [&](auto T) {
         return pick<2>(tp[3].v, [&](auto PAD) -> LeafCallFn { return &run_tload<LEAFK_T(T), LEAFK_V(PAD)>; });
       });
     case F::TSTORE:
-      return pick_type(tp[0].v, [&](auto T) {
+      return pick_type8(tp[0].v, [&](auto T) {
         return pick<2>(tp[3].v, [&](auto A) -> LeafCallFn { return &run_tstore<LEAFK_T(T), LEAFK_V(A)>; });
       });
     case F::TUNARY:
@@ -100,8 +100,8 @@ LeafCallFn resolve_one(leaf::Fn fn, const std::vector<leaf::TParam>& tp) {
         });
       });
     case F::TCAST:
-      return pick_type(tp[0].v, [&](auto TD) {
-        return pick_type(tp[1].v, [&](auto TS) -> LeafCallFn { return &run_tcast<LEAFK_T(TD), LEAFK_T(TS)>; });
+      return pick_type8(tp[0].v, [&](auto TD) {
+        return pick_type8(tp[1].v, [&](auto TS) -> LeafCallFn { return &run_tcast<LEAFK_T(TD), LEAFK_T(TS)>; });
       });
     case F::TTRANSPOSE:
       return pick_type(tp[0].v, [&](auto T) -> LeafCallFn { return &run_ttranspose<LEAFK_T(T)>; });

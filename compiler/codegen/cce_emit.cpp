@@ -47,6 +47,9 @@ std::string ctype(DType t) {
     case DType::uint16: return "pto_u16";
     case DType::uint32: return "pto_u32";
     case DType::uint64: return "pto_u64";
+    case DType::fp8e4m3: return "pto_f8e4m3";
+    case DType::fp8e5m2: return "pto_f8e5m2";
+    case DType::fp8e8m0: return "pto_f8e8m0";
   }
   return "pto_f32";
 }

@@ -1,5 +1,7 @@
 #include "compiler/eval/eval_tensor_io.h"
 
+#include "runtime/core/fp8.h"
+
 #include <cstring>
 #include <stdexcept>
 
@@ -69,6 +71,9 @@ void to_elems(const TensorData& t, Elem* out) {
     case DType::fp32: each([&](int64_t i) { return Elem::of_f(double(load<float>(p + 4 * i))); }); break;
     case DType::fp16: each([&](int64_t i) { return Elem::of_f(double(half_to_float(load<uint16_t>(p + 2 * i)))); }); break;
     case DType::bf16: each([&](int64_t i) { return Elem::of_f(double(bf16_to_float(load<uint16_t>(p + 2 * i)))); }); break;
+    case DType::fp8e4m3: each([&](int64_t i) { return Elem::of_f(decode_fp8e4m3(p[i])); }); break;
+    case DType::fp8e5m2: each([&](int64_t i) { return Elem::of_f(decode_fp8e5m2(p[i])); }); break;
+    case DType::fp8e8m0: each([&](int64_t i) { return Elem::of_f(decode_fp8e8m0(p[i])); }); break;
   }
 }
 

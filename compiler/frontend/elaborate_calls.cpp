@@ -8,6 +8,7 @@
 
 #include "compiler/frontend/dim_simplify.h"
 #include "compiler/frontend/elaborate_call.h"
+#include "compiler/frontend/fp8_rules.h"
 #include "compiler/frontend/int64_rules.h"
 #include "compiler/frontend/uint64_rules.h"
 #include "compiler/frontend/pypto_keywords.h"
@@ -252,15 +253,26 @@ std::optional<DType> Elaborator::dtype_arg(const Expr* x, DType dflt) {
   if (is_dtype_attribute(*x)) return dtype_of_name(*x);  // `cast(y, x.dtype)` (elaborate_tensor_shape.cpp)
   if (x->kind == Expr::Kind::Name && !x->quoted && seq_)   // `dtype = x.dtype` bound before
     if (auto it = seq_->frame.dtype_consts.find(x->name); it != seq_->frame.dtype_consts.end()) return it->second;
+  std::optional<DType> named;
+  if (x->kind == Expr::Kind::Name) named = parse_dtype(x->name);
+  if (x->kind == Expr::Kind::Name && !named) named = pypto_dtype_name(x->name);  // PyPTO's DT_FP32 (pypto_keywords.cpp)
+  if (named) {
+    if (dtype_is_fp8(*named) && !fp8_target_ok(p_.target)) {
+      err(x->off, x->len, fp8_target_message(*named, p_.target), std::string(kFp8TargetHint));
+      return std::nullopt;
+    }
+    return *named;
+  }
   if (x->kind == Expr::Kind::Name)
-    if (auto d = parse_dtype(x->name)) return *d;
-  if (x->kind == Expr::Kind::Name)
-    if (auto d = pypto_dtype_name(x->name)) return *d;  // PyPTO's DT_FP32 (pypto_keywords.cpp)
+    if (std::string why = unsupported_dtype_why(x->name); !why.empty()) {
+      err(x->off, x->len, why, "dtypes: fp32 fp16 bf16 int32 int8 uint8 bool int64 int16 uint16 uint32 uint64 fp8e4m3 fp8e5m2 fp8e8m0");
+      return std::nullopt;
+    }
   std::vector<std::string> names;
   for (DType t : kAllDTypes) names.emplace_back(dtype_name(t));
   std::string hint = x->kind == Expr::Kind::Name ? did_you_mean(x->name, names) : "";
   // the suggestion alone hides the list, and a near name (uint128 -> uint8) is often not the one meant
-  const std::string all = "dtypes: fp32 fp16 bf16 int32 int8 uint8 bool int64 int16 uint16 uint32 uint64";
+  const std::string all = "dtypes: fp32 fp16 bf16 int32 int8 uint8 bool int64 int16 uint16 uint32 uint64 fp8e4m3 fp8e5m2 fp8e8m0";
   err(x->off, x->len, "unknown dtype '" + text_of(*x) + "'", hint.empty() ? all : hint + " (" + all + ")");
   return std::nullopt;
 }
@@ -310,6 +322,13 @@ bool Elaborator::check_operand_dtype(const OpSpec& spec, DType t, const Expr& e,
             std::string(kInt64Ops) + ", and as the index of gather, index_select, index_add, index_put_, scatter and "
             "scatter_update)",
         "insert cast(" + text_of(e) + ", int32)");
+    return false;
+  }
+  if (dtype_is_fp8(t) && !fp8_operand_ok(spec)) {
+    err(op_off, op_len,
+        "'" + spelling + "' does not take " + dt + " operands, '" + text_of(e) + "' is " + dt +
+            " (the 8-bit floats are storage types: PyPTO computes nothing in them, ptoc takes them only in cast)",
+        "insert cast(" + text_of(e) + ", fp32)");
     return false;
   }
   if (t == DType::uint64 && !uint64_operand_ok(spec)) {
@@ -614,6 +633,8 @@ EV Elaborator::call_cast(const Call& c) {
   if (!a.ok() || !dt) return EV::poison();
   if (!check_nz(a, *args[0], fn)) return EV::poison();
   if (args[2] || args[3]) return cast_with_modes(c, a, *dt);  // elaborate_quant.cpp
+  if (dtype_is_fp8(*dt) || dtype_is_fp8(p_.values[size_t(a.value)].dtype))
+    return fp8_cast(a, *dt, -1, *args[0], fo, fl);  // elaborate_quant.cpp
   const Value x = p_.values[size_t(a.value)];
   Op op;
   op.kind = OpKind::Cast;

@@ -71,6 +71,7 @@ EV Elaborator::rounded_cast(const EV& a, DType to, int mode, bool saturate, cons
   if (!a.ok()) return EV::poison();
   const DType s = p_.values[size_t(a.value)].dtype;
   const std::string sp = "cast";
+  if (dtype_is_fp8(s) || dtype_is_fp8(to)) return fp8_cast(a, to, mode, ea, op_off, op_len);
   EV x = a;
   if (dtype_is_float(s) && (is_int_type(to) || (to == s && mode != kOmitted && mode != kNone))) {
     // Float -> integer: PyPTO's CAST_NONE truncates; ptoc's cast without a mode rounds half to even.
@@ -152,6 +153,50 @@ EV Elaborator::rounded_cast(const EV& a, DType to, int mode, bool saturate, cons
   Op op;
   op.kind = OpKind::Cast;
   op.inputs = {x.value};
+  op.dtype = to;
+  return EV::tensor(emit(op, to, v.shape, v.valid, op_off, op_len));
+}
+
+// Casts to and from the 8-bit floats (PyPTO's 950 cast table): fp32 / fp16 / bf16 -> fp8e4m3 / fp8e5m2
+// round to nearest even once from the exact value (e4m3 saturating to +-448, e5m2 overflowing to inf);
+// fp8e4m3 / fp8e5m2 -> fp32 / fp16 / bf16 and fp8e8m0 -> fp32 / bf16 are exact. One Cast op either way.
+EV Elaborator::fp8_cast(const EV& a, DType to, int mode, const Expr& ea, int op_off, int op_len) {
+  (void)ea;
+  const DType s = p_.values[size_t(a.value)].dtype;
+  const std::string from_n(dtype_name(s)), to_n(dtype_name(to));
+  const bool wide = to == DType::fp32 || to == DType::fp16 || to == DType::bf16;
+  bool ok;
+  std::string takes;
+  if (s == DType::fp8e8m0) {
+    ok = to == DType::fp32 || to == DType::bf16 || to == s;
+    takes = "fp8e8m0 casts to fp32 or bf16 (exact; fp16 cannot hold 2^-127 .. 2^127)";
+  } else if (dtype_is_fp8(s)) {
+    ok = wide || to == s;
+    takes = from_n + " casts to fp32, fp16 or bf16 (exact)";
+  } else if (to == DType::fp8e8m0) {
+    ok = false;
+    takes = "nothing casts to fp8e8m0 (PyPTO's cast has no E8M0 row; the MX quantisation makes them)";
+  } else {
+    ok = s == DType::fp32 || s == DType::fp16 || s == DType::bf16;
+    takes = to_n + " is cast to from fp32, fp16 or bf16";
+  }
+  if (!ok) {
+    err(op_off, op_len, "cast from " + from_n + " to " + to_n + " is not supported: " + takes,
+        dtype_is_fp8(s) ? "cast to fp32 first"
+        : to == DType::fp8e8m0 ? "keep the scale as fp32 (fp8e8m0 tensors are read, or produced by the MX ops)"
+                               : "cast to fp32 first (integers: cast(x, fp32))");
+    return EV::poison();
+  }
+  if (mode != -1 && mode != 0 && mode != 1) {  // omitted, CAST_NONE, CAST_RINT
+    err(op_off, op_len, "cast from " + from_n + " to " + to_n + " rounds to nearest even only; its mode cannot be "
+                        "chosen yet", "drop the mode, or write mode=CAST_RINT");
+    return EV::poison();
+  }
+  const Value v = p_.values[size_t(a.value)];
+  if (s == to) return a;
+  Op op;
+  op.kind = OpKind::Cast;
+  op.inputs = {a.value};
   op.dtype = to;
   return EV::tensor(emit(op, to, v.shape, v.valid, op_off, op_len));
 }

@@ -10,6 +10,7 @@
 #include "compiler/frontend/elaborator.h"
 #include "compiler/frontend/suggest.h"
 #include "runtime/core/platform.h"
+#include "compiler/frontend/fp8_rules.h"
 
 namespace ptoc::fe {
 
@@ -607,6 +608,11 @@ std::optional<Program> Elaborator::run(const std::string& target_override) {
     }
     TensorDecl d = ta.decl;
     bool ok = true;
+    if (dtype_is_fp8(d.dtype) && !fp8_target_ok(p_.target)) {
+      r_.error(ta.decl.loc, "tensor '" + name + "': " + fp8_target_message(d.dtype, p_.target),
+               std::string(kFp8TargetHint), int(name.size()));
+      ok = false;
+    }
     int64_t bytes = dtype_size(d.dtype);  // of the static extents; checked so that no later pass wraps
     for (const auto& se : ta.shape_src) {
       auto x = dim_src(se, DimUse::DimsOnly);

@@ -169,6 +169,7 @@ class Elaborator {
   EV call_quantize(const Call& c, bool dequant);
   EV call_scaled_mm(const Call& c);
   EV rounded_cast(const EV& a, DType to, int mode, bool saturate, const Expr& ea, int op_off, int op_len);
+  EV fp8_cast(const EV& a, DType to, int mode, const Expr& ea, int op_off, int op_len);
   EV per_axis_operand(const Call& c, const Expr* e, const Value& x, int axis, const std::string& what);
   // --- PyPTO's composition ops (elaborate_catalog.cpp): written as existing ops
   EV call_composite(const Call& c);

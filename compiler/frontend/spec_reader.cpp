@@ -375,7 +375,7 @@ class Reader {
       if (!check_map(v, {"dtype", "shape", "format", "values", "inplace"}, what, r_, t.decl.loc)) continue;
       bool ok = true;
       if (!v["dtype"]) {
-        r_.error(t.decl.loc, what + " has no dtype", "add 'dtype: fp32' (fp32 fp16 bf16 int32 int8 uint8 bool int64 int16 uint16 uint32 uint64)");
+        r_.error(t.decl.loc, what + " has no dtype", "add 'dtype: fp32' (fp32 fp16 bf16 int32 int8 uint8 bool int64 int16 uint16 uint32 uint64 fp8e4m3 fp8e5m2 fp8e8m0)");
         ok = false;
       } else {
         const YAML::Node d = v["dtype"];
@@ -387,8 +387,15 @@ class Reader {
           if (w == "float32" || w == "float") hint = "did you mean 'fp32'?";
           if (w == "float16" || w == "half") hint = "did you mean 'fp16'?";
           if (w == "bfloat16") hint = "did you mean 'bf16'?";
-          if (hint.empty()) hint = "dtypes: fp32 fp16 bf16 int32 int8 uint8 bool int64 int16 uint16 uint32 uint64";
-          r_.error(value_loc(v, "dtype"), "unknown dtype " + node_kind(d), hint, int(w.size()));
+          if (w == "float8_e4m3fn" || w == "e4m3") hint = "did you mean 'fp8e4m3'?";
+          if (w == "float8_e5m2" || w == "e5m2") hint = "did you mean 'fp8e5m2'?";
+          if (w == "float8_e8m0fnu" || w == "e8m0") hint = "did you mean 'fp8e8m0'?";
+          if (std::string why = unsupported_dtype_why(w); !why.empty()) {
+            r_.error(value_loc(v, "dtype"), why, "dtypes: fp32 fp16 bf16 int32 int8 uint8 bool int64 int16 uint16 uint32 uint64 fp8e4m3 fp8e5m2 fp8e8m0", int(w.size()));
+          } else {
+            if (hint.empty()) hint = "dtypes: fp32 fp16 bf16 int32 int8 uint8 bool int64 int16 uint16 uint32 uint64 fp8e4m3 fp8e5m2 fp8e8m0";
+            r_.error(value_loc(v, "dtype"), "unknown dtype " + node_kind(d), hint, int(w.size()));
+          }
           ok = false;
         } else {
           t.decl.dtype = *dt;

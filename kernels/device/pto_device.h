@@ -30,6 +30,10 @@ typedef uint64_t pto_u64;
 typedef int8_t pto_i8;
 typedef uint8_t pto_u8;
 typedef uint8_t pto_bool;  // 0 / 1 bytes; shares uint8_t's type on the device
+// The 8-bit floats by the CANN names PyPTO's data_type.h gives them (Ascend 950 only).
+typedef float8_e4m3_t pto_f8e4m3;
+typedef float8_e5m2_t pto_f8e5m2;
+typedef float8_e8m0_t pto_f8e8m0;
 
 // The runtime passes the PtoKernelArgs block in GM.
 #define PTO_KERNEL(name) \

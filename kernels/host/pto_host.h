@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "pto_host_fp8.h"  // pto::f8e4m3 f8e5m2 f8e8m0 and their fp32 conversions
+
 #define PTO_INLINE inline
 #define PTO_GM_Q
 #define PTO_UB_Q
@@ -150,6 +152,9 @@ typedef uint64_t pto_u64;
 typedef int8_t pto_i8;
 typedef uint8_t pto_u8;
 typedef pto::boolean pto_bool;
+typedef pto::f8e4m3 pto_f8e4m3;
+typedef pto::f8e5m2 pto_f8e5m2;
+typedef pto::f8e8m0 pto_f8e8m0;
 
 // Kernel entry: an extern "C" symbol with the PtoKernelArgs ABI around a
 // static body, so the debug build can check state on the way out.

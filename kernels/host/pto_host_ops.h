@@ -116,6 +116,26 @@ template <> struct Elem<boolean> {
   static constexpr bool is_float = false;
   static constexpr bool is_int = false;  // -> bool is x != 0, never rounded
 };
+// The 8-bit floats (pto_host_fp8.h): narrow floats whose loads and stores convert through fp32. Only
+// the moves and TCAST are instantiated for them (leaf_exec_kernels.h pick_type8); nothing computes in them.
+template <typename T, float (*Load)(uint8_t), uint8_t (*Store)(float)> struct Fp8Elem {
+  using C = float;
+  static inline float load(T x) { return Load(x.bits); }
+  static inline T store(float v) { return T{Store(v)}; }
+  static inline void load_row(const T* x, float* out, int64_t n) {
+    for (int64_t j = 0; j < n; ++j) out[j] = Load(x[j].bits);
+  }
+  static inline void store_row(const float* v, T* out, int64_t n) {
+    for (int64_t j = 0; j < n; ++j) out[j].bits = Store(v[j]);
+  }
+  static constexpr bool is_float = true;
+  static constexpr bool is_int = false;
+  static constexpr bool narrow = true;
+  static constexpr bool inline_load = false;
+};
+template <> struct Elem<f8e4m3> : Fp8Elem<f8e4m3, e4m3_bits_to_f32, f32_to_e4m3_bits> {};
+template <> struct Elem<f8e5m2> : Fp8Elem<f8e5m2, e5m2_bits_to_f32, f32_to_e5m2_bits> {};
+template <> struct Elem<f8e8m0> : Fp8Elem<f8e8m0, e8m0_bits_to_f32, f32_to_e8m0_bits> {};
 
 // --- math ops --- (kernels/pto_tile.h states their rules). C is float for
 // the float types and double for the integer types (exact integers there).

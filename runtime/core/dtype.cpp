@@ -1,5 +1,7 @@
 #include "dtype.h"
 
+#include "fp8.h"
+
 #include <cmath>
 
 namespace ptoc {
@@ -18,6 +20,9 @@ std::string_view dtype_name(DType t) {
     case DType::uint16: return "uint16";
     case DType::uint32: return "uint32";
     case DType::uint64: return "uint64";
+    case DType::fp8e4m3: return "fp8e4m3";
+    case DType::fp8e5m2: return "fp8e5m2";
+    case DType::fp8e8m0: return "fp8e8m0";
   }
   return "?";
 }
@@ -38,6 +43,8 @@ int dtype_size(DType t) {
 }
 
 bool dtype_is_float(DType t) { return t == DType::fp32 || t == DType::fp16 || t == DType::bf16; }
+
+bool dtype_is_fp8(DType t) { return t == DType::fp8e4m3 || t == DType::fp8e5m2 || t == DType::fp8e8m0; }
 
 bool dtype_is_int(DType t) {
   switch (t) {
@@ -165,6 +172,9 @@ double round_to_dtype(double v, DType t) {
       if (r <= -9223372036854775808.0) return 0.0;
       return double(uint64_t(int64_t(r)));  // wraps modulo 2^64
     }
+    case DType::fp8e4m3: return decode_fp8e4m3(encode_fp8e4m3(v));
+    case DType::fp8e5m2: return decode_fp8e5m2(encode_fp8e5m2(v));
+    case DType::fp8e8m0: return decode_fp8e8m0(encode_fp8e8m0(v));
   }
   return v;
 }

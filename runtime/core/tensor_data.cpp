@@ -7,6 +7,7 @@
 #include "tensor_data.h"
 
 #include "atomic_file.h"
+#include "fp8.h"
 #include "resource_limits.h"
 
 #include <cctype>
@@ -68,6 +69,9 @@ double TensorData::get(int64_t i) const {
     case DType::uint16: return load_le<uint16_t>(p);
     case DType::uint32: return load_le<uint32_t>(p);
     case DType::uint64: return double(load_le<uint64_t>(p));
+    case DType::fp8e4m3: return decode_fp8e4m3(*p);
+    case DType::fp8e5m2: return decode_fp8e5m2(*p);
+    case DType::fp8e8m0: return decode_fp8e8m0(*p);
   }
   return 0;
 }
@@ -88,13 +92,16 @@ void TensorData::set(int64_t i, double v) {
     case DType::uint16: store_le<uint16_t>(p, uint16_t(r)); break;
     case DType::uint32: store_le<uint32_t>(p, uint32_t(r)); break;
     case DType::uint64: store_le<uint64_t>(p, r >= 18446744073709551615.0 ? UINT64_MAX : uint64_t(r)); break;
+    case DType::fp8e4m3: *p = encode_fp8e4m3(r); break;
+    case DType::fp8e5m2: *p = encode_fp8e5m2(r); break;
+    case DType::fp8e8m0: *p = encode_fp8e8m0(r); break;
   }
 }
 
 namespace {
 
 // The element types we read and write, by NumPy's descr letter code.
-enum class NpyType { f2, f4, f8, i1, u1, i4, i8, b1, i2, u2, u4, u8 };
+enum class NpyType { f2, f4, f8, i1, u1, i4, i8, b1, i2, u2, u4, u8, v1 };
 
 struct NpyHeader {
   NpyType type;
@@ -125,6 +132,7 @@ const char* npy_type_name(NpyType t) {
     case NpyType::u2: return "uint16";
     case NpyType::u4: return "uint32";
     case NpyType::u8: return "uint64";
+    case NpyType::v1: return "void1";
   }
   return "?";
 }
@@ -149,6 +157,8 @@ std::string accepted(DType t) {
     case DType::uint16: return "a uint16 array (other integer arrays are accepted when their values fit)";
     case DType::uint32: return "a uint32 array (other integer arrays are accepted when their values fit)";
     case DType::uint64: return "a uint64 array (other integer arrays are accepted when their values fit)";
+    case DType::fp8e4m3: case DType::fp8e5m2: case DType::fp8e8m0:
+      return "a uint8 ('|u1') or one-byte void ('|V1') array holding the raw 8-bit codes (NumPy has no fp8)";
   }
   return "?";
 }
@@ -246,7 +256,7 @@ std::optional<NpyType> parse_descr(const std::string& d, std::string& why) {
   }
   char order = d[0];
   std::string code = d.substr(1);
-  if (order == '>' && code != "i1" && code != "u1" && code != "b1") {
+  if (order == '>' && code != "i1" && code != "u1" && code != "b1" && code != "V1") {
     why = "big-endian array ('" + d + "'); convert it with arr.astype(arr.dtype.newbyteorder('<'))";
     return std::nullopt;
   }
@@ -257,7 +267,7 @@ std::optional<NpyType> parse_descr(const std::string& d, std::string& why) {
   static const std::pair<const char*, NpyType> table[] = {
       {"f2", NpyType::f2}, {"f4", NpyType::f4}, {"f8", NpyType::f8}, {"i1", NpyType::i1},
       {"u1", NpyType::u1}, {"i4", NpyType::i4}, {"i8", NpyType::i8}, {"b1", NpyType::b1},
-      {"i2", NpyType::i2}, {"u2", NpyType::u2}, {"u4", NpyType::u4}, {"u8", NpyType::u8}};
+      {"i2", NpyType::i2}, {"u2", NpyType::u2}, {"u4", NpyType::u4}, {"u8", NpyType::u8}, {"V1", NpyType::v1}};
   for (const auto& [c, t] : table)
     if (code == c) return t;
   why = "unsupported dtype '" + d + "'";
@@ -355,6 +365,9 @@ TensorData read_npy_as(const std::string& path, DType dtype, const std::string& 
     case DType::int32: case DType::int8: case DType::uint8: case DType::int64:
     case DType::int16: case DType::uint16: case DType::uint32: case DType::uint64: ok = npy_is_int(*type); break;
     case DType::boolean: ok = *type == NpyType::b1; break;
+    case DType::fp8e4m3: case DType::fp8e5m2: case DType::fp8e8m0:
+      ok = *type == NpyType::u1 || *type == NpyType::v1;
+      break;
   }
   if (!ok)
     throw fail(std::string("wrong dtype: the tensor is ") + std::string(dtype_name(dtype)) + " and takes " +
@@ -378,6 +391,10 @@ TensorData read_npy_as(const std::string& path, DType dtype, const std::string& 
   TensorData t = TensorData::zeros(dtype, shape);
   const uint8_t* p = reinterpret_cast<const uint8_t*>(file.data() + data_start);
   const int esz = npy_size(*type);
+  if (dtype_is_fp8(dtype)) {  // the bytes are the codes: the spec's dtype says how to read them
+    if (n > 0) std::memcpy(t.bytes.data(), p, size_t(n));
+    return t;
+  }
   if (dtype_is_int(dtype) && npy_is_int(*type)) {
     // Integer array into an integer tensor: exact (never through double), each value checked against the
     // tensor's range; int64 / uint64 keep every bit.
@@ -452,6 +469,7 @@ void write_npy(const std::string& path, const TensorData& t) {
     case DType::uint16: descr = "<u2"; esz = 2; break;
     case DType::uint32: descr = "<u4"; esz = 4; break;
     case DType::uint64: descr = "<u8"; esz = 8; break;
+    case DType::fp8e4m3: case DType::fp8e5m2: case DType::fp8e8m0: descr = "|u1"; esz = 1; break;  // raw codes
   }
   std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " +
                        shape_str(t.shape) + ", }";

@@ -25,13 +25,15 @@ struct TensorData {
 // .npy files (NumPy format 1.0/2.0/3.0, little-endian, C order).
 // Reading converts into the tensor's dtype per DESIGN.md: float tensors take
 // float16/32/64 arrays (bf16 from float32, rounded to nearest even), integer
-// and bool tensors take the matching integer type. Errors throw NpyError with
+// and bool tensors take the matching integer type; the 8-bit float tensors (fp8e4m3 fp8e5m2 fp8e8m0) take
+// a uint8 ('|u1') or void ('|V1') array of their raw codes, read by the tensor's dtype. Errors throw NpyError with
 // a message naming `tensor` and saying what was expected.
 struct NpyError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 TensorData read_npy_as(const std::string& path, DType dtype, const std::string& tensor);
-// Writes float16 for fp16, float32 for fp32 and bf16, the matching integer type otherwise.
+// Writes float16 for fp16, float32 for fp32 and bf16, uint8 codes ('|u1') for the 8-bit floats, the
+// matching integer type otherwise.
 // Written to a temporary name and renamed.
 void write_npy(const std::string& path, const TensorData& t);
 

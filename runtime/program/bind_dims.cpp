@@ -2,6 +2,8 @@
 // that say which tensors and axes disagree.
 #include "runtime/program/bind_dims.h"
 
+#include "runtime/core/fp8.h"
+
 #include <fmt/format.h>
 
 #include <cstring>
@@ -211,6 +213,9 @@ TensorData random_tensor(DType dtype, const std::vector<int64_t>& shape, uint64_
       case DType::uint16: put(i, uint16_t(r % 17)); break;
       case DType::uint32: put(i, uint32_t(r % 17)); break;
       case DType::uint64: put(i, uint64_t(r % 17)); break;
+      case DType::fp8e4m3: put(i, encode_fp8e4m3(u)); break;
+      case DType::fp8e5m2: put(i, encode_fp8e5m2(u)); break;
+      case DType::fp8e8m0: put(i, uint8_t(120 + r % 15)); break;  // 2^-7 .. 2^7
     }
   }
   return t;

@@ -44,8 +44,8 @@ struct Local {
 // Element types, in the order of ptoc::DType (runtime/core/dtype.h).
 // In DType's order (the codegen casts one to the other).
 // Numbered as DType (ElemType(dtype)); new types are appended.
-enum class ElemType : uint8_t { f32, f16, bf16, i32, i8, u8, boolean, i64, i16, u16, u32, u64 };
-inline constexpr int kNumElemTypes = 12;
+enum class ElemType : uint8_t { f32, f16, bf16, i32, i8, u8, boolean, i64, i16, u16, u32, u64, f8e4m3, f8e5m2, f8e8m0 };
+inline constexpr int kNumElemTypes = 15;
 int elem_bytes(ElemType t);
 
 // Local memories, in the order of the compiler's MemKind (GM is not a buffer memory).

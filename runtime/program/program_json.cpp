@@ -34,6 +34,9 @@ int pypto_datatype(DType t) {
     case DType::uint16: return 12;
     case DType::uint32: return 13;
     case DType::uint64: return 14;
+    case DType::fp8e5m2: return 17;
+    case DType::fp8e4m3: return 18;
+    case DType::fp8e8m0: return 19;
   }
   return 20;  // BOTTOM
 }

@@ -1641,3 +1641,16 @@ def precision_type_ops(i, d):
     y = r(r(r(r(r(e + s, f) + lg, f) + r(np.power(xb, 1.5), f), f) + r(np.log10(xb), f), f) - r(np.log2(xb), f), f)
     z = r(np.exp(r(i["h"].astype(np.float64) * -0.25, "fp16")), "fp16")
     return {"y": y, "z": z}
+
+
+# --- the 8-bit floats (fp8e4m3 fp8e5m2 fp8e8m0): casts bit for bit ---------------------------------------------
+
+@ref(kinds={"x": "fp8edges", "xh": "fp8edges", "xb": "fp8edges"})
+def cast_fp8(i, d):
+    x, xh, xb = i["x"], i["xh"], i["xb"]
+    return {
+        "e4": r(x, "fp8e4m3"), "e5": r(x, "fp8e5m2"), "h4": r(xh, "fp8e4m3"), "h5": r(xh, "fp8e5m2"),
+        "b4": r(xb, "fp8e4m3"), "rt4": r(r(x, "fp8e4m3"), "fp32"),
+        "up4": r(i["c4"], "fp32"), "up4h": r(i["c4"], "fp16"), "up5": r(i["c5"], "fp32"),
+        "up5b": r(i["c5"], "bf16"), "up8": r(i["c8"], "fp32"),
+    }

@@ -3,6 +3,8 @@
 // plus the seeded input generator and NAME=VALUE parsing.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "program_builder.h"
 
 using namespace ptoc;
@@ -137,8 +139,13 @@ TEST_CASE("random inputs hold the documented draw in every dtype, stored as Tens
     for (int64_t e : shape) st = st * 0x100000001b3ull + uint64_t(e);
     for (int64_t i = 0; i < want.numel(); ++i) {
       const uint64_t r = splitmix64(st);
-      const bool is_float = t == DType::fp32 || t == DType::fp16 || t == DType::bf16;
+      const bool is_float = t == DType::fp32 || t == DType::fp16 || t == DType::bf16 || t == DType::fp8e4m3 ||
+                            t == DType::fp8e5m2;
       const bool is_unsigned = t == DType::uint8 || t == DType::uint16 || t == DType::uint32 || t == DType::uint64;
+      if (t == DType::fp8e8m0) {  // 2^-7 .. 2^7
+        want.set(i, std::ldexp(1.0, int(r % 15) - 7));
+        continue;
+      }
       want.set(i, is_float ? double(r >> 11) * 0x1.0p-53 * 2.0 - 1.0
                   : is_unsigned ? double(r % 17) : t == DType::boolean ? double(r & 1) : double(int64_t(r % 17) - 8));
     }

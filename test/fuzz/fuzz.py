@@ -65,6 +65,7 @@ import gen_loopcond  # noqa: E402  (issue 13: pypto.loop(cond))
 import gen_scatter_value  # noqa: E402
 import gen_topk18  # noqa: E402  (issue 13: topk / argsort at PyPTO's sizes)
 import gen_ports19  # noqa: E402  (issue 13: view(x, dtype=))
+import gen_fp8_19  # noqa: E402  (issue 13: the 8-bit floats)
 
 # The appended hooks whose constructs --cover can force and the summary counts, with the prefix their
 # kinds take on the command line ("" where the kind names are unique on their own).
@@ -73,7 +74,7 @@ COVER_HOOKS = [(gen_catalog4, ""), (gen_catalog5, ""), (gen_cover5, ""), (gen_la
                (gen_random6, "random6_"), (gen_indexer7, "indexer7_"), (gen_symbolic7, "symbolic7_"),
                (gen_nonfinite8, "nonfinite8_"), (gen_surface9, "surface9_"),
                (gen_pack, "pack_"), (gen_rtbranch, "rtbranch_"), (gen_dtype16, "dtype16_"), (gen_loopcond, "loopcond_"), (gen_scatter_value, "scatter_value_"),
-               (gen_topk18, "topk18_"), (gen_ports19, "ports19_")]
+               (gen_topk18, "topk18_"), (gen_ports19, "ports19_"), (gen_fp8_19, "fp8_19_")]
 import gen_cover  # noqa: E402
 import gen_lang  # noqa: E402
 from model import ModelError  # noqa: E402

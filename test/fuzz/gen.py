@@ -112,8 +112,10 @@ class Program:
             both = set(getattr(self, a)) & set(getattr(self, b))
             if both:
                 raise GeneratorBug(f"{sorted(both)} declared in both {a} and {b}")
-        d = {"ptoc": 1, "name": self.name, "dims": self.dims, "inputs": dict(self.inputs),
-             "outputs": dict(self.outputs)}
+        d = {"ptoc": 1, "name": self.name}
+        if getattr(self, "target", None):  # set by a hook whose construct needs one (gen_fp8_19: ascend950pr)
+            d["target"] = self.target
+        d.update({"dims": self.dims, "inputs": dict(self.inputs), "outputs": dict(self.outputs)})
         if self.tensors:
             d["tensors"] = dict(self.tensors)
         if self.options:
@@ -1087,6 +1089,7 @@ APPENDED_HOOKS = [
     "scatter_value",  # scatter_update into a computed value (a workspace named after the result)
     "topk18",    # topk / argsort at PyPTO's sizes: k up to 2048, split tiles, run-time lengths
     "ports19",   # PyPTO ops real models use: view(x, dtype=) (bit reinterpretation)
+    "fp8_19",    # the 8-bit floats: casts at the rounding boundaries, every code up (target ascend950pr)
 ]
 
 
