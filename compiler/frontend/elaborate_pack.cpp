@@ -14,16 +14,6 @@
 
 namespace ptoc::fe {
 
-namespace {
-
-std::string tile_str(const std::vector<int64_t>& t) {
-  std::string s = "[";
-  for (size_t i = 0; i < t.size(); ++i) s += (i ? ", " : "") + std::to_string(t[i]);
-  return s + "]";
-}
-
-}  // namespace
-
 EV Elaborator::call_pack_unpack(const Call& c) {
   const std::string& fn = c.fn;
   const bool pack = fn == "pack";
@@ -72,7 +62,7 @@ EV Elaborator::call_pack_unpack(const Call& c) {
   const std::string where = ts_->vec->loc.valid() ? " (set at line " + std::to_string(ts_->vec->loc.line) + ")" : "";
   if (tile.size() != rank) {
     err(c.fo, c.fl, "'" + fn + "' needs a vec_tile of the input's rank " + std::to_string(rank) +
-                        " (PyPTO's TileShape), the one in force is " + tile_str(tile) + where,
+                        " (PyPTO's TileShape), the one in force is " + ints_str(tile) + where,
         pack ? "the tile cuts the input's axes; the 1-D output follows it" : "write {vec_tile: [t]} with t a multiple of " +
                                                                                   std::to_string(dtype_size(dst)));
     return EV::poison();
@@ -100,7 +90,7 @@ EV Elaborator::call_pack_unpack(const Call& c) {
       return EV::poison();
     }
     if (tile[0] % sd != 0) {
-      err(c.fo, c.fl, "the vec_tile " + tile_str(tile) + where + " of 'unpack'" + rule,
+      err(c.fo, c.fl, "the vec_tile " + ints_str(tile) + where + " of 'unpack'" + rule,
           "write {vec_tile: [" + std::to_string((tile[0] + sd - 1) / sd * sd) + "]}");
       return EV::poison();
     }

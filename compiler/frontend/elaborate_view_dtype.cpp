@@ -24,16 +24,6 @@
 
 namespace ptoc::fe {
 
-namespace {
-
-std::string tile_text(const std::vector<int64_t>& t) {
-  std::string s = "[";
-  for (size_t i = 0; i < t.size(); ++i) s += (i ? ", " : "") + std::to_string(t[i]);
-  return s + "]";
-}
-
-}  // namespace
-
 EV Elaborator::call_view_dtype(const Call& c) {
   const Expr* x = c.args[0];
   const Expr* d = c.args[4];
@@ -72,7 +62,7 @@ EV Elaborator::call_view_dtype(const Call& c) {
   const std::string where = ts_->vec->loc.valid() ? " (set at line " + std::to_string(ts_->vec->loc.line) + ")" : "";
   if (tile.size() != rank) {
     err(c.fo, c.fl, "'view(..., dtype=)' needs a vec_tile of the input's rank " + std::to_string(rank) +
-                        " (PyPTO's TileShape, on the input's axes), the one in force is " + tile_text(tile) + where,
+                        " (PyPTO's TileShape, on the input's axes), the one in force is " + ints_str(tile) + where,
         "write a vec_tile with " + std::to_string(rank) + " entries before this statement");
     return EV::poison();
   }
@@ -103,7 +93,7 @@ EV Elaborator::call_view_dtype(const Call& c) {
       return EV::poison();
     }
     if (tile.back() % r != 0) {
-      err(c.fo, c.fl, "the vec_tile " + tile_text(tile) + where + " of 'view(..., dtype=)': its last entry" + rule,
+      err(c.fo, c.fl, "the vec_tile " + ints_str(tile) + where + " of 'view(..., dtype=)': its last entry" + rule,
           "write a vec_tile whose last entry is " + std::to_string((tile.back() + r - 1) / r * r));
       return EV::poison();
     }

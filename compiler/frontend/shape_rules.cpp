@@ -10,6 +10,12 @@ std::string shape_str(const Shape& s) {
   return r + "]";
 }
 
+std::string ints_str(const std::vector<int64_t>& v) {
+  std::string r = "[";
+  for (size_t i = 0; i < v.size(); ++i) r += (i ? ", " : "") + std::to_string(v[i]);
+  return r + "]";
+}
+
 Shape simplify_all(const Shape& s) {
   Shape r;
   for (const auto& d : s) r.push_back(simplify(d));

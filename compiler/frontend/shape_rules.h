@@ -12,6 +12,8 @@ namespace ptoc::fe {
 using Shape = std::vector<DimExpr>;
 
 std::string shape_str(const Shape& s);
+// "[1, 2, 3]": a constant list (a vec_tile) as diagnostics quote it.
+std::string ints_str(const std::vector<int64_t>& v);
 Shape simplify_all(const Shape& s);
 
 struct Broadcast {
