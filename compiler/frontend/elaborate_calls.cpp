@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "compiler/frontend/shape_rules.h"
 #include "compiler/frontend/dim_simplify.h"
 #include "compiler/frontend/elaborate_call.h"
 #include "compiler/frontend/fp8_rules.h"
@@ -246,6 +247,34 @@ std::optional<bool> Elaborator::bool_arg(const Call& c, size_t k, bool dflt) {
   if (x->kind == Expr::Kind::Number && x->is_int && (x->ival == 0 || x->ival == 1)) return x->ival == 1;
   err(x->off, x->len, "'" + c.fn + "' argument " + c.names[k] + " must be true or false, got '" + text_of(*x) + "'");
   return std::nullopt;
+}
+
+std::optional<std::vector<int64_t>> Elaborator::input_vec_tile(const Call& c, const std::string& what, size_t rank,
+                                                               const std::string& note, const std::string& rank_hint,
+                                                               std::string& where) {
+  if (!ts_->vec) {
+    if (!ts_->vec_broken)
+      err(c.fo, c.fl, "no vec_tile in force for '" + what + "'",
+          "add {vec_tile: [...]} with " + std::to_string(rank) + " entr" + (rank == 1 ? "y" : "ies") +
+              " (the input's rank, " + note + ") before this statement");
+    return std::nullopt;
+  }
+  const std::vector<int64_t>& tile = ts_->vec->shape;
+  where = ts_->vec->loc.valid() ? " (set at line " + std::to_string(ts_->vec->loc.line) + ")" : "";
+  if (tile.size() != rank) {
+    err(c.fo, c.fl, "'" + what + "' needs a vec_tile of the input's rank " + std::to_string(rank) + " (" + note +
+                        "), the one in force is " + ints_str(tile) + where,
+        rank_hint);
+    return std::nullopt;
+  }
+  return tile;
+}
+
+bool Elaborator::multiple_of(const DimExpr& e, int64_t s) const {
+  const DimExpr d = simplify(e);
+  if (auto k = d.as_const()) return *k % s == 0;
+  if (auto it = divisible_.find(d.str()); it != divisible_.end()) return it->second % s == 0;
+  return false;
 }
 
 std::optional<DType> Elaborator::dtype_arg(const Expr* x, DType dflt) {

@@ -51,40 +51,25 @@ EV Elaborator::call_pack_unpack(const Call& c) {
     dst = *dt;
   }
   // PyPTO's TileShape: the input's rank, on the input's axes.
-  if (!ts_->vec) {
-    if (!ts_->vec_broken)
-      err(c.fo, c.fl, "no vec_tile in force for '" + fn + "'",
-          "add {vec_tile: [...]} with " + std::to_string(rank) + " entr" + (rank == 1 ? "y" : "ies") +
-              " (the input's rank, PyPTO's TileShape) before this statement");
-    return EV::poison();
-  }
-  std::vector<int64_t> tile = ts_->vec->shape;
-  const std::string where = ts_->vec->loc.valid() ? " (set at line " + std::to_string(ts_->vec->loc.line) + ")" : "";
-  if (tile.size() != rank) {
-    err(c.fo, c.fl, "'" + fn + "' needs a vec_tile of the input's rank " + std::to_string(rank) +
-                        " (PyPTO's TileShape), the one in force is " + ints_str(tile) + where,
-        pack ? "the tile cuts the input's axes; the 1-D output follows it" : "write {vec_tile: [t]} with t a multiple of " +
-                                                                                  std::to_string(dtype_size(dst)));
-    return EV::poison();
-  }
+  std::string where;
+  auto vt = input_vec_tile(c, fn, rank, "PyPTO's TileShape",
+                           pack ? "the tile cuts the input's axes; the 1-D output follows it"
+                                : "write {vec_tile: [t]} with t a multiple of " + std::to_string(dtype_size(dst)),
+                           where);
+  if (!vt) return EV::poison();
+  std::vector<int64_t> tile = *vt;
   const int64_t sa = dtype_size(in.dtype), sd = dtype_size(dst);
-  // Is `e` a multiple of `s`: a constant, or a dim whose divisible_by is a multiple of s.
-  auto divisible = [&](const DimExpr& e, int64_t s) {
-    if (auto k = e.as_const()) return *k % s == 0;
-    if (auto it = divisible_.find(e.str()); it != divisible_.end()) return it->second % s == 0;
-    return false;
-  };
   Shape sh = in.shape, va = in.valid;
   if (!pack && sd > 1) {
     const std::string ds(dtype_name(dst));
     const std::string rule = " must be a multiple of sizeof(" + ds + ") = " + std::to_string(sd) + " (PyPTO's rule)";
-    if (!divisible(in.shape[0], sd)) {
+    if (!multiple_of(in.shape[0], sd)) {
       err(x->off, x->len, "the length " + in.shape[0].str() + " of '" + text_of(*x) + "' given to 'unpack'" + rule,
           in.shape[0].as_const() ? "pad the byte tensor to a multiple of " + std::to_string(sd)
                                  : "declare the dim with divisible_by: " + std::to_string(sd));
       return EV::poison();
     }
-    if (!divisible(in.valid[0], sd)) {
+    if (!multiple_of(in.valid[0], sd)) {
       err(x->off, x->len, "the valid length " + in.valid[0].str() + " of '" + text_of(*x) + "' given to 'unpack'" + rule,
           "view a whole number of " + ds + " elements");
       return EV::poison();

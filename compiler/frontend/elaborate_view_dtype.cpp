@@ -51,41 +51,25 @@ EV Elaborator::call_view_dtype(const Call& c) {
   }
   if (dst == in.dtype) return a;  // the same bytes as the same dtype: the value itself
   const size_t rank = in.shape.size();
-  if (!ts_->vec) {
-    if (!ts_->vec_broken)
-      err(c.fo, c.fl, "no vec_tile in force for 'view(..., dtype=)'",
-          "add {vec_tile: [...]} with " + std::to_string(rank) + " entr" + (rank == 1 ? "y" : "ies") +
-              " (the input's rank, PyPTO's TileShape on the input's axes) before this statement");
-    return EV::poison();
-  }
-  std::vector<int64_t> tile = ts_->vec->shape;
-  const std::string where = ts_->vec->loc.valid() ? " (set at line " + std::to_string(ts_->vec->loc.line) + ")" : "";
-  if (tile.size() != rank) {
-    err(c.fo, c.fl, "'view(..., dtype=)' needs a vec_tile of the input's rank " + std::to_string(rank) +
-                        " (PyPTO's TileShape, on the input's axes), the one in force is " + ints_str(tile) + where,
-        "write a vec_tile with " + std::to_string(rank) + " entries before this statement");
-    return EV::poison();
-  }
+  std::string where;
+  auto vt = input_vec_tile(c, "view(..., dtype=)", rank, "PyPTO's TileShape on the input's axes",
+                           "write a vec_tile with " + std::to_string(rank) + " entries before this statement", where);
+  if (!vt) return EV::poison();
+  std::vector<int64_t> tile = *vt;
   const int64_t sa = dtype_size(in.dtype), sd = dtype_size(dst);
   Shape sh = in.shape, va = in.valid;
   if (sd > sa) {  // narrowing: r input elements make one
     const int64_t r = sd / sa;
-    auto divisible = [&](const DimExpr& e) {
-      const DimExpr s = simplify(e);
-      if (auto k = s.as_const()) return *k % r == 0;
-      if (auto it = divisible_.find(s.str()); it != divisible_.end()) return it->second % r == 0;
-      return false;
-    };
     const std::string rule = " must be a multiple of sizeof(" + std::string(dtype_name(dst)) + ") / sizeof(" +
                              std::string(dtype_name(in.dtype)) + ") = " + std::to_string(r) + " (PyPTO's FactorCheck)";
-    if (!divisible(in.shape.back())) {
+    if (!multiple_of(in.shape.back(), r)) {
       err(x->off, x->len, "the last axis " + simplify(in.shape.back()).str() + " of '" + text_of(*x) +
                               "' read as " + std::string(dtype_name(dst)) + rule,
           in.shape.back().as_const() ? "view a window whose last axis is a multiple of " + std::to_string(r)
                                      : "declare the dim with divisible_by: " + std::to_string(r));
       return EV::poison();
     }
-    if (!divisible(in.valid.back())) {
+    if (!multiple_of(in.valid.back(), r)) {
       err(x->off, x->len, "the valid extent " + simplify(in.valid.back()).str() + " on the last axis of '" +
                               text_of(*x) + "' read as " + std::string(dtype_name(dst)) + rule,
           "give the view a valid_shape whose last entry is a whole number of " + std::string(dtype_name(dst)) +

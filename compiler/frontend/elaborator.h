@@ -229,6 +229,14 @@ class Elaborator {
   EV tensor_arg(const Call& c, const Expr* x, const std::string& what);
   std::optional<bool> bool_arg(const Call& c, size_t k, bool dflt);
   std::optional<DType> dtype_arg(const Expr* x, DType dflt);
+  // The vec_tile in force for `what`, an op that takes PyPTO's TileShape on its input's `rank` axes
+  // (`note` names that rule in the messages; `rank_hint` is the fix for a tile of another rank), or
+  // nullopt after a located error. `where` gets " (set at line N)" for the op's own messages.
+  std::optional<std::vector<int64_t>> input_vec_tile(const Call& c, const std::string& what, size_t rank,
+                                                     const std::string& note, const std::string& rank_hint,
+                                                     std::string& where);
+  // `e` is a multiple of `s`: a constant, or a dynamic dim declared divisible_by a multiple of s.
+  bool multiple_of(const DimExpr& e, int64_t s) const;
   std::optional<int> axis_arg(const Expr* x, size_t rank, const std::string& what);
   std::optional<Shape> list_arg(const Expr* x, const std::string& what);
   // The op table's operand rule; reports at [op_off, op_off + op_len) and returns false when `t` breaks it.

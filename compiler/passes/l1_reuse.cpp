@@ -136,7 +136,7 @@ void l1_reuse(Builder& b) {
     auto& f0 = member0_features[size_t(j)];
     if (!f0) {
       Subgraph s0;  // member 0's copy of j as partitioned (member 0's ops are ids 0..P-1)
-      s0.ops = b.family_rep_ops[size_t(j)];
+      s0.ops = *b.family_rep_ops[size_t(j)];
       f0 = l1_features(r, s0, copies, shapes, rendered);
     }
     return *f0;
@@ -145,14 +145,14 @@ void l1_reuse(Builder& b) {
     const Subgraph& s = r.subgraphs[size_t(m)];
     if (!b.family || s.chains != 1 || size_t(m) >= b.family_sg_local.size()) return l1_features(r, s, shapes, rendered);
     const int j = b.family_sg_local[size_t(m)];
-    if (j < 0 || size_t(j) >= b.family_rep_ops.size() || b.family_rep_ops[size_t(j)].size() != s.ops.size())
+    if (j < 0 || size_t(j) >= b.family_rep_ops.size() || b.family_rep_ops[size_t(j)]->size() != s.ops.size())
       return l1_features(r, s, shapes, rendered);
     const auto& copies = copies_of(j, m);
     // A copied block's keys are member 0's moved: its ops are not read.
     const int k = b.family_sg_member[size_t(m)];
     auto member0 = [&]() -> const std::vector<Feature>& { return member0_of(j, copies); };
     // Member 0's own subgraph j, unmerged: its keys are the ones its copies will be moved from.
-    if (blocks && k == 0 && s.ops == b.family_rep_ops[size_t(j)]) return member0();
+    if (blocks && k == 0 && s.ops == *b.family_rep_ops[size_t(j)]) return member0();
     if (blocks && k > 0 && k < int(blocks->copied.size()) && blocks->copied[size_t(k)]) {
       const std::vector<Feature>& f0 = member0();
       if (auto moved = moved_features(r, *blocks, k, f0, s, copies)) {
@@ -215,7 +215,7 @@ void l1_reuse(Builder& b) {
       const int j = b.family_sg_local[size_t(members[0])];
       // The copy positions as features_of would read them (from the class's first member).
       if (j >= 0 && size_t(j) < b.family_rep_ops.size() &&
-          b.family_rep_ops[size_t(j)].size() == r.subgraphs[size_t(members[0])].ops.size()) {
+          b.family_rep_ops[size_t(j)]->size() == r.subgraphs[size_t(members[0])].ops.size()) {
         const auto& copies = copies_of(j, members[0]);
         auto graph = [&]() -> SgGraph& {
           if (!g) g = &sg_graph(b, g_local);

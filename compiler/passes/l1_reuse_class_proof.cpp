@@ -75,7 +75,7 @@ bool no_member_can_merge(Builder& b, const BlockCopies& c, const std::vector<int
   if (members.size() < 2 || f0.empty() || f0.size() != copies.size() || j < 0 ||
       size_t(j) >= b.family_rep_ops.size())
     return false;
-  const std::vector<int>& rep = b.family_rep_ops[size_t(j)];
+  const std::vector<int>& rep = *b.family_rep_ops[size_t(j)];
   // Member 0's copies: each of one operand, its offsets numbers of that operand's rank.
   std::vector<int> operand(f0.size());
   std::array<int, kOperands> rank{-1, -1, -1};

@@ -13,13 +13,16 @@
 
 namespace ptoc {
 
+// An op list shared by the members of a family (member 0's, local ids).
+using SharedOps = std::shared_ptr<const std::vector<int>>;
+
 class OpList {
  public:
   OpList() = default;
   OpList(std::vector<int> ids) : own_(std::move(ids)) {}  // NOLINT: a list of ids is an OpList
   OpList(std::initializer_list<int> ids) : own_(ids) {}
   // Member 0's `base` with `shift` added to every id.
-  static OpList shifted(std::shared_ptr<const std::vector<int>> base, int shift) {
+  static OpList shifted(SharedOps base, int shift) {
     OpList l;
     l.base_ = std::move(base);
     l.shift_ = shift;
@@ -115,7 +118,7 @@ class OpList {
   }
 
   std::vector<int> own_;
-  std::shared_ptr<const std::vector<int>> base_;  // non-null: a described list
+  SharedOps base_;  // non-null: a described list
   int shift_ = 0;
 };
 

@@ -684,15 +684,14 @@ void finalize_subgraphs(TileRoot& r, const SgGraph* known, bool hashes_fresh) {
       if (--indeg[s] == 0) ready.push(s);
   }
   if (next != int(n)) throw std::logic_error("tiling: subgraph dependencies form a cycle");
-  bool same_order = !dropped;
-  for (size_t i = 0; i < n && same_order; ++i) same_order = new_id[i] == int(i);
+  bool identity = true;
+  for (size_t i = 0; i < n && identity; ++i) identity = new_id[i] == int(i);
+  const bool same_order = !dropped && identity;
   auto set_succ = [&](Subgraph& sg, size_t i) {
     sg.succ.clear();
     for (int s : g->succ[i]) sg.succ.push_back(new_id[s]);
     std::sort(sg.succ.begin(), sg.succ.end());
   };
-  bool identity = true;
-  for (size_t i = 0; i < n && identity; ++i) identity = new_id[i] == int(i);
   if (identity) {
     for (size_t i = 0; i < n; ++i) set_succ(r.subgraphs[i], i);
   } else {

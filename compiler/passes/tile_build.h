@@ -131,7 +131,7 @@ struct Builder {
   std::shared_ptr<SgGraph> family_graph;
   std::optional<TileFamily> family;
   std::vector<int> family_sg_member, family_sg_local;  // subgraph -> its member, its subgraph of member 0
-  std::vector<std::vector<int>> family_rep_ops;        // member 0's subgraph j -> its ops (member 0's local ids)
+  std::vector<SharedOps> family_rep_ops;  // member 0's subgraph j -> its ops (member 0's local ids), shared by every member's OpList
   // Breadth merges of two unmerged family subgraphs that did not fit, by their pattern relative to
   // their members (try_absorb): every pair with that pattern fails alike, so it is tried once.
   std::set<std::vector<int64_t>> family_misfits;

@@ -474,14 +474,14 @@ FamilyCheck find_family(const Program& prog, const TileRoot& r, const RootTempla
 }  // namespace
 
 std::shared_ptr<const FamilyReplicas> family_replicas(const TileRoot& r, const TileFamily& f,
-                                                      const std::vector<std::vector<int>>& member0_subgraphs) {
+                                                      const std::vector<SharedOps>& member0_subgraphs) {
   auto out = std::make_shared<FamilyReplicas>();
   out->family = f;
   const int S = int(member0_subgraphs.size()), n = int(r.subgraphs.size());
   if (int64_t(n) != int64_t(S) * f.members) return nullptr;
   std::vector<int> local_sg(size_t(f.ops_per), -1);  // member 0's op -> its subgraph
   for (int j = 0; j < S; ++j)
-    for (int o : member0_subgraphs[size_t(j)])
+    for (int o : *member0_subgraphs[size_t(j)])
       if (o >= 0 && o < f.ops_per) local_sg[size_t(o)] = j;
   out->member.assign(size_t(n), -1);
   out->local.assign(size_t(n), -1);
@@ -494,7 +494,7 @@ std::shared_ptr<const FamilyReplicas> family_replicas(const TileRoot& r, const T
     const int j = local_sg[size_t(j0)];
     if (j < 0) return nullptr;
     // A copy keeps member 0's op order (partition_family) and nothing merged since.
-    const std::vector<int>& ops0 = member0_subgraphs[size_t(j)];
+    const std::vector<int>& ops0 = *member0_subgraphs[size_t(j)];
     if (ops0.size() != sg.ops.size() || sg.ops.back() != f.op(k, ops0.back())) return nullptr;
     out->member[size_t(s)] = k;
     out->local[size_t(s)] = j;
@@ -567,7 +567,8 @@ bool partition_family(Builder& b, const TileFamily& f) {
   b.family_sg_local.assign(order.size(), 0);
   // One segment: member k's op is member 0's (all < P) moved by k * P, so every member's list is
   // member 0's described with a shift (op_list.h) instead of copied.
-  std::vector<std::shared_ptr<const std::vector<int>>> rep_ops;
+  std::vector<SharedOps>& rep_ops = b.family_rep_ops;
+  rep_ops.clear();
   std::vector<Subgraph> protos;  // member 0's subgraphs without their ops, copied per member
   for (const Subgraph& s0 : rep.subgraphs) {
     rep_ops.push_back(std::make_shared<const std::vector<int>>(s0.ops.vec()));
@@ -609,8 +610,6 @@ bool partition_family(Builder& b, const TileFamily& f) {
   compute_iso_hashes_by_class(r, b.family_sg_local);
   b.iso_fresh = true;
   b.family = f;
-  b.family_rep_ops.clear();
-  for (const Subgraph& sg : rep.subgraphs) b.family_rep_ops.push_back(sg.ops.vec());
   // Statistics and merge lines as the explicit partition of all members gives them.
   b.stats.supernodes += B * st.supernodes;
   b.stats.depth_merges += B * st.depth_merges;

@@ -142,7 +142,7 @@ struct FamilyReplicas {
 // The replica map of a family root after its breadth merges and finalize_subgraphs, given member
 // 0's subgraphs (op lists, local ids) from partition_family; null when a subgraph is not a copy.
 std::shared_ptr<const FamilyReplicas> family_replicas(const TileRoot& r, const TileFamily& f,
-                                                      const std::vector<std::vector<int>>& member0_subgraphs);
+                                                      const std::vector<SharedOps>& member0_subgraphs);
 
 // Partition of a family root: member 0 partitioned alone, its subgraphs replicated, the
 // statistics and merge lines those of the explicit partition. Also sets b.family_graph (the
