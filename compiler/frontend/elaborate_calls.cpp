@@ -270,6 +270,19 @@ std::optional<std::vector<int64_t>> Elaborator::input_vec_tile(const Call& c, co
   return tile;
 }
 
+int Elaborator::emit_bitcast(int value, DType dst, Shape shape, Shape valid, const std::vector<int64_t>& tile,
+                             int loc_off, int loc_len) {
+  Op op;
+  op.kind = OpKind::Bitcast;
+  op.inputs = {value};
+  op.dtype = dst;
+  const std::optional<VecTile> saved = ts_->vec;
+  ts_->vec->shape = tile;
+  const int v = emit(op, dst, std::move(shape), std::move(valid), loc_off, loc_len);
+  ts_->vec = saved;
+  return v;
+}
+
 bool Elaborator::multiple_of(const DimExpr& e, int64_t s) const {
   const DimExpr d = simplify(e);
   if (auto k = d.as_const()) return *k % s == 0;

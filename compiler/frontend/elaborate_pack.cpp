@@ -106,14 +106,7 @@ EV Elaborator::call_pack_unpack(const Call& c) {
             "pack a whole-row view, or view the valid part into a tensor of its own first");
         return EV::poison();
       }
-  Op op;
-  op.kind = OpKind::Bitcast;
-  op.inputs = {a.value};
-  op.dtype = dst;
-  const std::optional<VecTile> saved = ts_->vec;
-  ts_->vec->shape = tile;  // the bitcast's own tile: the input's with the last entry scaled
-  int v = emit(op, dst, sh, va, c.fo, c.fl);
-  ts_->vec = saved;
+  int v = emit_bitcast(a.value, dst, sh, va, tile, c.fo, c.fl);
   if (v < 0) return EV::poison();
   if (pack && rank >= 2) {
     DimExpr n(1), nv(1);

@@ -90,14 +90,7 @@ EV Elaborator::call_view_dtype(const Call& c) {
     va.back() = simplify(va.back() * DimExpr(r));
     tile.back() *= r;
   }
-  Op op;
-  op.kind = OpKind::Bitcast;
-  op.inputs = {a.value};
-  op.dtype = dst;
-  const std::optional<VecTile> saved = ts_->vec;
-  ts_->vec->shape = tile;  // the bitcast's own tile: the input's with the last entry scaled
-  const int v = emit(op, dst, sh, va, c.fo, c.fl);
-  ts_->vec = saved;
+  const int v = emit_bitcast(a.value, dst, sh, va, tile, c.fo, c.fl);
   if (v < 0) return EV::poison();
   return EV::tensor(v);
 }

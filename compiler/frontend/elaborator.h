@@ -235,6 +235,10 @@ class Elaborator {
   std::optional<std::vector<int64_t>> input_vec_tile(const Call& c, const std::string& what, size_t rank,
                                                      const std::string& note, const std::string& rank_hint,
                                                      std::string& where);
+  // The Bitcast op of `value` to `dst` (the same bytes read as dst), under the vec_tile `tile` (the
+  // input's with its last entry scaled by the size ratio); the new value, or -1 after an error.
+  int emit_bitcast(int value, DType dst, Shape shape, Shape valid, const std::vector<int64_t>& tile, int loc_off,
+                   int loc_len);
   // `e` is a multiple of `s`: a constant, or a dynamic dim declared divisible_by a multiple of s.
   bool multiple_of(const DimExpr& e, int64_t s) const;
   std::optional<int> axis_arg(const Expr* x, size_t rank, const std::string& what);
